@@ -1,0 +1,146 @@
+# wpfs — web page fetching system.
+#
+#   make            build every program into bin/
+#   make test       all unit and end-to-end tests ("N passed, N failed")
+#   make test SANITIZE=1   the same under ASan+UBSan (objects in build/san)
+#   make fuzz       every libFuzzer target for FUZZ_SECONDS (default 60)
+#   make bench      benchmarks, printing ratios against in-run baselines
+#   make run        redis + llfs + hlfs in the foreground
+#
+# Layout: common/ api/ llfs/ hlfs/ are static libraries (every .c file but
+# main.c); a program is a main file listed in PROGS. Unit tests are
+# tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
+
+CC       ?= cc
+SANITIZE ?= 0
+FUZZ_SECONDS ?= 60
+
+PKGS := libcurl libcares jansson hiredis libuv libmicrohttpd libidn2 \
+        libpsl libzstd libbrotlienc libbrotlidec zlib openssl libxxhash
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lgumbo -lm
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I. $(PKG_CFLAGS) -MMD -MP
+
+ifeq ($(SANITIZE),1)
+VARIANT := san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+              -fno-sanitize-recover=undefined -DWPFS_DEBUG
+LDFLAGS += -fsanitize=address,undefined
+BIN := build/san/bin
+else
+VARIANT := rel
+BIN := bin
+endif
+OBJ := build/$(VARIANT)
+
+# Static libraries, most dependent first on the link line.
+LIBDIRS := hlfs llfs api common
+libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
+libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
+LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
+
+# Programs: bin name = main source.
+PROGS := \
+  llfs=llfs/main.c \
+  hlfs=hlfs/main.c \
+  wpfs-url=common/cli/wpfs_url.c \
+  wpfs-robots=hlfs/cli/wpfs_robots.c \
+  testweb=tests/testweb/main.c \
+  freeport=tests/tools/freeport.c
+prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
+# Only programs whose main file exists yet.
+PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
+# Extra objects per program (testweb is several files).
+TESTWEB_SRC := $(filter-out tests/testweb/main.c,$(wildcard tests/testweb/*.c))
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BIN)/test/%,$(UNIT_SRC))
+# Integration test programs need servers: e2e scripts start those, then run them.
+ITEST_SRC  := $(wildcard tests/integ/itest_*.c)
+ITEST_BINS := $(patsubst tests/integ/%.c,$(BIN)/itest/%,$(ITEST_SRC))
+# Benchmark programs (baselines, load generators), run by tests/bench/run.sh.
+BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all deps test unit e2e fuzz bench run clean check-clang lint
+all: deps programs
+programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS)
+
+deps:
+	@sh mk/deps.sh
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+define LIB_RULE
+$(OBJ)/lib$(1).a: $(call libobj,$(1))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+$(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
+
+define PROG_RULE
+$(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
+             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(LIBS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS) $$(PKG_LIBS)
+endef
+$(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
+
+$(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+
+$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+
+$(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS)
+
+# Tests: the runner starts every unit binary and every e2e script, each
+# with its own timeout, and prints one "N passed, N failed" line.
+test: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/run.sh
+
+unit: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/run.sh unit
+
+e2e: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/run.sh e2e
+
+# Fuzzing needs clang; libraries are rebuilt with the fuzzer's coverage.
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -I. $(PKG_CFLAGS) \
+              -fsanitize=fuzzer-no-link,address,undefined -DWPFS_FUZZ
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -c $< -o $@
+FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d))))
+build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
+	clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)
+fuzz: deps $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
+
+bench: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/bench/run.sh
+
+run: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) deploy/local/run.sh
+
+# The whole tree must also build warning-free with clang.
+check-clang:
+	$(MAKE) CC=clang VARIANT=clang OBJ=build/clang BIN=build/clang/bin programs
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,79 @@
+# Shared harness for end-to-end tests (source it). Every server a test starts
+# goes on a free port and is stopped by the EXIT trap, pass or fail.
+#   ok COND-DESCRIPTION  /  is GOT WANT NAME  /  done_testing
+# Servers: start_redis, (start_dnsmasq, start_testweb: tests/harness.sh)
+set -u
+: "${WPFS_BIN:?run through make test}" "${WPFS_ROOT:?run through make test}"
+T_N=0
+T_FAIL=0
+T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-test.XXXXXX")
+T_PIDS=()
+
+t_cleanup() {
+  local p
+  for p in "${T_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${T_PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null
+  done
+  [ "${T_KEEP:-0}" = 1 ] || rm -rf "$T_DIR"
+}
+trap t_cleanup EXIT
+
+pass() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+fail() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
+# ok "description" command... : passes when the command succeeds.
+ok() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# is GOT WANT description
+is() {
+  if [ "$1" = "$2" ]; then pass "$3"; else fail "$3 (got '$1', want '$2')"; fi
+}
+# cmp_ge GOT MIN description (integers)
+cmp_ge() {
+  if [ "$1" -ge "$2" ] 2>/dev/null; then pass "$3"; else fail "$3 (got '$1', want >= $2)"; fi
+}
+cmp_le() {
+  if [ "$1" -le "$2" ] 2>/dev/null; then pass "$3"; else fail "$3 (got '$1', want <= $2)"; fi
+}
+done_testing() { echo "1..$T_N"; [ "$T_FAIL" -eq 0 ]; }
+bail() { echo "Bail out! $*"; exit 1; }
+
+# wait_for SECONDS command... : poll until the command succeeds.
+wait_for() {
+  local deadline=$(( $(date +%s) + $1 )); shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -ge "$deadline" ] && return 1
+    sleep 0.05
+  done
+}
+
+# bg NAME command... : start a server in the background, logs in $T_DIR/NAME.log
+bg() {
+  local name=$1; shift
+  "$@" >"$T_DIR/$name.log" 2>&1 &
+  T_PIDS+=($!)
+  BG_PID=$!
+}
+
+freeport() { "$WPFS_BIN/freeport" "${1:-1}"; }
+
+# start_redis: sets REDIS_PORT; a fresh, empty redis-server for this test.
+start_redis() {
+  local try
+  for try in 1 2 3 4 5; do
+    REDIS_PORT=$(freeport)
+    bg redis redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' \
+      --appendonly no --dir "$T_DIR" --logfile "" --protected-mode no
+    if wait_for 5 redis-cli -p "$REDIS_PORT" ping; then
+      return 0
+    fi
+    kill "$BG_PID" 2>/dev/null
+  done
+  bail "redis-server did not start"
+}
+
+# Servers of the test world, each in its own file.
+for _h in "$WPFS_ROOT"/tests/harness_*.sh; do
+  [ -f "$_h" ] && . "$_h"
+done
+unset _h

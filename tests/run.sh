@@ -1,0 +1,68 @@
+#!/bin/bash
+# Test runner: every unit binary ($WPFS_BIN/test/test_*) and every end-to-end
+# script (tests/e2e/*.sh), one process each with its own timeout. Tests speak
+# TAP ("ok N - name" / "not ok N - name"); a test process that dies or times
+# out counts as one failure. Ends with "N passed, N failed".
+#   tests/run.sh [unit|e2e] [NAME-FILTER]
+set -u
+: "${WPFS_BIN:?set by make}" "${WPFS_ROOT:?set by make}"
+export WPFS_BIN WPFS_ROOT CMOCKA_MESSAGE_OUTPUT=TAP
+kind=${1:-all}
+filter=${2:-}
+logdir=$WPFS_ROOT/build/test-logs
+mkdir -p "$logdir"
+passed=0 failed=0 failures=()
+
+run_one() {  # name timeout cmd...
+  local name=$1 tmo=$2; shift 2
+  local log=$logdir/$name.log rc ok nok
+  timeout -k 5 "$tmo" "$@" >"$log" 2>&1 </dev/null
+  rc=$?
+  ok=$(grep -cE '^ok [0-9]+' "$log")
+  nok=$(grep -cE '^not ok [0-9]+' "$log")
+  if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then
+    nok=1
+    [ "$rc" -eq 124 ] && echo "not ok - $name timed out after ${tmo}s" >>"$log"
+    [ "$rc" -ne 124 ] && echo "not ok - $name exited with status $rc" >>"$log"
+  fi
+  if [ "$ok" -eq 0 ] && [ "$nok" -eq 0 ]; then
+    nok=1
+    echo "not ok - $name ran no test" >>"$log"
+  fi
+  passed=$((passed + ok)); failed=$((failed + nok))
+  if [ "$nok" -gt 0 ]; then
+    failures+=("$name")
+    printf '%-32s %4d ok %4d FAILED\n' "$name" "$ok" "$nok"
+    grep -E '^not ok|^# ' "$log" | head -20 | sed 's/^/    /'
+    tail -n 15 "$log" | sed 's/^/    | /'
+  else
+    printf '%-32s %4d ok\n' "$name" "$ok"
+  fi
+}
+
+script_timeout() {  # a script may declare "# timeout: SECONDS" near its top
+  local t
+  t=$(head -20 "$1" | sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' | head -1)
+  echo "${t:-120}"
+}
+
+if [ "$kind" = all ] || [ "$kind" = unit ]; then
+  for t in "$WPFS_BIN"/test/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    run_one "$name" 120 "$t"
+  done
+fi
+if [ "$kind" = all ] || [ "$kind" = e2e ]; then
+  for t in "$WPFS_ROOT"/tests/e2e/*.sh; do
+    [ -f "$t" ] || continue
+    name=e2e_$(basename "$t" .sh)
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    run_one "$name" "$(script_timeout "$t")" bash "$t"
+  done
+fi
+
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $logdir)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
