@@ -12,6 +12,12 @@
 # tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
 
 CC       ?= cc
+# Quiet by default; V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 SANITIZE ?= 0
 FUZZ_SECONDS ?= 60
 
@@ -77,13 +83,14 @@ deps:
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 define LIB_RULE
 $(OBJ)/lib$(1).a: $(call libobj,$(1))
 	@mkdir -p $$(dir $$@)
 	@rm -f $$@
-	$$(AR) rcs $$@ $$^
+	$(Q)$$(AR) rcs $$@ $$^
 endef
 $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 
@@ -91,21 +98,22 @@ define PROG_RULE
 $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
              $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(LIBS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS) $$(PKG_LIBS)
+	@$(if $(Q),echo "  LINK    $$@")
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS) $$(PKG_LIBS)
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
 $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
 $(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS)
 
 # Tests: the runner starts every unit binary and every e2e script, each
 # with its own timeout, and prints one "N passed, N failed" line.

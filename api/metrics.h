@@ -1,0 +1,33 @@
+#ifndef WPFS_API_METRICS_H
+#define WPFS_API_METRICS_H
+/* Prometheus text exposition (version 0.0.4), written straight into a
+ * capped buffer: a family header, then its samples. Histograms take
+ * cumulative-free bucket counts and do the summing themselves. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+
+void metrics_family(struct buf *b, const char *name, const char *type, const char *help);
+/* labels: "" or 'outcome="ok",client="a"' (values already escaped). */
+void metrics_sample(struct buf *b, const char *name, const char *labels, double v);
+void metrics_sample_u(struct buf *b, const char *name, const char *labels, uint64_t v);
+/* bounds in the unit of the metric (seconds); counts[nb] is the +Inf bucket. */
+void metrics_histogram(struct buf *b, const char *name, const char *labels,
+                       const double *bounds, const uint64_t *counts, size_t nb,
+                       double sum);
+/* Escape a label value (backslash, quote, newline) into out. */
+void metrics_label_escape(const char *in, char *out, size_t outlen);
+
+/* A latency histogram with fixed millisecond bounds, cheap to update. */
+#define METRICS_LAT_BUCKETS 14
+struct metrics_lat {
+  uint64_t count[METRICS_LAT_BUCKETS + 1];
+  double   sum_s;
+};
+extern const double metrics_lat_bounds_s[METRICS_LAT_BUCKETS];
+void metrics_lat_add(struct metrics_lat *h, uint64_t us);
+void metrics_lat_write(struct buf *b, const char *name, const char *labels,
+                       const struct metrics_lat *h);
+
+#endif

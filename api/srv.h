@@ -1,0 +1,88 @@
+#ifndef WPFS_API_SRV_H
+#define WPFS_API_SRV_H
+/* The HTTP server both services share: libmicrohttpd driven by the process's
+ * libuv loop (MHD's epoll fd polled by uv_poll, its timeout by a uv_timer),
+ * single-threaded, so handlers run on the loop like everything else.
+ *
+ * A handler gets a struct api_req and must answer it exactly once, either
+ * before it returns or later from any loop callback (the connection is
+ * suspended meanwhile). If the request dies first (server stopping), the
+ * abort hook set with api_req_on_abort is called and the handler's pending
+ * work must drop its pointer to the request.
+ *
+ * Built-in routes: GET /healthz, GET /readyz, GET /metrics. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <uv.h>
+
+#include "common/buf.h"
+
+struct api_srv;
+struct api_req;
+
+typedef void api_handler(struct api_req *rq, void *arg);
+
+struct api_route {
+  const char  *method;   /* "GET", "POST", "DELETE" */
+  const char  *pattern;  /* "/v1/sites/{}": {} captures one path segment */
+  api_handler *fn;
+  const char  *name;     /* metrics label, e.g. "fetch" */
+};
+
+struct api_srv_cfg {
+  const char *service;      /* "llfs": logs and metric prefix */
+  const char *listen_addr;  /* IPv4 or IPv6 literal */
+  long        port;         /* 0 = any free port, see api_srv_port */
+  size_t      max_body;     /* request bodies over this get 413 */
+  long        max_conns;
+  long        conn_timeout_s;
+  const struct api_route *routes;
+  size_t      nroutes;
+  void       *arg;          /* handed to handlers and hooks */
+  /* /readyz: 0 = ready; otherwise why names the missing dependency. */
+  int  (*ready)(void *arg, char *why, size_t whylen);
+  /* /metrics: the service appends its own families. */
+  void (*metrics)(struct buf *out, void *arg);
+};
+
+int  api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out);
+int  api_srv_port(const struct api_srv *s);
+/* Stop accepting connections; requests under way go on. */
+void api_srv_quiesce(struct api_srv *s);
+/* Requests accepted and not yet answered. */
+size_t api_srv_pending(const struct api_srv *s);
+/* Abort what is pending (503), close everything, free. */
+void api_srv_stop(struct api_srv **sp);
+
+/* Reading the request. Strings live as long as the request. */
+const char *api_req_method(const struct api_req *rq);
+const char *api_req_path(const struct api_req *rq);
+const char *api_req_header(const struct api_req *rq, const char *name);
+const char *api_req_arg(const struct api_req *rq, const char *name);
+const char *api_req_param(const struct api_req *rq, unsigned i);
+const char *api_req_body(const struct api_req *rq, size_t *len);
+const char *api_req_id(const struct api_req *rq);
+void        api_req_on_abort(struct api_req *rq, void (*fn)(void *), void *arg);
+
+/* Answering. Each takes ownership of what it is given; after the call the
+ * request must not be touched (it may already be freed). */
+void api_reply_header(struct api_req *rq, const char *name, const char *value);
+void api_reply(struct api_req *rq, unsigned status, const char *ctype, char *body,
+               size_t len);
+void api_reply_json(struct api_req *rq, unsigned status, json_t *j);
+/* RFC 9457 problem: type is the stable slug ("invalid-url"), turned into
+ * "urn:wpfs:problem:<slug>"; ext (may be NULL) adds members. */
+void api_problem(struct api_req *rq, unsigned status, const char *type,
+                 const char *title, json_t *ext, const char *detail_fmt, ...)
+  __attribute__((format(printf, 6, 7)));
+
+/* For unit tests of handlers: a request with no connection behind it.
+ * The answer is kept and can be read with api_req_test_status/body. */
+struct api_req *api_req_test_new(const char *method, const char *path, const char *body);
+unsigned        api_req_test_status(const struct api_req *rq);
+const char     *api_req_test_body(const struct api_req *rq);
+void            api_req_test_set_header(struct api_req *rq, const char *name, const char *value);
+void            api_req_test_free(struct api_req **rq);
+
+#endif
