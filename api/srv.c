@@ -386,12 +386,12 @@ static int srv_mhd_start(struct api_srv *s)
                    MHD_USE_TURBO;
   s->d = MHD_start_daemon(
     flags, 0, NULL, NULL, srv_access, s,
+    MHD_OPTION_EXTERNAL_LOGGER, srv_mhd_log, s,
     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listen_fd,
     MHD_OPTION_NOTIFY_COMPLETED, srv_completed, s,
     MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_conns,
     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.conn_timeout_s,
     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-    MHD_OPTION_EXTERNAL_LOGGER, srv_mhd_log, s,
     MHD_OPTION_END);
   if(!s->d)
     return EIO;

@@ -1,0 +1,175 @@
+/* llfs: the low-level fetcher service. Process concerns only: config,
+ * loop, HTTP server, signals and the graceful stop. */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "common/cfg.h"
+#include "common/log.h"
+#include "llfs/svc.h"
+
+struct llfs_cfg {
+  char  *listen_addr;
+  long   listen_port;
+  char  *log_level;
+  long   max_conns;
+  size_t max_request_bytes;
+  long   max_url_len;
+  char  *port_file;
+  long   shutdown_grace_ms;
+  struct fetch_cfg fetch;
+};
+
+#define OFF(f) offsetof(struct llfs_cfg, f)
+static const struct cfg_key llfs_keys[] = {
+  FETCH_CFG_KEYS(OFF(fetch)),
+  { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
+    "address to listen on (0.0.0.0 in a container)" },
+  { "listen_port", CFG_INT, OFF(listen_port), "8081", 0, 65535, NULL,
+    "TCP port to listen on (0: any free port, see port_file)" },
+  { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL, "debug, info, warn or error" },
+  { "max_conns", CFG_INT, OFF(max_conns), "4096", 1, 1000000, NULL,
+    "client connections at once" },
+  { "max_request_bytes", CFG_SIZE, OFF(max_request_bytes), "64k", 1024, 16777216, NULL,
+    "largest request body accepted (413 beyond)" },
+  { "max_url_len", CFG_INT, OFF(max_url_len), "2048", 16, 65536, NULL,
+    "longest URL accepted, in bytes" },
+  { "port_file", CFG_STR, OFF(port_file), NULL, 1, 0, NULL,
+    "write the bound port to this file once listening" },
+  { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
+    "on SIGTERM, time given to fetches in flight before they are cut" },
+};
+static const struct cfg_prog llfs_prog = {
+  "llfs", "wpfs low-level fetcher: fetches one URL per request, safely (see openapi.yaml).",
+  llfs_keys, sizeof llfs_keys / sizeof llfs_keys[0],
+};
+
+struct llfs_proc {
+  uv_loop_t *loop;
+  struct llfs_cfg cfg;
+  struct llfs_svc svc;
+  struct api_srv *srv;
+  uv_signal_t sigterm, sigint;
+  uv_timer_t drain;
+};
+
+static void proc_close_all(struct llfs_proc *p)
+{
+  api_srv_stop(&p->srv);
+  fetcher_free(&p->svc.f);
+  uv_close((uv_handle_t *)&p->sigterm, NULL);
+  uv_close((uv_handle_t *)&p->sigint, NULL);
+  uv_close((uv_handle_t *)&p->drain, NULL);
+}
+
+/* Answers of the last fetches are queued; give MHD a moment to send them. */
+static void proc_on_drain(uv_timer_t *t)
+{
+  struct llfs_proc *p = t->data;
+  if(api_srv_pending(p->srv) > 0 || p->svc.calls_live > 0)
+    return;
+  uv_timer_stop(t);
+  LOG(LOG_INFO, "stopped");
+  proc_close_all(p);
+}
+
+static void proc_fetches_done(void *arg)
+{
+  struct llfs_proc *p = arg;
+  uv_timer_start(&p->drain, proc_on_drain, 100, 50);
+}
+
+static void proc_on_signal(uv_signal_t *s, int signum)
+{
+  struct llfs_proc *p = s->data;
+  if(p->svc.stopping)
+    return;
+  LOG(LOG_INFO, "signal %d: stopping, %lu fetches in flight, grace %ld ms", signum,
+      p->svc.calls_live, p->cfg.shutdown_grace_ms);
+  p->svc.stopping = true;
+  api_srv_quiesce(p->srv);
+  fetcher_shutdown(p->svc.f, p->cfg.shutdown_grace_ms, proc_fetches_done, p);
+}
+
+static int proc_write_port(const char *path, int port)
+{
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if(!f)
+    return -1;
+  fprintf(f, "%d\n", port);
+  if(fclose(f) || rename(tmp, path))
+    return -1;
+  return 0;
+}
+
+static int proc_start(struct llfs_proc *p)
+{
+  char err[256];
+  p->svc.magic = LLFS_SVC_MAGIC;
+  p->svc.lim = (struct llfs_limits){
+    .connect_timeout_ms = p->cfg.fetch.connect_timeout_ms, .timeout_ms = p->cfg.fetch.timeout_ms,
+    .max_body = p->cfg.fetch.max_body_bytes, .max_decoded = p->cfg.fetch.max_decoded_bytes,
+    .max_url_len = (size_t)p->cfg.max_url_len,
+  };
+  p->svc.f = fetcher_new(p->loop, &p->cfg.fetch, err, sizeof err);
+  if(!p->svc.f) {
+    LOG(LOG_ERROR, "fetcher: %s", err);
+    return -1;
+  }
+  struct api_srv_cfg sc = {
+    .service = "llfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
+    .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 120,
+    .routes = llfs_routes, .nroutes = llfs_nroutes, .arg = &p->svc,
+    .ready = llfs_ready, .metrics = llfs_metrics,
+  };
+  if(api_srv_start(p->loop, &sc, &p->srv))
+    return -1;
+  if(p->cfg.port_file && proc_write_port(p->cfg.port_file, api_srv_port(p->srv))) {
+    LOG(LOG_ERROR, "cannot write %s", p->cfg.port_file);
+    return -1;
+  }
+  LOG(LOG_INFO, "listening on %s:%d", p->cfg.listen_addr, api_srv_port(p->srv));
+  return 0;
+}
+
+static void proc_signals(struct llfs_proc *p)
+{
+  uv_signal_init(p->loop, &p->sigterm);
+  uv_signal_init(p->loop, &p->sigint);
+  uv_timer_init(p->loop, &p->drain);
+  p->sigterm.data = p->sigint.data = p->drain.data = p;
+  uv_signal_start(&p->sigterm, proc_on_signal, SIGTERM);
+  uv_signal_start(&p->sigint, proc_on_signal, SIGINT);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+  static struct llfs_proc p;
+  enum log_level lvl;
+  enum cfg_rc rc = cfg_load(&llfs_prog, &p.cfg, argc, argv);
+  if(rc != CFG_OK)
+    return rc == CFG_EXIT_OK ? 0 : 2;
+  if(log_level_parse(p.cfg.log_level, &lvl)) {
+    fprintf(stderr, "llfs: log_level: not one of debug, info, warn, error\n");
+    return 2;
+  }
+  log_init("llfs", lvl);
+  p.loop = uv_default_loop();
+  proc_signals(&p);
+  if(proc_start(&p)) {
+    proc_close_all(&p);
+    uv_run(p.loop, UV_RUN_DEFAULT);
+    cfg_free(&llfs_prog, &p.cfg);
+    return 1;
+  }
+  uv_run(p.loop, UV_RUN_DEFAULT);
+  uv_loop_close(p.loop);
+  cfg_free(&llfs_prog, &p.cfg);
+  return 0;
+}

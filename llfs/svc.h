@@ -1,0 +1,27 @@
+#ifndef WPFS_LLFS_SVC_H
+#define WPFS_LLFS_SVC_H
+/* The LLFS REST service: routes of openapi.yaml (tag fetcher) on top of the
+ * fetch engine. main.c owns the process (config, loop, signals); this file
+ * owns what a request does. */
+#include <stdbool.h>
+
+#include "api/srv.h"
+#include "llfs/fetch.h"
+#include "llfs/req.h"
+
+struct llfs_svc {
+  unsigned magic;
+#define LLFS_SVC_MAGIC 0x7e11f5a3u
+  struct fetcher    *f;
+  struct llfs_limits lim;
+  bool               stopping;
+  unsigned long      calls_live;  /* /v1/fetch answered later, not yet */
+};
+
+extern const struct api_route llfs_routes[];
+extern const size_t llfs_nroutes;
+
+int  llfs_ready(void *arg, char *why, size_t whylen);
+void llfs_metrics(struct buf *out, void *arg);
+
+#endif
