@@ -128,7 +128,9 @@ e2e: all
 
 # Fuzzing needs clang; libraries are rebuilt with the fuzzer's coverage.
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -I. $(PKG_CFLAGS) \
-              -fsanitize=fuzzer-no-link,address,undefined -DWPFS_FUZZ
+              -fsanitize=fuzzer-no-link,address,undefined -DWPFS_FUZZ -MMD -MP
+# Keep fuzz objects between runs (they are intermediates of the link).
+.SECONDARY:
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
