@@ -1,0 +1,103 @@
+#ifndef WPFS_HLFS_GW_H
+#define WPFS_HLFS_GW_H
+/* The gateway's REST service (openapi.yaml, tag gateway): what each route
+ * does on top of the shared state (hlfs/state.h), the scheduler
+ * (hlfs/sched.h), the page store (hlfs/pages.h) and the fetcher client
+ * (hlfs/llfs_client.h). main.c owns the process. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "api/srv.h"
+#include "hlfs/auth.h"
+#include "hlfs/llfs_client.h"
+#include "hlfs/pages.h"
+#include "hlfs/robots.h"
+#include "hlfs/robots_policy.h"
+#include "hlfs/sched.h"
+#include "hlfs/state.h"
+
+struct gw_cfg {
+  const char *replica;          /* unique per process: lease tokens, consumer name */
+  const char *agent;            /* User-Agent sent to sites; its product token for robots */
+  unsigned    max_batch;        /* URLs per POST /v1/batches */
+  uint32_t    page_ttl_s;       /* pages kept in Redis */
+  uint32_t    visibility_ms;    /* unacknowledged results are delivered again after */
+  uint32_t    max_wait_ms;      /* longest long-poll / synchronous wait */
+  size_t      max_url_len;
+  size_t      max_result_bytes; /* cap on one answer of GET /v1/results */
+  enum site_mode site_mode;
+  struct robots_policy_cfg robots;
+  struct robots_limits robots_limits;
+};
+
+#define GW_COUNTERS(X)                                                   \
+  X(unauthorized,      "requests refused for a missing or unknown key")  \
+  X(sync_fetches,      "synchronous fetches asked")                      \
+  X(sync_timeouts,     "synchronous fetches that passed their deadline") \
+  X(pages_stored,      "pages written to the page store")                \
+  X(page_store_errors, "pages that could not be stored")                 \
+  X(fetcher_errors,    "fetches the fetcher service could not answer")   \
+  X(results_served,    "results handed to clients")
+
+struct gw_stats {
+#define X(n, h) uint64_t n;
+  GW_COUNTERS(X)
+#undef X
+};
+
+struct gw_waiter;
+
+struct gw {
+  unsigned magic;
+#define GW_MAGIC 0x6a7e3a11u
+  uv_loop_t           *loop;
+  struct gw_cfg        cfg;
+  struct store        *store;
+  struct state        *st;
+  struct sched        *sched;
+  struct llfs_client  *llfs;
+  struct auth         *auth;
+  struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
+  char                 sync_name[STATE_CLIENT_MAX + 1];
+  struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
+  uv_timer_t           sync_poll;
+  bool                 sync_reading;
+  bool                 stopping;
+  bool                 llfs_ok;
+  struct gw_stats      stats;
+};
+
+extern const struct api_route gw_routes[];
+extern const size_t gw_nroutes;
+
+/* The authenticated client of rq, or NULL after answering 401. */
+const struct state_client *gw_auth(struct gw *g, struct api_req *rq);
+/* Answer a store failure (503 store-unavailable). */
+void gw_store_down(struct api_req *rq, store_err e);
+
+/* Routes, by file. */
+void gw_h_batches(struct api_req *rq, void *arg);       /* gw_submit.c */
+void gw_h_results(struct api_req *rq, void *arg);       /* gw_results.c */
+void gw_h_ack(struct api_req *rq, void *arg);
+void gw_h_fetch(struct api_req *rq, void *arg);         /* gw_fetch.c */
+void gw_h_site(struct api_req *rq, void *arg);          /* gw_info.c */
+void gw_h_robots(struct api_req *rq, void *arg);
+void gw_h_stats(struct api_req *rq, void *arg);
+int  gw_ready(void *arg, char *why, size_t whylen);
+void gw_metrics(struct buf *out, void *arg);
+
+/* gw_results.c: one result entry as JSON, page inlined; cb gets NULL on
+ * out of memory. */
+typedef void gw_result_cb(void *arg, json_t *result);
+void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
+
+/* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
+void gw_sync_start(struct gw *g);
+void gw_sync_stop(struct gw *g);
+
+/* gw_ops.c: what the scheduler calls. */
+extern const struct sched_fetch_ops gw_fetch_ops_proto;
+extern const struct sched_robots_ops gw_robots_ops_proto;
+
+#endif

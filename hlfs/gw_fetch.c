@@ -1,0 +1,245 @@
+/* POST /v1/fetch: one URL, answered when fetched (or from the cache), within
+ * a deadline. The request is queued like any other, under the replica's own
+ * client "sync.<replica>" (so politeness and robots apply unchanged and any
+ * replica may fetch it); its result lands in that client's stream, which
+ * only this replica reads, and goes to the waiting HTTP request by id. If
+ * the deadline passes first the answer is 504 with the request id. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/jin.h"
+#include "common/clock.h"
+#include "common/mem.h"
+#include "common/url.h"
+#include "hlfs/gw.h"
+
+#define GW_SYNC_POLL_MS 20
+#define GW_WAITER_MAGIC 0x5a17e400u
+
+struct gw_waiter {
+  unsigned magic;
+  struct gw *g;
+  struct api_req *rq;      /* NULL once answered or gone */
+  struct state_item item;
+  char *canon;
+  uint64_t deadline_ms;
+  bool submitted;
+  struct gw_waiter *next;
+};
+
+static void waiter_unlink_free(struct gw *g, struct gw_waiter *w)
+{
+  for(struct gw_waiter **p = &g->waiters; *p; p = &(*p)->next)
+    if(*p == w) {
+      *p = w->next;
+      break;
+    }
+  mem_free(w->canon);
+  w->magic = 0;
+  mem_free(w);
+}
+
+static struct gw_waiter *waiter_find(struct gw *g, const char *rid)
+{
+  for(struct gw_waiter *w = g->waiters; w; w = w->next)
+    if(w->submitted && !strcmp(w->item.rid, rid))
+      return w;
+  return NULL;
+}
+
+/* ---- the reader of this replica's synchronous results ---------------------- */
+
+struct sync_reply {
+  struct gw *g;
+  struct gw_waiter *w;
+};
+
+static void sync_rendered(void *arg, json_t *res)
+{
+  struct sync_reply *sr = arg;
+  struct gw_waiter *w = sr->w;
+  if(w->rq) {
+    json_object_del(res, "delivery");
+    api_req_on_abort(w->rq, NULL, NULL);
+    api_reply_json(w->rq, 200, res);
+    w->rq = NULL;
+  } else {
+    json_decref(res);
+  }
+  waiter_unlink_free(sr->g, w);
+  mem_free(sr);
+}
+
+static void sync_ack_done(void *arg, store_err err, long long n)
+{
+  (void)arg;
+  (void)err;
+  (void)n;
+}
+
+static void sync_deliver(struct gw *g, const struct state_result *r)
+{
+  const char *rid = state_result_field(r, "rid");
+  const char *id = r->id;
+  struct gw_waiter *w;
+  state_results_ack(g->st, r->shard, g->sync_name, &id, 1, sync_ack_done, NULL);
+  /* Every waiter of that request (same URL asked twice): each gets it. */
+  while(rid && (w = waiter_find(g, rid)) != NULL) {
+    struct sync_reply *sr = mem_alloc(sizeof *sr);
+    w->submitted = false;  /* no second delivery */
+    if(!sr)
+      continue;  /* stays until its deadline */
+    *sr = (struct sync_reply){ g, w };
+    gw_result_render(g, r, sync_rendered, sr);
+  }
+}
+
+static void sync_expire(struct gw *g)
+{
+  uint64_t now = clock_mono_ms();
+  struct gw_waiter *w = g->waiters, *next;
+  for(; w; w = next) {
+    next = w->next;
+    if(!w->submitted || now < w->deadline_ms)
+      continue;
+    g->stats.sync_timeouts++;
+    if(w->rq) {
+      json_t *ext = json_pack("{s:s}", "id", w->item.rid);
+      api_req_on_abort(w->rq, NULL, NULL);
+      api_problem(w->rq, 504, "deadline-exceeded", "Not fetched in time", ext,
+                  "the page is still queued (politeness or load); its result will be "
+                  "cached for the next request");
+    }
+    waiter_unlink_free(g, w);
+  }
+}
+
+static void sync_got(void *arg, store_err err, const struct state_result *r, size_t n)
+{
+  struct gw *g = arg;
+  g->sync_reading = false;
+  (void)err;
+  for(size_t i = 0; i < n; i++)
+    sync_deliver(g, &r[i]);
+  sync_expire(g);
+}
+
+static void sync_on_poll(uv_timer_t *t)
+{
+  struct gw *g = t->data;
+  if(!g->waiters) {
+    uv_timer_stop(t);
+    return;
+  }
+  if(g->sync_reading)
+    return;
+  g->sync_reading = true;
+  if(state_results_read(g->st, NULL, g->sync_name, g->cfg.replica, 100, 0, sync_got, g))
+    g->sync_reading = false;
+}
+
+void gw_sync_start(struct gw *g)
+{
+  uv_timer_init(g->loop, &g->sync_poll);
+  g->sync_poll.data = g;
+}
+
+void gw_sync_stop(struct gw *g)
+{
+  uv_timer_stop(&g->sync_poll);
+  uv_close((uv_handle_t *)&g->sync_poll, NULL);
+}
+
+/* ---- the route ------------------------------------------------------------------ */
+
+static void waiter_gone(void *arg)
+{
+  struct gw_waiter *w = arg;
+  w->rq = NULL;  /* freed on delivery or expiry */
+}
+
+static void waiter_submitted(void *arg, store_err err, struct state_item *items, size_t n)
+{
+  struct gw_waiter *w = arg;
+  struct gw *g = w->g;
+  (void)n;
+  if(items[0].code != STATE_SUB_ACCEPTED && items[0].code != STATE_SUB_DUP_QUEUED &&
+     items[0].code != STATE_SUB_DUP_INFLIGHT) {
+    if(w->rq) {
+      api_req_on_abort(w->rq, NULL, NULL);
+      if(items[0].code == STATE_SUB_UNAVAILABLE)
+        gw_store_down(w->rq, err);
+      else
+        api_problem(w->rq, 429, "over-quota", "Over quota", NULL, "%s",
+                    state_sub_name(items[0].code));
+    }
+    waiter_unlink_free(g, w);
+    return;
+  }
+  w->submitted = true;
+  sched_kick(g->sched);
+  uv_timer_start(&g->sync_poll, sync_on_poll, GW_SYNC_POLL_MS, GW_SYNC_POLL_MS);
+}
+
+static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct api_req *rq)
+{
+  static const char *const known[] = { "url", "priority", "max_age_s", "wait_ms", NULL };
+  struct jin_err e;
+  const char *url = NULL;
+  long long prio = QENC_PRIO_MAX, age = -1, wait = 30000;
+  if(jin_only(body, "", known, &e) || jin_str(body, "", "url", true, 1 << 16, &url, &e) ||
+     jin_int(body, "", "priority", false, 0, QENC_PRIO_MAX, &prio, &e) ||
+     jin_int(body, "", "max_age_s", false, -1, 31536000000LL, &age, &e) ||
+     jin_int(body, "", "wait_ms", false, 1, g->cfg.max_wait_ms, &wait, &e)) {
+    jin_reply(rq, &e);
+    return -1;
+  }
+  struct url_opts o = url_opts_default();
+  o.max_len = g->cfg.max_url_len;
+  url_err ue = url_canon(url, strlen(url), &o, &w->canon);
+  if(ue != URL_OK) {
+    json_t *ext = json_pack("{s:s, s:s}", "field", "url", "url_error", url_err_name(ue));
+    api_problem(rq, 400, ue == URL_ERR_TOO_LONG ? "url-too-long"
+                         : ue == URL_ERR_UNSUPPORTED_SCHEME ? "unsupported-scheme" : "invalid-url",
+                "Invalid URL", ext, "url: %s", url_err_text(ue));
+    return -1;
+  }
+  w->item = (struct state_item){ .url = w->canon, .prio = (unsigned)prio,
+                                 .max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age };
+  w->deadline_ms = clock_mono_ms() + (uint64_t)wait;
+  return 0;
+}
+
+void gw_h_fetch(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  if(!gw_auth(g, rq))
+    return;
+  json_t *body = jin_body(rq);
+  if(!body)
+    return;
+  struct gw_waiter *w = mem_calloc(1, sizeof *w);
+  if(!w) {
+    json_decref(body);
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq };
+  int rc = fetch_decode(g, body, w, rq);
+  json_decref(body);
+  if(rc) {
+    mem_free(w->canon);
+    mem_free(w);
+    return;
+  }
+  g->stats.sync_fetches++;
+  w->next = g->waiters;
+  g->waiters = w;
+  store_err e = state_submit(g->st, &g->sync_client, &w->item, 1, waiter_submitted, w);
+  if(e) {
+    gw_store_down(rq, e);
+    waiter_unlink_free(g, w);
+    return;
+  }
+  api_req_on_abort(rq, waiter_gone, w);
+}

@@ -1,0 +1,257 @@
+/* What the scheduler calls: fetches through the fetcher service, pages into
+ * the page store, and robots.txt decisions through hlfs/robots*.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "hlfs/gw.h"
+
+#define GW_FETCH_MAGIC 0x6f37c4a1u
+
+struct gw_fetch {
+  unsigned magic;
+  struct gw *g;
+  struct sched_job *job;
+  struct llfs_client_job *lj;
+  struct sched_outcome out;
+  char key[PAGE_KEY_MAX];
+  char *strs;  /* copies of the answer's strings, kept until done */
+  const char *url;  /* in strs */
+  bool storing;
+  bool cancelled;
+};
+
+static void fetch_free(struct gw_fetch *f)
+{
+  mem_free(f->strs);
+  f->magic = 0;
+  mem_free(f);
+}
+
+/* Outcomes that mean no request reached the site (no politeness debt). */
+static bool fetch_contacted(const struct llfs_answer *a)
+{
+  static const char *const none[] = { "dns_nxdomain", "dns_servfail", "dns_timeout",
+                                      "dns_error", "blocked_address", "bad_url",
+                                      "unsupported_scheme", "overloaded", "shutting_down",
+                                      "no_memory", "internal", NULL };
+  if(!a->reached)
+    return false;
+  for(size_t i = 0; none[i]; i++)
+    if(!strcmp(a->outcome, none[i]))
+      return false;
+  return true;
+}
+
+static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
+{
+  struct sched_outcome *o = &f->out;
+  bool ok = a->reached && (!strcmp(a->outcome, "ok") || !strcmp(a->outcome, "too_large"));
+  o->contacted = fetch_contacted(a);
+  o->transport_err = !ok;
+  o->http_status = ok ? (int)a->status : 0;
+  o->response_ms = (uint32_t)(a->total_us / 1000);
+  o->retry_after = llfs_answer_header(a, "Retry-After");
+  o->date = llfs_answer_header(a, "Date");
+  o->outcome = a->outcome;
+  o->error = a->detail;
+  o->bytes = a->downloaded;
+}
+
+/* sched_job_done copies strings; ours only need to live until then. */
+static void fetch_finish(struct gw_fetch *f)
+{
+  if(!f->cancelled)
+    sched_job_done(f->job, &f->out);
+  fetch_free(f);
+}
+
+static void fetch_stored(void *arg, store_err err)
+{
+  struct gw_fetch *f = arg;
+  if(err) {
+    f->g->stats.page_store_errors++;
+    f->out.ref = NULL;
+    f->out.outcome = "page_store_error";
+    f->out.error = store_strerror(err);
+  } else {
+    f->g->stats.pages_stored++;
+  }
+  fetch_finish(f);
+}
+
+static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const char *url)
+{
+  struct sched_job_info *in = sched_job_info(f->job);
+  char *hdrs = json_dumps(json_object_get(a->meta, "headers"), JSON_COMPACT);
+  struct page p = {
+    .url = url, .outcome = a->outcome, .status = a->status, .fetched_at = clock_wall_ms(),
+    .headers_json = hdrs, .redirect = a->redirect, .truncated = a->truncated,
+    .body = a->body, .body_len = a->body_len,
+  };
+  page_key(in->site, url, f->key, sizeof f->key);
+  f->out.ref = f->key;
+  f->storing = true;
+  store_err e = page_put(f->g->store, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
+  free(hdrs);
+  if(e)
+    fetch_stored(f, e);
+}
+
+/* Copy the strings the outcome points to: the answer dies with its callback
+ * and the page store answers later. */
+static int fetch_keep(struct gw_fetch *f, const char *url)
+{
+  const char **slot[] = { &f->out.outcome, &f->out.error, &f->out.retry_after, &f->out.date };
+  size_t total = strlen(url) + 1;
+  for(size_t i = 0; i < 4; i++)
+    total += *slot[i] ? strlen(*slot[i]) + 1 : 0;
+  char *p = f->strs = mem_alloc(total);
+  if(!p)
+    return -1;
+  for(size_t i = 0; i < 4; i++) {
+    if(!*slot[i])
+      continue;
+    size_t n = strlen(*slot[i]) + 1;
+    *slot[i] = memcpy(p, *slot[i], n);
+    p += n;
+  }
+  f->url = memcpy(p, url, strlen(url) + 1);
+  return 0;
+}
+
+static void fetch_answer(void *arg, const struct llfs_answer *a)
+{
+  struct gw_fetch *f = arg;
+  struct sched_job_info *in = sched_job_info(f->job);
+  f->lj = NULL;
+  fetch_fill(f, a);
+  if(!a->reached)
+    f->g->stats.fetcher_errors++;
+  if(in->kind == SCHED_ROBOTS || !a->reached) {
+    f->out.body = a->body;
+    f->out.body_len = a->body_len;
+    fetch_finish(f);
+    return;
+  }
+  if(fetch_keep(f, in->url)) {
+    f->out.outcome = "no_memory";
+    f->out.error = f->out.retry_after = f->out.date = NULL;
+    fetch_finish(f);
+    return;
+  }
+  fetch_page(f, a, f->url);
+}
+
+static int ops_start(void *arg, struct sched_job *job)
+{
+  struct gw *g = arg;
+  struct sched_job_info *in = sched_job_info(job);
+  struct gw_fetch *f = mem_calloc(1, sizeof *f);
+  char ua[300];
+  if(!f)
+    return -1;
+  f->magic = GW_FETCH_MAGIC;
+  f->g = g;
+  f->job = job;
+  snprintf(ua, sizeof ua, "User-Agent: %s", g->cfg.agent);
+  const char *hdrs[] = { ua };
+  struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = 1,
+                               .req_id = in->rid };
+  if(llfs_client_fetch(g->llfs, &r, fetch_answer, f, &f->lj)) {
+    fetch_free(f);
+    return -1;
+  }
+  in->user = f;
+  return 0;
+}
+
+static void ops_cancel(void *arg, struct sched_job *job)
+{
+  (void)arg;
+  struct gw_fetch *f = sched_job_info(job)->user;
+  if(!f || f->magic != GW_FETCH_MAGIC)
+    abort();
+  if(f->lj) {
+    llfs_client_cancel(&f->lj);
+    fetch_free(f);
+    return;
+  }
+  f->cancelled = true;  /* the page store answers later and frees it */
+}
+
+const struct sched_fetch_ops gw_fetch_ops_proto = { ops_start, ops_cancel, NULL };
+
+/* ---- robots -------------------------------------------------------------- */
+
+static uint32_t robots_delay_ms(struct gw *g, const char *body, size_t len)
+{
+  struct robots *r = NULL;
+  struct robots_verdict v;
+  uint32_t ms = 0;
+  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  if(robots_parse(body, len, &g->cfg.robots_limits, &r) == 0 &&
+     robots_query(r, g->cfg.agent, tok, "/", 1, &v) == 0 && v.crawl_delay >= 0)
+    ms = (uint32_t)(v.crawl_delay * 1000.0);
+  robots_free(&r);
+  return ms;
+}
+
+static void ops_digest(void *arg, const char *origin, const struct sched_outcome *o,
+                       struct state_robots *rec)
+{
+  struct gw *g = arg;
+  struct robots_state prev = { 0 };
+  struct robots_decision d;
+  uint64_t now = clock_wall_ms();
+  struct robots_fetch f = {
+    .net_error = o->transport_err || !o->contacted, .status = o->http_status,
+    .date = o->date, .retry_after = o->retry_after, .now_ms = now,
+  };
+  robots_policy(&g->cfg.robots, &f, &prev, &d);
+  /* Redirects are not followed yet: an answer that needs a hop counts as
+   * "no usable robots.txt" (RFC 9309 2.3.1.2 allows treating it as 4xx). */
+  if(d.status == ROBOTS_P_REDIRECT)
+    d.status = ROBOTS_P_REDIRECT_LIMIT;
+  rec->status = (int)d.status;
+  if(d.status == ROBOTS_P_OK) {
+    rec->body = o->body;
+    rec->body_len = o->body_len;
+    rec->crawl_delay_ms = robots_delay_ms(g, o->body, o->body_len);
+  }
+  rec->ttl_ms = d.expires_at_ms > now ? d.expires_at_ms - now : 60000;
+  rec->retry_ms = d.retry_at_ms > now ? d.retry_at_ms - now : 0;
+  LOG(LOG_DEBUG, "robots %s: %s (%d)", origin, robots_pstatus_name(d.status), o->http_status);
+}
+
+static enum sched_verdict ops_check(void *arg, const char *origin,
+                                    const struct state_robots *rec, const char *url)
+{
+  struct gw *g = arg;
+  struct robots *r = NULL;
+  struct robots_verdict v;
+  char *target = NULL;
+  size_t tlen = 0;
+  (void)origin;
+  if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    return SCHED_UNAVAILABLE;
+  if(rec->status != ROBOTS_P_OK && rec->status != ROBOTS_P_STALE_FALLBACK &&
+     rec->status != ROBOTS_P_NOT_MODIFIED)
+    return SCHED_ALLOW;
+  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  if(robots_url_target(url, strlen(url), &target, &tlen) ||
+     robots_parse(rec->body, rec->body_len, &g->cfg.robots_limits, &r) ||
+     robots_query(r, g->cfg.agent, tok, target, tlen, &v)) {
+    mem_free(target);
+    robots_free(&r);
+    return SCHED_UNAVAILABLE;
+  }
+  mem_free(target);
+  robots_free(&r);
+  return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
+}
+
+const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

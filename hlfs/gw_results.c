@@ -1,0 +1,352 @@
+/* GET /v1/results (long-poll, at-least-once) and POST /v1/results/ack.
+ * A read first takes over results delivered long ago and never
+ * acknowledged (any replica's), then reads new ones; with wait_ms it polls
+ * Redis until one arrives or the wait ends (polling keeps one shared Redis
+ * connection for every waiting client, instead of one blocked connection
+ * each). Each result carries its page, inlined from the page store. */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/jin.h"
+#include "common/clock.h"
+#include "common/mem.h"
+#include "hlfs/gw.h"
+
+#define GW_POLL_MS 100
+#define GW_READ_MAGIC 0x6e5d7ea1u
+
+/* ---- one result as JSON ----------------------------------------------------- */
+
+struct gw_render {
+  json_t *res;
+  gw_result_cb *cb;
+  void *arg;
+};
+
+static json_t *b64_json(const char *p, size_t n)
+{
+  char *out = mem_alloc(4 * ((n + 2) / 3) + 1);
+  if(!out)
+    return NULL;
+  EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)p, (int)n);
+  json_t *j = json_string(out);
+  mem_free(out);
+  return j;
+}
+
+static void render_page(json_t *res, const struct page *p)
+{
+  json_error_t je;
+  json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
+  json_object_set_new(res, "fetched_at", json_integer((json_int_t)p->fetched_at));
+  json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
+  if(p->redirect)
+    json_object_set_new(res, "redirect", json_string(p->redirect));
+  json_object_set_new(res, "truncated", json_boolean(p->truncated));
+  json_object_set_new(res, "body_bytes", json_integer((json_int_t)p->body_len));
+  json_object_set_new(res, "body_base64", b64_json(p->body, p->body_len));
+}
+
+static void render_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_render *r = arg;
+  if(p)
+    render_page(r->res, p);
+  else
+    json_object_set_new(r->res, "page", json_string(err ? "unavailable" : "expired"));
+  r->cb(r->arg, r->res);
+  mem_free(r);
+}
+
+static void res_field(json_t *o, const struct state_result *r, const char *f, const char *k,
+                      bool num)
+{
+  const char *v = state_result_field(r, f);
+  if(!v)
+    return;
+  json_object_set_new(o, k, num ? json_integer(strtoll(v, NULL, 10)) : json_string(v));
+}
+
+void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg)
+{
+  char delivery[64];
+  snprintf(delivery, sizeof delivery, "%u:%s", r->shard, r->id);
+  json_t *o = json_pack("{s:s}", "delivery", delivery);
+  res_field(o, r, "rid", "id", false);
+  res_field(o, r, "url", "url", false);
+  res_field(o, r, "o", "outcome", false);
+  res_field(o, r, "hs", "status", true);
+  res_field(o, r, "ms", "response_ms", true);
+  res_field(o, r, "a", "attempts", true);
+  res_field(o, r, "err", "detail", false);
+  const char *ref = state_result_field(r, "ref");
+  struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
+  if(rd) {
+    *rd = (struct gw_render){ o, cb, arg };
+    if(page_get(g->store, ref, render_got, rd) == STORE_OK)
+      return;
+    mem_free(rd);
+  }
+  cb(arg, o);
+}
+
+/* ---- GET /v1/results -------------------------------------------------------------- */
+
+struct gw_read {
+  unsigned magic;
+  struct gw *g;
+  struct api_req *rq;
+  const struct state_client *c;
+  unsigned max;
+  uint64_t deadline_ms;   /* monotonic */
+  unsigned shard;         /* next shard to reclaim from */
+  json_t *results;
+  size_t pending;         /* renders under way */
+  size_t bytes;
+  bool aborted, reading;
+  uv_timer_t timer;
+};
+
+static void read_closed(uv_handle_t *h)
+{
+  struct gw_read *rd = h->data;
+  json_decref(rd->results);
+  rd->magic = 0;
+  mem_free(rd);
+}
+
+static void read_end(struct gw_read *rd)
+{
+  if(!rd->aborted) {
+    rd->g->stats.results_served += json_array_size(rd->results);
+    api_reply_json(rd->rq, 200, json_pack("{s:O}", "results", rd->results));
+  }
+  uv_close((uv_handle_t *)&rd->timer, read_closed);
+}
+
+static void read_rendered(void *arg, json_t *res)
+{
+  struct gw_read *rd = arg;
+  rd->pending--;
+  if(res) {
+    json_t *b = json_object_get(res, "body_base64");
+    size_t add = b ? json_string_length(b) : 0;
+    if(rd->bytes + add <= rd->g->cfg.max_result_bytes || json_array_size(rd->results) == 0) {
+      rd->bytes += add;
+      json_array_append(rd->results, res);  /* over the cap: redelivered later */
+    }
+    json_decref(res);
+  }
+  if(rd->pending == 0 && !rd->reading)
+    read_end(rd);
+}
+
+static void read_step(struct gw_read *rd);
+static void read_on_timer(uv_timer_t *t) { read_step(t->data); }
+
+static void read_got(void *arg, store_err err, const struct state_result *r, size_t n)
+{
+  struct gw_read *rd = arg;
+  rd->reading = false;
+  if(err && !rd->aborted && json_array_size(rd->results) == 0 && n == 0) {
+    gw_store_down(rd->rq, err);
+    rd->aborted = true;
+  }
+  rd->pending += n;
+  for(size_t i = 0; i < n; i++)
+    gw_result_render(rd->g, &r[i], read_rendered, rd);
+  if(rd->pending)
+    return;  /* the last render ends the read */
+  if(rd->aborted || err || json_array_size(rd->results) || clock_mono_ms() >= rd->deadline_ms) {
+    read_end(rd);
+    return;
+  }
+  uv_timer_start(&rd->timer, read_on_timer, GW_POLL_MS, 0);
+}
+
+/* Reclaim shard by shard, then read new results. */
+static void read_step(struct gw_read *rd)
+{
+  struct gw *g = rd->g;
+  unsigned want = rd->max - (unsigned)json_array_size(rd->results);
+  store_err e;
+  rd->reading = true;
+  if(rd->shard < state_cfg(g->st)->nshards)
+    e = state_results_reclaim(g->st, rd->shard++, rd->c->name, g->cfg.replica,
+                              g->cfg.visibility_ms, want, read_got, rd);
+  else
+    e = state_results_read(g->st, NULL, rd->c->name, g->cfg.replica, want, 0, read_got, rd);
+  if(e)
+    read_got(rd, e, NULL, 0);
+}
+
+static void read_abort(void *arg)
+{
+  struct gw_read *rd = arg;
+  rd->aborted = true;  /* the store answers later and ends it */
+}
+
+static int read_params(struct gw *g, struct api_req *rq, unsigned *max, uint32_t *wait)
+{
+  const char *m = api_req_arg(rq, "max"), *w = api_req_arg(rq, "wait_ms");
+  char *end;
+  long long v;
+  if(m) {
+    v = strtoll(m, &end, 10);
+    if(*end || v < 1 || v > STATE_RESULTS_MAX) {
+      json_t *ext = json_pack("{s:s, s:s}", "field", "max", "reason", "1..1000");
+      api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
+                  "max must be an integer from 1 to %d", STATE_RESULTS_MAX);
+      return -1;
+    }
+    *max = (unsigned)v;
+  }
+  if(w) {
+    v = strtoll(w, &end, 10);
+    if(*end || v < 0 || v > g->cfg.max_wait_ms) {
+      json_t *ext = json_pack("{s:s, s:s}", "field", "wait_ms", "reason", "out of range");
+      api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
+                  "wait_ms must be an integer from 0 to %u", g->cfg.max_wait_ms);
+      return -1;
+    }
+    *wait = (uint32_t)v;
+  }
+  return 0;
+}
+
+void gw_h_results(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  unsigned max = 100;
+  uint32_t wait = 0;
+  const struct state_client *c = gw_auth(g, rq);
+  if(!c || read_params(g, rq, &max, &wait))
+    return;
+  struct gw_read *rd = mem_calloc(1, sizeof *rd);
+  json_t *results = json_array();
+  if(!rd || !results) {
+    mem_free(rd);
+    json_decref(results);
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  *rd = (struct gw_read){ .magic = GW_READ_MAGIC, .g = g, .rq = rq, .c = c, .max = max,
+                          .deadline_ms = clock_mono_ms() + wait, .results = results };
+  uv_timer_init(g->loop, &rd->timer);
+  rd->timer.data = rd;
+  api_req_on_abort(rq, read_abort, rd);
+  read_step(rd);
+}
+
+/* ---- POST /v1/results/ack ----------------------------------------------------------- */
+
+struct gw_ack {
+  struct api_req *rq;
+  size_t calls;
+  long long acked;
+  store_err err;
+  bool aborted;
+};
+
+static void ack_done(void *arg, store_err err, long long n)
+{
+  struct gw_ack *a = arg;
+  if(err)
+    a->err = err;
+  else
+    a->acked += n;
+  if(--a->calls)
+    return;
+  if(!a->aborted) {
+    if(a->err)
+      gw_store_down(a->rq, a->err);
+    else
+      api_reply_json(a->rq, 200, json_pack("{s:I}", "acked", (json_int_t)a->acked));
+  }
+  mem_free(a);
+}
+
+static void ack_abort(void *arg) { ((struct gw_ack *)arg)->aborted = true; }
+
+/* Split "shard:id" strings by shard and send one XACK per shard. */
+static int ack_send(struct gw *g, const struct state_client *c, json_t *ids, struct gw_ack *a)
+{
+  unsigned nshards = state_cfg(g->st)->nshards;
+  size_t n = json_array_size(ids);
+  const char **list = mem_calloc(n ? n : 1, sizeof *list);
+  if(!list)
+    return -1;
+  a->calls = 1;  /* held until every shard's call is sent */
+  for(unsigned s = 0; s < nshards; s++) {
+    size_t k = 0;
+    for(size_t i = 0; i < n; i++) {
+      const char *d = json_string_value(json_array_get(ids, i));
+      char *colon;
+      if(strtoul(d, &colon, 10) == s && *colon == ':')
+        list[k++] = colon + 1;
+    }
+    if(k && state_results_ack(g->st, s, c->name, list, k, ack_done, a) == STORE_OK)
+      a->calls++;
+  }
+  mem_free(list);
+  ack_done(a, STORE_OK, 0);
+  return 0;
+}
+
+static int ack_validate(json_t *ids, struct jin_err *e)
+{
+  size_t i;
+  json_t *v;
+  if(!json_is_array(ids) || json_array_size(ids) > STATE_RESULTS_MAX) {
+    jin_set(e, "", "deliveries", "must be an array of at most %d delivery ids",
+            STATE_RESULTS_MAX);
+    return -1;
+  }
+  json_array_foreach(ids, i, v) {
+    const char *d = json_string_value(v);
+    char *colon;
+    if(!d || json_string_length(v) > 64 || (strtoul(d, &colon, 10), *colon != ':') ||
+       strspn(colon + 1, "0123456789-") != strlen(colon + 1) || !colon[1]) {
+      char f[32];
+      snprintf(f, sizeof f, "[%zu]", i);
+      jin_set(e, "deliveries", f, "is not a delivery id from GET /v1/results");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void gw_h_ack(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  static const char *const known[] = { "deliveries", NULL };
+  struct jin_err e;
+  const struct state_client *c = gw_auth(g, rq);
+  if(!c)
+    return;
+  json_t *body = jin_body(rq);
+  if(!body)
+    return;
+  json_t *ids = json_object_get(body, "deliveries");
+  if(jin_only(body, "", known, &e) || ack_validate(ids, &e)) {
+    jin_reply(rq, &e);
+    json_decref(body);
+    return;
+  }
+  struct gw_ack *a = mem_calloc(1, sizeof *a);
+  if(!a) {
+    gw_store_down(rq, STORE_NOMEM);
+    json_decref(body);
+    return;
+  }
+  a->rq = rq;
+  api_req_on_abort(rq, ack_abort, a);  /* answering clears it */
+  if(ack_send(g, c, ids, a)) {
+    api_req_on_abort(rq, NULL, NULL);
+    mem_free(a);
+    gw_store_down(rq, STORE_NOMEM);
+  }
+  json_decref(body);
+}

@@ -1,0 +1,326 @@
+#include "hlfs/llfs_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/buf.h"
+#include "common/curluv.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+#define LLFS_JOB_MAGIC 0x11f5c1e7u
+#define LLFS_MAX_BASES 16
+
+struct llfs_client {
+  struct curluv *cu;
+  char *bases[LLFS_MAX_BASES];
+  unsigned nbases, next;
+  struct llfs_client_cfg cfg;
+  unsigned in_flight;
+};
+
+struct llfs_client_job {
+  unsigned magic;
+  struct llfs_client *c;
+  CURL *easy;
+  struct curl_slist *hdrs;
+  struct buf req;     /* JSON request body */
+  struct buf resp;    /* framed answer */
+  long meta_len;      /* from Wpfs-Meta-Length, -1 if absent */
+  llfs_client_cb *cb;
+  void *arg;
+  struct llfs_client_job **owner;  /* cleared when the job ends */
+};
+
+/* ---- answers ------------------------------------------------------------- */
+
+const char *llfs_answer_header(const struct llfs_answer *a, const char *name)
+{
+  json_t *hs = a->meta ? json_object_get(a->meta, "headers") : NULL;
+  size_t i;
+  json_t *pair;
+  json_array_foreach(hs, i, pair) {
+    const char *n = json_string_value(json_array_get(pair, 0));
+    if(n && !strcasecmp(n, name))
+      return json_string_value(json_array_get(pair, 1));
+  }
+  return NULL;
+}
+
+static void answer_fail(struct llfs_answer *a, const char *detail)
+{
+  memset(a, 0, sizeof *a);
+  a->outcome = "fetcher_unavailable";
+  a->detail = detail;
+}
+
+/* Split "META\nBODY" and read the metadata. */
+static int answer_parse(struct llfs_client_job *j, struct llfs_answer *a, json_t **meta)
+{
+  const char *p = j->resp.data ? j->resp.data : "";
+  const char *nl = memchr(p, '\n', j->resp.len);
+  size_t mlen = nl ? (size_t)(nl - p) : j->resp.len;
+  if(!nl || (j->meta_len >= 0 && (size_t)j->meta_len != mlen))
+    return -1;
+  *meta = json_loadb(p, mlen, 0, NULL);
+  if(!*meta || !json_is_string(json_object_get(*meta, "outcome")))
+    return -1;
+  memset(a, 0, sizeof *a);
+  a->reached = true;
+  a->meta = *meta;
+  a->outcome = json_string_value(json_object_get(*meta, "outcome"));
+  a->detail = json_string_value(json_object_get(*meta, "detail"));
+  a->status = (long)json_integer_value(json_object_get(*meta, "status"));
+  a->redirect = json_string_value(json_object_get(*meta, "redirect"));
+  a->truncated = json_is_true(json_object_get(*meta, "truncated"));
+  a->downloaded = (uint64_t)json_integer_value(json_object_get(*meta, "downloaded_bytes"));
+  a->total_us = (uint64_t)json_integer_value(
+    json_object_get(json_object_get(*meta, "timings_us"), "total"));
+  a->body = nl + 1;
+  a->body_len = j->resp.len - mlen - 1;
+  return 0;
+}
+
+/* ---- transfers ------------------------------------------------------------ */
+
+static size_t job_on_body(char *p, size_t sz, size_t n, void *arg)
+{
+  struct llfs_client_job *j = arg;
+  return buf_add(&j->resp, p, sz * n) == CM_OK ? sz * n : 0;
+}
+
+static size_t job_on_header(char *p, size_t sz, size_t n, void *arg)
+{
+  struct llfs_client_job *j = arg;
+  static const char name[] = "wpfs-meta-length:";
+  if(sz * n > sizeof name && !strncasecmp(p, name, sizeof name - 1))
+    j->meta_len = strtol(p + sizeof name - 1, NULL, 10);
+  return sz * n;
+}
+
+static void job_free(struct llfs_client_job *j)
+{
+  if(j->owner)
+    *j->owner = NULL;
+  curl_easy_cleanup(j->easy);
+  curl_slist_free_all(j->hdrs);
+  buf_free(&j->req);
+  buf_free(&j->resp);
+  j->c->in_flight--;
+  j->magic = 0;
+  mem_free(j);
+}
+
+static void job_done(CURL *e, CURLcode rc, void *arg)
+{
+  struct llfs_client_job *j = arg;
+  struct llfs_answer a;
+  json_t *meta = NULL;
+  long code = 0;
+  char detail[160];
+  if(!j || j->magic != LLFS_JOB_MAGIC)
+    abort();
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+  if(rc != CURLE_OK) {
+    snprintf(detail, sizeof detail, "fetcher: %s", curl_easy_strerror(rc));
+    answer_fail(&a, detail);
+  } else if(code != 200) {
+    snprintf(detail, sizeof detail, "fetcher answered %ld", code);
+    answer_fail(&a, detail);
+  } else if(answer_parse(j, &a, &meta)) {
+    answer_fail(&a, "fetcher: malformed answer");
+  }
+  if(!a.reached)
+    LOG(LOG_WARN, "%s", a.detail);
+  if(j->owner)
+    *j->owner = NULL;
+  j->owner = NULL;
+  j->cb(j->arg, &a);
+  json_decref(meta);
+  job_free(j);
+}
+
+static cm_err job_body(struct buf *b, const struct llfs_client_req *r)
+{
+  buf_adds(b, "{\"url\":");
+  buf_add_json_str(b, r->url, strlen(r->url));
+  if(r->head)
+    buf_adds(b, ",\"method\":\"HEAD\"");
+  if(r->timeout_ms > 0)
+    buf_addf(b, ",\"timeout_ms\":%ld", r->timeout_ms);
+  if(r->nheaders) {
+    buf_adds(b, ",\"headers\":{");
+    for(size_t i = 0; i < r->nheaders; i++) {
+      const char *h = r->headers[i];
+      const char *colon = strchr(h, ':');
+      const char *v = colon ? colon + 1 : "";
+      while(*v == ' ')
+        v++;
+      buf_adds(b, i ? "," : "");
+      buf_add_json_str(b, h, colon ? (size_t)(colon - h) : strlen(h));
+      buf_addc(b, ':');
+      buf_add_json_str(b, v, strlen(v));
+    }
+    buf_addc(b, '}');
+  }
+  return buf_addc(b, '}');
+}
+
+static int job_setup(struct llfs_client *c, struct llfs_client_job *j,
+                     const struct llfs_client_req *r)
+{
+  char url[512], rid[96];
+  const char *base = c->bases[c->next++ % c->nbases];
+  snprintf(url, sizeof url, "%s/v1/fetch", base);
+  if(job_body(&j->req, r) != CM_OK || !(j->easy = curl_easy_init()))
+    return -1;
+  j->hdrs = curl_slist_append(NULL, "Content-Type: application/json");
+  j->hdrs = curl_slist_append(j->hdrs, "Accept: application/x-wpfs-fetch");
+  j->hdrs = curl_slist_append(j->hdrs, "Expect:");
+  if(r->req_id) {
+    snprintf(rid, sizeof rid, "X-Request-Id: %s", r->req_id);
+    j->hdrs = curl_slist_append(j->hdrs, rid);
+  }
+  long tmo = (r->timeout_ms > 0 ? r->timeout_ms : 60000) + c->cfg.slack_ms;
+  curl_easy_setopt(j->easy, CURLOPT_URL, url);
+  curl_easy_setopt(j->easy, CURLOPT_HTTPHEADER, j->hdrs);
+  curl_easy_setopt(j->easy, CURLOPT_POSTFIELDS, j->req.data);
+  curl_easy_setopt(j->easy, CURLOPT_POSTFIELDSIZE, (long)j->req.len);
+  curl_easy_setopt(j->easy, CURLOPT_WRITEFUNCTION, job_on_body);
+  curl_easy_setopt(j->easy, CURLOPT_WRITEDATA, j);
+  curl_easy_setopt(j->easy, CURLOPT_HEADERFUNCTION, job_on_header);
+  curl_easy_setopt(j->easy, CURLOPT_HEADERDATA, j);
+  curl_easy_setopt(j->easy, CURLOPT_TIMEOUT_MS, tmo);
+  curl_easy_setopt(j->easy, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+  curl_easy_setopt(j->easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(j->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  return j->hdrs ? 0 : -1;
+}
+
+int llfs_client_fetch(struct llfs_client *c, const struct llfs_client_req *r,
+                      llfs_client_cb *cb, void *arg, struct llfs_client_job **jobp)
+{
+  struct llfs_client_job *j = mem_calloc(1, sizeof *j);
+  if(!j)
+    return -1;
+  j->magic = LLFS_JOB_MAGIC;
+  j->c = c;
+  j->cb = cb;
+  j->arg = arg;
+  j->meta_len = -1;
+  buf_init(&j->req, 64 * 1024 + 2 * strlen(r->url));
+  buf_init(&j->resp, c->cfg.max_answer);
+  c->in_flight++;
+  if(job_setup(c, j, r) || curluv_add(c->cu, j->easy, job_done, j)) {
+    job_free(j);
+    return -1;
+  }
+  j->owner = jobp;
+  if(jobp)
+    *jobp = j;
+  return 0;
+}
+
+void llfs_client_cancel(struct llfs_client_job **jobp)
+{
+  struct llfs_client_job *j = *jobp;
+  if(!j)
+    return;
+  *jobp = NULL;
+  j->owner = NULL;
+  curluv_remove(j->c->cu, j->easy);
+  job_free(j);
+}
+
+/* ---- readiness ------------------------------------------------------------ */
+
+struct ping {
+  void (*cb)(void *, bool);
+  void *arg;
+};
+
+static size_t ping_sink(char *p, size_t sz, size_t n, void *arg)
+{
+  (void)p;
+  (void)arg;
+  return sz * n;
+}
+
+static void ping_done(CURL *e, CURLcode rc, void *arg)
+{
+  struct ping *p = arg;
+  long code = 0;
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+  curl_easy_cleanup(e);
+  p->cb(p->arg, rc == CURLE_OK && code == 200);
+  mem_free(p);
+}
+
+int llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void *arg)
+{
+  char url[512];
+  struct ping *p = mem_alloc(sizeof *p);
+  CURL *e = curl_easy_init();
+  if(!p || !e) {
+    mem_free(p);
+    curl_easy_cleanup(e);
+    return -1;
+  }
+  p->cb = cb;
+  p->arg = arg;
+  snprintf(url, sizeof url, "%s/readyz", c->bases[c->next++ % c->nbases]);
+  curl_easy_setopt(e, CURLOPT_URL, url);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, ping_sink);
+  if(curluv_add(c->cu, e, ping_done, p)) {
+    curl_easy_cleanup(e);
+    mem_free(p);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- life ------------------------------------------------------------------- */
+
+struct llfs_client *llfs_client_new(uv_loop_t *loop, const struct llfs_client_cfg *cfg)
+{
+  struct llfs_client *c = xalloc(sizeof *c);
+  c->cfg = *cfg;
+  c->cu = curluv_new(loop);
+  for(const char *p = cfg->base_urls ? cfg->base_urls : ""; *p && c->nbases < LLFS_MAX_BASES;) {
+    size_t n = strcspn(p, ",");
+    size_t k = n;
+    while(k && p[k - 1] == '/')
+      k--;
+    if(k) {
+      c->bases[c->nbases] = xalloc(k + 1);
+      memcpy(c->bases[c->nbases++], p, k);
+    }
+    p += n + (p[n] == ',');
+  }
+  if(!c->cu || !c->nbases) {
+    llfs_client_free(&c);
+    return NULL;
+  }
+  CURLM *m = curluv_multi(c->cu);
+  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, cfg->max_conns);
+  curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, cfg->max_conns);
+  return c;
+}
+
+unsigned llfs_client_in_flight(const struct llfs_client *c) { return c->in_flight; }
+
+void llfs_client_free(struct llfs_client **cp)
+{
+  struct llfs_client *c = *cp;
+  if(!c)
+    return;
+  *cp = NULL;
+  curluv_free(&c->cu);  /* in-flight jobs' owners must have cancelled them */
+  for(unsigned i = 0; i < c->nbases; i++)
+    free(c->bases[i]);
+  free(c);
+}

@@ -1,0 +1,63 @@
+#ifndef WPFS_HLFS_LLFS_CLIENT_H
+#define WPFS_HLFS_LLFS_CLIENT_H
+/* The gateway's client of the fetcher service (POST /v1/fetch, framed
+ * answers: one JSON line, then the body bytes). Asynchronous on the loop
+ * through common/curluv; keep-alive connections to the fetcher; several
+ * fetcher base URLs are used in turn.
+ *
+ * Contracts: on a non-zero return cb is never called; otherwise cb runs once
+ * from the loop unless llfs_client_cancel comes first. The answer and every
+ * string in it live only during cb. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+struct llfs_client_cfg {
+  const char *base_urls;     /* "http://127.0.0.1:8081,http://..." */
+  long        slack_ms;      /* added to the fetch timeout for the hop itself */
+  size_t      max_answer;    /* cap on one answer (metadata + body) */
+  long        max_conns;     /* connections kept to the fetchers */
+};
+
+struct llfs_answer {
+  bool        reached;       /* the fetcher answered with a result */
+  const char *outcome;       /* fetch outcome name, or "fetcher_unavailable" */
+  const char *detail;        /* may be NULL */
+  long        status;        /* HTTP status of the page, 0 if none */
+  const char *redirect;      /* absolute Location, or NULL */
+  bool        truncated;
+  uint64_t    total_us;      /* the fetch as the fetcher timed it */
+  uint64_t    downloaded;
+  json_t     *meta;          /* the whole FetchResult (borrowed) */
+  const char *body;
+  size_t      body_len;
+};
+
+/* Value of response header name in a.meta (first, case-insensitive). */
+const char *llfs_answer_header(const struct llfs_answer *a, const char *name);
+
+struct llfs_client_req {
+  const char        *url;
+  bool               head;
+  const char *const *headers;  /* "Name: value" */
+  size_t             nheaders;
+  long               timeout_ms;  /* 0: the fetcher's default */
+  const char        *req_id;      /* X-Request-Id, carried into its logs */
+};
+
+struct llfs_client;
+struct llfs_client_job;
+typedef void llfs_client_cb(void *arg, const struct llfs_answer *a);
+
+struct llfs_client *llfs_client_new(uv_loop_t *loop, const struct llfs_client_cfg *cfg);
+int  llfs_client_fetch(struct llfs_client *c, const struct llfs_client_req *r,
+                       llfs_client_cb *cb, void *arg, struct llfs_client_job **jobp);
+void llfs_client_cancel(struct llfs_client_job **jobp);
+/* GET /readyz of the next fetcher; cb(arg, true) if it answered 200. */
+int  llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void *arg);
+unsigned llfs_client_in_flight(const struct llfs_client *c);
+void llfs_client_free(struct llfs_client **cp);
+
+#endif

@@ -1,0 +1,19 @@
+/* Give a claim back without an outcome (the replica is stopping, or the
+ * fetch could not start): the request returns to its place with its
+ * attempts unchanged and the site keeps its next allowed time.
+ * KEYS[1] h:{N}
+ * ARGV    {N}, site, token, idle_ms
+ * Returns 1, or 0 when the lease was already lost. */
+#include "hlfs/lua.h"
+#include "hlfs/lua_lib.h"
+
+const char lua_abort[] = LUA_LIB
+"local site, token = ARGV[2], ARGV[3]\n"
+"local now = now_ms()\n"
+"local f = release(site, token)\n"
+"if not f then return 0 end\n"
+"requeue(site, f[2], f[3], tonumber(f[4]))\n"
+"local na = tonumber(f[5]) or 0\n"
+"if na < now then na = now end\n"
+"settle(site, na, now, tonumber(ARGV[4]))\n"
+"return 1\n";

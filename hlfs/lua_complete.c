@@ -1,0 +1,29 @@
+/* Finish a claimed request: release the lease (only if the token still
+ * holds it), set the site's next allowed time and its reason, publish the
+ * result to the client's stream, re-index the site for its other clients.
+ * KEYS[1] h:{N}
+ * ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+ *         backoff (0/1), response_ms, results_maxlen, idle_ms,
+ *         then result field/value pairs for the stream entry
+ * Returns { 1, next_at, now, stream_entry_id } or { 0 } when the lease was
+ * lost (expired and reaped: the request belongs to another claim now, and
+ * this result is dropped). */
+#include "hlfs/lua.h"
+#include "hlfs/lua_lib.h"
+
+const char lua_complete[] = LUA_LIB
+"local site, token = ARGV[2], ARGV[3]\n"
+"local now = now_ms()\n"
+"local f = release(site, token)\n"
+"if not f then return { 0 } end\n"
+"local c, m, sc = f[2], f[3], tonumber(f[4])\n"
+"local na = tonumber(f[5]) or 0\n"
+"if ARGV[4] == '1' then\n"
+"  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9])\n"
+"end\n"
+"redis.call('HINCRBY', key('cl', c), 'n', -1)\n"
+"local fields = {}\n"
+"for j = 12, #ARGV do fields[#fields + 1] = ARGV[j] end\n"
+"local id = publish(c, rid(sc), url_of(site, m), attempts(sc) + 1, fields, ARGV[10])\n"
+"settle(site, na, now, tonumber(ARGV[11]))\n"
+"return { 1, na, now, id }\n";

@@ -1,0 +1,116 @@
+#ifndef WPFS_HLFS_LUA_LIB_H
+#define WPFS_HLFS_LUA_LIB_H
+/* Lua shared by the shard scripts, pasted in front of each (Redis scripts
+ * cannot include one another). Conventions of every shard script:
+ *   KEYS[1] = "h:{N}" (the shard hash: routes the call on a Cluster; every
+ *             other key the script touches carries the same tag "{N}");
+ *   ARGV[1] = "{N}", the tag itself.
+ * Times are the Redis server's clock (TIME), the one clock all replicas
+ * share. Numbers handed to redis.call are sent with 17 digits, so scores
+ * below 2^53 stay exact; string concatenation would not (%.14g), hence I().
+ * The layout is described in docs/hlfs-state.md. */
+
+#define LUA_LIB \
+"local T = ARGV[1]\n" \
+"local HK = KEYS[1]\n" \
+"local LZ = 'lz:' .. T\n" \
+"local VT = 'vt:' .. T\n" \
+"local function key(p, s) return p .. ':' .. T .. s end\n" \
+"local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end\n" \
+"local function I(x) return string.format('%.0f', x) end\n" \
+"local function now_ms()\n" \
+"  local t = redis.call('TIME')\n" \
+"  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n" \
+"end\n" \
+/* score = (7 - prio) << 50 | seq << 11 | attempts << 9 | max_age code */ \
+"local function rid(score)\n" \
+"  return T:sub(2, -2) .. '-' .. I(math.floor(score / 2048) % 549755813888)\n" \
+"end\n" \
+"local function attempts(score) return math.floor(score / 512) % 4 end\n" \
+/* inverse of qenc_url_pack */ \
+"local function url_of(site, m)\n" \
+"  local t, r = m:sub(1, 1), m:sub(2)\n" \
+"  if t == 'h' then return 'http://' .. site .. r end\n" \
+"  if t == 's' then return 'https://' .. site .. r end\n" \
+"  if t == 'H' or t == 'S' then\n" \
+"    local n = r:find('[/:]') or (#r + 1)\n" \
+"    local sch = (t == 'H') and 'http://' or 'https://'\n" \
+"    return sch .. r:sub(1, n - 1) .. '.' .. site .. r:sub(n)\n" \
+"  end\n" \
+"  return r\n" \
+"end\n" \
+/* Put a site in the due index of every client queued at it, due at 'at'
+ * (its next allowed time, or its lease expiry while leased). */ \
+"local function site_index(site, at)\n" \
+"  for _, c in ipairs(redis.call('SMEMBERS', key('sc', site))) do\n" \
+"    redis.call('ZREM', key('cr', c), site)\n" \
+"    redis.call('ZADD', key('cd', c), at, site)\n" \
+"  end\n" \
+"end\n" \
+/* Client c has one more request waiting in this shard; a client that was
+ * idle re-enters fair queuing at the current virtual time (no credit). */ \
+"local function backlog_add(c)\n" \
+"  local ck = key('cl', c)\n" \
+"  if redis.call('HINCRBY', ck, 'qn', 1) == 1 then\n" \
+"    local v = tonumber(redis.call('HGET', HK, 'V') or '0')\n" \
+"    local f = tonumber(redis.call('HGET', ck, 'f') or '0')\n" \
+"    if f < v then f = v end\n" \
+"    redis.call('ZADD', VT, f, c)\n" \
+"  end\n" \
+"end\n" \
+/* The (site, client) queue just became non-empty. */ \
+"local function enter(site, c)\n" \
+"  local sk = key('s', site)\n" \
+"  redis.call('SADD', key('sc', site), c)\n" \
+"  redis.call('PERSIST', sk)\n" \
+"  local f = redis.call('HMGET', sk, 'lt', 'le', 'na')\n" \
+"  local at = tonumber(f[3]) or 0\n" \
+"  if f[1] and tonumber(f[2]) > at then at = tonumber(f[2]) end\n" \
+"  redis.call('ZADD', key('cd', c), at, site)\n" \
+"end\n" \
+/* A claimed request goes back to its place (same score, same member). */ \
+"local function requeue(site, c, m, score)\n" \
+"  local qk = qkey(site, c)\n" \
+"  redis.call('ZADD', qk, score, m)\n" \
+"  if redis.call('ZCARD', qk) == 1 then enter(site, c) end\n" \
+"  backlog_add(c)\n" \
+"end\n" \
+"local function publish(c, id, url, att, fields, maxlen)\n" \
+"  local xk = key('x', c)\n" \
+"  if redis.call('EXISTS', xk) == 0 then\n" \
+"    redis.call('XGROUP', 'CREATE', xk, 'wpfs', '0', 'MKSTREAM')\n" \
+"  end\n" \
+"  return redis.call('XADD', xk, 'MAXLEN', '~', maxlen, '*', 'rid', id, 'url', url,\n" \
+"                    'a', att, unpack(fields))\n" \
+"end\n" \
+/* Drop the lease if token still holds it; the in-flight fields, or nil. */ \
+"local function release(site, token)\n" \
+"  local sk = key('s', site)\n" \
+"  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na')\n" \
+"  if f[1] ~= token then return nil end\n" \
+"  redis.call('HDEL', sk, 'lt', 'le', 'ic', 'iu', 'is', 'ia')\n" \
+"  redis.call('ZREM', LZ, site)\n" \
+"  return f\n" \
+"end\n" \
+/* The site was contacted: store when it may be contacted next, and why. */ \
+"local function polite(site, now, delay, reason, streak, backoff, resp)\n" \
+"  local sk = key('s', site)\n" \
+"  local na = now + delay\n" \
+"  redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp)\n" \
+"  if backoff == '1' then redis.call('HSET', sk, 'bu', na)\n" \
+"  else redis.call('HDEL', sk, 'bu') end\n" \
+"  return na\n" \
+"end\n" \
+/* After a release: a site with work is due again at na; an idle site's
+ * state outlives its next allowed time by idle_ms, then goes. */ \
+"local function settle(site, na, now, idle_ms)\n" \
+"  if redis.call('SCARD', key('sc', site)) > 0 then\n" \
+"    site_index(site, na)\n" \
+"  else\n" \
+"    local ttl = na - now\n" \
+"    if ttl < 0 then ttl = 0 end\n" \
+"    redis.call('PEXPIRE', key('s', site), ttl + idle_ms)\n" \
+"  end\n" \
+"end\n"
+
+#endif

@@ -1,0 +1,54 @@
+/* Enqueue a batch of one client's URLs on one shard, atomically.
+ * KEYS[1] h:{N}
+ * ARGV    {N}, client, weight, rate_per_s (0 = no limit), burst,
+ *         max_queued (0 = no limit), queue_retry_ms,
+ *         then per URL: site, member, base score (qenc_score_base)
+ * Returns per URL two values: code, then the request id (codes 0-2) or the
+ * milliseconds to wait before retrying (3-4):
+ *   0 accepted  1 duplicate of a queued request  2 duplicate of the one in
+ *   flight  3 over the request rate  4 over the queued-URL quota
+ * The token bucket charges every URL offered, duplicates included: a client
+ * that resubmits its backlog in a loop is throttled like any other. */
+#include "hlfs/lua.h"
+#include "hlfs/lua_lib.h"
+
+const char lua_submit[] = LUA_LIB
+"local c = ARGV[2]\n"
+"local w, rate, burst = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])\n"
+"local maxq, qretry = tonumber(ARGV[6]), tonumber(ARGV[7])\n"
+"local now = now_ms()\n"
+"local ck = key('cl', c)\n"
+"local st = redis.call('HMGET', ck, 'tok', 'ts', 'n')\n"
+"local tok = tonumber(st[1]) or burst\n"
+"local n = tonumber(st[3]) or 0\n"
+"if rate > 0 then\n"
+"  tok = math.min(burst, tok + (now - (tonumber(st[2]) or now)) * rate / 1000)\n"
+"end\n"
+"local function offer(site, m, base)\n"
+"  if rate > 0 then\n"
+"    if tok < 1 then return 3, math.ceil((1 - tok) * 1000 / rate) end\n"
+"    tok = tok - 1\n"
+"  end\n"
+"  local qk = qkey(site, c)\n"
+"  local old = redis.call('ZSCORE', qk, m)\n"
+"  if old then return 1, rid(tonumber(old)) end\n"
+"  local f = redis.call('HMGET', key('s', site), 'ic', 'iu', 'is')\n"
+"  if f[1] == c and f[2] == m then return 2, rid(tonumber(f[3])) end\n"
+"  if maxq > 0 and n >= maxq then return 4, qretry end\n"
+"  local seq = redis.call('HINCRBY', HK, 'seq', 1) % 549755813888\n"
+"  local score = base + seq * 2048\n"
+"  redis.call('ZADD', qk, score, m)\n"
+"  n = n + 1\n"
+"  if redis.call('ZCARD', qk) == 1 then enter(site, c)\n"
+"  else redis.call('ZADD', key('cr', c), 'XX', 'LT', score, site) end\n"
+"  backlog_add(c)\n"
+"  return 0, rid(score)\n"
+"end\n"
+"local out = {}\n"
+"for j = 8, #ARGV - 2, 3 do\n"
+"  local code, val = offer(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]))\n"
+"  out[#out + 1] = code\n"
+"  out[#out + 1] = val\n"
+"end\n"
+"redis.call('HSET', ck, 'w', w, 'tok', tok, 'ts', now, 'n', n)\n"
+"return out\n";

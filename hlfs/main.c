@@ -1,0 +1,375 @@
+/* hlfs: the gateway. Process concerns only: config, loop, Redis, the
+ * scheduler, the HTTP server, signals and the graceful stop. */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "common/cfg.h"
+#include "common/log.h"
+#include "hlfs/gw.h"
+
+struct hlfs_cfg {
+  double backoff_base_ms, backoff_max_ms;
+  long   budget;
+  long   claim_batch;
+  double delay_factor;
+  char  *listen_addr;
+  long   listen_port;
+  char  *llfs;
+  long   lease_ms;
+  char  *log_level;
+  long   max_attempts;
+  long   max_batch;
+  long   max_conns;
+  long   max_delay_ms;
+  size_t max_request_bytes;
+  size_t max_result_bytes;
+  long   max_url_len;
+  long   max_wait_ms;
+  long   min_delay_ms;
+  long   page_ttl_s;
+  long   poll_ms;
+  char  *port_file;
+  char  *redis;
+  char  *replica;
+  long   results_maxlen;
+  long   retry_after_max_ms;
+  long   shutdown_grace_ms;
+  char  *site_mode;
+  char  *token;
+  char  *tokens_file;
+  char  *user_agent;
+  long   visibility_ms;
+};
+
+#define OFF(f) offsetof(struct hlfs_cfg, f)
+static const struct cfg_key hlfs_keys[] = {
+  { "backoff_base_ms", CFG_DOUBLE, OFF(backoff_base_ms), "2000", 0, 3.6e6, NULL,
+    "first delay after a connection error or 5xx, doubled per error" },
+  { "backoff_max_ms", CFG_DOUBLE, OFF(backoff_max_ms), "600000", 0, 8.64e7, NULL,
+    "cap of the error backoff" },
+  { "budget", CFG_INT, OFF(budget), "256", 1, 100000, NULL,
+    "fetches in flight in this replica (the global cap is the sum over replicas)" },
+  { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
+  { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, "WPFS_DELAY_FACTOR",
+    "next request to a site waits at least this times the last response time" },
+  { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
+    "address to listen on (0.0.0.0 in a container)" },
+  { "listen_port", CFG_INT, OFF(listen_port), "8080", 0, 65535, "WPFS_PORT",
+    "gateway TCP port (0: any free port, see port_file)" },
+  { "llfs", CFG_STR, OFF(llfs), "http://127.0.0.1:8081", 1, 0, NULL,
+    "fetcher service base URL(s), comma-separated" },
+  { "lease_ms", CFG_MSEC, OFF(lease_ms), "30s", 1000, 600000, NULL,
+    "a site's lease; renewed while a fetch lasts, expires if this replica dies" },
+  { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL, "debug, info, warn or error" },
+  { "max_attempts", CFG_INT, OFF(max_attempts), "3", 1, 4, NULL,
+    "runs of a request whose lease keeps expiring before it is given up" },
+  { "max_batch", CFG_INT, OFF(max_batch), "5000", 1, STATE_SUBMIT_MAX, NULL,
+    "URLs per POST /v1/batches" },
+  { "max_conns", CFG_INT, OFF(max_conns), "8192", 1, 1000000, NULL, "client connections" },
+  { "max_delay_ms", CFG_MSEC, OFF(max_delay_ms), "120s", 0, 3600000, NULL,
+    "cap on crawl-delay and response-time delays" },
+  { "max_request_bytes", CFG_SIZE, OFF(max_request_bytes), "16m", 1024, 268435456, NULL,
+    "largest request body (413 beyond)" },
+  { "max_result_bytes", CFG_SIZE, OFF(max_result_bytes), "64m", 65536, 1073741824, NULL,
+    "largest answer of GET /v1/results; further results come in the next read" },
+  { "max_url_len", CFG_INT, OFF(max_url_len), "2048", 16, 65536, NULL, "longest URL accepted" },
+  { "max_wait_ms", CFG_MSEC, OFF(max_wait_ms), "120s", 0, 600000, NULL,
+    "longest wait of a long-poll or synchronous fetch" },
+  { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, "WPFS_MIN_DELAY_MS",
+    "least time between two requests to one site" },
+  { "page_ttl_s", CFG_INT, OFF(page_ttl_s), "604800", 1, 31536000, NULL,
+    "how long fetched pages are kept" },
+  { "poll_ms", CFG_MSEC, OFF(poll_ms), "500", 10, 60000, NULL,
+    "longest sleep between claim attempts (work submitted via other replicas)" },
+  { "port_file", CFG_STR, OFF(port_file), NULL, 1, 0, NULL,
+    "write the bound port to this file once listening" },
+  { "redis", CFG_STR, OFF(redis), "127.0.0.1:6379", 1, 0, NULL, "Redis host:port" },
+  { "replica", CFG_STR, OFF(replica), NULL, 1, 0, NULL,
+    "unique name of this replica (default: host name and pid)" },
+  { "results_maxlen", CFG_INT, OFF(results_maxlen), "1000000", 100, 100000000, NULL,
+    "results kept per client stream (oldest trimmed)" },
+  { "retry_after_max_ms", CFG_MSEC, OFF(retry_after_max_ms), "1h", 0, 86400000, NULL,
+    "cap on a site's Retry-After" },
+  { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
+    "on SIGTERM, time given to requests under way" },
+  { "site_mode", CFG_STR, OFF(site_mode), "host", 1, 0, NULL,
+    "politeness unit: host, ip or domain (registrable domain)" },
+  { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN",
+    "API key of a development client named \"dev\"" },
+  { "tokens_file", CFG_STR, OFF(tokens_file), NULL, 1, 0, NULL,
+    "JSON file of clients: {\"clients\":[{\"name\",\"token\",\"weight\",\"rate\",...}]}" },
+  { "user_agent", CFG_STR, OFF(user_agent), "wpfs/0.1", 1, 0, NULL,
+    "User-Agent sent to sites; its product token is the robots.txt agent" },
+  { "visibility_ms", CFG_MSEC, OFF(visibility_ms), "60s", 1000, 86400000, NULL,
+    "a result read and not acknowledged is delivered again after this" },
+};
+static const struct cfg_prog hlfs_prog = {
+  "hlfs", "wpfs gateway: robots, politeness, fairness, results (see openapi.yaml).",
+  hlfs_keys, sizeof hlfs_keys / sizeof hlfs_keys[0],
+};
+
+static const struct api_route routes[] = {
+  { "POST", "/v1/fetch", gw_h_fetch, "fetch" },
+  { "POST", "/v1/batches", gw_h_batches, "batches" },
+  { "GET", "/v1/results", gw_h_results, "results" },
+  { "POST", "/v1/results/ack", gw_h_ack, "results_ack" },
+  { "GET", "/v1/sites/{}", gw_h_site, "site" },
+  { "GET", "/v1/robots", gw_h_robots, "robots" },
+  { "GET", "/v1/stats", gw_h_stats, "stats" },
+};
+
+struct hlfs_proc {
+  uv_loop_t *loop;
+  struct hlfs_cfg cfg;
+  struct gw g;
+  struct api_srv *srv;
+  char replica[96];
+  uv_signal_t sigterm, sigint;
+  uv_timer_t ping, stop;
+  struct sched_fetch_ops fops;
+  struct sched_robots_ops rops;
+  uint64_t stop_deadline;
+};
+
+/* ---- stopping ------------------------------------------------------------- */
+
+static void proc_close(struct hlfs_proc *p)
+{
+  api_srv_stop(&p->srv);
+  gw_sync_stop(&p->g);
+  sched_free(&p->g.sched);
+  llfs_client_free(&p->g.llfs);
+  state_free(&p->g.st);
+  store_close(&p->g.store);
+  auth_free(&p->g.auth);
+  uv_close((uv_handle_t *)&p->sigterm, NULL);
+  uv_close((uv_handle_t *)&p->sigint, NULL);
+  uv_close((uv_handle_t *)&p->ping, NULL);
+  uv_close((uv_handle_t *)&p->stop, NULL);
+}
+
+static void proc_on_stop_tick(uv_timer_t *t)
+{
+  struct hlfs_proc *p = t->data;
+  if(api_srv_pending(p->srv) > 0 && uv_now(p->loop) < p->stop_deadline)
+    return;
+  uv_timer_stop(t);
+  LOG(LOG_INFO, "stopped");
+  proc_close(p);
+}
+
+static void proc_sched_stopped(void *arg)
+{
+  struct hlfs_proc *p = arg;
+  uv_timer_start(&p->stop, proc_on_stop_tick, 50, 50);
+}
+
+static void proc_on_signal(uv_signal_t *s, int signum)
+{
+  struct hlfs_proc *p = s->data;
+  if(p->g.stopping)
+    return;
+  LOG(LOG_INFO, "signal %d: stopping (grace %ld ms)", signum, p->cfg.shutdown_grace_ms);
+  p->g.stopping = true;
+  p->stop_deadline = uv_now(p->loop) + (uint64_t)p->cfg.shutdown_grace_ms;
+  api_srv_quiesce(p->srv);
+  uv_timer_stop(&p->ping);
+  sched_stop(p->g.sched, proc_sched_stopped, p);
+}
+
+/* ---- readiness of the fetcher ------------------------------------------------ */
+
+static void proc_pinged(void *arg, bool ok)
+{
+  struct hlfs_proc *p = arg;
+  if(ok != p->g.llfs_ok)
+    LOG(ok ? LOG_INFO : LOG_WARN, "fetcher service %s", ok ? "reachable" : "unreachable");
+  p->g.llfs_ok = ok;
+}
+
+static void proc_on_ping(uv_timer_t *t)
+{
+  struct hlfs_proc *p = t->data;
+  if(!p->g.stopping)
+    llfs_client_ping(p->g.llfs, proc_pinged, p);
+}
+
+/* ---- starting -------------------------------------------------------------------- */
+
+static int proc_store(struct hlfs_proc *p)
+{
+  char host[256];
+  const char *colon = strrchr(p->cfg.redis, ':');
+  long port = colon ? strtol(colon + 1, NULL, 10) : 6379;
+  size_t hn = colon ? (size_t)(colon - p->cfg.redis) : strlen(p->cfg.redis);
+  if(hn == 0 || hn >= sizeof host || port < 1 || port > 65535) {
+    LOG(LOG_ERROR, "redis: \"%s\" is not host:port", p->cfg.redis);
+    return -1;
+  }
+  memcpy(host, p->cfg.redis, hn);
+  host[hn] = '\0';
+  struct store_cfg sc = { .host = host, .port = (int)port, .connect_timeout_ms = 2000,
+                          .cmd_timeout_ms = 10000, .backoff_min_ms = 100,
+                          .backoff_max_ms = 5000, .max_pending = 100000 };
+  p->g.store = store_new(p->loop, &sc);
+  return p->g.store ? 0 : -1;
+}
+
+static int proc_gw_cfg(struct hlfs_proc *p)
+{
+  struct gw_cfg *c = &p->g.cfg;
+  enum site_mode mode;
+  if(site_mode_parse(p->cfg.site_mode, &mode)) {
+    LOG(LOG_ERROR, "site_mode: \"%s\" is not host, ip or domain", p->cfg.site_mode);
+    return -1;
+  }
+  if(p->cfg.replica)
+    snprintf(p->replica, sizeof p->replica, "%s", p->cfg.replica);
+  else {
+    char hn[64] = "hlfs";
+    gethostname(hn, sizeof hn - 1);
+    snprintf(p->replica, sizeof p->replica, "%s-%d", hn, (int)getpid());
+  }
+  *c = (struct gw_cfg){
+    .replica = p->replica, .agent = p->cfg.user_agent, .max_batch = (unsigned)p->cfg.max_batch,
+    .page_ttl_s = (uint32_t)p->cfg.page_ttl_s, .visibility_ms = (uint32_t)p->cfg.visibility_ms,
+    .max_wait_ms = (uint32_t)p->cfg.max_wait_ms, .max_url_len = (size_t)p->cfg.max_url_len,
+    .max_result_bytes = p->cfg.max_result_bytes, .site_mode = mode,
+    .robots = robots_policy_defaults(), .robots_limits = robots_limits_default(),
+  };
+  return 0;
+}
+
+static int proc_auth(struct hlfs_proc *p)
+{
+  char err[256];
+  struct state_client dev = { .name = "dev", .weight = 1 };
+  p->g.auth = auth_load(p->cfg.tokens_file, p->cfg.token, &dev, err, sizeof err);
+  if(!p->g.auth) {
+    LOG(LOG_ERROR, "API keys: %s", err);
+    return -1;
+  }
+  if(auth_count(p->g.auth) == 0)
+    LOG(LOG_WARN, "no API keys configured (tokens_file, WPFS_TOKEN): every request gets 401");
+  snprintf(p->g.sync_name, sizeof p->g.sync_name, "sync.%.50s", p->replica);
+  for(char *c = p->g.sync_name; *c; c++)
+    if(!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c))
+      *c = '-';
+  p->g.sync_client = (struct state_client){ .name = p->g.sync_name, .weight = 1 };
+  return 0;
+}
+
+static void proc_sched(struct hlfs_proc *p)
+{
+  struct state_cfg stc = { .nshards = 1, .site_mode = p->g.cfg.site_mode,
+                           .results_maxlen = (uint32_t)p->cfg.results_maxlen,
+                           .idle_keep_ms = 3600000, .robots_keep_ms = 86400000,
+                           .queue_retry_ms = 5000 };
+  p->g.st = state_new(p->g.store, &stc);
+  struct sched_cfg sc = {
+    .replica = p->replica, .budget = (unsigned)p->cfg.budget,
+    .claim_batch = (unsigned)p->cfg.claim_batch, .lease_ms = (uint32_t)p->cfg.lease_ms,
+    .poll_ms = (uint32_t)p->cfg.poll_ms, .max_attempts = (unsigned)p->cfg.max_attempts,
+    .reap_max = 64, .scan_clients = 16, .robots = true, .robots_cache = 10000,
+    .robots_cache_bytes = 64u << 20,
+    .delay = { .min_delay_ms = (uint32_t)p->cfg.min_delay_ms, .factor = p->cfg.delay_factor,
+               .max_delay_ms = (uint32_t)p->cfg.max_delay_ms,
+               .retry_after_max_ms = (uint32_t)p->cfg.retry_after_max_ms,
+               .backoff_base_ms = (uint32_t)p->cfg.backoff_base_ms,
+               .backoff_max_ms = (uint32_t)p->cfg.backoff_max_ms },
+  };
+  p->fops = gw_fetch_ops_proto;
+  p->fops.arg = &p->g;
+  p->rops = gw_robots_ops_proto;
+  p->rops.arg = &p->g;
+  p->g.sched = sched_new(p->loop, p->g.st, &sc, &p->fops, &p->rops);
+}
+
+static int proc_write_port(const char *path, int port)
+{
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if(!f)
+    return -1;
+  fprintf(f, "%d\n", port);
+  return fclose(f) || rename(tmp, path) ? -1 : 0;
+}
+
+static int proc_http(struct hlfs_proc *p)
+{
+  struct api_srv_cfg sc = {
+    .service = "hlfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
+    .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 300,
+    .routes = routes, .nroutes = sizeof routes / sizeof routes[0], .arg = &p->g,
+    .ready = gw_ready, .metrics = gw_metrics,
+  };
+  if(api_srv_start(p->loop, &sc, &p->srv))
+    return -1;
+  if(p->cfg.port_file && proc_write_port(p->cfg.port_file, api_srv_port(p->srv)))
+    return -1;
+  LOG(LOG_INFO, "gateway %s listening on %s:%d", p->replica, p->cfg.listen_addr,
+      api_srv_port(p->srv));
+  return 0;
+}
+
+static int proc_start(struct hlfs_proc *p)
+{
+  p->g.magic = GW_MAGIC;
+  p->g.loop = p->loop;
+  if(proc_gw_cfg(p) || proc_auth(p) || proc_store(p))
+    return -1;
+  struct llfs_client_cfg lc = { .base_urls = p->cfg.llfs, .slack_ms = 5000,
+                                .max_answer = (64u << 20), .max_conns = 1024 };
+  p->g.llfs = llfs_client_new(p->loop, &lc);
+  if(!p->g.llfs) {
+    LOG(LOG_ERROR, "llfs: no usable base URL in \"%s\"", p->cfg.llfs);
+    return -1;
+  }
+  proc_sched(p);
+  gw_sync_start(&p->g);
+  store_start(p->g.store);
+  sched_start(p->g.sched);
+  uv_timer_start(&p->ping, proc_on_ping, 0, 2000);
+  return proc_http(p);
+}
+
+static void proc_handles(struct hlfs_proc *p)
+{
+  uv_signal_init(p->loop, &p->sigterm);
+  uv_signal_init(p->loop, &p->sigint);
+  uv_timer_init(p->loop, &p->ping);
+  uv_timer_init(p->loop, &p->stop);
+  p->sigterm.data = p->sigint.data = p->ping.data = p->stop.data = p;
+  uv_signal_start(&p->sigterm, proc_on_signal, SIGTERM);
+  uv_signal_start(&p->sigint, proc_on_signal, SIGINT);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+  static struct hlfs_proc p;
+  enum log_level lvl;
+  enum cfg_rc rc = cfg_load(&hlfs_prog, &p.cfg, argc, argv);
+  if(rc != CFG_OK)
+    return rc == CFG_EXIT_OK ? 0 : 2;
+  if(log_level_parse(p.cfg.log_level, &lvl)) {
+    fprintf(stderr, "hlfs: log_level: not one of debug, info, warn, error\n");
+    return 2;
+  }
+  log_init("hlfs", lvl);
+  p.loop = uv_default_loop();
+  proc_handles(&p);
+  if(proc_start(&p)) {
+    LOG(LOG_ERROR, "could not start");
+    return 1;
+  }
+  uv_run(p.loop, UV_RUN_DEFAULT);
+  cfg_free(&hlfs_prog, &p.cfg);
+  return 0;
+}

@@ -1,0 +1,45 @@
+#ifndef WPFS_HLFS_PAGES_H
+#define WPFS_HLFS_PAGES_H
+/* Fetched pages in Redis: one HASH per canonical URL, key
+ * "page:{<site>}:<xxh3 of the URL, hex>" (the site's hash tag keeps a page on
+ * its site's shard). The body is stored zstd-compressed; metadata as fields.
+ * Pages expire after the configured TTL; Redis eviction (maxmemory with a
+ * volatile-* policy) bounds their total size.
+ *
+ * Contracts: those of hlfs/store.h (non-zero return: no callback). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hlfs/store.h"
+
+#define PAGE_KEY_MAX 320
+
+struct page {
+  const char *url;
+  const char *outcome;       /* fetch outcome name */
+  long        status;        /* HTTP status, 0 if none */
+  uint64_t    fetched_at;    /* ms since the epoch */
+  const char *headers_json;  /* [[name, value], ...] */
+  const char *redirect;      /* or NULL */
+  bool        truncated;
+  const char *body;          /* decoded body */
+  size_t      body_len;
+};
+
+/* Key of url's page into out (PAGE_KEY_MAX bytes). */
+void page_key(const char *site, const char *url, char *out, size_t outlen);
+
+typedef void page_put_cb(void *arg, store_err err);
+store_err page_put(struct store *s, const char *key, const struct page *p, uint32_t ttl_s,
+                   page_put_cb *cb, void *arg);
+
+/* p is NULL when there is no such page (err STORE_OK). Strings live only
+ * during the callback. */
+typedef void page_get_cb(void *arg, store_err err, const struct page *p);
+store_err page_get(struct store *s, const char *key, page_get_cb *cb, void *arg);
+
+typedef void page_del_cb(void *arg, store_err err, bool existed);
+store_err page_del(struct store *s, const char *key, page_del_cb *cb, void *arg);
+
+#endif

@@ -1,0 +1,380 @@
+/* One claimed request, from claim to reaping:
+ *   CLAIMED -> [LOOKUP] -> FETCH -> COMPLETE -> DONE
+ *   robots.txt first:      FETCH (robots) -> COMPLETE (requeues the request)
+ *   robots verdict:        CLAIMED/LOOKUP -> COMPLETE (not contacted)
+ *   given back:            any -> ABORT -> DONE
+ *   lease lost:            any -> DONE (fetch cancelled)
+ * A job is freed only by the reaper, once DONE and no store call in flight
+ * points at it (refs == 0). */
+#include "hlfs/sched_int.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+static const char *const sj_names[] = {
+#define X(e) #e,
+  SCHED_JOB_STATES(X)
+#undef X
+};
+
+void sched_job_check(const struct sched_job *j)
+{
+  assert(j && j->magic == SCHED_JOB_MAGIC);
+}
+
+void sched_job_set_state(struct sched_job *j, enum sched_job_st to, int line)
+{
+  if(j->st == to)
+    return;
+  struct log_ctx ctx = { .req = j->info.rid, .client = j->info.client, .url = j->info.url };
+  LOGC(LOG_DEBUG, &ctx, "job %s -> %s (line %d)", sj_names[j->st], sj_names[to], line);
+  if(to == SJ_DONE)
+    j->s->live--;
+  j->st = to;
+}
+
+/* The robots.txt URL of an origin "scheme://host:port", default port dropped. */
+static void sj_robots_url(const char *origin, char *out, size_t outlen)
+{
+  size_t n = strlen(origin);
+  if((!strncmp(origin, "http:", 5) && n > 3 && !strcmp(origin + n - 3, ":80"))
+     || (!strncmp(origin, "https:", 6) && n > 4 && !strcmp(origin + n - 4, ":443")))
+    n = (size_t)(strrchr(origin, ':') - origin);
+  snprintf(out, outlen, "%.*s/robots.txt", (int)n, origin);
+}
+
+struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct state_claim *c)
+{
+  char origin[SITE_ORIGIN_MAX] = "", rurl[SITE_ORIGIN_MAX + 16];
+  if(site_origin(c->url, origin, sizeof origin))
+    origin[0] = '\0';
+  sj_robots_url(origin, rurl, sizeof rurl);
+  const char *src[] = { c->site, c->client, c->url, c->token, c->rid, origin, rurl };
+  size_t len[7], total = 0;
+  for(int i = 0; i < 7; i++)
+    total += (len[i] = strlen(src[i])) + 1;
+  struct sched_job *j = mem_calloc(1, sizeof *j);
+  char *p = mem_alloc(total);
+  if(!j || !p) {
+    mem_free(j);
+    mem_free(p);
+    return NULL;
+  }
+  char *dst[7];
+  j->strs = p;
+  for(int i = 0; i < 7; i++) {
+    memcpy(p, src[i], len[i] + 1);
+    dst[i] = p;
+    p += len[i] + 1;
+  }
+  j->magic = SCHED_JOB_MAGIC;
+  j->s = s;
+  j->shard = shard;
+  j->st = SJ_CLAIMED;
+  j->info = (struct sched_job_info){ .kind = SCHED_PAGE, .url = dst[2], .site = dst[0],
+                                     .client = dst[1], .rid = dst[4], .origin = dst[5],
+                                     .prio = c->q.prio, .attempts = c->q.attempts,
+                                     .max_age_s = c->q.max_age_s };
+  j->page_url = dst[2];
+  j->token = dst[3];
+  j->robots_url = dst[6];
+  j->streak = c->error_streak;
+  return j;
+}
+
+void sched_job_free(struct sched_job **jp)
+{
+  struct sched_job *j = *jp;
+  if(!j)
+    return;
+  *jp = NULL;
+  sched_job_check(j);
+  mem_free(j->strs);
+  mem_free(j->outstrs);
+  j->magic = 0;
+  mem_free(j);
+}
+
+/* ---- giving back ---------------------------------------------------- */
+
+static void sj_kick_done(struct sched_job *j)
+{
+  sched_job_state(j, SJ_DONE);
+  sched_kick(j->s);
+}
+
+static void sj_on_aborted(void *arg, store_err err, const int *held, size_t n)
+{
+  struct sched_job *j = arg;
+  sched_job_check(j);
+  (void)err;
+  (void)held;
+  (void)n;  /* refused or failed: the lease expires and the request is reaped */
+  j->refs--;
+  sj_kick_done(j);
+}
+
+void sched_job_abort(struct sched_job *j)
+{
+  struct sched *s = j->s;
+  sched_job_state(j, SJ_ABORT);
+  if(state_abort(s->st, j->shard, j->info.site, j->token, sj_on_aborted, j) == STORE_OK)
+    j->refs++;
+  else
+    sj_kick_done(j);
+}
+
+void sched_job_lost(struct sched_job *j)
+{
+  struct sched *s = j->s;
+  if(j->st == SJ_DONE)
+    return;
+  if(j->st == SJ_FETCH && s->fops.cancel)
+    s->fops.cancel(s->fops.arg, j);
+  s->stats.cancelled++;
+  struct log_ctx ctx = { .req = j->info.rid, .client = j->info.client, .url = j->info.url };
+  LOGC(LOG_WARN, &ctx, "lease on %s lost, fetch dropped", j->info.site);
+  sj_kick_done(j);
+}
+
+/* ---- completion ------------------------------------------------------- */
+
+static void sj_store(struct sched_job *j);
+
+static void sj_on_stored(void *arg, store_err err, int held, uint64_t next_at, const char *id)
+{
+  struct sched_job *j = arg;
+  sched_job_check(j);
+  (void)next_at;
+  (void)id;
+  j->refs--;
+  if(j->st != SJ_COMPLETE)
+    return;  /* lost meanwhile */
+  if(err) {
+    /* keep the lease (renewals go on) and try again shortly */
+    j->s->stats.complete_retries++;
+    j->retry_at_ms = clock_mono_ms() + 200;
+    return;
+  }
+  (void)held;  /* !held: another claim owns the request now; counted by state */
+  sj_kick_done(j);
+}
+
+static const char *sj_outcome_name(const struct sched_outcome *o)
+{
+  if(o->outcome)
+    return o->outcome;
+  if(!o->contacted)
+    return "not_fetched";
+  if(o->transport_err)
+    return "transport_error";
+  return o->http_status >= 200 && o->http_status < 400 ? "ok" : "http_error";
+}
+
+static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct delay_out *d)
+{
+  const struct sched_outcome *o = &j->out;
+  struct delay_in in = { .ev = delay_classify(o->contacted, o->transport_err, o->http_status),
+                         .response_ms = o->response_ms, .crawl_delay_ms = crawl_delay_ms,
+                         .streak = j->streak, .retry_after_ms = -1 };
+  if(in.ev == DELAY_EV_THROTTLED
+     && delay_retry_after(o->retry_after, o->date, clock_wall_ms(), &in.retry_after_ms))
+    in.retry_after_ms = -1;
+  delay_next(&j->s->cfg.delay, &in, d);
+}
+
+static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
+{
+  struct sched *s = j->s;
+  struct state_robots rec = { 0 };
+  s->rops.digest(s->rops.arg, j->info.origin, &j->out, &rec);
+  if(!rec.status)
+    rec.status = -1;  /* a record must exist, or the next claim fetches again */
+  sj_delay(j, rec.crawl_delay_ms, &d->delay);
+  rec.fetched_at = sched_srv_now(s);
+  rec.expires_at = rec.fetched_at + rec.ttl_ms;
+  rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
+  sched_rcache_put(s->rcache, j->info.origin, &rec);
+  return state_robots_done(s->st, j->shard, d, j->info.origin, &rec, sj_on_stored, j);
+}
+
+static store_err sj_store_page(struct sched_job *j, struct state_done *d)
+{
+  const struct sched_outcome *o = &j->out;
+  char hs[16], ms[16], bytes[24];
+  const char *f[12];
+  size_t n = 0;
+  snprintf(hs, sizeof hs, "%d", o->http_status);
+  snprintf(ms, sizeof ms, "%u", o->response_ms);
+  snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)o->bytes);
+  f[n++] = "o";
+  f[n++] = sj_outcome_name(o);
+  f[n++] = "hs";
+  f[n++] = hs;
+  f[n++] = "ms";
+  f[n++] = ms;
+  f[n++] = "bytes";
+  f[n++] = bytes;
+  if(o->error) {
+    f[n++] = "err";
+    f[n++] = o->error;
+  }
+  if(o->ref) {
+    f[n++] = "ref";
+    f[n++] = o->ref;
+  }
+  d->fields = f;
+  d->nfields = n;
+  sj_delay(j, j->crawl_delay_ms, &d->delay);
+  return state_complete(j->s->st, j->shard, d, sj_on_stored, j);
+}
+
+static void sj_store(struct sched_job *j)
+{
+  struct state_done d = { .site = j->info.site, .token = j->token,
+                          .response_ms = j->out.response_ms };
+  j->retry_at_ms = 0;
+  store_err e = j->info.kind == SCHED_ROBOTS ? sj_store_robots(j, &d) : sj_store_page(j, &d);
+  if(e == STORE_OK) {
+    j->refs++;
+    return;
+  }
+  j->s->stats.complete_retries++;
+  j->retry_at_ms = clock_mono_ms() + 200;
+}
+
+void sched_job_retry(struct sched_job *j)
+{
+  if(j->st == SJ_COMPLETE && !j->refs && j->retry_at_ms && clock_mono_ms() >= j->retry_at_ms)
+    sj_store(j);
+}
+
+/* Strings of o copied into one block owned by the job. */
+static int sj_copy_outcome(struct sched_job *j, const struct sched_outcome *o)
+{
+  const char *src[] = { o->retry_after, o->date, o->outcome, o->error, o->ref };
+  const char **dst[] = { &j->out.retry_after, &j->out.date, &j->out.outcome,
+                         &j->out.error, &j->out.ref };
+  size_t total = o->body_len + 1;
+  for(int i = 0; i < 5; i++)
+    total += src[i] ? strlen(src[i]) + 1 : 0;
+  j->out = *o;
+  char *p = j->outstrs = mem_alloc(total);
+  if(!p)
+    return -1;
+  for(int i = 0; i < 5; i++) {
+    *dst[i] = src[i] ? memcpy(p, src[i], strlen(src[i]) + 1) : NULL;
+    p += src[i] ? strlen(src[i]) + 1 : 0;
+  }
+  if(o->body_len)
+    memcpy(p, o->body, o->body_len);
+  p[o->body_len] = '\0';
+  j->out.body = p;
+  return 0;
+}
+
+static void sj_complete(struct sched_job *j, const struct sched_outcome *o)
+{
+  if(sj_copy_outcome(j, o)) {
+    sched_job_abort(j);  /* out of memory: let another turn run it */
+    return;
+  }
+  sched_job_state(j, SJ_COMPLETE);
+  sj_store(j);
+}
+
+void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
+{
+  sched_job_check(j);
+  assert(j->st == SJ_FETCH);
+  sj_complete(j, o);
+}
+
+/* Completion without a fetch: the robots verdict says no. */
+static void sj_finish_unfetched(struct sched_job *j, const char *outcome)
+{
+  struct sched_outcome o = { .outcome = outcome };
+  sj_complete(j, &o);
+}
+
+/* ---- fetching --------------------------------------------------------- */
+
+static void sj_fetch(struct sched_job *j, enum sched_kind kind)
+{
+  struct sched *s = j->s;
+  j->info.kind = kind;
+  j->info.url = kind == SCHED_ROBOTS ? j->robots_url : j->page_url;
+  sched_job_state(j, SJ_FETCH);
+  if(kind == SCHED_ROBOTS)
+    s->stats.robots_fetches++;
+  else
+    s->stats.fetches++;
+  if(s->fops.start(s->fops.arg, j) == 0)
+    return;
+  s->stats.start_failed++;
+  s->pause_until = clock_mono_ms() + s->cfg.poll_ms;
+  sched_job_abort(j);
+}
+
+static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
+{
+  struct sched *s = j->s;
+  j->crawl_delay_ms = rec->crawl_delay_ms;
+  switch(s->rops.check(s->rops.arg, j->info.origin, rec, j->page_url)) {
+  case SCHED_ALLOW:
+    sj_fetch(j, SCHED_PAGE);
+    break;
+  case SCHED_DISALLOW:
+    s->stats.robots_disallowed++;
+    sj_finish_unfetched(j, "robots_disallowed");
+    break;
+  default:
+    s->stats.robots_unavailable++;
+    sj_finish_unfetched(j, "robots_unavailable");
+  }
+}
+
+static void sj_on_robots(void *arg, store_err err, const struct state_robots *rec)
+{
+  struct sched_job *j = arg;
+  sched_job_check(j);
+  j->refs--;
+  if(j->st != SJ_LOOKUP)
+    return;
+  struct sched *s = j->s;
+  if(err) {
+    sched_job_abort(j);
+    return;
+  }
+  if(rec->status && sched_srv_now(s) < rec->expires_at) {
+    sched_rcache_put(s->rcache, j->info.origin, rec);
+    sj_verdict(j, rec);
+  }
+  else
+    sj_fetch(j, SCHED_ROBOTS);  /* missing or stale: robots.txt first */
+}
+
+void sched_job_begin(struct sched_job *j)
+{
+  struct sched *s = j->s;
+  if(!s->have_robots || !j->info.origin[0]) {
+    sj_fetch(j, SCHED_PAGE);
+    return;
+  }
+  struct state_robots rec;
+  if(sched_rcache_get(s->rcache, j->info.origin, sched_srv_now(s), &rec)) {
+    sj_verdict(j, &rec);
+    return;
+  }
+  sched_job_state(j, SJ_LOOKUP);
+  s->stats.robots_lookups++;
+  if(state_robots_get(s->st, j->shard, j->info.origin, sj_on_robots, j) == STORE_OK)
+    j->refs++;
+  else
+    sched_job_abort(j);
+}

@@ -1,0 +1,98 @@
+#ifndef WPFS_HLFS_STORE_H
+#define WPFS_HLFS_STORE_H
+/* The gateway's one Redis connection: asynchronous (hiredis on the libuv
+ * loop), scripts by EVALSHA (loaded with SCRIPT LOAD on every connect, sent
+ * again as EVAL when the server answers NOSCRIPT), reconnection with
+ * exponential backoff, a cap on commands awaiting a reply and a deadline on
+ * each. This is the only file that sees hiredis; replies reach callers as
+ * opaque store_val nodes read through the accessors below.
+ *
+ * Contracts:
+ *  - a non-zero return from store_cmd/store_eval means cb is never called;
+ *  - otherwise cb is called exactly once, from the loop, with STORE_OK and the
+ *    reply, or an error (STORE_REPLY with the error reply as v, or a
+ *    transport error with v NULL);
+ *  - v and everything reached from it are valid only during the callback;
+ *  - a blocking command (BLOCK/XREADGROUP ... BLOCK) holds the connection:
+ *    give it a store of its own, and its block time as extra_ms;
+ *  - store_close must not be called from inside a store callback. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define STORE_ERRORS(X)                                  \
+  X(OK,      "ok")                                       \
+  X(DOWN,    "redis not connected")                      \
+  X(BUSY,    "too many redis commands pending")          \
+  X(TIMEOUT, "redis did not answer in time")             \
+  X(REPLY,   "redis answered with an error")             \
+  X(PROTO,   "unexpected redis reply")                   \
+  X(NOMEM,   "out of memory")                            \
+  X(CLOSED,  "store closed")
+
+typedef enum {
+#define X(e, txt) STORE_##e,
+  STORE_ERRORS(X)
+#undef X
+  STORE__LAST
+} store_err;
+
+const char *store_strerror(store_err e);
+
+struct store_cfg {
+  const char *host;
+  int         port;
+  uint32_t    connect_timeout_ms;
+  uint32_t    cmd_timeout_ms;    /* reply deadline; the connection is reset when missed */
+  uint32_t    backoff_min_ms;    /* first reconnect delay, doubled to backoff_max_ms */
+  uint32_t    backoff_max_ms;
+  unsigned    max_pending;       /* commands sent and not yet answered */
+};
+
+enum store_vtype { STORE_V_NIL, STORE_V_INT, STORE_V_STR, STORE_V_ARR,
+                   STORE_V_ERR, STORE_V_STATUS, STORE_V_OTHER };
+
+struct store_val;  /* opaque reply node */
+enum store_vtype        store_v_type(const struct store_val *v);
+/* Integer reply, or a string holding a decimal integer; def otherwise. */
+long long               store_v_int(const struct store_val *v, long long def);
+/* String, status or error text (and its length); NULL for other types. */
+const char             *store_v_str(const struct store_val *v, size_t *len);
+size_t                  store_v_len(const struct store_val *v);   /* array size */
+const struct store_val *store_v_at(const struct store_val *v, size_t i); /* NULL past end */
+
+typedef void store_cb(void *arg, store_err err, const struct store_val *v);
+typedef void store_state_fn(void *arg, bool up);
+
+struct store_stats {
+  uint64_t sent;        /* commands written */
+  uint64_t evals;       /* of which script calls */
+  uint64_t replies;
+  uint64_t reply_errors;
+  uint64_t noscript;    /* EVALSHA answered NOSCRIPT, resent as EVAL */
+  uint64_t busy;        /* refused: max_pending reached */
+  uint64_t timeouts;    /* connection reset on a missed deadline */
+  uint64_t connects;
+  uint64_t disconnects;
+  unsigned pending;
+};
+
+struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg);
+/* Called on every change between connected (scripts loaded) and not. */
+void  store_on_state(struct store *s, store_state_fn *fn, void *arg);
+/* Register a script before store_start; returns its id. Aborts on OOM. */
+int   store_script(struct store *s, const char *name, const char *body);
+void  store_start(struct store *s);
+bool  store_is_up(const struct store *s);
+store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *lens,
+                    uint32_t extra_ms, store_cb *cb, void *arg);
+/* EVALSHA script: argv = keys then arguments, nkeys of them keys. */
+store_err store_eval(struct store *s, int script, int nkeys, int argc,
+                     const char **argv, const size_t *lens, store_cb *cb, void *arg);
+const struct store_stats *store_stats(const struct store *s);
+/* Fail pending commands with STORE_CLOSED, stop reconnecting; memory is
+ * released once the loop has closed the handles. *sp is cleared. */
+void  store_close(struct store **sp);
+
+#endif

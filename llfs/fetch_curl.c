@@ -1,0 +1,508 @@
+/* libcurl's multi socket API on the libuv loop, and one transfer per job:
+ * options (pinned address, limits, no redirects), the write, header,
+ * progress and open-socket callbacks that enforce the caps and the guard,
+ * and the mapping of CURLE_* to outcomes (only this file sees them). */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/mem.h"
+#include "llfs/fetch_int.h"
+
+/* ---- the multi handle on the loop ---- */
+
+static void fc_check_done(struct fetcher *f);
+
+static void fc_on_poll(uv_poll_t *p, int status, int events)
+{
+  struct fetch_sock *s = p->data;
+  FETCH_CHECK(s && s->magic == FETCH_SOCK_MAGIC);
+  struct fetcher *f = s->f;
+  int running, flags = 0;
+  /* On a socket error (a reset) libuv stops the handle and reports no
+   * events: let libcurl read, so it takes what arrived before the error
+   * and finds the errno itself, then watch again if it still wants to. */
+  if(status < 0)
+    events = UV_READABLE | UV_WRITABLE;
+  if(events & UV_READABLE)
+    flags |= CURL_CSELECT_IN;
+  if(events & UV_WRITABLE)
+    flags |= CURL_CSELECT_OUT;
+  curl_multi_socket_action(f->multi, s->fd, flags, &running);
+  if(status < 0 && !s->closing)
+    uv_poll_start(&s->poll, s->events, fc_on_poll);
+  fc_check_done(f);
+}
+
+static void fc_on_uv_timer(uv_timer_t *t)
+{
+  struct fetcher *f = t->data;
+  int running;
+  FETCH_CHECK(f->magic == FETCHER_MAGIC);
+  curl_multi_socket_action(f->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+  fc_check_done(f);
+}
+
+static int fc_on_timer(CURLM *m, long ms, void *userp)
+{
+  struct fetcher *f = userp;
+  (void)m;
+  if(ms < 0)
+    uv_timer_stop(&f->curl_timer);
+  else
+    uv_timer_start(&f->curl_timer, fc_on_uv_timer, (uint64_t)ms, 0);
+  return 0;
+}
+
+static void fc_sock_closed(uv_handle_t *h)
+{
+  struct fetch_sock *s = h->data;
+  struct fetcher *f = s->f;
+  s->magic = 0;
+  mem_free(s);
+  fetch_unref(f);
+}
+
+static void fc_sock_close(struct fetcher *f, struct fetch_sock *s)
+{
+  if(s->prev)
+    s->prev->next = s->next;
+  else
+    f->socks = s->next;
+  if(s->next)
+    s->next->prev = s->prev;
+  s->closing = true;
+  uv_poll_stop(&s->poll);
+  uv_close((uv_handle_t *)&s->poll, fc_sock_closed);
+}
+
+static struct fetch_sock *fc_sock_open(struct fetcher *f, curl_socket_t fd)
+{
+  struct fetch_sock *s = mem_calloc(1, sizeof *s);
+  if(!s)
+    return NULL;
+  if(uv_poll_init_socket(f->loop, &s->poll, fd)) {
+    mem_free(s);
+    return NULL;
+  }
+  s->magic = FETCH_SOCK_MAGIC;
+  s->fd = fd;
+  s->f = f;
+  s->poll.data = s;
+  s->next = f->socks;
+  if(f->socks)
+    f->socks->prev = s;
+  f->socks = s;
+  f->open_handles++;
+  return s;
+}
+
+static int fc_on_socket(CURL *e, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+  struct fetcher *f = userp;
+  struct fetch_sock *s = socketp;
+  (void)e;
+  FETCH_CHECK(f->magic == FETCHER_MAGIC && (!s || s->magic == FETCH_SOCK_MAGIC));
+  if(what == CURL_POLL_REMOVE) {
+    if(s) {
+      curl_multi_assign(f->multi, fd, NULL);
+      fc_sock_close(f, s);
+    }
+    return 0;
+  }
+  if(!s) {
+    if(!(s = fc_sock_open(f, fd)))
+      return -1;
+    curl_multi_assign(f->multi, fd, s);
+  }
+  s->events = (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
+  uv_poll_start(&s->poll, s->events, fc_on_poll);
+  return 0;
+}
+
+int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
+{
+  if(curl_global_init(CURL_GLOBAL_DEFAULT)) {
+    snprintf(err, errlen, "libcurl initialization failed");
+    return -1;
+  }
+  f->curl_global = true;
+  uv_timer_init(f->loop, &f->curl_timer);
+  f->curl_timer.data = f;
+  f->open_handles++;
+  f->multi = curl_multi_init();
+  f->share = curl_share_init();
+  if(!f->multi || !f->share) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  curl_multi_setopt(f->multi, CURLMOPT_SOCKETFUNCTION, fc_on_socket);
+  curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f);
+  curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, fc_on_timer);
+  curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+  curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, f->cfg.max_host_connections);
+  curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->cfg.max_connections);
+  curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  return 0;
+}
+
+void fetch_curl_fini(struct fetcher *f)
+{
+  if(f->multi)
+    curl_multi_cleanup(f->multi);   /* closes the kept-alive connections */
+  if(f->share)
+    curl_share_cleanup(f->share);
+  f->multi = NULL;
+  f->share = NULL;
+  while(f->socks)
+    fc_sock_close(f, f->socks);
+  if(f->curl_timer.data)
+    uv_close((uv_handle_t *)&f->curl_timer, fetch_handle_closed);
+  if(f->curl_global)
+    curl_global_cleanup();
+  f->curl_global = false;
+}
+
+/* ---- one transfer ---- */
+
+static size_t fc_on_write(char *p, size_t sz, size_t n, void *ud)
+{
+  struct fetch_job *j = ud;
+  size_t len = sz * n, room = j->max_decoded - j->res.body.len;
+  curl_off_t raw = 0;
+  j->res.bytes_decoded += len;
+  /* The raw count already includes the bytes being delivered: past the
+   * cap, keep nothing more (the progress callback alone would let a fast
+   * sender run a hundred reads ahead). */
+  curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &raw);
+  if(raw > 0 && (uint64_t)raw > j->max_body) {
+    j->over = OVER_RAW;
+    j->res.truncated = true;
+    return 0;
+  }
+  if(len > room) {
+    buf_add(&j->res.body, p, room);
+    j->res.truncated = true;
+    j->over = OVER_DECODED;
+    return 0;   /* CURLE_WRITE_ERROR: the transfer stops here */
+  }
+  if(buf_add(&j->res.body, p, len)) {
+    j->over = OVER_NOMEM;
+    return 0;
+  }
+  return len;
+}
+
+static size_t fc_on_header(char *p, size_t sz, size_t n, void *ud)
+{
+  struct fetch_job *j = ud;
+  size_t len = sz * n;
+  j->hdr_bytes += len;
+  if(j->hdr_bytes > j->f->cfg.max_header_bytes) {
+    j->over = OVER_HEADER;
+    return 0;
+  }
+  if(fetch_res_header_line(&j->res, p, len)) {
+    j->over = OVER_NOMEM;
+    return 0;
+  }
+  /* The blank line ends a head; a 1xx head is followed by another. */
+  if(len <= 2 && (p[0] == '\r' || p[0] == '\n')) {
+    long code = 0;
+    curl_easy_getinfo(j->easy, CURLINFO_RESPONSE_CODE, &code);
+    j->hdr_done = code >= 200;
+  }
+  return len;
+}
+
+/* dlnow counts body bytes as received, before decoding: the raw cap. */
+static int fc_on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                          curl_off_t ulnow)
+{
+  struct fetch_job *j = ud;
+  (void)dltotal;
+  (void)ultotal;
+  (void)ulnow;
+  if(dlnow > 0 && (uint64_t)dlnow > j->max_body) {
+    j->over = OVER_RAW;
+    j->res.truncated = true;
+    return 1;
+  }
+  return 0;
+}
+
+/* The last gate before connect(2): whatever address libcurl is about to
+ * use goes through the guard again, so nothing but a checked address is
+ * ever contacted, even if a pin were bypassed. */
+static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+  struct fetch_job *j = ud;
+  const unsigned char *b = NULL;
+  (void)purpose;
+  if(a->family == AF_INET)
+    b = (const unsigned char *)&((const struct sockaddr_in *)(const void *)&a->addr)->sin_addr;
+  else if(a->family == AF_INET6)
+    b = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)&a->addr)->sin6_addr;
+  enum guard_verdict v = b ? guard_check(j->f->guard, a->family, b) : GUARD_BAD_FAMILY;
+  if(v != GUARD_OK) {
+    j->sock_blocked = v;
+    return CURL_SOCKET_BAD;
+  }
+  curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  if(fd != CURL_SOCKET_BAD) {
+    j->opened = true;
+    j->f->st.conn_opened++;
+  }
+  return fd;
+}
+
+static enum outcome fc_map_curle(const struct fetch_job *j, CURLcode rc, long os_errno)
+{
+  curl_off_t connect_us = 0;
+  switch(rc) {
+  case CURLE_OK:
+    return OUTCOME_OK;
+  case CURLE_COULDNT_CONNECT:
+    return os_errno == ECONNREFUSED ? OUTCOME_CONNECT_REFUSED
+         : os_errno == ETIMEDOUT    ? OUTCOME_CONNECT_TIMEOUT
+                                    : OUTCOME_CONNECT_ERROR;
+  case CURLE_OPERATION_TIMEDOUT:
+    curl_easy_getinfo(j->easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+    return connect_us == 0 && j->opened ? OUTCOME_CONNECT_TIMEOUT : OUTCOME_TIMEOUT;
+  case CURLE_SSL_CONNECT_ERROR: case CURLE_PEER_FAILED_VERIFICATION:
+  case CURLE_SSL_CERTPROBLEM: case CURLE_SSL_CIPHER: case CURLE_SSL_CACERT_BADFILE:
+  case CURLE_SSL_ISSUER_ERROR: case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+  case CURLE_SSL_INVALIDCERTSTATUS: case CURLE_SSL_SHUTDOWN_FAILED:
+  case CURLE_SSL_CRL_BADFILE: case CURLE_SSL_ENGINE_INITFAILED: case CURLE_USE_SSL_FAILED:
+    return OUTCOME_TLS_ERROR;
+  case CURLE_RECV_ERROR:
+  case CURLE_SEND_ERROR:
+    /* With an errno the peer reset us; without one libcurl found the bytes
+     * themselves wrong (chunked encoding). */
+    return os_errno ? OUTCOME_RESET : OUTCOME_PROTOCOL_ERROR;
+  case CURLE_PARTIAL_FILE:
+  case CURLE_GOT_NOTHING:
+    return OUTCOME_RESET;
+  case CURLE_WEIRD_SERVER_REPLY: case CURLE_BAD_CONTENT_ENCODING:
+  case CURLE_UNSUPPORTED_PROTOCOL: case CURLE_HTTP2: case CURLE_HTTP2_STREAM:
+  case CURLE_HTTP3: case CURLE_RANGE_ERROR: case CURLE_HTTP_RETURNED_ERROR:
+    return OUTCOME_PROTOCOL_ERROR;
+  case CURLE_OUT_OF_MEMORY:
+    /* libcurl 7.88 reports a header line over its own 100 KiB line limit
+     * as out of memory: while the head is being read, that is what it is. */
+    return j->hdr_done ? OUTCOME_NO_MEMORY : OUTCOME_TOO_LARGE;
+  case CURLE_URL_MALFORMAT:
+    return OUTCOME_BAD_URL;
+  default:
+    return OUTCOME_INTERNAL;
+  }
+}
+
+static enum outcome fc_outcome(struct fetch_job *j, CURLcode rc)
+{
+  long os_errno = 0;
+  if(j->sock_blocked) {
+    j->res.blocked = j->sock_blocked;
+    return OUTCOME_BLOCKED_ADDRESS;
+  }
+  switch(j->over) {
+  case OVER_HEADER:
+  case OVER_RAW:
+  case OVER_DECODED: return OUTCOME_TOO_LARGE;
+  case OVER_NOMEM:   return OUTCOME_NO_MEMORY;
+  case OVER_NONE:    break;
+  }
+  curl_easy_getinfo(j->easy, CURLINFO_OS_ERRNO, &os_errno);
+  return fc_map_curle(j, rc, os_errno);
+}
+
+static uint64_t fc_time(CURL *e, CURLINFO what)
+{
+  curl_off_t v = 0;
+  curl_easy_getinfo(e, what, &v);
+  return v > 0 ? (uint64_t)v : 0;
+}
+
+static void fc_timings(struct fetch_job *j)
+{
+  struct fetch_timings *t = &j->res.t;
+  uint64_t conn = fc_time(j->easy, CURLINFO_CONNECT_TIME_T);
+  uint64_t app = fc_time(j->easy, CURLINFO_APPCONNECT_TIME_T);
+  uint64_t pre = fc_time(j->easy, CURLINFO_PRETRANSFER_TIME_T);
+  uint64_t first = fc_time(j->easy, CURLINFO_STARTTRANSFER_TIME_T);
+  uint64_t dns = fc_time(j->easy, CURLINFO_NAMELOOKUP_TIME_T);
+  if(!j->res.reused && conn > dns)
+    t->connect_us = conn - dns;
+  if(!j->res.reused && app > conn)
+    t->tls_us = app - conn;
+  if(first > pre)
+    t->first_byte_us = first - pre;
+}
+
+static int fc_http_version(long v)
+{
+  switch(v) {
+  case CURL_HTTP_VERSION_1_0: return 10;
+  case CURL_HTTP_VERSION_1_1: return 11;
+  case CURL_HTTP_VERSION_2_0: return 20;
+  case CURL_HTTP_VERSION_3:   return 30;
+  default:                    return 0;
+  }
+}
+
+/* What libcurl knows about the finished transfer, into the result. */
+static void fc_collect(struct fetch_job *j)
+{
+  struct fetch_res *r = &j->res;
+  char *s = NULL;
+  long v = 0;
+  curl_off_t sz = 0;
+  curl_easy_getinfo(j->easy, CURLINFO_RESPONSE_CODE, &r->status);
+  curl_easy_getinfo(j->easy, CURLINFO_HTTP_VERSION, &v);
+  r->http_version = r->status ? fc_http_version(v) : 0;
+  if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
+    snprintf(r->addr, sizeof r->addr, "%s", s);
+  if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
+    r->port = (unsigned)v;
+  s = NULL;
+  if(r->status / 100 == 3 && curl_easy_getinfo(j->easy, CURLINFO_REDIRECT_URL, &s) == CURLE_OK &&
+     s)
+    r->redirect = mem_strdup(s);
+  curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &sz);
+  r->bytes_raw = sz > 0 ? (uint64_t)sz : 0;
+  r->reused = !j->opened && r->addr[0];
+  if(r->reused)
+    j->f->st.conn_reused++;
+  j->f->st.bytes_header += j->hdr_bytes;
+  fc_timings(j);
+}
+
+static void fc_done(struct fetch_job *j, CURLcode rc)
+{
+  enum outcome o = fc_outcome(j, rc);
+  fc_collect(j);
+  const char *detail = o && j->errbuf[0] ? j->errbuf : curl_easy_strerror(rc);
+  fetch_curl_abort(j);
+  job_finish(j, o, o ? detail : "");
+}
+
+static void fc_check_done(struct fetcher *f)
+{
+  CURLMsg *m;
+  int left;
+  while((m = curl_multi_info_read(f->multi, &left))) {
+    if(m->msg != CURLMSG_DONE)
+      continue;
+    struct fetch_job *j = NULL;
+    curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&j);
+    FETCH_CHECK(j && j->magic == FETCH_JOB_MAGIC && j->easy == m->easy_handle);
+    fc_done(j, m->data.result);
+  }
+}
+
+/* "::ADDR:PORT": any host and port of this transfer goes to ADDR:PORT,
+ * so libcurl never resolves, yet Host, SNI and certificate checks keep
+ * the URL's name. */
+static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
+{
+  char ip[64], line[96];
+  dns_addr_format(a, ip, sizeof ip);
+  snprintf(line, sizeof line, a->family == AF_INET6 ? "::[%s]:%u" : "::%s:%u", ip, j->u.port);
+  struct curl_slist *l = curl_slist_append(NULL, line);
+  if(!l)
+    return -1;
+  j->connect_to = l;
+  return 0;
+}
+
+static void fc_limits(struct fetch_job *j)
+{
+  const struct fetch_cfg *c = &j->f->cfg;
+  uint64_t now = clock_mono_ms();
+  long left = j->deadline_ms > now ? (long)(j->deadline_ms - now) : 1;
+  curl_easy_setopt(j->easy, CURLOPT_TIMEOUT_MS, left);
+  curl_easy_setopt(j->easy, CURLOPT_CONNECTTIMEOUT_MS, j->connect_ms < left ? j->connect_ms : left);
+  if(c->low_speed_bytes) {
+    curl_easy_setopt(j->easy, CURLOPT_LOW_SPEED_LIMIT, (long)c->low_speed_bytes);
+    curl_easy_setopt(j->easy, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
+  }
+  /* libcurl's own timeout should end the transfer; ours is the backstop. */
+  job_rearm(j, (uint64_t)left + 2000);
+}
+
+static void fc_callbacks(struct fetch_job *j)
+{
+  CURL *e = j->easy;
+  curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)j);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, j);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, j);
+  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
+  curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
+  curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fc_on_open);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
+}
+
+static CURLcode fc_setopts(struct fetch_job *j)
+{
+  const struct fetch_cfg *c = &j->f->cfg;
+  CURL *e = j->easy;
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, j->u.canon);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_PROXY, "");   /* ignore *_proxy variables */
+  if(rc)
+    return rc;
+  curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to);
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, j->hdrs);
+  curl_easy_setopt(e, CURLOPT_SHARE, j->f->share);
+  if(c->tls_ca_file)
+    curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
+  if(j->method == FETCH_HEAD)
+    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+  fc_callbacks(j);
+  fc_limits(j);
+  return CURLE_OK;
+}
+
+enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a)
+{
+  FETCH_CHECK(!j->easy);
+  /* The address dialled, even if the connect fails (libcurl then knows
+   * no primary address). */
+  dns_addr_format(a, j->res.addr, sizeof j->res.addr);
+  j->res.port = j->u.port;
+  if(fc_connect_to(j, a) || !(j->easy = curl_easy_init()))
+    return OUTCOME_NO_MEMORY;
+  CURLcode rc = fc_setopts(j);
+  if(rc || curl_multi_add_handle(j->f->multi, j->easy) != CURLM_OK) {
+    curl_easy_cleanup(j->easy);
+    j->easy = NULL;
+    return rc == CURLE_OUT_OF_MEMORY ? OUTCOME_NO_MEMORY : OUTCOME_INTERNAL;
+  }
+  return OUTCOME_OK;
+}
+
+void fetch_curl_abort(struct fetch_job *j)
+{
+  if(!j->easy)
+    return;
+  curl_multi_remove_handle(j->f->multi, j->easy);
+  curl_easy_cleanup(j->easy);
+  j->easy = NULL;
+}

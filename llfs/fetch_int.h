@@ -1,0 +1,146 @@
+#ifndef WPFS_LLFS_FETCH_INT_H
+#define WPFS_LLFS_FETCH_INT_H
+/* Private to llfs/fetch*.c: the fetcher, its jobs and the seams between
+ * the job life cycle (fetch.c), the libcurl glue (fetch_curl.c), the URL
+ * split (fetch_url.c), results (fetch_res.c) and counters (fetch_stats.c). */
+#include <curl/curl.h>
+
+#include "llfs/fetch.h"
+#include "common/log.h"
+
+#define FETCHER_MAGIC   0x4f1c2e97u
+#define FETCH_JOB_MAGIC 0x1b6d8a35u
+
+_Noreturn void fetch_panic(const char *file, int line, const char *what);
+#define FETCH_CHECK(cond)                                                \
+  do {                                                                   \
+    if(!(cond))                                                          \
+      fetch_panic(__FILE__, __LINE__, #cond);                            \
+  } while(0)
+
+/* Job states; change only through job_state(). */
+#define JOB_STATES(X) X(NEW) X(QUEUED) X(RESOLVING) X(TRANSFER) X(DONE) X(CALLING)
+enum job_st {
+#define X(s) JOB_##s,
+  JOB_STATES(X)
+#undef X
+};
+
+/* Why a transfer was cut short by our own callbacks. */
+enum job_over { OVER_NONE, OVER_HEADER, OVER_RAW, OVER_DECODED, OVER_NOMEM };
+
+struct job_list {
+  struct fetch_job *first, *last;
+  size_t n;
+};
+
+struct fetch_url {
+  char    *canon;             /* mem-owned */
+  char     host[256];         /* IPv6 without brackets */
+  unsigned port;
+  bool     https;
+};
+
+struct fetch_job {
+  unsigned          magic;
+  struct fetcher   *f;
+  enum job_st       st;
+  struct fetch_job *prev, *next;   /* on f->queue, f->active or f->done */
+  struct job_list  *on;            /* which of them */
+  fetch_cb         *cb;
+  void             *arg;
+  bool              cancelled;     /* on f->done: drop without calling */
+  /* request */
+  struct fetch_url  u;
+  enum fetch_method method;
+  struct curl_slist *hdrs;
+  struct curl_slist *connect_to;
+  struct dns_addr   pin;
+  bool              pinned;
+  long              connect_ms, timeout_ms;
+  size_t            max_body, max_decoded;
+  char              req_id[64];
+  /* progress */
+  struct dns_waiter *dw;
+  CURL             *easy;
+  uv_timer_t        timer;         /* the job's deadline */
+  uint64_t          t_start, t_admit, t_resolved;  /* monotonic us */
+  uint64_t          deadline_ms;   /* monotonic */
+  size_t            hdr_bytes;
+  bool              hdr_done;      /* the final response's head is complete */
+  enum job_over     over;
+  bool              opened;        /* our open-socket callback ran */
+  enum guard_verdict sock_blocked; /* open-socket callback refused */
+  char              errbuf[CURL_ERROR_SIZE];
+  struct fetch_res  res;
+};
+
+struct fetch_sock {
+  uv_poll_t          poll;          /* first: the handle's data is the sock */
+  unsigned           magic;
+#define FETCH_SOCK_MAGIC 0x3a58c1e7u
+  curl_socket_t      fd;
+  int                events;       /* UV_READABLE/UV_WRITABLE libcurl wants */
+  bool               closing;
+  struct fetcher    *f;
+  struct fetch_sock *prev, *next;
+};
+
+struct fetcher {
+  unsigned          magic;
+  uv_loop_t        *loop;
+  struct fetch_cfg  cfg;          /* strings owned */
+  struct dns       *dns;
+  struct guard     *guard;
+  CURLM            *multi;
+  CURLSH           *share;
+  uv_timer_t        curl_timer;
+  uv_timer_t        kick;         /* reaps f->done, admits from f->queue */
+  uv_timer_t        stop_timer;   /* shutdown deadline */
+  struct fetch_sock *socks;
+  struct job_list   queue, active, done;
+  struct fetch_stats st;
+  int               open_handles;
+  bool              curl_global;   /* curl_global_init succeeded */
+  bool              shutting, stop_fired, done_called, in_kick, free_pending, freeing;
+  fetcher_done_cb  *stop_cb;
+  void             *stop_arg;
+};
+
+/* fetch.c */
+void job_list_push(struct job_list *l, struct fetch_job *j);
+void job_list_remove(struct fetch_job *j);
+/* The job ended with o (the result is filled as far as it got). */
+void job_finish(struct fetch_job *j, enum outcome o, const char *detail);
+/* Close callback of every fetcher-owned handle whose data is the fetcher;
+ * fetch_unref is the same for handles that carry other data. The last
+ * one frees a fetcher that is being released. */
+void fetch_handle_closed(uv_handle_t *h);
+void fetch_unref(struct fetcher *f);
+/* Move the job's deadline timer to ms from now. */
+void job_rearm(struct fetch_job *j, uint64_t ms);
+
+/* fetch_curl.c */
+int  fetch_curl_init(struct fetcher *f, char *err, size_t errlen);
+void fetch_curl_fini(struct fetcher *f);
+/* Start the transfer of a resolved, guarded job; outcome 0 or the error
+ * that ended it (the caller then finishes the job). */
+enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a);
+/* Take the job's transfer out of libcurl without a result. */
+void fetch_curl_abort(struct fetch_job *j);
+
+/* fetch_url.c */
+enum outcome fetch_url_split(const char *url, struct fetch_url *out);
+void fetch_url_clear(struct fetch_url *u);
+
+/* fetch_res.c */
+void   fetch_res_init(struct fetch_res *r, size_t max_header, size_t max_body);
+void   fetch_res_clear(struct fetch_res *r);
+/* libcurl header callback body: one header line into r->headers. */
+size_t fetch_res_header_line(struct fetch_res *r, const char *p, size_t n);
+
+/* fetch_stats.c */
+void fetch_stats_finish(struct fetcher *f, const struct fetch_job *j);
+void fetch_stats_refused(struct fetcher *f, enum outcome o);
+
+#endif

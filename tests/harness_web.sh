@@ -1,0 +1,82 @@
+# testweb harness (sourced by tests/lib.sh). docs/testweb.md has the details.
+#   start_testweb ARGS...   start testweb on free ports and wait until it
+#                           answers; sets TESTWEB_PORT, TESTWEB_CTL (control
+#                           base URL), TESTWEB_PID, TESTWEB_LOG
+#   stop_testweb            SIGTERM, wait; returns testweb's exit status
+#   tw_addr SITE            address of a site (name or address)
+#   tw_url SITE PATH        http://SITE:PORT/PATH
+#   tw_curl SITE PATH ARGS  curl to a site by its own address (no DNS needed)
+#   tw_site_json SITE [Q]   the site's record (Q: query, e.g. requests=0)
+#   tw_site_field SITE JQ   one jq expression on the site's record
+#   tw_stats                server counters (JSON)
+#   tw_reset [SITE]         forget every record (or one site's)
+#   tw_add_site JSON        add a site at run time
+#   tw_put_site SITE JSON   replace a site's config at run time
+#   tw_zone                 "name address" lines of every site
+TESTWEB_N=0
+
+start_testweb() {
+  TESTWEB_N=$((TESTWEB_N + 1))
+  local name=testweb$TESTWEB_N
+  local pf="$T_DIR/$name.port" cf="$T_DIR/$name.ctl"
+  rm -f "$pf" "$cf"
+  bg "$name" "$WPFS_BIN/testweb" --port 0 --port-file "$pf" \
+    --control-port 0 --control-port-file "$cf" "$@"
+  TESTWEB_PID=$BG_PID
+  TESTWEB_LOG="$T_DIR/$name.log"
+  if ! wait_for 20 test -s "$cf"; then
+    cat "$TESTWEB_LOG" >&2
+    bail "testweb did not start"
+  fi
+  TESTWEB_PORT=$(cat "$pf")
+  TESTWEB_CTL="http://127.0.0.1:$(cat "$cf")"
+  wait_for 10 curl -sf "$TESTWEB_CTL/health" || bail "testweb control does not answer"
+}
+
+stop_testweb() {
+  local rc
+  kill -TERM "$TESTWEB_PID" 2>/dev/null
+  wait "$TESTWEB_PID"
+  rc=$?
+  return $rc
+}
+
+# Generated sites follow a fixed rule; other sites are asked for.
+tw_addr() {
+  local s=$1 i
+  if [[ $s =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    echo "$s"
+  elif [[ $s =~ ^site([0-9]+)\.test$ ]]; then
+    i=${BASH_REMATCH[1]}
+    echo "127.10.$((i / 250)).$((i % 250 + 1))"
+  else
+    curl -s "$TESTWEB_CTL/sites/$s?requests=0" | jq -r '.address // "127.0.0.1"'
+  fi
+}
+
+tw_url() { echo "http://$1:$TESTWEB_PORT$2"; }
+
+tw_curl() {
+  local site=$1 path=$2 addr
+  shift 2
+  addr=$(tw_addr "$site")
+  if [ "$addr" = "$site" ]; then
+    curl "$@" "http://$site:$TESTWEB_PORT$path"
+  else
+    curl --resolve "$site:$TESTWEB_PORT:$addr" "$@" "http://$site:$TESTWEB_PORT$path"
+  fi
+}
+
+tw_site_json() { curl -s "$TESTWEB_CTL/sites/$1${2:+?$2}"; }
+tw_site_field() { tw_site_json "$1" | jq -r "$2"; }
+tw_stats() { curl -s "$TESTWEB_CTL/stats"; }
+tw_reset() {
+  if [ $# -gt 0 ]; then
+    curl -sf -X POST "$TESTWEB_CTL/sites/$1/reset" >/dev/null
+  else
+    curl -sf -X POST "$TESTWEB_CTL/reset" >/dev/null
+  fi
+}
+tw_add_site() { curl -s -X POST --data-binary "$1" "$TESTWEB_CTL/sites"; }
+tw_put_site() { curl -s -X PUT --data-binary "$2" "$TESTWEB_CTL/sites/$1"; }
+tw_zone() { curl -s "$TESTWEB_CTL/zone"; }

@@ -1,0 +1,694 @@
+/* hlfs/sched.c on a real redis-server with a fake fetch that records when
+ * each fetch starts and ends: politeness (one in flight per site, gaps),
+ * Retry-After and backoff, robots.txt first, lease renewal and loss, stop,
+ * fairness under concurrency, and two scheduler processes sharing one
+ * Redis with one of them killed by SIGKILL mid-run. */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/mem.h"
+#include "hlfs/sched.h"
+#include "tests/integ/itest_state_util.h"
+
+/* ---- the fake fetch ---------------------------------------------------- */
+
+#define MAX_EV 200000
+
+struct ev {
+  char     site[48];
+  char     rid[24];
+  char     client[16];
+  char     url[96];
+  int      kind;
+  uint64_t start_us, end_us;  /* end 0: cancelled or never ended */
+  bool     cancelled;
+};
+
+/* What a fetch of url answers; set per test. */
+struct fake_answer {
+  uint32_t    ms;           /* duration */
+  int         status;
+  bool        transport_err;
+  const char *retry_after;
+  const char *body;         /* robots.txt */
+};
+typedef void fake_plan_fn(const struct sched_job_info *info, unsigned nth, struct fake_answer *a);
+
+static struct ev *evs;
+static unsigned nev, inflight, max_inflight;
+static fake_plan_fn *plan;
+static int logfd = -1;  /* child processes: events go to a shared file */
+
+struct fake {
+  uv_timer_t        t;
+  struct sched_job *job;
+  unsigned          ev;
+  struct fake_answer a;
+};
+
+static void fake_log(const char *what, const struct ev *e, uint64_t us)
+{
+  char line[256];
+  int n = snprintf(line, sizeof line, "%s %s %s %d %llu\n", what, e->site, e->rid,
+                   (int)getpid(), (unsigned long long)us);
+  if(logfd >= 0 && write(logfd, line, (size_t)n) != n)
+    abort();
+}
+
+static void fake_closed(uv_handle_t *h) { mem_free(h->data); }
+
+static void fake_on_timer(uv_timer_t *t)
+{
+  struct fake *f = t->data;
+  struct ev *e = &evs[f->ev];
+  e->end_us = clock_mono_us();
+  fake_log("E", e, e->end_us);
+  inflight--;
+  struct sched_outcome o = { .contacted = !f->a.transport_err || f->a.status >= 0,
+                             .transport_err = f->a.transport_err,
+                             .http_status = f->a.status, .response_ms = f->a.ms,
+                             .retry_after = f->a.retry_after, .body = f->a.body,
+                             .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100 };
+  struct sched_job *job = f->job;
+  sched_job_info(job)->user = NULL;
+  uv_close((uv_handle_t *)&f->t, fake_closed);
+  sched_job_done(job, &o);
+}
+
+static int fake_start(void *arg, struct sched_job *job)
+{
+  (void)arg;
+  struct sched_job_info *in = sched_job_info(job);
+  if(nev >= MAX_EV)
+    return -1;
+  struct fake *f = mem_calloc(1, sizeof *f);
+  f->job = job;
+  f->ev = nev++;
+  struct ev *e = &evs[f->ev];
+  memset(e, 0, sizeof *e);
+  snprintf(e->site, sizeof e->site, "%s", in->site);
+  snprintf(e->rid, sizeof e->rid, "%s", in->kind == SCHED_ROBOTS ? "robots" : in->rid);
+  snprintf(e->client, sizeof e->client, "%s", in->client);
+  snprintf(e->url, sizeof e->url, "%s", in->url);
+  e->kind = in->kind;
+  e->start_us = clock_mono_us();
+  fake_log("S", e, e->start_us);
+  if(++inflight > max_inflight)
+    max_inflight = inflight;
+  f->a = (struct fake_answer){ .ms = 0, .status = 200 };
+  if(plan)
+    plan(in, f->ev, &f->a);
+  in->user = f;
+  uv_timer_init(it_loop, &f->t);
+  f->t.data = f;
+  uv_timer_start(&f->t, fake_on_timer, f->a.ms, 0);
+  return 0;
+}
+
+static void fake_cancel(void *arg, struct sched_job *job)
+{
+  (void)arg;
+  struct fake *f = sched_job_info(job)->user;
+  if(!f)
+    return;
+  evs[f->ev].cancelled = true;
+  fake_log("C", &evs[f->ev], clock_mono_us());
+  inflight--;
+  sched_job_info(job)->user = NULL;
+  uv_timer_stop(&f->t);
+  uv_close((uv_handle_t *)&f->t, fake_closed);
+}
+
+static const struct sched_fetch_ops fake_ops = { fake_start, fake_cancel, NULL };
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static struct sched_cfg sc_cfg(unsigned budget, uint32_t lease_ms, uint32_t min_delay)
+{
+  return (struct sched_cfg){
+    .budget = budget, .claim_batch = 16, .lease_ms = lease_ms, .poll_ms = 50,
+    .max_attempts = 3,
+    .delay = { .min_delay_ms = min_delay, .factor = 0, .max_delay_ms = 60000,
+               .retry_after_max_ms = 60000, .backoff_base_ms = 100,
+               .backoff_max_ms = 10000 },
+  };
+}
+
+static void sc_reset(void)
+{
+  if(!evs)
+    evs = calloc(MAX_EV, sizeof *evs);
+  nev = inflight = max_inflight = 0;
+  plan = NULL;
+}
+
+static long long results_len(const char *client)
+{
+  char cmd[96];
+  snprintf(cmd, sizeof cmd, "XLEN x:{0}%s", client);
+  return it_int(ts_store, cmd);
+}
+
+/* Run the loop until the client's stream holds want results. */
+static void run_until_results(const char *client, long long want, uint32_t timeout_ms)
+{
+  uint64_t end = clock_mono_ms() + timeout_ms;
+  while(results_len(client) < want && clock_mono_ms() < end)
+    ts_sleep(20);
+  assert_int_equal(results_len(client), want);
+}
+
+static int stopped;
+static void on_stopped(void *arg)
+{
+  (void)arg;
+  stopped = 1;
+}
+
+static void sc_stop(struct sched **sp)
+{
+  stopped = 0;
+  sched_stop(*sp, on_stopped, NULL);
+  assert_true(it_run_until(&stopped, 10000));
+  sched_free(sp);
+  uv_run(it_loop, UV_RUN_NOWAIT);
+}
+
+static void submit_urls(const char *client, const char *fmt, int n, int sites)
+{
+  static char urls[STATE_SUBMIT_MAX][96];
+  static struct state_item it[STATE_SUBMIT_MAX];
+  for(int i = 0; i < n; i++) {
+    snprintf(urls[i], sizeof urls[i], fmt, i % sites, i);
+    it[i] = (struct state_item){ .url = urls[i], .max_age_s = 0 };
+  }
+  assert_int_equal(ts_submit(client, it, (size_t)n), STORE_OK);
+  for(int i = 0; i < n; i++)
+    assert_int_equal(it[i].code, STATE_SUB_ACCEPTED);
+}
+
+/* Per site: no two fetches overlap, and each starts at least gap_ms after
+ * the previous one ended. Returns the smallest gap seen (us). */
+static uint64_t check_site_gaps(uint64_t gap_ms)
+{
+  uint64_t min_gap = UINT64_MAX;
+  for(unsigned i = 0; i < nev; i++) {
+    uint64_t best_end = 0;
+    for(unsigned k = 0; k < nev; k++) {
+      if(k == i || strcmp(evs[k].site, evs[i].site) || evs[k].start_us > evs[i].start_us)
+        continue;
+      assert_true(evs[k].end_us != 0 && evs[k].end_us <= evs[i].start_us);
+      if(evs[k].end_us > best_end)
+        best_end = evs[k].end_us;
+    }
+    if(best_end) {
+      uint64_t gap = evs[i].start_us - best_end;
+      if(gap < min_gap)
+        min_gap = gap;
+    }
+  }
+  assert_true(min_gap >= gap_ms * 1000 - 2000);  /* ms clocks of two hosts' sorts */
+  return min_gap;
+}
+
+/* ---- politeness ----------------------------------------------------------- */
+
+static void plan_20ms(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)info;
+  (void)nth;
+  a->ms = 20;
+}
+
+static void test_politeness_gaps_and_budget(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_20ms;
+  submit_urls("c1", "http://p%d.test/%d", 60, 6);
+  struct sched_cfg c = sc_cfg(4, 5000, 150);
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s);
+  run_until_results("c1", 60, 20000);
+  uint64_t min_gap = check_site_gaps(150);
+  print_message("# 60 fetches on 6 sites, min_delay 150 ms: smallest gap %.1f ms, "
+                "at most %u in flight (budget 4)\n", (double)min_gap / 1000, max_inflight);
+  assert_true(max_inflight <= 4);
+  assert_int_equal(nev, 60);
+  assert_int_equal(sched_stats(s)->fetches, 60);
+  assert_int_equal(state_stats(ts_st)->completed, 60);
+  sc_stop(&s);
+  ts_close();
+}
+
+static void plan_throttle(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)nth;
+  a->ms = 5;
+  if(strstr(info->url, "/ra"))
+    a->status = 503, a->retry_after = "1";
+  else if(strstr(info->url, "/err"))
+    a->status = 500;
+  else if(strstr(info->url, "/reset"))
+    a->status = 0, a->transport_err = true;
+}
+
+/* Retry-After: 1 holds the site a second; 5xx and resets back off 100,
+ * 200, 400 ms; a success resets the streak. */
+static void test_retry_after_and_backoff(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_throttle;
+  const char *urls[] = { "http://t.test/ra", "http://t.test/after",
+                         "http://b.test/err1", "http://b.test/err2", "http://b.test/reset3",
+                         "http://b.test/ok", "http://b.test/after" };
+  struct state_item it[7];
+  for(int i = 0; i < 7; i++)
+    it[i] = (struct state_item){ .url = urls[i], .prio = (unsigned)(7 - i) };
+  assert_int_equal(ts_submit("c1", it, 7), STORE_OK);
+  struct sched_cfg c = sc_cfg(4, 5000, 10);
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s);
+  run_until_results("c1", 7, 20000);
+  uint64_t t_ra_end = 0, t_after = 0, b[5] = { 0 }, b_end[5] = { 0 };
+  for(unsigned i = 0; i < nev; i++) {
+    if(!strcmp(evs[i].url, "http://t.test/ra"))
+      t_ra_end = evs[i].end_us;
+    if(!strcmp(evs[i].url, "http://t.test/after"))
+      t_after = evs[i].start_us;
+    for(int k = 0; k < 5; k++)
+      if(!strcmp(evs[i].url, urls[2 + k])) {
+        b[k] = evs[i].start_us;
+        b_end[k] = evs[i].end_us;
+      }
+  }
+  print_message("# after Retry-After: 1: %.0f ms; backoff gaps %.0f %.0f %.0f then %.0f ms\n",
+                (double)(t_after - t_ra_end) / 1000, (double)(b[1] - b_end[0]) / 1000,
+                (double)(b[2] - b_end[1]) / 1000, (double)(b[3] - b_end[2]) / 1000,
+                (double)(b[4] - b_end[3]) / 1000);
+  assert_true(t_after - t_ra_end >= 998000);
+  assert_true(b[1] - b_end[0] >= 98000);   /* streak 1: 100 ms */
+  assert_true(b[2] - b_end[1] >= 198000);  /* streak 2: 200 ms */
+  assert_true(b[3] - b_end[2] >= 398000);  /* streak 3: 400 ms */
+  assert_true(b[4] - b_end[3] < 300000);   /* success: back to min_delay */
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  assert_non_null(strstr(r, "url,http://t.test/ra,a,1,o,http_error,hs,503"));
+  assert_non_null(strstr(r, "url,http://b.test/reset3,a,1,o,transport_error,hs,0"));
+  sc_stop(&s);
+  ts_close();
+}
+
+/* ---- robots.txt first ------------------------------------------------------ */
+
+static unsigned robots_checks;
+static void fake_digest(void *arg, const char *origin, const struct sched_outcome *o,
+                        struct state_robots *rec)
+{
+  (void)arg;
+  (void)origin;
+  rec->status = o->http_status == 200 ? 2 : 1;  /* 2: rules, 1: allow all */
+  rec->body = o->body;
+  rec->body_len = o->body_len;
+  rec->crawl_delay_ms = 300;
+  rec->ttl_ms = 60000;
+}
+
+static enum sched_verdict fake_check(void *arg, const char *origin,
+                                     const struct state_robots *rec, const char *url)
+{
+  (void)arg;
+  (void)origin;
+  robots_checks++;
+  if(rec->status == 2 && rec->body && strstr(rec->body, "Disallow: /private")
+     && strstr(url, "/private"))
+    return SCHED_DISALLOW;
+  return SCHED_ALLOW;
+}
+
+static const struct sched_robots_ops fake_robots = { fake_digest, fake_check, NULL };
+
+static void plan_robots(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)nth;
+  a->ms = 10;
+  if(info->kind == SCHED_ROBOTS)
+    a->body = "User-agent: *\nDisallow: /private\n";
+}
+
+static void test_robots_first_and_crawl_delay(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_robots;
+  robots_checks = 0;
+  submit_urls("c1", "http://rob%d.test/public/%d", 3, 1);
+  submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
+  struct sched_cfg c = sc_cfg(4, 5000, 50);
+  c.robots = true;
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, &fake_robots);
+  sched_start(s);
+  run_until_results("c1", 5, 20000);
+  /* the first fetch was robots.txt, then only the three public pages */
+  assert_int_equal(nev, 4);
+  assert_int_equal(evs[0].kind, SCHED_ROBOTS);
+  assert_string_equal(evs[0].url, "http://rob0.test/robots.txt");
+  for(unsigned i = 1; i < nev; i++)
+    assert_non_null(strstr(evs[i].url, "/public/"));
+  /* Crawl-delay 300 ms spaces every request, the robots fetch included */
+  uint64_t gap = check_site_gaps(300);
+  print_message("# robots.txt first, then 3 pages: smallest gap %.0f ms (crawl-delay 300)\n",
+                (double)gap / 1000);
+  const struct sched_stats *ss = sched_stats(s);
+  assert_int_equal(ss->robots_fetches, 1);
+  assert_int_equal(ss->robots_disallowed, 2);
+  assert_int_equal(ss->robots_lookups, 1);  /* then the replica's cache */
+  assert_int_equal(state_stats(ts_st)->robots_stored, 1);
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  assert_non_null(strstr(r, "/private/3,a,1,o,robots_disallowed,hs,0"));
+  /* the robots request was not the client's: five results, no more */
+  assert_int_equal(results_len("c1"), 5);
+  /* a second replica reads the record from Redis instead of fetching */
+  sc_stop(&s);
+  sc_reset();
+  plan = plan_robots;
+  submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
+  s = sched_new(it_loop, ts_st, &c, &fake_ops, &fake_robots);
+  sched_start(s);
+  run_until_results("c1", 6, 20000);
+  assert_int_equal(nev, 1);
+  assert_int_equal(sched_stats(s)->robots_fetches, 0);
+  assert_int_equal(sched_stats(s)->robots_lookups, 1);
+  sc_stop(&s);
+  ts_close();
+}
+
+/* ---- leases ---------------------------------------------------------------- */
+
+static void plan_slow(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)info;
+  (void)nth;
+  a->ms = 1000;
+}
+
+/* A 1 s fetch under a 300 ms lease: renewals keep the site; a second
+ * scheduler sharing the Redis gets nothing from it meanwhile. */
+static void test_renewal_keeps_long_fetch(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_slow;
+  submit_urls("c1", "http://long%d.test/%d", 2, 1);
+  struct sched_cfg c = sc_cfg(2, 300, 0);
+  struct sched *s1 = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  struct sched *s2 = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s1);
+  ts_sleep(30);
+  sched_start(s2);
+  run_until_results("c1", 2, 10000);
+  check_site_gaps(0);
+  assert_int_equal(nev, 2);
+  assert_true(state_stats(ts_st)->renewed >= 4);
+  assert_int_equal(state_stats(ts_st)->lease_lost, 0);
+  assert_int_equal(state_stats(ts_st)->leases_reaped, 0);
+  assert_int_equal(sched_stats(s1)->cancelled + sched_stats(s2)->cancelled, 0);
+  sc_stop(&s1);
+  sc_stop(&s2);
+  ts_close();
+}
+
+/* Another claim took the site (here: the lease field rewritten in Redis):
+ * the next renewal fails and the fetch is cancelled, not completed. */
+static void test_lost_lease_cancels_fetch(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_slow;
+  submit_urls("c1", "http://lost%d.test/%d", 1, 1);
+  struct sched_cfg c = sc_cfg(2, 300, 0);
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s);
+  while(nev == 0)
+    ts_sleep(10);
+  assert_string_equal(it_cmd(ts_store, "HSET s:{0}lost0.test lt someone-else"), "0");
+  ts_sleep(500);
+  assert_true(evs[0].cancelled);
+  assert_int_equal(evs[0].end_us, 0);
+  assert_int_equal(sched_stats(s)->cancelled, 1);
+  assert_true(state_stats(ts_st)->lease_lost >= 1);
+  assert_int_equal(results_len("c1"), 0);
+  assert_int_equal(sched_in_flight(s), 0);
+  sc_stop(&s);
+  ts_close();
+}
+
+/* A stopping replica cancels its fetches and gives the claims back at once
+ * (attempts unchanged); another replica finishes them. */
+static void test_stop_gives_back(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_slow;
+  submit_urls("c1", "http://stop%d.test/%d", 4, 4);
+  struct sched_cfg c = sc_cfg(4, 30000, 0);
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s);
+  while(nev < 4)
+    ts_sleep(10);
+  sc_stop(&s);
+  assert_int_equal(state_stats(ts_st)->aborted, 4);
+  for(unsigned i = 0; i < 4; i++)
+    assert_true(evs[i].cancelled);
+  plan = plan_20ms;
+  s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s);
+  run_until_results("c1", 4, 5000);
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  assert_null(strstr(r, ",a,2,"));  /* no attempt was charged */
+  sc_stop(&s);
+  ts_close();
+}
+
+/* ---- fairness under concurrency ------------------------------------------- */
+
+/* A has 100,000 URLs queued over 1,000 sites, then B submits 100 on 100 of
+ * them. Zero delays, instant fetches, budget 32: B's requests all start
+ * within the first 2 x 100 + 2 x 32 fetches after B's submission. */
+static void test_fair_share_with_scheduler(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  for(int b = 0; b < 20; b++) {
+    static char fmt[64];
+    snprintf(fmt, sizeof fmt, "http://s%%04d.test/a%d/%%06d", b);
+    submit_urls("A", fmt, 5000, 1000);
+  }
+  submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
+  struct sched_cfg c = sc_cfg(32, 30000, 0);
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  sched_start(s);
+  run_until_results("B", 100, 30000);
+  unsigned last_b = 0, nb = 0;
+  for(unsigned i = 0; i < nev; i++)
+    if(!strcmp(evs[i].client, "B")) {
+      nb++;
+      last_b = i + 1;
+    }
+  print_message("# B's 100 fetches started by fetch %u of %u (bound %u)\n", last_b, nev,
+                2 * 100 + 2 * 32);
+  assert_int_equal(nb, 100);
+  assert_true(last_b <= 2 * 100 + 2 * 32);
+  sc_stop(&s);
+  ts_close();
+}
+
+/* ---- two processes, one killed ------------------------------------------- */
+
+static void plan_kill(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)info;
+  a->ms = 20 + (nth * 7919u) % 40;
+}
+
+static volatile sig_atomic_t child_term;
+static void child_on_term(uv_signal_t *h, int sig)
+{
+  (void)sig;
+  child_term = 1;
+  uv_signal_stop(h);
+}
+
+/* A scheduler process: runs until SIGTERM (then stops cleanly and writes
+ * its counters) or SIGKILL. */
+static void child_main(const char *logpath)
+{
+  static uv_loop_t loop;
+  uv_loop_init(&loop);
+  it_loop = &loop;
+  logfd = open(logpath, O_WRONLY | O_APPEND);
+  log_init("itest", LOG_ERROR);
+  sc_reset();
+  plan = plan_kill;
+  ts_store = it_store_new(5000, 10000);
+  struct state_cfg sc = ts_cfg(1);
+  ts_st = state_new(ts_store, &sc);
+  store_start(ts_store);
+  it_wait_up(ts_store);
+  struct sched_cfg c = sc_cfg(8, 400, 0);
+  struct sched *s = sched_new(it_loop, ts_st, &c, &fake_ops, NULL);
+  uv_signal_t sig;
+  uv_signal_init(it_loop, &sig);
+  uv_signal_start(&sig, child_on_term, SIGTERM);
+  sched_start(s);
+  it_run_until((volatile int *)&child_term, 120000);
+  stopped = 0;
+  sched_stop(s, on_stopped, NULL);
+  it_run_until(&stopped, 10000);
+  char line[128];
+  int n = snprintf(line, sizeof line, "T x x %d %llu %llu\n", (int)getpid(),
+                   (unsigned long long)state_stats(ts_st)->leases_reaped,
+                   (unsigned long long)state_stats(ts_st)->completed);
+  if(write(logfd, line, (size_t)n) != n)
+    _exit(3);
+  _exit(0);
+}
+
+struct lrec { char what; char site[48]; char rid[24]; int pid; uint64_t us, a, b; };
+
+static size_t read_log(const char *path, struct lrec *out, size_t cap)
+{
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = 0;
+  char w[4];
+  while(n < cap && fscanf(f, "%3s %47s %23s %d %llu", w, out[n].site, out[n].rid, &out[n].pid,
+                          (unsigned long long *)&out[n].us) == 5) {
+    out[n].what = w[0];
+    if(w[0] == 'T' && fscanf(f, "%llu %llu", (unsigned long long *)&out[n].a,
+                             (unsigned long long *)&out[n].b) != 2)
+      break;
+    n++;
+  }
+  fclose(f);
+  return n;
+}
+
+/* When did fetch k (an S record) end: its E, its C, or the kill. */
+static uint64_t fetch_end(const struct lrec *l, size_t n, size_t k, int killed, uint64_t kill_us)
+{
+  for(size_t i = k + 1; i < n; i++)
+    if((l[i].what == 'E' || l[i].what == 'C') && l[i].pid == l[k].pid
+       && !strcmp(l[i].rid, l[k].rid) && !strcmp(l[i].site, l[k].site))
+      return l[i].us;
+  return l[k].pid == killed ? kill_us : UINT64_MAX;
+}
+
+static void test_sigkill_loses_nothing(void **state)
+{
+  (void)state;
+  enum { N = 400, SITES = 40 };
+  ts_open(1);
+  char logpath[] = "/tmp/wpfs-itest-sched-XXXXXX";
+  int fd = mkstemp(logpath);
+  assert_true(fd >= 0);
+  close(fd);
+  submit_urls("c1", "http://k%02d.test/page/%d", N, SITES);
+  pid_t kids[2];
+  for(int i = 0; i < 2; i++) {
+    kids[i] = fork();
+    assert_true(kids[i] >= 0);
+    if(kids[i] == 0)
+      child_main(logpath);
+  }
+  uint64_t end = clock_mono_ms() + 30000;
+  while(results_len("c1") < N / 4 && clock_mono_ms() < end)
+    ts_sleep(5);
+  uint64_t kill_us = clock_mono_us();
+  kill(kids[0], SIGKILL);
+  waitpid(kids[0], NULL, 0);
+  long long at_kill = results_len("c1");
+  run_until_results("c1", N, 60000);
+  kill(kids[1], SIGTERM);
+  int st = 0;
+  waitpid(kids[1], &st, 0);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+  static struct lrec l[4 * N];
+  size_t n = read_log(logpath, l, 4 * N);
+  unlink(logpath);
+  /* 1. one in flight per site across both processes, the killed one's open
+   *    fetches counting as in flight until the kill */
+  unsigned open_at_kill = 0, reruns = 0, rerun_after_kill = 0;
+  for(size_t i = 0; i < n; i++) {
+    if(l[i].what != 'S')
+      continue;
+    uint64_t ei = fetch_end(l, n, i, kids[0], kill_us);
+    open_at_kill += l[i].pid == kids[0] && ei == kill_us;
+    for(size_t k = i + 1; k < n; k++) {
+      if(l[k].what != 'S' || strcmp(l[k].site, l[i].site))
+        continue;
+      assert_true(l[k].us >= ei);  /* started after the previous ended */
+      if(!strcmp(l[k].rid, l[i].rid)) {
+        reruns++;
+        rerun_after_kill += l[k].us >= kill_us;
+      }
+    }
+  }
+  /* 2. every request has exactly one result */
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  static unsigned seen[N + 1];
+  memset(seen, 0, sizeof seen);
+  unsigned results = 0, second_attempts = 0;
+  for(const char *p = r; (p = strstr(p, "rid,0-")); p += 6) {
+    unsigned seq = (unsigned)strtoul(p + 6, NULL, 10);
+    assert_true(seq >= 1 && seq <= N);
+    seen[seq]++;
+    results++;
+    const char *a = strstr(p, ",a,");
+    second_attempts += a && a[3] == '2';
+  }
+  for(unsigned i = 1; i <= N; i++)
+    assert_int_equal(seen[i], 1);
+  uint64_t reaped = 0;
+  for(size_t i = 0; i < n; i++)
+    if(l[i].what == 'T')
+      reaped = l[i].a;
+  print_message("# %u results (%lld when one of two schedulers was killed); %u fetches "
+                "open at the kill, re-run after the lease expired: %u (attempt 2: %u); "
+                "survivor reaped %llu leases\n", results, at_kill, open_at_kill,
+                rerun_after_kill, second_attempts, (unsigned long long)reaped);
+  assert_int_equal(results, N);
+  assert_true(open_at_kill >= 1);
+  assert_int_equal(reruns, rerun_after_kill);
+  assert_int_equal(reaped, open_at_kill);
+  assert_int_equal(second_attempts, open_at_kill);
+  ts_close();
+}
+
+int main(void)
+{
+  it_loop_init();
+  log_init("itest", LOG_ERROR);
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_politeness_gaps_and_budget),
+    cmocka_unit_test(test_retry_after_and_backoff),
+    cmocka_unit_test(test_robots_first_and_crawl_delay),
+    cmocka_unit_test(test_renewal_keeps_long_fetch),
+    cmocka_unit_test(test_lost_lease_cancels_fetch),
+    cmocka_unit_test(test_stop_gives_back),
+    cmocka_unit_test(test_fair_share_with_scheduler),
+    cmocka_unit_test(test_sigkill_loses_nothing),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,620 @@
+/* The Lua scripts through hlfs/state.h, against a real redis-server:
+ * queue order, dedup, quotas, politeness, leases (expiry, renewal, loss),
+ * robots records, results (at-least-once), fairness, shards. */
+#include "tests/integ/itest_state_util.h"
+
+static struct state_item item(const char *url, unsigned prio)
+{
+  return (struct state_item){ .url = url, .prio = prio, .max_age_s = 3600 };
+}
+
+static void test_order_lease_and_url_roundtrip(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = {
+    item("http://a.test/low", 1),
+    item("https://a.test:8443/high?q=1", 6),
+    item("http://a.test/mid", 3),
+    item("http://a.test/mid2", 3),
+  };
+  assert_int_equal(ts_submit("c1", it, 4), STORE_OK);
+  for(int i = 0; i < 4; i++)
+    assert_int_equal(it[i].code, STATE_SUB_ACCEPTED);
+  assert_string_equal(it[0].rid, "0-1");
+  static struct ts_claims cl;
+  ts_claim(&cl, 4);
+  /* one site, one lease: a single claim however many are asked */
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].url, "https://a.test:8443/high?q=1");
+  assert_string_equal(cl.c[0].site, "a.test");
+  assert_string_equal(cl.c[0].rid, it[1].rid);
+  assert_int_equal(cl.c[0].q.prio, 6);
+  assert_int_equal(cl.c[0].q.max_age_s, 3584);
+  struct ts_claim first = cl.c[0];
+  ts_claim(&cl, 4);
+  assert_int_equal(cl.n, 0);
+  assert_true(cl.wake > 20000);  /* nothing until the lease ends */
+  assert_int_equal(ts_complete(&first, 0), 1);
+  const char *want[] = { "http://a.test/mid", "http://a.test/mid2", "http://a.test/low" };
+  for(int i = 0; i < 3; i++) {
+    ts_claim(&cl, 4);
+    assert_int_equal(cl.n, 1);
+    assert_string_equal(cl.c[0].url, want[i]);
+    assert_int_equal(ts_complete(&cl.c[0], 0), 1);
+  }
+  ts_claim(&cl, 4);
+  assert_int_equal(cl.n, 0);
+  assert_int_equal(cl.wake, -1);
+  /* every result, its URL rebuilt by the script from the folded member */
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  assert_non_null(strstr(r, "url,https://a.test:8443/high?q=1,a,1,o,ok,hs,200"));
+  assert_non_null(strstr(r, "rid,0-1,url,http://a.test/low"));
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 4);
+  assert_int_equal(state_stats(ts_st)->completed, 4);
+  assert_int_equal(state_stats(ts_st)->submit[STATE_SUB_ACCEPTED], 4);
+  ts_close();
+}
+
+static void test_dedup_queued_and_in_flight(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item a[] = { item("http://d.test/x", 0), item("http://d.test/x", 5) };
+  assert_int_equal(ts_submit("c1", a, 2), STORE_OK);
+  assert_int_equal(a[0].code, STATE_SUB_ACCEPTED);
+  assert_int_equal(a[1].code, STATE_SUB_DUP_QUEUED);
+  assert_string_equal(a[1].rid, a[0].rid);
+  /* another client's identical URL is its own request */
+  struct state_item b[] = { item("http://d.test/x", 0) };
+  assert_int_equal(ts_submit("c2", b, 1), STORE_OK);
+  assert_int_equal(b[0].code, STATE_SUB_ACCEPTED);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  struct state_item c[] = { item(cl.c[0].url, 0) };
+  assert_int_equal(ts_submit(cl.c[0].client, c, 1), STORE_OK);
+  assert_int_equal(c[0].code, STATE_SUB_DUP_INFLIGHT);
+  assert_string_equal(c[0].rid, cl.c[0].rid);
+  assert_int_equal(ts_complete(&cl.c[0], 0), 1);
+  assert_int_equal(ts_submit(cl.c[0].client, c, 1), STORE_OK);
+  assert_int_equal(c[0].code, STATE_SUB_ACCEPTED);
+  assert_string_not_equal(c[0].rid, cl.c[0].rid);
+  struct state_item bad[] = { item("not a url", 0), item("http://x|y.test/", 0) };
+  assert_int_equal(ts_submit("c1", bad, 2), STORE_OK);
+  assert_int_equal(bad[0].code, STATE_SUB_BAD_URL);
+  assert_int_equal(bad[1].code, STATE_SUB_BAD_URL);
+  ts_close();
+}
+
+static void test_quotas(void **state)
+{
+  (void)state;
+  ts_open(1);
+  char urls[10][64];
+  struct state_item it[10];
+  for(int i = 0; i < 10; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://q%d.test/", i);
+    it[i] = item(urls[i], 0);
+  }
+  /* 5 URLs/s, bucket of 5: the sixth waits 200 ms for its token */
+  struct state_client rc = { .name = "rated", .weight = 1, .rate = 5, .burst = 5 };
+  assert_int_equal(ts_submit_c(&rc, it, 8), STORE_OK);
+  for(int i = 0; i < 5; i++)
+    assert_int_equal(it[i].code, STATE_SUB_ACCEPTED);
+  for(int i = 5; i < 8; i++) {
+    assert_int_equal(it[i].code, STATE_SUB_OVER_RATE);
+    assert_true(it[i].retry_ms > 0 && it[i].retry_ms <= 200);
+  }
+  ts_sleep(450);  /* two tokens back */
+  assert_int_equal(ts_submit_c(&rc, it + 5, 3), STORE_OK);
+  assert_int_equal(it[5].code, STATE_SUB_ACCEPTED);
+  assert_int_equal(it[6].code, STATE_SUB_ACCEPTED);
+  assert_int_equal(it[7].code, STATE_SUB_OVER_RATE);
+  /* at most 3 URLs queued or in flight */
+  struct state_client qc = { .name = "capped", .weight = 1, .max_queued = 3 };
+  assert_int_equal(ts_submit_c(&qc, it, 5), STORE_OK);
+  assert_int_equal(it[2].code, STATE_SUB_ACCEPTED);
+  assert_int_equal(it[3].code, STATE_SUB_OVER_QUEUE);
+  assert_int_equal(it[3].retry_ms, 5000);
+  assert_int_equal(it[4].code, STATE_SUB_OVER_QUEUE);
+  /* a completion frees a slot */
+  static struct ts_claims cl;
+  ts_claim(&cl, 8);
+  for(size_t i = 0; i < cl.n; i++)
+    if(!strcmp(cl.c[i].client, "capped")) {
+      assert_int_equal(ts_complete(&cl.c[i], 0), 1);
+      break;
+    }
+  assert_int_equal(ts_submit_c(&qc, it + 4, 1), STORE_OK);
+  assert_int_equal(it[4].code, STATE_SUB_ACCEPTED);
+  assert_int_equal(state_stats(ts_st)->submit[STATE_SUB_OVER_QUEUE], 2);
+  assert_int_equal(state_stats(ts_st)->submit[STATE_SUB_OVER_RATE], 4);
+  ts_close();
+}
+
+struct ts_site { int done; store_err err; struct state_site s; char reason[32]; };
+static void on_site(void *arg, store_err err, const struct state_site *s)
+{
+  struct ts_site *o = arg;
+  o->err = err;
+  if(s) {
+    o->s = *s;
+    snprintf(o->reason, sizeof o->reason, "%s", s->next_reason);
+  }
+  o->done = 1;
+}
+
+static void site_info(const char *site, struct ts_site *o)
+{
+  o->done = 0;
+  assert_int_equal(state_site(ts_st, site, on_site, o), STORE_OK);
+  assert_true(it_run_until(&o->done, 5000));
+  assert_int_equal(o->err, STORE_OK);
+}
+
+static void test_politeness_next_at(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://p.test/1", 0), item("http://p.test/2", 0) };
+  assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 2);
+  assert_int_equal(cl.n, 1);
+  uint64_t next_at;
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 400, DELAY_CRAWL_DELAY, &next_at), 1);
+  uint64_t done_at = clock_mono_ms();
+  struct ts_site si;
+  site_info("p.test", &si);
+  assert_int_equal(si.s.next_at, next_at);
+  assert_string_equal(si.reason, "crawl_delay");
+  assert_int_equal(si.s.queued, 1);
+  assert_int_equal(si.s.clients, 1);
+  assert_false(si.s.in_flight);
+  ts_claim(&cl, 2);
+  assert_int_equal(cl.n, 0);
+  assert_true(cl.wake > 300 && cl.wake <= 400);
+  while(cl.n == 0) {
+    ts_sleep(20);
+    ts_claim(&cl, 2);
+  }
+  assert_true(clock_mono_ms() - done_at >= 390);
+  assert_true(cl.now >= next_at);
+  assert_int_equal(cl.c[0].streak, 0);
+  /* an error streak is stored with a backoff and handed back at claim */
+  struct state_done d = { .site = cl.c[0].site, .token = cl.c[0].token };
+  d.delay = (struct delay_out){ .delay_ms = 50, .reason = DELAY_BACKOFF, .streak = 3, .backoff = true };
+  struct ts_done r = { 0 };
+  assert_int_equal(state_complete(ts_st, 0, &d, ts_on_done, &r), STORE_OK);
+  assert_true(it_run_until(&r.done, 5000));
+  site_info("p.test", &si);
+  assert_int_equal(si.s.error_streak, 3);
+  assert_int_equal(si.s.backoff_until, si.s.next_at);
+  assert_string_equal(si.reason, "backoff");
+  assert_int_equal(si.s.queued, 0);
+  ts_close();
+}
+
+static void test_lease_expiry_reap_and_abandon(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://l.test/a", 0) };
+  assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim_opt(&cl, 0, 1, 150, 3);
+  assert_int_equal(cl.n, 1);
+  struct ts_claim dead = cl.c[0];
+  ts_claim_opt(&cl, 0, 1, 150, 3);
+  assert_int_equal(cl.n, 0);
+  ts_sleep(200);
+  /* the holder died: its request is claimed again, one attempt more */
+  ts_claim_opt(&cl, 0, 1, 150, 3);
+  assert_int_equal(cl.reaped, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].rid, dead.rid);
+  assert_int_equal(cl.c[0].q.attempts, 1);
+  assert_string_not_equal(cl.c[0].token, dead.token);
+  /* the old holder's late completion is refused and publishes nothing */
+  assert_int_equal(ts_complete(&dead, 0), 0);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 0);
+  assert_int_equal(state_stats(ts_st)->lease_lost, 1);
+  /* third expiry with max_attempts 3: given up, published as abandoned */
+  ts_sleep(200);
+  ts_claim_opt(&cl, 0, 1, 150, 3);
+  assert_int_equal(cl.reaped, 1);
+  assert_int_equal(cl.c[0].q.attempts, 2);
+  ts_sleep(200);
+  ts_claim_opt(&cl, 0, 1, 150, 3);
+  assert_int_equal(cl.abandoned, 1);
+  assert_int_equal(cl.n, 0);
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  assert_non_null(strstr(r, "url,http://l.test/a,a,3,o,abandoned"));
+  assert_int_equal(state_stats(ts_st)->abandoned, 1);
+  assert_int_equal(state_stats(ts_st)->leases_reaped, 2);
+  /* the quota count went back to zero */
+  assert_string_equal(it_cmd(ts_store, "HGET cl:{0}c1 n"), "0");
+  ts_close();
+}
+
+static void test_renew_and_abort(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://r.test/a", 0), item("http://r2.test/b", 0) };
+  assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim_opt(&cl, 0, 2, 200, 3);
+  assert_int_equal(cl.n, 2);
+  const char *sites[] = { cl.c[0].site, cl.c[1].site, "r.test" };
+  const char *tokens[] = { cl.c[0].token, cl.c[1].token, "bogus" };
+  for(int k = 0; k < 3; k++) {
+    ts_sleep(120);
+    struct ts_flags f = { 0 };
+    assert_int_equal(state_renew(ts_st, 0, 200, sites, tokens, 3, ts_on_flags, &f), STORE_OK);
+    assert_true(it_run_until(&f.done, 5000));
+    assert_int_equal(f.n, 3);
+    assert_int_equal(f.held[0], 1);
+    assert_int_equal(f.held[1], 1);
+    assert_int_equal(f.held[2], 0);
+  }
+  /* 360 ms after the claim, the renewed leases still hold */
+  static struct ts_claims c2;
+  ts_claim_opt(&c2, 0, 2, 200, 3);
+  assert_int_equal(c2.n, 0);
+  assert_int_equal(c2.reaped, 0);
+  /* give one back: it is claimable at once, attempts unchanged */
+  struct ts_flags f = { 0 };
+  assert_int_equal(state_abort(ts_st, 0, cl.c[0].site, cl.c[0].token, ts_on_flags, &f), STORE_OK);
+  assert_true(it_run_until(&f.done, 5000));
+  assert_int_equal(f.held[0], 1);
+  ts_claim_opt(&c2, 0, 2, 200, 3);
+  assert_int_equal(c2.n, 1);
+  assert_string_equal(c2.c[0].rid, cl.c[0].rid);
+  assert_int_equal(c2.c[0].q.attempts, 0);
+  assert_int_equal(state_stats(ts_st)->aborted, 1);
+  assert_int_equal(state_stats(ts_st)->renewed, 6);
+  ts_close();
+}
+
+struct ts_rob { int done; store_err err; struct state_robots r; char body[256]; };
+static void on_robots(void *arg, store_err err, const struct state_robots *r)
+{
+  struct ts_rob *o = arg;
+  o->err = err;
+  if(r) {
+    o->r = *r;
+    snprintf(o->body, sizeof o->body, "%.*s", (int)r->body_len, r->body ? r->body : "");
+  }
+  o->done = 1;
+}
+
+static void robots_get(const char *origin, struct ts_rob *o)
+{
+  o->done = 0;
+  assert_int_equal(state_robots_get(ts_st, 0, origin, on_robots, o), STORE_OK);
+  assert_true(it_run_until(&o->done, 5000));
+  assert_int_equal(o->err, STORE_OK);
+}
+
+static void test_robots_first(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct ts_rob o;
+  robots_get("http://rb.test:80", &o);
+  assert_int_equal(o.r.status, 0);  /* no record yet */
+  struct state_item it[] = { item("http://rb.test/page", 0) };
+  assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  /* the scheduler decides robots.txt comes first: the fetch it makes under
+   * this lease counts for the site, the request goes back to the head */
+  struct state_done d = { .site = cl.c[0].site, .token = cl.c[0].token, .response_ms = 5 };
+  d.delay = (struct delay_out){ .delay_ms = 250, .reason = DELAY_MIN_DELAY };
+  struct state_robots rec = { .status = 2, .body = "User-agent: *\nDisallow: /private\n",
+                              .crawl_delay_ms = 1500, .ttl_ms = 60000 };
+  rec.body_len = strlen(rec.body);
+  struct ts_done r = { 0 };
+  assert_int_equal(state_robots_done(ts_st, 0, &d, "http://rb.test:80", &rec, ts_on_done, &r),
+                   STORE_OK);
+  assert_true(it_run_until(&r.done, 5000));
+  assert_int_equal(r.held, 1);
+  robots_get("http://rb.test:80", &o);
+  assert_int_equal(o.r.status, 2);
+  assert_string_equal(o.body, rec.body);
+  assert_int_equal(o.r.crawl_delay_ms, 1500);
+  assert_int_equal(o.r.expires_at - o.r.fetched_at, 60000);
+  assert_int_equal(o.r.retry_at, 0);
+  assert_true(it_int(ts_store, "PTTL r:{0}http://rb.test:80") > 86400000);
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 0);  /* politeness of the robots fetch */
+  ts_sleep(260);
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].rid, it[0].rid);
+  assert_int_equal(cl.c[0].q.attempts, 0);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 0);  /* no result for robots */
+  ts_close();
+}
+
+struct ts_res { int done; store_err err; size_t n; char id[256][48]; char rid[256][24]; unsigned shard[256]; };
+static void on_results(void *arg, store_err err, const struct state_result *r, size_t n)
+{
+  struct ts_res *o = arg;
+  o->err = err;
+  o->n = n;
+  assert_true(n <= 256);
+  for(size_t i = 0; i < n; i++) {
+    snprintf(o->id[i], sizeof o->id[i], "%s", r[i].id);
+    const char *rid = state_result_field(&r[i], "rid");
+    snprintf(o->rid[i], sizeof o->rid[i], "%s", rid ? rid : "");
+    o->shard[i] = r[i].shard;
+  }
+  o->done = 1;
+}
+
+static void read_results(const char *consumer, struct ts_res *o, uint32_t block_ms)
+{
+  memset(o, 0, sizeof *o);
+  assert_int_equal(state_results_read(ts_st, NULL, "c1", consumer, 16, block_ms, on_results, o),
+                   STORE_OK);
+  assert_true(it_run_until(&o->done, 5000));
+  assert_int_equal(o->err, STORE_OK);
+}
+
+struct ts_cnt { int done; store_err err; long long n; };
+static void on_count(void *arg, store_err err, long long n)
+{
+  struct ts_cnt *o = arg;
+  o->err = err;
+  o->n = n;
+  o->done = 1;
+}
+
+static long long ack(const char *const *ids, size_t n)
+{
+  struct ts_cnt c = { 0 };
+  assert_int_equal(state_results_ack(ts_st, 0, "c1", ids, n, on_count, &c), STORE_OK);
+  assert_true(it_run_until(&c.done, 5000));
+  assert_int_equal(c.err, STORE_OK);
+  return c.n;
+}
+
+static void test_results_at_least_once(void **state)
+{
+  (void)state;
+  ts_open(1);
+  static struct ts_res o;
+  read_results("gw1", &o, 0);  /* no stream yet: created, empty */
+  assert_int_equal(o.n, 0);
+  char urls[3][32];
+  struct state_item it[3];
+  for(int i = 0; i < 3; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://res%d.test/", i);
+    it[i] = item(urls[i], 0);
+  }
+  assert_int_equal(ts_submit("c1", it, 3), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 3);
+  assert_int_equal(cl.n, 3);
+  for(int i = 0; i < 3; i++)
+    assert_int_equal(ts_complete(&cl.c[i], 0), 1);
+  read_results("gw1", &o, 0);
+  assert_int_equal(o.n, 3);
+  assert_int_equal(o.shard[0], 0);
+  const char *first[] = { o.id[0] };
+  assert_int_equal(ack(first, 1), 1);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 2);  /* acked = deleted */
+  static struct ts_res again;
+  read_results("gw2", &again, 0);
+  assert_int_equal(again.n, 0);  /* delivered, not yet due for redelivery */
+  ts_sleep(120);
+  memset(&again, 0, sizeof again);
+  assert_int_equal(state_results_reclaim(ts_st, 0, "c1", "gw2", 100, 16, on_results, &again),
+                   STORE_OK);
+  assert_true(it_run_until(&again.done, 5000));
+  assert_int_equal(again.n, 2);
+  assert_string_equal(again.rid[0], o.rid[1]);
+  assert_string_equal(again.rid[1], o.rid[2]);
+  const char *rest[] = { again.id[0], again.id[1] };
+  assert_int_equal(ack(rest, 2), 2);
+  assert_int_equal(ack(rest, 2), 0);
+  memset(&again, 0, sizeof again);
+  assert_int_equal(state_results_reclaim(ts_st, 0, "c1", "gw2", 0, 16, on_results, &again),
+                   STORE_OK);
+  assert_true(it_run_until(&again.done, 5000));
+  assert_int_equal(again.n, 0);
+  struct state_stats *s = state_stats(ts_st);
+  assert_int_equal(s->results_read, 3);
+  assert_int_equal(s->results_redelivered, 2);
+  assert_int_equal(s->results_acked, 3);
+  /* a blocking read waits for the next result, not longer */
+  uint64_t t0 = clock_mono_ms();
+  read_results("gw1", &o, 150);
+  assert_int_equal(o.n, 0);
+  assert_true(clock_mono_ms() - t0 >= 140);
+  ts_close();
+}
+
+/* Client A queues 100,000 URLs over 1,000 sites, then client B 100 URLs
+ * on 100 of the same sites. With zero delays and claims of 16 at a time,
+ * start-time fair queuing serves B every other claim: all of B's requests
+ * are claimed within the first 2 x 100 + 16 claims after B's submission. */
+static void test_fair_share_small_client_not_starved(void **state)
+{
+  (void)state;
+  ts_open(1);
+  enum { SITES = 1000, PER = 100, BATCH = 5000 };
+  static char urls[BATCH][48];
+  static struct state_item it[BATCH];
+  uint64_t t0 = clock_mono_ms();
+  for(int b = 0; b < SITES * PER / BATCH; b++) {
+    for(int i = 0; i < BATCH; i++) {
+      int k = b * BATCH + i;
+      snprintf(urls[i], sizeof urls[i], "http://s%04d.test/a/%06d", k % SITES, k);
+      it[i] = item(urls[i], 0);
+    }
+    assert_int_equal(ts_submit("A", it, BATCH), STORE_OK);
+    assert_int_equal(it[BATCH - 1].code, STATE_SUB_ACCEPTED);
+  }
+  print_message("# submit 100000 URLs: %llu ms\n", (unsigned long long)(clock_mono_ms() - t0));
+  for(int i = 0; i < 100; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://s%04d.test/b/%d", i * 7 % SITES, i);
+    it[i] = item(urls[i], 0);
+  }
+  assert_int_equal(ts_submit("B", it, 100), STORE_OK);
+  static struct ts_claims cl;
+  unsigned claims = 0, b_done = 0, last_b = 0;
+  while(b_done < 100 && claims < 5000) {
+    ts_claim(&cl, 16);
+    assert_true(cl.n > 0);
+    for(size_t i = 0; i < cl.n; i++) {
+      claims++;
+      if(!strcmp(cl.c[i].client, "B")) {
+        b_done++;
+        last_b = claims;
+      }
+      assert_int_equal(ts_complete(&cl.c[i], 0), 1);
+    }
+  }
+  print_message("# B's 100 requests claimed by claim %u\n", last_b);
+  assert_int_equal(b_done, 100);
+  assert_true(last_b <= 2 * 100 + 16);
+  ts_close();
+}
+
+/* Weights: 3 to 1 over the first 400 claims, both backlogged. */
+static void test_weights_and_priorities(void **state)
+{
+  (void)state;
+  ts_open(1);
+  static char urls[800][48];
+  static struct state_item it[400];
+  for(int i = 0; i < 400; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://w%03d.test/%d", i % 100, i);
+    it[i] = item(urls[i], i < 200 ? 0 : 5);  /* the later half more urgent */
+  }
+  struct state_client heavy = { .name = "heavy", .weight = 3 };
+  struct state_client light = { .name = "light", .weight = 1 };
+  assert_int_equal(ts_submit_c(&heavy, it, 400), STORE_OK);
+  for(int i = 0; i < 400; i++) {
+    snprintf(urls[400 + i], sizeof urls[0], "http://v%03d.test/%d", i % 100, i);
+    it[i] = item(urls[400 + i], 0);
+  }
+  assert_int_equal(ts_submit_c(&light, it, 400), STORE_OK);
+  static struct ts_claims cl;
+  unsigned n_heavy = 0, n = 0, heavy_low_early = 0;
+  while(n < 400) {
+    ts_claim(&cl, 16);
+    for(size_t i = 0; i < cl.n && n < 400; i++, n++) {
+      if(!strcmp(cl.c[i].client, "heavy")) {
+        n_heavy++;
+        /* 200 urgent ones first: none of priority 0 among the first 200 */
+        if(n_heavy <= 200 && cl.c[i].q.prio != 5)
+          heavy_low_early++;
+      }
+    }
+    for(size_t i = 0; i < cl.n; i++)
+      assert_int_equal(ts_complete(&cl.c[i], 0), 1);
+  }
+  print_message("# heavy (weight 3) got %u of 400 claims\n", n_heavy);
+  assert_true(n_heavy >= 290 && n_heavy <= 310);
+  assert_int_equal(heavy_low_early, 0);
+  ts_close();
+}
+
+/* Registrable-domain sites: hosts under one domain share a site, and the
+ * script rebuilds each URL from its folded member (H/S/u forms). */
+static void test_domain_sites_roundtrip(void **state)
+{
+  (void)state;
+  ts_open(1);
+  state_free(&ts_st);
+  struct state_cfg c = ts_cfg(1);
+  c.site_mode = SITE_BY_DOMAIN;
+  ts_st = state_new(ts_store, &c);
+  const char *urls[] = { "https://www.b.co.uk/x", "http://shop.b.co.uk:81/y?z#",
+                         "http://b.co.uk/z", "https://a.b.b.co.uk/", "http://u@b.co.uk/p" };
+  struct state_item it[5];
+  for(int i = 0; i < 5; i++)
+    it[i] = item(urls[i], 0);
+  assert_int_equal(ts_submit("c1", it, 5), STORE_OK);
+  static struct ts_claims cl;
+  for(int i = 0; i < 5; i++) {
+    ts_claim(&cl, 5);
+    assert_int_equal(cl.n, 1);
+    assert_string_equal(cl.c[0].site, "b.co.uk");
+    assert_string_equal(cl.c[0].url, urls[i]);
+    assert_int_equal(ts_complete(&cl.c[0], 0), 1);
+  }
+  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  for(int i = 0; i < 5; i++) {
+    char want[96];
+    snprintf(want, sizeof want, "url,%s,", urls[i]);
+    assert_non_null(strstr(r, want));
+  }
+  ts_close();
+}
+
+static void test_shards(void **state)
+{
+  (void)state;
+  ts_open(4);
+  static char urls[40][40];
+  struct state_item it[40];
+  for(int i = 0; i < 40; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://sh%02d.test/x", i);
+    it[i] = item(urls[i], 0);
+  }
+  assert_int_equal(ts_submit("c1", it, 40), STORE_OK);
+  unsigned per[4] = { 0 }, total = 0;
+  static struct ts_claims cl;
+  for(unsigned s = 0; s < 4; s++) {
+    ts_claim_opt(&cl, s, 64, 30000, 3);
+    per[s] = (unsigned)cl.n;
+    total += per[s];
+    for(size_t i = 0; i < cl.n; i++) {
+      assert_int_equal(site_shard(cl.c[i].site, 4), s);
+      assert_int_equal(ts_complete_d(s, &cl.c[i], 0, DELAY_NONE, NULL), 1);
+    }
+  }
+  assert_int_equal(total, 40);
+  for(unsigned s = 0; s < 4; s++)
+    assert_true(per[s] > 0);
+  /* one read gathers the results of every shard */
+  unsigned got = 0, shards_seen = 0;
+  for(int k = 0; k < 4 && got < 40; k++) {
+    static struct ts_res o;
+    memset(&o, 0, sizeof o);
+    assert_int_equal(state_results_read(ts_st, NULL, "c1", "gw", 16, 0, on_results, &o), STORE_OK);
+    assert_true(it_run_until(&o.done, 5000));
+    got += (unsigned)o.n;
+    for(size_t i = 0; i < o.n; i++)
+      shards_seen |= 1u << o.shard[i];
+  }
+  assert_int_equal(got, 40);
+  assert_int_equal(shards_seen, 15);
+  ts_close();
+}
+
+int main(void)
+{
+  it_loop_init();
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_order_lease_and_url_roundtrip),
+    cmocka_unit_test(test_dedup_queued_and_in_flight),
+    cmocka_unit_test(test_quotas),
+    cmocka_unit_test(test_politeness_next_at),
+    cmocka_unit_test(test_lease_expiry_reap_and_abandon),
+    cmocka_unit_test(test_renew_and_abort),
+    cmocka_unit_test(test_robots_first),
+    cmocka_unit_test(test_results_at_least_once),
+    cmocka_unit_test(test_fair_share_small_client_not_starved),
+    cmocka_unit_test(test_weights_and_priorities),
+    cmocka_unit_test(test_domain_sites_roundtrip),
+    cmocka_unit_test(test_shards),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

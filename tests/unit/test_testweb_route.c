@@ -1,0 +1,440 @@
+/* tests/testweb routing, with no socket: which response a request gets,
+ * the generated world's determinism, and the bytes a plan hands out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tests/testweb/tw_beh.c"
+#include "../../tests/testweb/tw_bomb.c"
+#include "../../tests/testweb/tw_err.c"
+#include "../../tests/testweb/tw_fill.c"
+#include "../../tests/testweb/tw_gen.c"
+#include "../../tests/testweb/tw_http.c"
+#include "../../tests/testweb/tw_kind.c"
+#include "../../tests/testweb/tw_load.c"
+#include "../../tests/testweb/tw_page.c"
+#include "../../tests/testweb/tw_plan.c"
+#include "../../tests/testweb/tw_rec.c"
+#include "../../tests/testweb/tw_robots.c"
+#include "../../tests/testweb/tw_route.c"
+#include "../../tests/testweb/tw_site.c"
+#include "../../tests/testweb/tw_world.c"
+
+static struct tw_world W;
+static struct tw_bomb B;
+static struct tw_route_env ENV;
+
+static void world(const char *gen, const char *sites_json)
+{
+  char err[256];
+  tw_world_free(&W);
+  tw_world_init(&W, 100);
+  W.link_port = 8080;
+  assert_int_equal(tw_gen_parse(&W.gen, gen, err, sizeof err), TW_OK);
+  assert_int_equal(tw_gen_world(&W, err, sizeof err), TW_OK);
+  if(sites_json) {
+    json_t *root = json_loads(sites_json, 0, NULL);
+    assert_non_null(root);
+    tw_err e = tw_load_sites(&W, root, err, sizeof err);
+    if(e)
+      fail_msg("%s", err);
+    json_decref(root);
+  }
+  ENV.w = &W;
+  ENV.bombs = &B;
+}
+
+/* Route one request; the head text is parsed as a client would send it. */
+static void route(const char *site, const char *head, struct tw_plan *pl)
+{
+  struct tw_req req;
+  assert_int_equal(tw_http_parse(head, strlen(head), 65536, &req), TW_OK);
+  tw_plan_init(pl);
+  tw_route(&ENV, site ? tw_world_find(&W, site, strlen(site)) : NULL, &req, pl);
+}
+
+static void get(const char *site, const char *path, struct tw_plan *pl)
+{
+  char head[512];
+  snprintf(head, sizeof head, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, site ? site : "x");
+  route(site, head, pl);
+}
+
+/* Everything the plan hands out, framing included (bounded). */
+static char *wire(struct tw_plan *pl, size_t *len)
+{
+  uv_buf_t iov[TW_PLAN_IOV];
+  struct buf b;
+  buf_init(&b, 64u << 20);
+  while(!tw_plan_finished(pl)) {
+    unsigned n = tw_plan_fill(pl, iov, 4096);
+    if(!n)
+      break;
+    for(unsigned i = 0; i < n; i++)
+      buf_add(&b, iov[i].base, iov[i].len);
+  }
+  return buf_steal(&b, len);
+}
+
+static char *body_of(struct tw_plan *pl)
+{
+  size_t len;
+  char *w = wire(pl, &len);
+  char *b = strstr(w, "\r\n\r\n");
+  char *copy = strdup(b ? b + 4 : "");
+  free(w);
+  return copy;
+}
+
+static const char *header(const struct tw_plan *pl, const char *name, char *out, size_t len)
+{
+  const char *p = strstr(pl->head.data, name);
+  if(!p)
+    return NULL;
+  p += strlen(name) + 2;
+  size_t n = strcspn(p, "\r");
+  snprintf(out, len, "%.*s", (int)n, p);
+  return out;
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  tw_fill_init();
+  tw_world_init(&W, 100);
+  return tw_bomb_init(&B, 1u << 20) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  tw_world_free(&W);
+  tw_bomb_free(&B);
+  return 0;
+}
+
+static void test_generated_names(void **state)
+{
+  (void)state;
+  static const struct { size_t i; const char *name, *addr; } tab[] = {
+    { 0, "site0.test", "127.10.0.1" },       { 249, "site249.test", "127.10.0.250" },
+    { 250, "site250.test", "127.10.1.1" },   { 63999, "site63999.test", "127.10.255.250" },
+  };
+  for(size_t k = 0; k < 4; k++) {
+    char name[32], addr[16];
+    uint32_t a;
+    tw_gen_name(tab[k].i, name, sizeof name, &a);
+    tw_addr_format(a, addr);
+    assert_string_equal(name, tab[k].name);
+    assert_string_equal(addr, tab[k].addr);
+  }
+}
+
+static void test_pages_deterministic_and_duplicates(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  world("sites=4,pages=5,seed=7,links=6,cross=0.5", NULL);
+  get("site1.test", "/p/2.html", &pl);
+  assert_int_equal(pl.status, 200);
+  char *a = body_of(&pl);
+  tw_plan_free(&pl);
+  static const char *const dups[] = { "/p/2", "/p/2.html?ref=9", "/p/2.html#top" };
+  for(size_t i = 0; i < 3; i++) {
+    get("SITE1.test:8080", dups[i], &pl);
+    char *d = body_of(&pl);
+    assert_string_equal(a, d);
+    free(d);
+    tw_plan_free(&pl);
+  }
+  world("sites=4,pages=5,seed=7,links=6,cross=0.5", NULL);
+  get("site1.test", "/p/2.html", &pl);
+  char *b = body_of(&pl);
+  tw_plan_free(&pl);
+  assert_string_equal(a, b);  /* same seed, same world */
+  world("sites=4,pages=5,seed=8,links=6,cross=0.5", NULL);
+  get("site1.test", "/p/2.html", &pl);
+  char *c = body_of(&pl);
+  tw_plan_free(&pl);
+  assert_string_not_equal(a, c);
+  free(a);
+  free(b);
+  free(c);
+}
+
+static void test_page_links(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  world("sites=3,pages=5,links=6,cross=1,page_bytes=4000", NULL);
+  get("site0.test", "/", &pl);
+  char *body = body_of(&pl);
+  int n = 0;
+  for(const char *p = body; (p = strstr(p, "<a href=")); p++)
+    n++;
+  assert_int_equal(n, 7);  /* 6 links and the next page */
+  assert_non_null(strstr(body, "http://site1.test:8080/") ? body : strstr(body, "http://site2.test:8080/"));
+  assert_null(strstr(body, "http://site0.test:8080/"));  /* never to itself */
+  assert_true(strlen(body) >= 4000);
+  free(body);
+  tw_plan_free(&pl);
+  get("site0.test", "/p/5.html", &pl);
+  assert_int_equal(pl.status, 404);
+  tw_plan_free(&pl);
+  get("site0.test", "/sitemap.xml", &pl);
+  body = body_of(&pl);
+  assert_non_null(strstr(body, "<loc>http://site0.test:8080/p/4.html</loc>"));
+  free(body);
+  tw_plan_free(&pl);
+}
+
+static void test_robots_chain(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  char v[256];
+  world("sites=0", "[{\"name\":\"r.test\",\"address\":\"127.20.0.1\",\"robots\":"
+                   "{\"n\":3,\"crawl_delay\":2.5,\"disallow\":[\"/a\",\"/b\"]}},"
+                   "{\"name\":\"t.test\",\"robots\":{\"n\":1,\"code\":308,\"to\":\"http://r.test/x\"}},"
+                   "{\"name\":\"m.test\",\"robots\":false}]");
+  get("r.test", "/robots.txt", &pl);
+  assert_int_equal(pl.status, 301);
+  assert_string_equal(header(&pl, "Location", v, sizeof v), "/_b/robots/1");
+  tw_plan_free(&pl);
+  get("127.20.0.1", "/_b/robots/2", &pl);
+  assert_string_equal(header(&pl, "Location", v, sizeof v), "/_b/robots/3");
+  tw_plan_free(&pl);
+  get("r.test", "/_b/robots/3", &pl);
+  assert_int_equal(pl.status, 200);
+  char *body = body_of(&pl);
+  assert_string_equal(body, "User-agent: *\nCrawl-delay: 2.5\nDisallow: /a\nDisallow: /b\n"
+                            "Sitemap: http://r.test:8080/sitemap.xml\n");
+  free(body);
+  tw_plan_free(&pl);
+  get("t.test", "/robots.txt", &pl);
+  assert_int_equal(pl.status, 308);
+  assert_string_equal(header(&pl, "Location", v, sizeof v), "http://r.test/x");
+  tw_plan_free(&pl);
+  get("m.test", "/robots.txt", &pl);
+  assert_int_equal(pl.status, 404);
+  tw_plan_free(&pl);
+}
+
+static void test_behaviour_precedence(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  world("sites=1", "[{\"name\":\"p.test\",\"hold_ms\":100,\"paths\":{"
+                   "\"/slow\":{\"kind\":\"body\",\"hold_ms\":500,\"size\":10},"
+                   "\"/old/*\":{\"kind\":\"redirect\",\"to\":\"/new\",\"code\":301}}}]");
+  get("p.test", "/", &pl);
+  assert_int_equal(pl.hold_ms, 100);
+  tw_plan_free(&pl);
+  get("p.test", "/slow", &pl);
+  assert_int_equal(pl.hold_ms, 500);
+  assert_int_equal(tw_plan_body_len(&pl), 10);
+  tw_plan_free(&pl);
+  get("p.test", "/old/deep/page", &pl);
+  assert_int_equal(pl.status, 301);
+  tw_plan_free(&pl);
+  get("p.test", "/_b/body?hold_ms=7&drip_bytes=3&drip_ms=20", &pl);
+  assert_int_equal(pl.hold_ms, 7);
+  assert_int_equal(pl.drip_bytes, 3);
+  assert_int_equal(pl.drip_ms, 20);
+  tw_plan_free(&pl);
+  get("site0.test", "/", &pl);
+  assert_int_equal(pl.hold_ms, 0);  /* other sites are not touched */
+  tw_plan_free(&pl);
+}
+
+static void test_not_modified(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  char etag[64], lm[64], head[512];
+  world("sites=1,pages=3", NULL);
+  get("site0.test", "/p/1.html", &pl);
+  assert_non_null(header(&pl, "ETag", etag, sizeof etag));
+  assert_string_equal(header(&pl, "Last-Modified", lm, sizeof lm), "Mon, 01 Jan 2024 00:00:00 GMT");
+  tw_plan_free(&pl);
+  snprintf(head, sizeof head, "GET /p/1.html HTTP/1.1\r\nIf-None-Match: W/\"zz\", %s\r\n\r\n", etag);
+  route("site0.test", head, &pl);
+  assert_int_equal(pl.status, 304);
+  assert_int_equal(pl.nseg, 0);
+  assert_null(strstr(pl.head.data, "Content-Length"));
+  tw_plan_free(&pl);
+  route("site0.test", "GET /p/1.html HTTP/1.1\r\nIf-Modified-Since: Mon, 01 Jan 2024 00:00:00 GMT\r\n\r\n", &pl);
+  assert_int_equal(pl.status, 304);
+  tw_plan_free(&pl);
+  route("site0.test", "GET /p/1.html HTTP/1.1\r\nIf-Modified-Since: Sun, 31 Dec 2023 00:00:00 GMT\r\n\r\n", &pl);
+  assert_int_equal(pl.status, 200);
+  tw_plan_free(&pl);
+}
+
+static void test_change_every(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  char e[5][64];
+  world("sites=1", NULL);
+  for(int i = 0; i < 5; i++) {
+    get("site0.test", "/_b/change?every=2", &pl);
+    header(&pl, "ETag", e[i], sizeof e[i]);
+    tw_plan_free(&pl);
+  }
+  assert_string_equal(e[0], e[1]);
+  assert_string_not_equal(e[1], e[2]);
+  assert_string_equal(e[2], e[3]);
+  assert_string_not_equal(e[3], e[4]);
+}
+
+static void test_chunked_and_head(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  size_t len;
+  world("sites=1", NULL);
+  get("site0.test", "/_b/body?size=70000&chunked=1", &pl);
+  assert_non_null(strstr(pl.head.data, "Transfer-Encoding: chunked"));
+  char *w = wire(&pl, &len);
+  /* Decode the chunks: the sizes must add up and the stream must end. */
+  char *p = strstr(w, "\r\n\r\n") + 4;
+  size_t total = 0;
+  for(;;) {
+    char *end;
+    size_t n = strtoul(p, &end, 16);
+    assert_memory_equal(end, "\r\n", 2);
+    if(!n)
+      break;
+    total += n;
+    p = end + 2 + n;
+    assert_memory_equal(p, "\r\n", 2);
+    p += 2;
+  }
+  assert_int_equal(total, 70000);
+  assert_string_equal(p, "0\r\n\r\n");
+  free(w);
+  tw_plan_free(&pl);
+  route("site0.test", "HEAD /_b/body?size=500 HTTP/1.1\r\n\r\n", &pl);
+  assert_non_null(strstr(pl.head.data, "Content-Length: 500\r\n"));
+  assert_int_equal(pl.nseg, 0);
+  tw_plan_free(&pl);
+}
+
+static void test_cut_and_endless(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  size_t len;
+  world("sites=1", NULL);
+  get("site0.test", "/_b/body?size=100000&reset_after=5000", &pl);
+  char *w = wire(&pl, &len);
+  assert_int_equal(pl.body_sent, 5000);
+  assert_true(pl.cut_reached);
+  assert_int_equal(pl.cut, TW_CUT_RESET);
+  assert_true(pl.close);
+  free(w);
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/endless?chunked=0", &pl);
+  assert_true(pl.close);
+  assert_null(strstr(pl.head.data, "Content-Length"));
+  uv_buf_t iov[TW_PLAN_IOV];
+  for(int i = 0; i < 1000; i++)
+    assert_true(tw_plan_fill(&pl, iov, 1u << 20) > 0);
+  assert_false(tw_plan_finished(&pl));
+  tw_plan_free(&pl);
+}
+
+static void test_errors(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  world("sites=1", NULL);
+  get("site0.test", "/_b/body?nope=1", &pl);
+  assert_int_equal(pl.status, 400);
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/body?size=12q", &pl);
+  assert_int_equal(pl.status, 400);
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/nokind", &pl);
+  assert_int_equal(pl.status, 404);
+  tw_plan_free(&pl);
+  get(NULL, "/", &pl);
+  assert_int_equal(pl.status, 404);
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/status/429?retry_after=30", &pl);
+  assert_int_equal(pl.status, 429);
+  assert_non_null(strstr(pl.head.data, "Retry-After: 30\r\n"));
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/malformed/no-colon", &pl);
+  assert_string_equal(pl.head.data, "HTTP/1.1 200 OK\r\nX-Broken header without a colon\r\n"
+                                    "Content-Length: 6\r\n\r\n");
+  assert_true(pl.close);
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/hang", &pl);
+  assert_true(pl.hang);
+  tw_plan_free(&pl);
+}
+
+static void test_bad_site_files(void **state)
+{
+  (void)state;
+  static const char *const bad[] = {
+    "[{\"name\":\"a.test\",\"sizee\":1}]",
+    "[{\"name\":\"a.test\",\"paths\":{\"/x\":{\"kind\":\"nope\"}}}]",
+    "[{\"name\":\"a.test\",\"paths\":{\"x\":{}}}]",
+    "[{\"address\":\"300.1.1.1\"}]",
+    "[{\"name\":\"site0.test\"}]",  /* taken by the generated site */
+    "[{}]",
+    "[{\"name\":\"a.test\",\"robots\":{\"disallow\":[1]}}]",
+  };
+  char err[256];
+  for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    world("sites=1", NULL);
+    json_t *root = json_loads(bad[i], 0, NULL);
+    assert_non_null(root);
+    assert_int_not_equal(tw_load_sites(&W, root, err, sizeof err), TW_OK);
+    assert_true(err[0] != '\0');
+    json_decref(root);
+  }
+}
+
+static void test_fetch_counts_cap(void **state)
+{
+  (void)state;
+  struct tw_site *s = tw_site_new();
+  char path[32];
+  for(int i = 0; i < 5000; i++) {
+    snprintf(path, sizeof path, "/p%d", i);
+    tw_site_count(s, path, strlen(path));
+  }
+  assert_int_equal(s->counts.used, 4096);
+  assert_int_equal(tw_site_count(s, "/p7", 3), 2);      /* still exact */
+  assert_int_equal(tw_site_count(s, "/new", 4), 905);   /* shared overflow */
+  tw_site_free(&s);
+  assert_null(s);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_generated_names),
+    cmocka_unit_test(test_pages_deterministic_and_duplicates),
+    cmocka_unit_test(test_page_links),
+    cmocka_unit_test(test_robots_chain),
+    cmocka_unit_test(test_behaviour_precedence),
+    cmocka_unit_test(test_not_modified),
+    cmocka_unit_test(test_change_every),
+    cmocka_unit_test(test_chunked_and_head),
+    cmocka_unit_test(test_cut_and_endless),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_bad_site_files),
+    cmocka_unit_test(test_fetch_counts_cap),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
