@@ -75,8 +75,11 @@ static void curluv_on_poll(uv_poll_t *p, int status, int events)
 {
   struct curluv_sock *s = p->data;
   int ev = 0;
+  /* On a socket error libuv reports no events and stops the handle. Telling
+   * curl CSELECT_ERR would make it drop data that arrived before a reset:
+   * let it read and write instead, so it sees the error itself. */
   if(status < 0)
-    ev = CURL_CSELECT_ERR;
+    ev = CURL_CSELECT_IN | CURL_CSELECT_OUT;
   if(events & UV_READABLE)
     ev |= CURL_CSELECT_IN;
   if(events & UV_WRITABLE)

@@ -60,7 +60,7 @@ static int item_decode(struct gw *g, json_t *v, size_t i, long long dprio, long 
             jin_int(v, pre, "priority", false, 0, QENC_PRIO_MAX, &it->prio, e) ||
             jin_int(v, pre, "max_age_s", false, -1, 31536000000LL, &it->max_age, e)) {
     if(!json_is_object(v) && !json_is_string(v))
-      jin_set(e, "urls", pre + 4, "must be a URL string or an object with \"url\"");
+      jin_set(e, "", pre, "must be a URL string or an object with \"url\"");
     return -1;
   }
   struct url_opts o = url_opts_default();

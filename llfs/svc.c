@@ -190,6 +190,8 @@ static void fetch_refused(struct api_req *rq, enum outcome o)
     api_reply_header(rq, "Retry-After", "1");
     api_problem(rq, 503, "shutting-down", "Fetcher shutting down", NULL,
                 "this replica is stopping; retry on another");
+  } else if(o == OUTCOME_BAD_REQUEST) {
+    api_problem(rq, 400, "invalid-field", "Invalid request", NULL, "%s", outcome_text(o));
   } else {
     api_problem(rq, 500, "internal", "Fetch refused", NULL, "%s", outcome_text(o));
   }
