@@ -173,7 +173,7 @@ static int job_setup(struct llfs_client *c, struct llfs_client_job *j,
 {
   char url[512], rid[96];
   const char *base = c->bases[c->next++ % c->nbases];
-  snprintf(url, sizeof url, "%s/v1/fetch", base);
+  snprintf(url, sizeof url, "%s/internal/v1/fetch", base);
   if(job_body(&j->req, r) != CM_OK || !(j->easy = curl_easy_init()))
     return -1;
   j->hdrs = curl_slist_append(NULL, "Content-Type: application/json");

@@ -1,6 +1,6 @@
 #ifndef WPFS_HLFS_LLFS_CLIENT_H
 #define WPFS_HLFS_LLFS_CLIENT_H
-/* The gateway's client of the fetcher service (POST /v1/fetch, framed
+/* The gateway's client of the fetcher service (POST /internal/v1/fetch, framed
  * answers: one JSON line, then the body bytes). Asynchronous on the loop
  * through common/curluv; keep-alive connections to the fetcher; several
  * fetcher base URLs are used in turn.

@@ -110,11 +110,12 @@ static void dns_make_ready(struct dns *d, struct dns_waiter *w)
     uv_timer_start(&d->kick, dns_on_kick, 0, 0);
 }
 
-static void dns_fill(struct dns_result *r, const struct dns_entry *e)
+static void dns_fill(struct dns_result *r, const struct dns_entry *e, uint64_t now_ms)
 {
   r->outcome = e->outcome;
   r->naddr = e->naddr;
   memcpy(r->addr, e->addr, e->naddr * sizeof e->addr[0]);
+  r->ttl_ms = e->st != DNS_ENT_PENDING && e->expires_ms > now_ms ? e->expires_ms - now_ms : 0;
 }
 
 static long dns_clamp_ttl(const struct dns *d, long ttl)
@@ -162,7 +163,7 @@ void dns_query_done(struct dns_entry *e, enum outcome o, const struct dns_addr *
   struct dns_waiter *w;
   while((w = e->waiters.first)) {
     dns_wlist_remove(&e->waiters, w);
-    dns_fill(&w->res, e);
+    dns_fill(&w->res, e, now);
     dns_make_ready(d, w);
   }
   /* e is the argument of the c-ares callback running now, but it is ours:
@@ -202,14 +203,15 @@ static enum outcome dns_lookup(struct dns *d, const char *name, struct dns_waite
     dns_join(e, w);
     return OUTCOME_OK;
   }
-  if(e && clock_mono_ms() < e->expires_ms) {
+  uint64_t now = clock_mono_ms();
+  if(e && now < e->expires_ms) {
     if(e->st == DNS_ENT_POSITIVE)
       d->st.hits++;
     else
       d->st.negative_hits++;
     dns_cache_touch(&d->cache, e);
     w->res.cached = true;
-    dns_fill(&w->res, e);
+    dns_fill(&w->res, e, now);
     dns_make_ready(d, w);
     return OUTCOME_OK;
   }

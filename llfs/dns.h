@@ -41,6 +41,8 @@ struct dns_result {
   struct dns_addr addr[DNS_MAX_ADDRS];  /* IPv4 first, then IPv6, in answer order */
   bool            cached;   /* answered from the cache (or a coalesced query) */
   bool            literal;  /* the host was an IP literal */
+  uint64_t        ttl_ms;   /* how long the cache keeps this answer from now;
+                               0 when it is not cached (literal, timeout) */
 };
 
 /* r is valid only during the call. */

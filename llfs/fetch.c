@@ -458,6 +458,18 @@ struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *
   return f;
 }
 
+struct dns *fetcher_dns(struct fetcher *f)
+{
+  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  return f->dns;
+}
+
+const struct guard *fetcher_guard(const struct fetcher *f)
+{
+  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  return f->guard;
+}
+
 void fetch_handle_closed(uv_handle_t *h)
 {
   fetch_unref(h->data);

@@ -214,6 +214,13 @@ void fetch_cancel(struct fetch_job **jobp);
 
 void fetcher_stats(const struct fetcher *f, struct fetch_stats *out);
 
+/* The fetcher's own resolver and address guard, for callers that must see
+ * exactly what a fetch would (the service's /resolve route). Both live as
+ * long as the fetcher; a resolve still waiting when the fetcher is freed is
+ * dropped without its callback, so cancel it first (dns_cancel). */
+struct dns         *fetcher_dns(struct fetcher *f);
+const struct guard *fetcher_guard(const struct fetcher *f);
+
 /* Stop accepting (fetch_start says shutting_down), let every accepted
  * fetch finish until deadline_ms from now, then end the rest with
  * shutting_down; then done(arg) runs once, from the loop. */

@@ -1,4 +1,4 @@
-/* POST /v1/fetch and GET /v1/resolve. A fetch answer is built once, when
+/* POST /internal/v1/fetch and GET /internal/v1/resolve. A fetch answer is built once, when
  * the engine calls back, as either the framed representation (one JSON line
  * then the raw body: what the gateway asks for, no base64 on this hop) or
  * JSON with the body in base64 (for people with curl). */
@@ -178,7 +178,7 @@ static void call_abort(void *arg)
   call_free(c);
 }
 
-/* ---- POST /v1/fetch -------------------------------------------------------- */
+/* ---- POST /internal/v1/fetch -------------------------------------------------------- */
 
 static void fetch_refused(struct api_req *rq, enum outcome o)
 {
@@ -259,7 +259,8 @@ static void h_fetch(struct api_req *rq, void *arg)
 }
 
 const struct api_route llfs_routes[] = {
-  { "POST", "/v1/fetch", h_fetch, "fetch" },
+  { "POST", "/internal/v1/fetch", h_fetch, "fetch" },
+  { "GET", "/internal/v1/resolve", llfs_resolve, "resolve" },
 };
 const size_t llfs_nroutes = sizeof llfs_routes / sizeof llfs_routes[0];
 

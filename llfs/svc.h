@@ -15,12 +15,14 @@ struct llfs_svc {
   struct fetcher    *f;
   struct llfs_limits lim;
   bool               stopping;
-  unsigned long      calls_live;  /* /v1/fetch answered later, not yet */
+  unsigned long      calls_live;  /* /internal/v1/fetch answered later, not yet */
 };
 
 extern const struct api_route llfs_routes[];
 extern const size_t llfs_nroutes;
 
+/* GET /internal/v1/resolve (llfs/svc_resolve.c). */
+void llfs_resolve(struct api_req *rq, void *arg);
 int  llfs_ready(void *arg, char *why, size_t whylen);
 void llfs_metrics(struct buf *out, void *arg);
 

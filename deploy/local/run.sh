@@ -10,6 +10,7 @@ set -euo pipefail
 state=${WPFS_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/wpfs}
 mkdir -p "$state"
 export WPFS_ALLOW_CIDRS=${WPFS_ALLOW_CIDRS:-127.0.0.0/8}
+export WPFS_TOKEN=${WPFS_TOKEN:-dev-token}
 gw_port=${WPFS_PORT:-8080}
 llfs_port=${WPFS_LLFS_PORT:-8081}
 redis_port=${WPFS_REDIS_PORT:-6390}
@@ -41,8 +42,8 @@ if [ -x "$WPFS_BIN/hlfs" ]; then
   echo "wpfs: gateway on http://127.0.0.1:$gw_port" >&2
 fi
 cat >&2 <<MSG
-try:  curl -s 127.0.0.1:$llfs_port/v1/fetch -H 'Content-Type: application/json' \\
-        -d '{"url": "http://127.0.0.1:$llfs_port/healthz"}'
+try:  curl -s 127.0.0.1:$gw_port/v1/fetch -H 'Authorization: Bearer $WPFS_TOKEN' \\
+        -d '{"url": "http://127.0.0.1:$gw_port/healthz"}'
 Ctrl-C stops everything.
 MSG
 wait -n "${pids[@]}" || true
