@@ -204,7 +204,7 @@ static enum cfg_rc cfg_arg(const struct cfg_prog *p, void *obj, int argc, char *
   return cfg_apply(p, k, obj, val, "flag") ? CFG_ERROR : CFG_OK;
 }
 
-enum cfg_rc cfg_load(const struct cfg_prog *p, void *obj, int argc, char **argv)
+static enum cfg_rc cfg_load_all(const struct cfg_prog *p, void *obj, int argc, char **argv)
 {
   int print = 0;
   if(cfg_defaults_env(p, obj))
@@ -223,6 +223,16 @@ enum cfg_rc cfg_load(const struct cfg_prog *p, void *obj, int argc, char **argv)
     return CFG_EXIT_OK;
   }
   return CFG_OK;
+}
+
+/* Unless the program goes on, the strings are released here, so that every
+ * exit path of every caller is leak-free. */
+enum cfg_rc cfg_load(const struct cfg_prog *p, void *obj, int argc, char **argv)
+{
+  enum cfg_rc rc = cfg_load_all(p, obj, argc, argv);
+  if(rc != CFG_OK)
+    cfg_free(p, obj);
+  return rc;
 }
 
 static const char *cfg_type_name(enum cfg_type t)

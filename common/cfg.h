@@ -40,7 +40,8 @@ struct cfg_prog {
 
 /* Fill obj from defaults, environment and argv. Prints --help or
  * --print-config to stdout and returns CFG_EXIT_OK; on a bad value prints a
- * precise message to stderr and returns CFG_ERROR. */
+ * precise message to stderr and returns CFG_ERROR. Unless it returns CFG_OK,
+ * obj's strings are already released (cfg_free). */
 enum cfg_rc cfg_load(const struct cfg_prog *p, void *obj, int argc, char **argv);
 /* Parse one value into obj; err gets a reason on failure. */
 int  cfg_set(const struct cfg_key *k, void *obj, const char *val, char *err, size_t errlen);

@@ -27,6 +27,7 @@ trap stop INT TERM EXIT
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$state" \
   --appendonly yes --appendfsync everysec --save '' --logfile "$state/redis.log" &
 pids+=($!)
+for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 "$WPFS_BIN/llfs" --listen-port "$llfs_port" &
 pids+=($!)
 if [ -x "$WPFS_BIN/hlfs" ]; then
