@@ -38,7 +38,9 @@ struct gw_cfg {
   X(pages_stored,      "pages written to the page store")                \
   X(page_store_errors, "pages that could not be stored")                 \
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
-  X(results_served,    "results handed to clients")
+  X(results_served,    "results handed to clients")                     \
+  X(cache_hits,        "requests answered from a stored page, site untouched") \
+  X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)")
 
 struct gw_stats {
 #define X(n, h) uint64_t n;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -22,6 +23,7 @@ struct gw_fetch {
   const char *url;  /* in strs */
   bool storing;
   bool cancelled;
+  bool revalidating;  /* conditional headers sent: a 304 refreshes the copy */
 };
 
 static void fetch_free(struct gw_fetch *f)
@@ -143,7 +145,92 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
     fetch_finish(f);
     return;
   }
+  if(f->revalidating && a->status == 304 && !strcmp(a->outcome, "ok")) {
+    f->out.outcome = "not_modified";
+    f->out.ref = f->key;
+    f->g->stats.revalidated++;
+    if(page_touch(f->g->store, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
+                  f) != STORE_OK)
+      fetch_stored(f, STORE_DOWN);
+    return;
+  }
   fetch_page(f, a, f->url);
+}
+
+/* Send the fetch to the fetcher; extra: conditional headers, or none. */
+static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
+{
+  struct sched_job_info *in = sched_job_info(f->job);
+  char ua[300];
+  const char *hdrs[3];
+  size_t n = 0;
+  snprintf(ua, sizeof ua, "User-Agent: %s", f->g->cfg.agent);
+  hdrs[n++] = ua;
+  for(size_t i = 0; i < nextra && n < 3; i++)
+    hdrs[n++] = extra[i];
+  struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = n,
+                               .req_id = in->rid };
+  return llfs_client_fetch(f->g->llfs, &r, fetch_answer, f, &f->lj);
+}
+
+/* Validators of a stored page, as conditional request headers. */
+static size_t cached_validators(const struct page *p, char *inm, char *ims, size_t len,
+                                const char **out)
+{
+  json_t *h = p->headers_json ? json_loads(p->headers_json, 0, NULL) : NULL;
+  size_t i, n = 0;
+  json_t *pair;
+  json_array_foreach(h, i, pair) {
+    const char *k = json_string_value(json_array_get(pair, 0));
+    const char *v = json_string_value(json_array_get(pair, 1));
+    if(!k || !v || strlen(v) > len - 32)
+      continue;
+    if(!strcasecmp(k, "ETag") && !inm[0]) {
+      snprintf(inm, len, "If-None-Match: %s", v);
+      out[n++] = inm;
+    } else if(!strcasecmp(k, "Last-Modified") && !ims[0]) {
+      snprintf(ims, len, "If-Modified-Since: %s", v);
+      out[n++] = ims;
+    }
+  }
+  json_decref(h);
+  return n;
+}
+
+static bool cached_fresh(const struct sched_job_info *in, const struct page *p)
+{
+  uint64_t now = clock_wall_ms();
+  uint64_t age_s = now > p->fetched_at ? (now - p->fetched_at) / 1000 : 0;
+  return p->outcome && !strcmp(p->outcome, "ok") &&
+         (in->max_age_s == QENC_MAXAGE_ANY || age_s <= in->max_age_s);
+}
+
+/* The page store answered: serve the copy, revalidate it, or fetch. */
+static void fetch_cached(void *arg, store_err err, const struct page *p)
+{
+  struct gw_fetch *f = arg;
+  char inm[1024] = "", ims[1024] = "";
+  const char *cond[2];
+  size_t ncond = 0;
+  if(f->cancelled) {
+    fetch_free(f);
+    return;
+  }
+  if(!err && p && cached_fresh(sched_job_info(f->job), p)) {
+    f->g->stats.cache_hits++;
+    f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
+                                     .ref = f->key };
+    fetch_finish(f);
+    return;
+  }
+  if(!err && p && p->outcome && !strcmp(p->outcome, "ok"))
+    ncond = cached_validators(p, inm, ims, sizeof inm, cond);
+  f->revalidating = ncond > 0;
+  if(fetch_go(f, cond, ncond)) {
+    f->out = (struct sched_outcome){ .outcome = "fetcher_unavailable",
+                                     .error = "cannot reach the fetcher service" };
+    fetch_finish(f);
+  }
 }
 
 static int ops_start(void *arg, struct sched_job *job)
@@ -151,21 +238,22 @@ static int ops_start(void *arg, struct sched_job *job)
   struct gw *g = arg;
   struct sched_job_info *in = sched_job_info(job);
   struct gw_fetch *f = mem_calloc(1, sizeof *f);
-  char ua[300];
   if(!f)
     return -1;
   f->magic = GW_FETCH_MAGIC;
   f->g = g;
   f->job = job;
-  snprintf(ua, sizeof ua, "User-Agent: %s", g->cfg.agent);
-  const char *hdrs[] = { ua };
-  struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = 1,
-                               .req_id = in->rid };
-  if(llfs_client_fetch(g->llfs, &r, fetch_answer, f, &f->lj)) {
+  in->user = f;
+  if(in->kind == SCHED_PAGE) {
+    page_key(in->site, in->url, f->key, sizeof f->key);
+    if(page_get(g->store, f->key, fetch_cached, f) == STORE_OK)
+      return 0;
+  }
+  if(fetch_go(f, NULL, 0)) {
+    in->user = NULL;
     fetch_free(f);
     return -1;
   }
-  in->user = f;
   return 0;
 }
 

@@ -167,3 +167,29 @@ store_err page_del(struct store *s, const char *key, page_del_cb *cb, void *arg)
     mem_free(op);
   return e;
 }
+
+store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t ttl_s,
+                     page_put_cb *cb, void *arg)
+{
+  struct page_op *op = mem_calloc(1, sizeof *op);
+  char at[24], ttl[24];
+  if(!op)
+    return STORE_NOMEM;
+  op->cb = (void *)cb;
+  op->arg = arg;
+  snprintf(at, sizeof at, "%llu", (unsigned long long)at_ms);
+  snprintf(ttl, sizeof ttl, "%u", ttl_s);
+  const char *argv[] = {
+    "EVAL", "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+            "redis.call('HSET', KEYS[1], 'at', ARGV[1]) "
+            "return redis.call('EXPIRE', KEYS[1], ARGV[2])",
+    "1", key, at, ttl,
+  };
+  size_t lens[6];
+  for(size_t i = 0; i < 6; i++)
+    lens[i] = strlen(argv[i]);
+  store_err e = store_cmd(s, 6, argv, lens, 0, page_put_done, op);
+  if(e)
+    mem_free(op);
+  return e;
+}

@@ -39,6 +39,10 @@ store_err page_put(struct store *s, const char *key, const struct page *p, uint3
 typedef void page_get_cb(void *arg, store_err err, const struct page *p);
 store_err page_get(struct store *s, const char *key, page_get_cb *cb, void *arg);
 
+/* A 304 confirmed the copy: it is now as fresh as at_ms. */
+store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t ttl_s,
+                     page_put_cb *cb, void *arg);
+
 typedef void page_del_cb(void *arg, store_err err, bool existed);
 store_err page_del(struct store *s, const char *key, page_del_cb *cb, void *arg);
 
