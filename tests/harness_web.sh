@@ -24,7 +24,8 @@ start_testweb() {
     --control-port 0 --control-port-file "$cf" "$@"
   TESTWEB_PID=$BG_PID
   TESTWEB_LOG="$T_DIR/$name.log"
-  if ! wait_for 20 test -s "$cf"; then
+  wait_for 20 tw_started "$cf"
+  if [ ! -s "$cf" ]; then
     cat "$TESTWEB_LOG" >&2
     bail "testweb did not start"
   fi
@@ -32,6 +33,9 @@ start_testweb() {
   TESTWEB_CTL="http://127.0.0.1:$(cat "$cf")"
   wait_for 10 curl -sf "$TESTWEB_CTL/health" || bail "testweb control does not answer"
 }
+
+# Ready, or dead (then there is no point in waiting longer).
+tw_started() { [ -s "$1" ] || ! kill -0 "$TESTWEB_PID" 2>/dev/null; }
 
 stop_testweb() {
   local rc

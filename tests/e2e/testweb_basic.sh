@@ -10,6 +10,12 @@ ok "--help names the port files" bash -c "'$TW' --help | grep -q -- --control-po
 is "$?" 2 "a bad generator option is refused"
 ok "and the reason names it" grep -q sitez "$T_DIR/err"
 
+sed -n '/^<!-- testweb --print-docs -->$/,/^<!-- end testweb --print-docs -->$/p' \
+  "$WPFS_ROOT/docs/testweb.md" | sed '1d;$d' >"$T_DIR/doc"
+"$TW" --print-docs >"$T_DIR/gen"
+ok "docs/testweb.md has the tables the code has (testweb --print-docs)" \
+  cmp -s "$T_DIR/doc" "$T_DIR/gen"
+
 zone=$("$TW" --generate sites=300 --print-zone)
 is "$(wc -l <<<"$zone")" 300 "--print-zone: one line per site"
 is "$(sed -n 1p <<<"$zone")" "site0.test 127.10.0.1" "site 0 is 127.10.0.1"
@@ -63,6 +69,6 @@ ok "another seed: another page" test "$(tw_curl site2.test /p/3.html -s)" != "$a
 
 stop_testweb
 is "$?" 0 "SIGTERM: clean exit"
-ok "every log line is JSON" jq -e -s 'length > 0' "$TESTWEB_LOG" >/dev/null
+ok "every log line is JSON" bash -c "jq -e -s 'length > 0' '$TESTWEB_LOG' >/dev/null"
 ok "the log says it stopped" grep -q '"msg":"stopped after' "$TESTWEB_LOG"
 done_testing

@@ -57,6 +57,15 @@ cmp_ge "$out" 1000000 "endless body without length"
 ok "has neither Content-Length nor chunked coding" bash -c "! grep -qiE '^(content-length|transfer-encoding)' '$hdr'"
 n=$(raw /_b/endless-headers 300000 | grep -c '^X-Endless-')
 cmp_ge "$n" 4000 "endless headers: thousands of header lines and no end"
+tw_curl $S /_b/endless -s -m 3 -o /dev/null &
+hog=$!
+sleep 0.5
+t=$(tw_curl site2.test /p/1.html -s -o /dev/null -w '%{time_total}')
+cmp_le "$(awk -v t="$t" 'BEGIN { printf "%d", t * 1000 }')" 300 \
+  "an endless download does not starve other clients"
+wait $hog
+for i in 1 2 3; do raw /_b/endless 100000 >/dev/null; done
+is "$(code /p/1.html)" 200 "testweb survives clients that leave mid-body"
 
 check_raw() {  # variant expected-bytes
   raw "/_b/malformed/$1" >"$T_DIR/got"

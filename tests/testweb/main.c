@@ -2,6 +2,7 @@
  * sites (generated or described by a JSON file), each at its own 127.x.y.z
  * address and Host name, with behaviours tests ask for (docs/testweb.md),
  * and records what every site was asked, readable on a control endpoint. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ static const struct cfg_key tw_keys[] = {
     "port of every site (0: any free port)" },
   { "port_file",         CFG_STR,  OFF(port_file),         NULL, 1, 0, "TESTWEB_PORT_FILE",
     "write the sites' port here once listening" },
+  { "print_docs",        CFG_BOOL, OFF(print_docs),        "false", 1, 0, "TESTWEB_PRINT_DOCS",
+    "print the reference tables of docs/testweb.md (Markdown) and exit" },
   { "print_zone",        CFG_BOOL, OFF(print_zone),        "false", 1, 0, "TESTWEB_PRINT_ZONE",
     "print \"name address\" for every site and exit" },
   { "record_max",        CFG_INT,  OFF(record_max),        "10000", 0, 1e8, "TESTWEB_RECORD_MAX",
@@ -83,9 +86,22 @@ static int tw_print_zone(const struct tw_world *w)
   return e ? 1 : 0;
 }
 
+/* The tables of docs/testweb.md come from the tables in the code. */
+static int tw_print_docs(void)
+{
+  fputs("### Options\n\n", stdout);
+  cfg_markdown(&tw_prog, stdout);
+  fputs("\n### Generator options\n\n", stdout);
+  tw_gen_markdown(stdout);
+  fputs("\n### Behaviour parameters and kinds\n\n", stdout);
+  tw_beh_markdown(stdout);
+  return 0;
+}
+
 static int tw_run(struct tw_srv *srv, const struct tw_opts *o)
 {
   uv_loop_t *loop = uv_default_loop();
+  signal(SIGPIPE, SIG_IGN);  /* a client that leaves is an EPIPE, not our death */
   tw_fill_init();
   if(tw_bomb_init(&srv->bombs, o->bomb_size)) {
     LOG(LOG_ERROR, "cannot build the compression bombs");
@@ -107,17 +123,20 @@ int main(int argc, char **argv)
   enum log_level lvl;
   memset(&o, 0, sizeof o);
   enum cfg_rc rc = cfg_load(&tw_prog, &o, argc, argv);
-  if(rc != CFG_OK)
-    return rc == CFG_EXIT_OK ? 0 : 2;
-  if(log_level_parse(o.log_level, &lvl)) {
+  if(rc == CFG_OK && log_level_parse(o.log_level, &lvl)) {
     fprintf(stderr, "testweb: bad log level \"%s\"\n", o.log_level);
-    return 2;
+    rc = CFG_ERROR;
+  }
+  if(rc != CFG_OK) {
+    cfg_free(&tw_prog, &o);
+    return rc == CFG_EXIT_OK ? 0 : 2;
   }
   log_init("testweb", lvl);
   tw_world_init(&srv.world, (size_t)o.record_max);
   srv.world.link_port = o.link_port;
   srv.world.bomb_size = o.bomb_size;
-  int ret = tw_build_world(&srv.world, &o) ? 2
+  int ret = o.print_docs                    ? tw_print_docs()
+          : tw_build_world(&srv.world, &o) ? 2
           : o.print_zone                    ? tw_print_zone(&srv.world)
                                             : tw_run(&srv, &o);
   tw_world_free(&srv.world);

@@ -26,7 +26,7 @@
   X(ENDLESS,   "endless",   "a body that never ends (chunked or close-delimited)") \
   X(ENDLESS_HEADERS, "endless-headers", "header lines that never end")         \
   X(MALFORMED, "malformed", "/_b/malformed/VARIANT: broken response heads")   \
-  X(BOMB,      "bomb",      "/_b/bomb/gzip|br: `size` zero bytes, compressed") \
+  X(BOMB,      "bomb",      "/_b/bomb/gzip or /_b/bomb/br: `size` zero bytes, compressed") \
   X(TRAP,      "trap",      "/_b/trap/...: infinitely deep relative links")   \
   X(CALENDAR,  "calendar",  "/_b/calendar/Y/M: endless prev/next months")     \
   X(CHANGE,    "change",    "a body that changes every `every` fetches, with validators") \

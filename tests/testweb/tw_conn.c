@@ -19,6 +19,7 @@
 /* Bytes per write when not dripping: big enough for bulk, small enough to
  * let other connections run between two writes. */
 #define CONN_BATCH (256u << 10)
+#define CONN_SYNC_ROUNDS 4
 /* Control requests carry site configs: their buffer may grow to this. */
 #define CONN_CTL_MAX (4u << 20)
 /* A reset waits for the kernel to send what it has, at most this long. */
@@ -210,6 +211,7 @@ static void conn_written(struct tw_conn *c)
     conn_resp_done(c);
   } else if(c->plan.drip_bytes) {
     CONN_STATE(c, CS_DRIP);
+    uv_update_time(c->srv->loop);  /* the cached loop time may be stale: never wait less */
     uv_timer_start(&c->timer, conn_on_drip, c->plan.drip_ms, 0);
   }
 }
@@ -232,16 +234,20 @@ static void conn_on_write(uv_write_t *w, int status)
 }
 
 /* Write what the plan has: synchronously while the kernel takes it all,
- * else hand the rest to libuv and continue in conn_on_write. */
+ * else hand the rest to libuv and continue in conn_on_write. After a few
+ * synchronous batches libuv gets the rest anyway, so that a fast reader of
+ * an endless body cannot keep the loop from the other connections. */
 static void conn_pump(struct tw_conn *c)
 {
-  while(c->st == CS_SEND && !c->writing) {
+  for(unsigned round = 0; c->st == CS_SEND && !c->writing; round++) {
     uint64_t max = c->plan.drip_bytes ? c->plan.drip_bytes : CONN_BATCH;
     unsigned n = tw_plan_fill(&c->plan, c->iov, max), k = 0;
     size_t total = 0;
     for(unsigned i = 0; i < n; i++)
       total += c->iov[i].len;
-    int r = total ? uv_try_write((uv_stream_t *)&c->tcp, c->iov, n) : 0;
+    int r = 0;
+    if(total && round < CONN_SYNC_ROUNDS)
+      r = uv_try_write((uv_stream_t *)&c->tcp, c->iov, n);
     if(r == UV_EAGAIN)
       r = 0;
     if(r < 0) {
@@ -275,6 +281,7 @@ static void conn_respond(struct tw_conn *c)
     CONN_STATE(c, CS_HANG);  /* until the client goes away */
   } else if(c->plan.hold_ms) {
     CONN_STATE(c, CS_HOLD);
+    uv_update_time(c->srv->loop);  /* the cached loop time may be stale: never hold less */
     uv_timer_start(&c->timer, conn_on_hold, c->plan.hold_ms, 0);
   } else {
     CONN_STATE(c, CS_SEND);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/hash.h"
+#include "common/log.h"
 #include "common/mem.h"
 #include "tests/testweb/tw_page.h"
 
@@ -324,5 +325,8 @@ void tw_route(struct tw_route_env *env, struct tw_site *s, const struct tw_req *
   if(r.kind != TW_K__COUNT)
     tw_kind_run(&r);
   route_finish(&r);
+  if(log_level <= LOG_DEBUG)
+    LOG(LOG_DEBUG, "%s %.200s: %s, status %d", s ? tw_site_host(s) : "(no site)",
+        r.path ? r.path : "", r.kind < TW_K__COUNT ? tw_kind_name(r.kind) : "error", pl->status);
   buf_free(&r.location);
 }

@@ -42,6 +42,7 @@ struct tw_opts {
   size_t max_header_bytes;
   long   port;
   char  *port_file;
+  bool   print_docs;
   bool   print_zone;
   long   record_max;
   char  *sites;
