@@ -147,7 +147,15 @@ static void srv_metrics(struct api_srv *s, struct api_req *rq)
 
 static bool srv_builtin(struct api_srv *s, struct api_req *rq)
 {
-  if(strcmp(rq->method, "GET"))
+  bool known = !strcmp(rq->path, "/healthz") || !strcmp(rq->path, "/readyz") ||
+               !strcmp(rq->path, "/metrics");
+  if(known && strcmp(rq->method, "GET")) {
+    api_reply_header(rq, "Allow", "GET");
+    api_problem(rq, 405, "method-not-allowed", "Method not allowed", NULL,
+                "%s is not allowed on this path; allowed: GET", rq->method);
+    return true;
+  }
+  if(!known)
     return false;
   if(!strcmp(rq->path, "/healthz"))
     srv_healthz(rq);

@@ -181,6 +181,10 @@ static enum cfg_rc cfg_arg(const struct cfg_prog *p, void *obj, int argc, char *
     cfg_help(p, stdout);
     return CFG_EXIT_OK;
   }
+  if(!strcmp(a, "--help-markdown")) {
+    cfg_markdown(p, stdout);
+    return CFG_EXIT_OK;
+  }
   if(strncmp(a, "--", 2)) {
     fprintf(stderr, "%s: unexpected argument \"%.64s\" (try --help)\n", p->name, a);
     return CFG_ERROR;
@@ -254,6 +258,7 @@ void cfg_help(const struct cfg_prog *p, FILE *out)
             env, k->def ? k->def : "unset", k->help);
   }
   fputs("  --print-config\n      print the effective configuration as JSON and exit\n"
+        "  --help-markdown\n      print this table as Markdown and exit\n"
         "  --help\n      print this help and exit\n", out);
 }
 

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "api/srv.h"
+#include "common/url.h"
 #include "hlfs/auth.h"
 #include "hlfs/llfs_client.h"
 #include "hlfs/pages.h"
@@ -77,6 +78,11 @@ extern const size_t gw_nroutes;
 const struct state_client *gw_auth(struct gw *g, struct api_req *rq);
 /* Answer a store failure (503 store-unavailable). */
 void gw_store_down(struct api_req *rq, store_err e);
+/* Answer a URL the URL library refused (400 url-too-long, unsupported-scheme
+ * or invalid-url, naming the field and the library's error). */
+void gw_url_problem(struct api_req *rq, const char *field, url_err ue);
+/* Canonical form of url under the gateway's options; on failure answers. */
+char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *url);
 
 /* Routes, by file. */
 void gw_h_batches(struct api_req *rq, void *arg);       /* gw_submit.c */

@@ -158,6 +158,24 @@ static void waiter_gone(void *arg)
   w->rq = NULL;  /* freed on delivery or expiry */
 }
 
+static void waiter_refused(struct gw_waiter *w, store_err err, const struct state_item *it)
+{
+  char ra[24];
+  api_req_on_abort(w->rq, NULL, NULL);
+  switch(it->code) {
+  case STATE_SUB_UNAVAILABLE:
+    gw_store_down(w->rq, err);
+    return;
+  case STATE_SUB_BAD_URL:
+    gw_url_problem(w->rq, "url", URL_ERR_NO_HOST);
+    return;
+  default:  /* over a quota */
+    snprintf(ra, sizeof ra, "%u", (it->retry_ms + 999) / 1000);
+    api_reply_header(w->rq, "Retry-After", ra);
+    api_problem(w->rq, 429, "over-quota", "Over quota", NULL, "%s", state_sub_name(it->code));
+  }
+}
+
 static void waiter_submitted(void *arg, store_err err, struct state_item *items, size_t n)
 {
   struct gw_waiter *w = arg;
@@ -165,14 +183,8 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
   (void)n;
   if(items[0].code != STATE_SUB_ACCEPTED && items[0].code != STATE_SUB_DUP_QUEUED &&
      items[0].code != STATE_SUB_DUP_INFLIGHT) {
-    if(w->rq) {
-      api_req_on_abort(w->rq, NULL, NULL);
-      if(items[0].code == STATE_SUB_UNAVAILABLE)
-        gw_store_down(w->rq, err);
-      else
-        api_problem(w->rq, 429, "over-quota", "Over quota", NULL, "%s",
-                    state_sub_name(items[0].code));
-    }
+    if(w->rq)
+      waiter_refused(w, err, &items[0]);
     waiter_unlink_free(g, w);
     return;
   }
@@ -186,7 +198,8 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
   static const char *const known[] = { "url", "priority", "max_age_s", "wait_ms", NULL };
   struct jin_err e;
   const char *url = NULL;
-  long long prio = QENC_PRIO_MAX, age = -1, wait = 30000;
+  long long prio = QENC_PRIO_MAX, age = -1;
+  long long wait = g->cfg.max_wait_ms < 30000 ? g->cfg.max_wait_ms : 30000;
   if(jin_only(body, "", known, &e) || jin_str(body, "", "url", true, 1 << 16, &url, &e) ||
      jin_int(body, "", "priority", false, 0, QENC_PRIO_MAX, &prio, &e) ||
      jin_int(body, "", "max_age_s", false, -1, 31536000000LL, &age, &e) ||
@@ -194,16 +207,8 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
     jin_reply(rq, &e);
     return -1;
   }
-  struct url_opts o = url_opts_default();
-  o.max_len = g->cfg.max_url_len;
-  url_err ue = url_canon(url, strlen(url), &o, &w->canon);
-  if(ue != URL_OK) {
-    json_t *ext = json_pack("{s:s, s:s}", "field", "url", "url_error", url_err_name(ue));
-    api_problem(rq, 400, ue == URL_ERR_TOO_LONG ? "url-too-long"
-                         : ue == URL_ERR_UNSUPPORTED_SCHEME ? "unsupported-scheme" : "invalid-url",
-                "Invalid URL", ext, "url: %s", url_err_text(ue));
+  if(!(w->canon = gw_canon(g, rq, "url", url)))
     return -1;
-  }
   w->item = (struct state_item){ .url = w->canon, .prio = (unsigned)prio,
                                  .max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age };
   w->deadline_ms = clock_mono_ms() + (uint64_t)wait;

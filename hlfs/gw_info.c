@@ -28,6 +28,26 @@ void gw_store_down(struct api_req *rq, store_err e)
               store_strerror(e));
 }
 
+void gw_url_problem(struct api_req *rq, const char *field, url_err ue)
+{
+  json_t *ext = json_pack("{s:s, s:s}", "field", field, "url_error", url_err_name(ue));
+  const char *type = ue == URL_ERR_TOO_LONG             ? "url-too-long"
+                   : ue == URL_ERR_UNSUPPORTED_SCHEME ? "unsupported-scheme"
+                                                      : "invalid-url";
+  api_problem(rq, 400, type, "Invalid URL", ext, "%s: %s", field, url_err_text(ue));
+}
+
+char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *url)
+{
+  struct url_opts o = url_opts_default();
+  char *canon = NULL;
+  o.max_len = g->cfg.max_url_len;
+  url_err ue = url ? url_canon(url, strlen(url), &o, &canon) : URL_ERR_EMPTY;
+  if(ue != URL_OK)
+    gw_url_problem(rq, field, ue);
+  return canon;
+}
+
 int gw_ready(void *arg, char *why, size_t whylen)
 {
   struct gw *g = arg;
@@ -183,14 +203,10 @@ void gw_h_robots(struct api_req *rq, void *arg)
   size_t tlen;
   if(!gw_auth(g, rq))
     return;
-  const char *url = api_req_arg(rq, "url");
-  url_err ue = url ? url_canon(url, strlen(url), NULL, &canon) : URL_ERR_EMPTY;
-  struct gw_call *c = ue == URL_OK ? call_new(g, rq) : NULL;
-  if(ue != URL_OK) {
-    json_t *ext = json_pack("{s:s, s:s}", "field", "url", "url_error", url_err_name(ue));
-    api_problem(rq, 400, "invalid-url", "Invalid URL", ext, "url: %s", url_err_text(ue));
+  canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
+  if(!canon)
     return;
-  }
+  struct gw_call *c = call_new(g, rq);
   if(!c || site_of_url(g->cfg.site_mode, canon, NULL, c->site, sizeof c->site) ||
      site_origin(canon, c->origin, sizeof c->origin) ||
      robots_url_target(canon, strlen(canon), &c->target, &tlen) ||

@@ -287,8 +287,13 @@ static int ack_send(struct gw *g, const struct state_client *c, json_t *ids, str
       if(strtoul(d, &colon, 10) == s && *colon == ':')
         list[k++] = colon + 1;
     }
-    if(k && state_results_ack(g->st, s, c->name, list, k, ack_done, a) == STORE_OK)
+    if(!k)
+      continue;
+    store_err e = state_results_ack(g->st, s, c->name, list, k, ack_done, a);
+    if(e == STORE_OK)
       a->calls++;
+    else
+      a->err = e;  /* answered as 503 once the other shards are done */
   }
   mem_free(list);
   ack_done(a, STORE_OK, 0);

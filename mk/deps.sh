@@ -30,8 +30,18 @@ if ! command -v npm >/dev/null 2>&1; then
   fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
-if [ ! -f "$root/node_modules/.wpfs-installed" ] ||
-   [ "$root/package-lock.json" -nt "$root/node_modules/.wpfs-installed" ]; then
-  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
-    touch "$root/node_modules/.wpfs-installed"
+# One npm ci at a time (two makes at once would each empty node_modules
+# under the other); the second re-checks once it has the lock.
+npm_stale() {
+  [ ! -f "$root/node_modules/.wpfs-installed" ] ||
+    [ "$root/package-lock.json" -nt "$root/node_modules/.wpfs-installed" ]
+}
+if npm_stale; then
+  (
+    flock 9
+    if npm_stale; then
+      (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
+        touch "$root/node_modules/.wpfs-installed"
+    fi
+  ) 9>"${TMPDIR:-/tmp}/wpfs-npm-ci-$(id -u).lock"
 fi
