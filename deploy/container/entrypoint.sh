@@ -3,6 +3,7 @@
 # rest are its flags (settings may also come from WPFS_* variables).
 #   llfs | hlfs | wpfs-url | wpfs-robots | healthcheck
 # The program replaces this shell (exec), so it is PID 1 and gets SIGTERM.
+# WPFS_IMAGE_BINDIR (default /usr/local/bin) is where the programs are.
 set -eu
 bindir=${WPFS_IMAGE_BINDIR:-/usr/local/bin}
 

@@ -1,0 +1,73 @@
+#!/bin/bash
+# timeout: 120
+# deploy/k8s without a cluster: every manifest against the Kubernetes
+# schemas and its field lists, cross-references, the programs' own option
+# tables, pod security and the network policies (deploy/tools/k8s-check.js);
+# the kustomize rendering when kubectl is on the machine. Then a few broken
+# copies of the manifests, each of which must be caught by the right check.
+. "$WPFS_ROOT/tests/lib.sh"
+cd "$WPFS_ROOT" || bail "no root"
+command -v node >/dev/null || bail "node is missing (make deps)"
+[ -d node_modules/kubernetes-models ] || bail "node_modules/kubernetes-models is missing (make deps)"
+check=deploy/tools/k8s-check.js
+
+# tap_from FILE: the checker's "ok - X" / "not ok - X" lines as TAP.
+tap_from() {
+  local line
+  while IFS= read -r line; do
+    case $line in
+      "ok - "*) pass "${line#ok - }" ;;
+      "not ok - "*) fail "${line#not ok - }" ;;
+      *) echo "$line" ;;
+    esac
+  done <"$1"
+}
+
+rendered=()
+if command -v kubectl >/dev/null 2>&1; then
+  if kubectl kustomize deploy/k8s >"$T_DIR/rendered.yaml" 2>"$T_DIR/kustomize.err"; then
+    pass "kubectl kustomize deploy/k8s renders"
+    rendered=(--rendered "$T_DIR/rendered.yaml")
+  else
+    fail "kubectl kustomize deploy/k8s renders"
+    sed 's/^/# /' "$T_DIR/kustomize.err"
+  fi
+else
+  echo "# kubectl not installed: kustomize rendering not checked"
+fi
+
+node "$check" --bin "$WPFS_BIN" "${rendered[@]}" deploy/k8s >"$T_DIR/out" 2>&1
+rc=$?
+tap_from "$T_DIR/out"
+is "$rc" 0 "k8s-check exits 0"
+
+# mutant NAME CHECK-REGEX FILE SED-SCRIPT: a copy of deploy/k8s with one
+# change must fail the check whose name matches CHECK-REGEX.
+mutant() {
+  local name=$1 want=$2 file=$3 script=$4 d="$T_DIR/m"
+  rm -rf "$d" && cp -r deploy/k8s "$d"
+  sed -i "$script" "$d/$file"
+  if cmp -s "deploy/k8s/$file" "$d/$file"; then fail "mutant $name: the edit changed nothing"; return; fi
+  node "$check" --bin "$WPFS_BIN" --only "$want" "$d" >"$T_DIR/mut.out" 2>&1
+  if grep -q "^not ok - " "$T_DIR/mut.out"; then
+    pass "caught: $name"
+  else
+    fail "caught: $name"
+    sed 's/^/# /' "$T_DIR/mut.out"
+  fi
+}
+mutant "misspelt field (readinesProbe)" "unknown" llfs.yaml 's/readinessProbe:/readinesProbe:/'
+mutant "string where the schema wants an integer" "schemas" llfs.yaml 's/containerPort: 8081/containerPort: "8081"/'
+mutant "removed API version (autoscaling/v2beta2)" "schemas" hlfs.yaml 's|autoscaling/v2$|autoscaling/v2beta2|'
+mutant "unknown WPFS_ variable" "settings" llfs.yaml 's/WPFS_LOG_LEVEL:/WPFS_LOGLEVEL:/'
+mutant "value the program refuses" "settings" llfs.yaml 's/WPFS_TIMEOUT_MS: 30s/WPFS_TIMEOUT_MS: 30 s/'
+mutant "shutdown grace longer than the pod's grace period" "graceful" hlfs.yaml 's/WPFS_SHUTDOWN_GRACE_MS: 10s/WPFS_SHUTDOWN_GRACE_MS: 40s/'
+mutant "Service selector that matches no pod" "selectors" llfs.yaml '/^kind: Service$/,/^---$/ s/component: llfs/component: llfs-x/'
+mutant "probe on a port the container does not open" "ports" hlfs.yaml 's/port: http$/port: web/'
+mutant "Secret name that does not exist" "referenced" hlfs.yaml 's/secretName: wpfs-hlfs-tokens/secretName: wpfs-tokens/'
+mutant "gateway bound to loopback" "listen" hlfs.yaml 's/WPFS_LISTEN_ADDR: "0.0.0.0"/WPFS_LISTEN_ADDR: 127.0.0.1/'
+mutant "container allowed to escalate privileges" "security" redis.yaml 's/allowPrivilegeEscalation: false/allowPrivilegeEscalation: true/'
+mutant "Redis without AOF" "redis" redis.yaml 's/appendonly yes/appendonly no/'
+mutant "fetcher egress open to 10.0.0.0/8" "network" network-policies.yaml '/- 10.0.0.0\/8/d'
+mutant "policy peer label misspelt" "network" network-policies.yaml '0,/component: hlfs/! s/component: hlfs$/component: hlf/'
+done_testing

@@ -1,0 +1,172 @@
+#!/bin/bash
+# timeout: 120
+# The image's moving parts, run here: the entrypoint (program chosen by the
+# first argument, exec'd so that it is PID 1's program and gets SIGTERM), the
+# curl-free healthcheck, and Redis with the image's redis.conf (AOF on: a
+# write survives a restart). Then the stack as Kubernetes wires it, in a
+# private network namespace like a pod's: redis, llfs and hlfs on their
+# default ports, with the settings of the ConfigMaps in deploy/k8s and the
+# Service names resolving to loopback; the gateway must become ready.
+. "$WPFS_ROOT/tests/lib.sh"
+cd "$WPFS_ROOT" || bail "no root"
+ep=deploy/container/entrypoint.sh
+
+# A bin directory laid out as the image's /usr/local/bin.
+img="$T_DIR/img"
+mkdir -p "$img"
+cc -std=c11 -O2 -Wall -Wextra -Werror -o "$img/wpfs-healthcheck" deploy/container/healthcheck.c ||
+  bail "healthcheck.c does not build"
+for p in llfs hlfs wpfs-url wpfs-robots; do
+  [ -x "$WPFS_BIN/$p" ] && ln -s "$WPFS_BIN/$p" "$img/$p"
+done
+export WPFS_IMAGE_BINDIR="$img"
+
+# --- entrypoint
+ok "entrypoint.sh is valid sh" sh -n "$ep"
+out=$(sh "$ep" llfs --help 2>&1)
+is "$?" 0 "entrypoint llfs --help exits 0"
+ok "entrypoint llfs runs llfs" grep -q '^usage: llfs' <<<"$out"
+if [ -x "$img/hlfs" ]; then
+  ok "entrypoint hlfs runs hlfs" sh -c "sh '$ep' hlfs --help | grep -q '^usage: hlfs'"
+fi
+sh "$ep" >/dev/null 2>&1
+is "$?" 64 "entrypoint without a program exits 64"
+sh "$ep" bogus >/dev/null 2>&1
+is "$?" 64 "entrypoint with an unknown program exits 64"
+sh "$ep" --help >/dev/null 2>&1
+is "$?" 0 "entrypoint --help exits 0"
+is "$(sh "$ep" wpfs-url canon 'HTTP://Example.COM:80/a/../b' 2>&1)" "http://example.com/b" \
+  "entrypoint wpfs-url runs the tool"
+
+# --- healthcheck against an llfs on a free port
+port=$(freeport)
+bg llfs sh "$ep" llfs --listen-port "$port"
+llfs_pid=$BG_PID
+wait_for 10 "$img/wpfs-healthcheck" "$port" || bail "llfs did not start"
+is "$(cat /proc/$llfs_pid/comm)" "llfs" "the entrypoint execs the program (it owns the PID the runtime signals)"
+ok "healthcheck PORT: healthy" "$img/wpfs-healthcheck" "$port"
+ok "healthcheck 127.0.0.1:PORT /readyz: ready" "$img/wpfs-healthcheck" "127.0.0.1:$port" /readyz
+"$img/wpfs-healthcheck" "$port" /nope >/dev/null 2>&1
+is "$?" 1 "healthcheck: a 404 is unhealthy"
+"$img/wpfs-healthcheck" "$(freeport)" >/dev/null 2>&1
+is "$?" 1 "healthcheck: nothing listening is unhealthy"
+"$img/wpfs-healthcheck" nonsense >/dev/null 2>&1
+is "$?" 2 "healthcheck: a bad argument exits 2"
+mkdir -p "$T_DIR/proc"
+hex=$(printf '%04X' "$port")
+{ head -1 /proc/net/tcp; grep -E "^ *[0-9]+: [0-9A-F]{8}:$hex [0-9A-F]{8}:0000 0A " /proc/net/tcp; } >"$T_DIR/proc/tcp"
+ok "healthcheck without a port finds the listening socket (/proc/net/tcp)" \
+  env WPFS_HEALTHCHECK_PROC="$T_DIR/proc" "$img/wpfs-healthcheck"
+kill -TERM "$llfs_pid"
+for _ in $(seq 100); do kill -0 "$llfs_pid" 2>/dev/null || break; sleep 0.1; done
+ok "llfs stops on SIGTERM" sh -c "! kill -0 $llfs_pid 2>/dev/null"
+
+# --- Redis with the image's configuration; only its data directory (/data,
+# the volume in the image and the StatefulSet) moves to the test's directory.
+rport=$(freeport)
+mkdir -p "$T_DIR/redis" "$T_DIR/pod-redis"
+ok "redis.conf keeps its data in /data" grep -qx 'dir /data' deploy/container/redis.conf
+sed "s|^dir /data\$|dir $T_DIR/redis|" deploy/container/redis.conf >"$T_DIR/redis.conf"
+sed "s|^dir /data\$|dir $T_DIR/pod-redis|" deploy/container/redis.conf >"$T_DIR/pod-redis.conf"
+redis_up() {
+  bg redis redis-server "$T_DIR/redis.conf" --port "$rport" --bind 127.0.0.1 --maxmemory 64mb
+  REDIS_PID=$BG_PID
+  wait_for 10 redis-cli -p "$rport" ping
+}
+ok "redis-server accepts the configuration" redis_up
+is "$(redis-cli -p "$rport" config get appendonly | tail -1)" yes "appendonly yes"
+is "$(redis-cli -p "$rport" config get maxmemory-policy | tail -1)" noeviction "maxmemory-policy noeviction"
+is "$(redis-cli -p "$rport" config get save | tail -1)" "" "no RDB snapshots"
+redis-cli -p "$rport" set wpfs:deploy:probe accepted >/dev/null
+kill -TERM "$REDIS_PID" 2>/dev/null
+for _ in $(seq 100); do kill -0 "$REDIS_PID" 2>/dev/null || break; sleep 0.1; done
+ok "the AOF is on disk" test -d "$T_DIR/redis/appendonlydir"
+ok "redis-server restarts on its AOF" redis_up
+is "$(redis-cli -p "$rport" get wpfs:deploy:probe)" accepted "a write survives the restart"
+kill -TERM "$REDIS_PID" 2>/dev/null
+
+# --- the stack in a pod-like network namespace
+if ! command -v ip >/dev/null || ! unshare -n -m true 2>/dev/null; then
+  echo "# no network namespaces here (unshare -n -m, ip): the wired stack is not run"
+  done_testing
+  exit
+fi
+if [ ! -x "$img/hlfs" ]; then
+  echo "# bin/hlfs not built: the wired stack is not run"
+  done_testing
+  exit
+fi
+# configmap NAME FILE: the ConfigMap's data as NAME=VALUE lines.
+configmap() {
+  node -e '
+    const Y = require("yaml"), fs = require("fs");
+    for (const d of Y.parseAllDocuments(fs.readFileSync(process.argv[2], "utf8"), { version: "1.1" })) {
+      const o = d.toJS();
+      if (o && o.kind === "ConfigMap" && o.metadata.name === process.argv[1])
+        for (const [k, v] of Object.entries(o.data || {})) console.log(k + "=" + v);
+    }' "$1" "$2"
+}
+configmap wpfs-llfs deploy/k8s/llfs.yaml >"$T_DIR/llfs.env"
+configmap wpfs-hlfs deploy/k8s/hlfs.yaml >"$T_DIR/hlfs.env"
+ok "ConfigMap wpfs-llfs read" test -s "$T_DIR/llfs.env"
+ok "ConfigMap wpfs-hlfs read" test -s "$T_DIR/hlfs.env"
+# One development key instead of the Secret's (empty) list.
+printf '{"clients": [{"name": "deploytest", "token": "deploy-test-token-1234"}]}\n' >"$T_DIR/tokens.json"
+printf '127.0.0.1 localhost wpfs-redis wpfs-llfs wpfs-hlfs\n::1 localhost\n' >"$T_DIR/hosts"
+
+cat >"$T_DIR/pod.sh" <<'POD'
+set -u
+pids=()
+trap 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done; wait' EXIT
+say() { echo "$@"; }
+check() { local d=$1; shift; if "$@" >/dev/null 2>&1; then say "ok - $d"; else say "not ok - $d"; fi; }
+until_ok() { local n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+ip link set lo up
+mount --bind "$T_DIR/hosts" /etc/hosts
+hc="$WPFS_IMAGE_BINDIR/wpfs-healthcheck"
+redis-server "$T_DIR/pod-redis.conf" --maxmemory 64mb >"$T_DIR/pod-redis.log" 2>&1 &
+pids+=($!)
+check "redis listens on 6379 as configured" until_ok 100 redis-cli -h wpfs-redis -p 6379 ping
+mapfile -t llfs_env <"$T_DIR/llfs.env"
+mapfile -t hlfs_env <"$T_DIR/hlfs.env"
+env "${llfs_env[@]}" sh deploy/container/entrypoint.sh llfs >"$T_DIR/pod-llfs.log" 2>&1 &
+pids+=($!)
+llfs=$!
+check "llfs answers /healthz on its default port 8081" until_ok 100 "$hc" 8081
+# Only redis and llfs listen here: the port-less healthcheck must find llfs.
+check "the image's HEALTHCHECK (no arguments) finds llfs" "$hc"
+env "${hlfs_env[@]}" WPFS_TOKENS_FILE="$T_DIR/tokens.json" WPFS_REPLICA=wpfs-hlfs-test \
+  sh deploy/container/entrypoint.sh hlfs >"$T_DIR/pod-hlfs.log" 2>&1 &
+pids+=($!)
+hlfs=$!
+check "hlfs answers /healthz on its default port 8080" until_ok 100 "$hc" 8080
+check "hlfs /readyz: Redis and llfs reached through the Service names of the ConfigMap" until_ok 100 "$hc" 8080 /readyz
+check "llfs /readyz" "$hc" 8081 /readyz
+status() {  # TOKEN: the status of GET /v1/stats with that key
+  (exec 3<>/dev/tcp/127.0.0.1/8080 &&
+    printf 'GET /v1/stats HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n' "$1" >&3 &&
+    head -1 <&3 | cut -d' ' -f2)
+}
+check "hlfs accepts the key of the tokens file" test "$(status deploy-test-token-1234)" = 200
+check "hlfs refuses another key" test "$(status deploy-test-token-9999)" = 401
+t0=$(date +%s)
+kill -TERM "$hlfs" "$llfs"
+wait "$hlfs"; h=$?
+wait "$llfs"; l=$?
+check "hlfs exits 0 on SIGTERM" test "$h" = 0
+check "llfs exits 0 on SIGTERM" test "$l" = 0
+check "both stop well within terminationGracePeriodSeconds" test $(( $(date +%s) - t0 )) -lt 15
+POD
+export T_DIR
+unshare -n -m bash "$T_DIR/pod.sh" >"$T_DIR/pod.out" 2>&1
+while IFS= read -r line; do
+  case $line in
+    "ok - "*) pass "${line#ok - }" ;;
+    "not ok - "*) fail "${line#not ok - }" ;;
+    *) echo "# $line" ;;
+  esac
+done <"$T_DIR/pod.out"
+if grep -q '^not ok' "$T_DIR/pod.out"; then
+  for f in pod-llfs pod-hlfs pod-redis; do tail -5 "$T_DIR/$f.log" | sed "s/^/# $f: /"; done
+fi
+done_testing
