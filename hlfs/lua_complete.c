@@ -19,7 +19,7 @@ const char lua_complete[] = LUA_LIB
 "local c, m, sc = f[2], f[3], tonumber(f[4])\n"
 "local na = tonumber(f[5]) or 0\n"
 "if ARGV[4] == '1' then\n"
-"  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9])\n"
+"  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])\n"
 "end\n"
 "redis.call('HINCRBY', key('cl', c), 'n', -1)\n"
 "local fields = {}\n"

@@ -18,10 +18,16 @@
 "local function key(p, s) return p .. ':' .. T .. s end\n" \
 "local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end\n" \
 "local function I(x) return string.format('%.0f', x) end\n" \
+"local TIME_US = 0\n" \
 "local function now_ms()\n" \
 "  local t = redis.call('TIME')\n" \
-"  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n" \
+"  TIME_US = tonumber(t[2])\n" \
+"  return tonumber(t[1]) * 1000 + math.floor(TIME_US / 1000)\n" \
 "end\n" \
+/* now_ms of the same instant rounded up: a next_at computed from it is
+ * never early by a fraction of a millisecond (claims compare with now_ms,
+ * rounded down) */ \
+"local function up(now) if TIME_US % 1000 > 0 then return now + 1 end return now end\n" \
 /* score = (7 - prio) << 50 | seq << 11 | attempts << 9 | max_age code */ \
 "local function rid(score)\n" \
 "  return T:sub(2, -2) .. '-' .. I(math.floor(score / 2048) % 549755813888)\n" \
@@ -75,30 +81,31 @@
 "  if redis.call('ZCARD', qk) == 1 then enter(site, c) end\n" \
 "  backlog_add(c)\n" \
 "end\n" \
+/* the readers create the consumer group (from id 0) when they first read */ \
 "local function publish(c, id, url, att, fields, maxlen)\n" \
-"  local xk = key('x', c)\n" \
-"  if redis.call('EXISTS', xk) == 0 then\n" \
-"    redis.call('XGROUP', 'CREATE', xk, 'wpfs', '0', 'MKSTREAM')\n" \
-"  end\n" \
-"  return redis.call('XADD', xk, 'MAXLEN', '~', maxlen, '*', 'rid', id, 'url', url,\n" \
-"                    'a', att, unpack(fields))\n" \
+"  return redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,\n" \
+"                    'url', url, 'a', att, unpack(fields))\n" \
 "end\n" \
 /* Drop the lease if token still holds it; the in-flight fields, or nil. */ \
 "local function release(site, token)\n" \
 "  local sk = key('s', site)\n" \
-"  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na')\n" \
+"  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na', 'bu')\n" \
 "  if f[1] ~= token then return nil end\n" \
 "  redis.call('HDEL', sk, 'lt', 'le', 'ic', 'iu', 'is', 'ia')\n" \
 "  redis.call('ZREM', LZ, site)\n" \
 "  return f\n" \
 "end\n" \
 /* The site was contacted: store when it may be contacted next, and why. */ \
-"local function polite(site, now, delay, reason, streak, backoff, resp)\n" \
+/* had_bu: the hash holds a backoff_until to clear (from release) */ \
+"local function polite(site, now, delay, reason, streak, backoff, resp, had_bu)\n" \
 "  local sk = key('s', site)\n" \
-"  local na = now + delay\n" \
-"  redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp)\n" \
-"  if backoff == '1' then redis.call('HSET', sk, 'bu', na)\n" \
-"  else redis.call('HDEL', sk, 'bu') end\n" \
+"  local na = up(now) + delay\n" \
+"  if backoff == '1' then\n" \
+"    redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp, 'bu', na)\n" \
+"  else\n" \
+"    redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp)\n" \
+"    if had_bu then redis.call('HDEL', sk, 'bu') end\n" \
+"  end\n" \
 "  return na\n" \
 "end\n" \
 /* After a release: a site with work is due again at na; an idle site's

@@ -20,7 +20,7 @@ const char lua_robots_done[] = LUA_LIB
 "if not f then return { 0 } end\n"
 "local na = tonumber(f[5]) or 0\n"
 "if ARGV[4] == '1' then\n"
-"  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9])\n"
+"  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])\n"
 "end\n"
 "local rk = key('r', ARGV[11])\n"
 "local ea = now + tonumber(ARGV[15])\n"

@@ -275,7 +275,7 @@ static void proc_sched(struct hlfs_proc *p)
     .replica = p->replica, .budget = (unsigned)p->cfg.budget,
     .claim_batch = (unsigned)p->cfg.claim_batch, .lease_ms = (uint32_t)p->cfg.lease_ms,
     .poll_ms = (uint32_t)p->cfg.poll_ms, .max_attempts = (unsigned)p->cfg.max_attempts,
-    .reap_max = 64, .scan_clients = 16, .robots = true, .robots_cache = 10000,
+    .reap_max = 64, .scan_clients = 1000, .robots = true, .robots_cache = 10000,
     .robots_cache_bytes = 64u << 20,
     .delay = { .min_delay_ms = (uint32_t)p->cfg.min_delay_ms, .factor = p->cfg.delay_factor,
                .max_delay_ms = (uint32_t)p->cfg.max_delay_ms,

@@ -14,9 +14,11 @@
 #include "common/mem.h"
 
 #define SCHED_RENEW_MAGIC 0x5c4e3e11u
+#define SCHED_SLOT_MAGIC  0x5c4e5107u
 
 /* One claim call in flight per shard. */
 struct claim_slot {
+  unsigned      magic;
   struct sched *s;
   unsigned      shard;
   unsigned      asked;
@@ -154,17 +156,23 @@ static void sched_link(struct sched *s, struct sched_job *j)
 static void sched_on_wake(uv_timer_t *t);
 static void sched_on_kick(uv_timer_t *t);
 
+/* Sleep until the earliest future wake-up of an idle shard. Nothing is
+ * armed while the budget is full (a finished job kicks) or for a time
+ * already past (the claim loop just handled it): a zero timer re-armed
+ * from its own callback would never let the loop turn. */
 static void sched_arm_wake(struct sched *s)
 {
   uint64_t now = clock_mono_ms(), at = UINT64_MAX;
-  for(unsigned i = 0; i < state_cfg(s->st)->nshards; i++)
-    if(!s->claiming[i] && s->wake_at[i] < at)
-      at = s->wake_at[i];
-  if(s->pause_until > at)
-    at = s->pause_until;
-  if(at == UINT64_MAX || !s->running)
+  uv_timer_stop(&s->t_wake);
+  if(!s->running || s->live + s->asked >= s->cfg.budget)
     return;
-  uv_timer_start(&s->t_wake, sched_on_wake, at > now ? at - now : 0, 0);
+  for(unsigned i = 0; i < state_cfg(s->st)->nshards; i++)
+    if(!s->claiming[i] && s->wake_at[i] > now && s->wake_at[i] < at)
+      at = s->wake_at[i];
+  if(s->pause_until > now && s->pause_until < at)
+    at = s->pause_until;
+  if(at != UINT64_MAX)
+    uv_timer_start(&s->t_wake, sched_on_wake, at - now, 0);
 }
 
 static void sched_give_back(struct sched *s, unsigned shard, const struct state_claim *c);
@@ -187,6 +195,7 @@ static void sched_take(struct sched *s, struct claim_slot *sl, const struct stat
 static void sched_on_claimed(void *arg, store_err err, const struct state_claim_res *r)
 {
   struct claim_slot *sl = arg;
+  assert(sl && sl->magic == SCHED_SLOT_MAGIC);
   struct sched *s = sl->s;
   sched_check(s);
   uint64_t now = clock_mono_ms();
@@ -216,6 +225,7 @@ static void sched_on_claimed(void *arg, store_err err, const struct state_claim_
 static void sched_claim_shard(struct sched *s, unsigned shard, unsigned n)
 {
   struct claim_slot *sl = sched_slot(s, shard);
+  sl->magic = SCHED_SLOT_MAGIC;
   sl->s = s;
   sl->shard = shard;
   sl->asked = n;

@@ -102,7 +102,9 @@ struct state_item {
   uint32_t    retry_ms;            /* over quota: retry after */
 };
 /* items are filled in place before cb; err is the first store error met
- * (the items it concerns read STATE_SUB_UNAVAILABLE). */
+ * (the items it concerns read STATE_SUB_UNAVAILABLE). When no URL needs
+ * Redis (all rejected as bad URLs), cb runs before state_submit returns.
+ * After a submission, sched_kick lets this replica claim at once. */
 typedef void state_submit_cb(void *arg, store_err err, struct state_item *items, size_t n);
 store_err state_submit(struct state *st, const struct state_client *c,
                        struct state_item *items, size_t n, state_submit_cb *cb, void *arg);

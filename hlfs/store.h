@@ -9,9 +9,9 @@
  *
  * Contracts:
  *  - a non-zero return from store_cmd/store_eval means cb is never called;
- *  - otherwise cb is called exactly once, from the loop, with STORE_OK and the
- *    reply, or an error (STORE_REPLY with the error reply as v, or a
- *    transport error with v NULL);
+ *  - otherwise cb is called exactly once, from the loop (or from store_close,
+ *    with STORE_CLOSED), with STORE_OK and the reply, or an error
+ *    (STORE_REPLY with the error reply as v, or a transport error, v NULL);
  *  - v and everything reached from it are valid only during the callback;
  *  - a blocking command (BLOCK/XREADGROUP ... BLOCK) holds the connection:
  *    give it a store of its own, and its block time as extra_ms;

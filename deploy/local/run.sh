@@ -25,7 +25,8 @@ stop() {
 trap stop INT TERM EXIT
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$state" \
-  --appendonly yes --appendfsync everysec --save '' --logfile "$state/redis.log" &
+  --appendonly yes --appendfsync everysec --save '' --logfile "$state/redis.log" \
+  --zset-max-listpack-value 256 --zset-max-listpack-entries 1024 &
 pids+=($!)
 for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 "$WPFS_BIN/llfs" --listen-port "$llfs_port" &
