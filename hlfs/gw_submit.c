@@ -17,6 +17,7 @@ struct gw_item {
   const char *url_error;
   long long prio, max_age;
   int sub;              /* index in the state items, -1 if not submitted */
+  char addr[48];        /* site = IP: the address the host resolves to */
 };
 
 struct gw_batch {
@@ -28,6 +29,8 @@ struct gw_batch {
   size_t n;
   struct state_item *sub;
   size_t nsub;
+  size_t resolving;     /* site = IP: resolutions under way */
+  const struct state_client *client;
   bool aborted;
 };
 
@@ -192,6 +195,7 @@ static void batch_submit(struct gw_batch *b, const struct state_client *c)
     b->sub[b->nsub++] = (struct state_item){
       .url = it->canon, .prio = (unsigned)it->prio,
       .max_age_s = it->max_age < 0 ? QENC_MAXAGE_ANY : (uint64_t)it->max_age,
+      .addr = it->addr[0] ? it->addr : NULL,
     };
   }
   if(b->nsub == 0) {
@@ -206,6 +210,74 @@ static void batch_submit(struct gw_batch *b, const struct state_client *c)
     return;
   }
   api_req_on_abort(b->rq, batch_abort, b);
+}
+
+/* ---- site = IP: every host resolved (through the fetcher) first ------------------ */
+
+struct gw_res_one {
+  struct gw_batch *b;
+  char host[URL_HOST_MAX + 1];
+};
+
+static void batch_resolved(void *arg, const char *addr)
+{
+  struct gw_res_one *r = arg;
+  struct gw_batch *b = r->b;
+  for(size_t i = 0; i < b->n; i++) {
+    struct url_parts up;
+    struct gw_item *it = &b->items[i];
+    if(addr && it->canon && !it->addr[0] && url_split(it->canon, &up) == URL_OK &&
+       !strcmp(up.host, r->host))
+      snprintf(it->addr, sizeof it->addr, "%s", addr);  /* no address: the host is the site */
+  }
+  mem_free(r);
+  if(--b->resolving)
+    return;
+  if(b->aborted)
+    batch_free(b);
+  else
+    batch_submit(b, b->client);
+}
+
+/* Start one resolution per distinct host name; literals are their own site. */
+static void batch_resolve(struct gw_batch *b)
+{
+  b->resolving = 1;  /* held while starting */
+  for(size_t i = 0; i < b->n; i++) {
+    struct url_parts up;
+    struct gw_item *it = &b->items[i];
+    if(!it->canon || url_split(it->canon, &up) != URL_OK)
+      continue;
+    if(up.host_kind != URL_HOST_NAME) {
+      snprintf(it->addr, sizeof it->addr, "%.47s", up.host);
+      continue;
+    }
+    bool seen = false;
+    for(size_t k = 0; k < i && !seen; k++) {
+      struct url_parts uk;
+      seen = b->items[k].canon && url_split(b->items[k].canon, &uk) == URL_OK &&
+             !strcmp(uk.host, up.host);
+    }
+    struct gw_res_one *r = seen ? NULL : mem_alloc(sizeof *r);
+    if(!r)
+      continue;
+    r->b = b;
+    snprintf(r->host, sizeof r->host, "%s", up.host);
+    b->resolving++;
+    if(llfs_client_resolve(b->g->llfs, r->host, batch_resolved, r)) {
+      b->resolving--;
+      mem_free(r);
+    }
+  }
+  struct gw_res_one *last = mem_alloc(sizeof *last);
+  if(!last) {  /* drop the hold by hand */
+    if(--b->resolving == 0)
+      batch_submit(b, b->client);
+    return;
+  }
+  last->b = b;
+  last->host[0] = '\0';
+  batch_resolved(last, NULL);
 }
 
 void gw_h_batches(struct api_req *rq, void *arg)
@@ -236,6 +308,12 @@ void gw_h_batches(struct api_req *rq, void *arg)
   if(batch_decode(g, b, &e)) {
     jin_reply(rq, &e);
     batch_free(b);
+    return;
+  }
+  b->client = c;
+  if(g->cfg.site_mode == SITE_BY_IP) {
+    api_req_on_abort(rq, batch_abort, b);
+    batch_resolve(b);
     return;
   }
   batch_submit(b, c);

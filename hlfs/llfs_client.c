@@ -283,6 +283,77 @@ int llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void
   return 0;
 }
 
+/* ---- resolution ----------------------------------------------------------- */
+
+struct resolve {
+  llfs_resolve_cb *cb;
+  void *arg;
+  struct buf body;
+};
+
+static size_t resolve_body(char *p, size_t sz, size_t n, void *arg)
+{
+  struct resolve *r = arg;
+  return buf_add(&r->body, p, sz * n) == CM_OK ? sz * n : 0;
+}
+
+static const char *resolve_pick(json_t *j)
+{
+  size_t i;
+  json_t *a;
+  json_array_foreach(json_object_get(j, "addresses"), i, a) {
+    if(json_is_true(json_object_get(a, "allowed")))
+      return json_string_value(json_object_get(a, "address"));
+  }
+  return NULL;
+}
+
+static void resolve_done(CURL *e, CURLcode rc, void *arg)
+{
+  struct resolve *r = arg;
+  long code = 0;
+  json_t *j = NULL;
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+  curl_easy_cleanup(e);
+  if(rc == CURLE_OK && code == 200)
+    j = json_loadb(r->body.data ? r->body.data : "", r->body.len, 0, NULL);
+  r->cb(r->arg, j ? resolve_pick(j) : NULL);
+  json_decref(j);
+  buf_free(&r->body);
+  mem_free(r);
+}
+
+int llfs_client_resolve(struct llfs_client *c, const char *host, llfs_resolve_cb *cb, void *arg)
+{
+  char url[700];
+  struct resolve *r = mem_calloc(1, sizeof *r);
+  CURL *e = curl_easy_init();
+  char *q = e ? curl_easy_escape(e, host, 0) : NULL;
+  if(!r || !q) {
+    mem_free(r);
+    curl_free(q);
+    curl_easy_cleanup(e);
+    return -1;
+  }
+  snprintf(url, sizeof url, "%s/internal/v1/resolve?host=%s", c->bases[c->next++ % c->nbases], q);
+  curl_free(q);
+  r->cb = cb;
+  r->arg = arg;
+  buf_init(&r->body, 64 * 1024);
+  curl_easy_setopt(e, CURLOPT_URL, url);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, resolve_body);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+  if(curluv_add(c->cu, e, resolve_done, r)) {
+    curl_easy_cleanup(e);
+    buf_free(&r->body);
+    mem_free(r);
+    return -1;
+  }
+  return 0;
+}
+
 /* ---- life ------------------------------------------------------------------- */
 
 struct llfs_client *llfs_client_new(uv_loop_t *loop, const struct llfs_client_cfg *cfg)

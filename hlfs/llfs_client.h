@@ -55,6 +55,10 @@ struct llfs_client *llfs_client_new(uv_loop_t *loop, const struct llfs_client_cf
 int  llfs_client_fetch(struct llfs_client *c, const struct llfs_client_req *r,
                        llfs_client_cb *cb, void *arg, struct llfs_client_job **jobp);
 void llfs_client_cancel(struct llfs_client_job **jobp);
+/* GET /internal/v1/resolve of host: cb gets the first address the
+ * fetcher's guard allows, or NULL (no answer, no address, all blocked). */
+typedef void llfs_resolve_cb(void *arg, const char *addr);
+int  llfs_client_resolve(struct llfs_client *c, const char *host, llfs_resolve_cb *cb, void *arg);
 /* GET /readyz of the next fetcher; cb(arg, true) if it answered 200. */
 int  llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void *arg);
 unsigned llfs_client_in_flight(const struct llfs_client *c);
