@@ -17,6 +17,7 @@
 #include "hlfs/robots_policy.h"
 #include "hlfs/sched.h"
 #include "hlfs/state.h"
+#include "hlfs/tenant.h"
 
 struct gw_cfg {
   const char *replica;          /* unique per process: lease tokens, consumer name */
@@ -69,6 +70,7 @@ struct gw {
   bool                 stopping;
   bool                 llfs_ok;
   struct gw_stats      stats;
+  struct tenants       tenants;  /* per-client counters */
 };
 
 extern const struct api_route gw_routes[];

@@ -20,6 +20,7 @@ struct gw_waiter {
   unsigned magic;
   struct gw *g;
   struct api_req *rq;      /* NULL once answered or gone */
+  const char *client;      /* the real client (auth table: lives as long as the gateway) */
   struct state_item item;
   char *canon;
   uint64_t deadline_ms;
@@ -59,6 +60,7 @@ static void sync_rendered(void *arg, json_t *res)
   struct sync_reply *sr = arg;
   struct gw_waiter *w = sr->w;
   if(w->rq) {
+    tenant_result(&sr->g->tenants, w->client, json_string_value(json_object_get(res, "outcome")));
     json_object_del(res, "delivery");
     api_req_on_abort(w->rq, NULL, NULL);
     api_reply_json(w->rq, 200, res);
@@ -218,7 +220,8 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
 void gw_h_fetch(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
-  if(!gw_auth(g, rq))
+  const struct state_client *c = gw_auth(g, rq);
+  if(!c)
     return;
   json_t *body = jin_body(rq);
   if(!body)
@@ -229,7 +232,7 @@ void gw_h_fetch(struct api_req *rq, void *arg)
     gw_store_down(rq, STORE_NOMEM);
     return;
   }
-  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq };
+  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq, .client = c->name };
   int rc = fetch_decode(g, body, w, rq);
   json_decref(body);
   if(rc) {

@@ -289,4 +289,5 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_redis_up", "", store_is_up(g->store));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
+  tenant_metrics(&g->tenants, b);
 }

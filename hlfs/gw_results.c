@@ -135,6 +135,8 @@ static void read_rendered(void *arg, json_t *res)
     size_t add = b ? json_string_length(b) : 0;
     if(rd->bytes + add <= rd->g->cfg.max_result_bytes || json_array_size(rd->results) == 0) {
       rd->bytes += add;
+      tenant_result(&rd->g->tenants, rd->c->name,
+                    json_string_value(json_object_get(res, "outcome")));
       json_array_append(rd->results, res);  /* over the cap: redelivered later */
     }
     json_decref(res);

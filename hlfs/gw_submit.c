@@ -141,6 +141,7 @@ static void batch_reply(struct gw_batch *b)
     const struct gw_item *it = &b->items[i];
     const struct state_item *s = it->sub >= 0 ? &b->sub[it->sub] : NULL;
     json_array_append_new(items, item_json(it, s));
+    tenant_submitted(&b->g->tenants, b->client->name, s ? s->code : STATE_SUB_BAD_URL);
     if(s && (s->code == STATE_SUB_ACCEPTED || s->code == STATE_SUB_DUP_QUEUED ||
              s->code == STATE_SUB_DUP_INFLIGHT))
       acc++;

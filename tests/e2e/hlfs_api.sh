@@ -97,4 +97,9 @@ out=$(gw GET /v1/sites/127.10.0.2)
 is "$(gws)/$(echo "$out" | jq -r .site)" "200/127.10.0.2" "site state"
 is "$(curl -s "$HLFS_URL/metrics" | grep -c '^hlfs_sched_robots_disallowed_total 1$')" 1 \
    "metrics count the robots decision"
+m=$(curl -s "$HLFS_URL/metrics")
+is "$(echo "$m" | grep -c '^hlfs_client_results_total{client="dev",outcome="robots_disallowed"} [1-9]')" 1 \
+   "per-client metrics count the robots decision"
+is "$(echo "$m" | grep -c '^hlfs_client_submitted_total{client="dev",answer="accepted"} [1-9]')" 1 \
+   "per-client metrics count accepted URLs"
 done_testing
