@@ -102,6 +102,10 @@ void gw_metrics(struct buf *out, void *arg);
 typedef void gw_result_cb(void *arg, json_t *result);
 void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
 
+/* A stored page as JSON (GET /v1/pages): metadata, age, body in base64. */
+json_t *gw_page_json(const struct page *p);
+void gw_h_page(struct api_req *rq, void *arg);             /* gw_info.c */
+
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);
 void gw_sync_stop(struct gw *g);

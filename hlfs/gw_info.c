@@ -291,3 +291,80 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
   tenant_metrics(&g->tenants, b);
 }
+
+/* ---- GET and DELETE /v1/pages?url=... (the page cache) --------------------------- */
+
+struct gw_page_call {
+  struct api_req *rq;
+  struct gw *g;
+  char *canon;
+  bool aborted;
+};
+
+static void page_call_free(struct gw_page_call *pc)
+{
+  mem_free(pc->canon);
+  mem_free(pc);
+}
+
+static void page_call_abort(void *arg) { ((struct gw_page_call *)arg)->aborted = true; }
+
+static void page_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_page_call *pc = arg;
+  if(pc->aborted) {
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(pc->rq, NULL, NULL);
+  if(err)
+    gw_store_down(pc->rq, err);
+  else if(!p)
+    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
+                pc->canon);
+  else
+    api_reply_json(pc->rq, 200, gw_page_json(p));
+  page_call_free(pc);
+}
+
+static void page_deleted(void *arg, store_err err, bool existed)
+{
+  struct gw_page_call *pc = arg;
+  if(!pc->aborted) {
+    api_req_on_abort(pc->rq, NULL, NULL);
+    if(err)
+      gw_store_down(pc->rq, err);
+    else
+      api_reply_json(pc->rq, 200, json_pack("{s:s, s:b}", "url", pc->canon, "purged", existed));
+  }
+  page_call_free(pc);
+}
+
+void gw_h_page(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  char key[PAGE_KEY_MAX];
+  if(!gw_auth(g, rq))
+    return;
+  char *canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
+  if(!canon)
+    return;
+  struct gw_page_call *pc = mem_calloc(1, sizeof *pc);
+  if(!pc) {
+    mem_free(pc);
+    mem_free(canon);
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon };
+  page_key(canon, key, sizeof key);
+  bool del = !strcmp(api_req_method(rq), "DELETE");
+  store_err e = del ? page_del(g->store, key, page_deleted, pc)
+                    : page_get(g->store, key, page_got, pc);
+  if(e) {
+    gw_store_down(rq, e);
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(rq, page_call_abort, pc);
+}

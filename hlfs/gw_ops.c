@@ -87,14 +87,13 @@ static void fetch_stored(void *arg, store_err err)
 
 static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const char *url)
 {
-  struct sched_job_info *in = sched_job_info(f->job);
   char *hdrs = json_dumps(json_object_get(a->meta, "headers"), JSON_COMPACT);
   struct page p = {
     .url = url, .outcome = a->outcome, .status = a->status, .fetched_at = clock_wall_ms(),
     .headers_json = hdrs, .redirect = a->redirect, .truncated = a->truncated,
     .body = a->body, .body_len = a->body_len,
   };
-  page_key(in->site, url, f->key, sizeof f->key);
+  page_key(url, f->key, sizeof f->key);
   f->out.ref = f->key;
   f->storing = true;
   store_err e = page_put(f->g->store, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
@@ -245,7 +244,7 @@ static int ops_start(void *arg, struct sched_job *job)
   f->job = job;
   in->user = f;
   if(in->kind == SCHED_PAGE) {
-    page_key(in->site, in->url, f->key, sizeof f->key);
+    page_key(in->url, f->key, sizeof f->key);
     if(page_get(g->store, f->key, fetch_cached, f) == STORE_OK)
       return 0;
   }

@@ -121,6 +121,8 @@ static const struct api_route routes[] = {
   { "GET", "/v1/sites/{}", gw_h_site, "site" },
   { "GET", "/v1/robots", gw_h_robots, "robots" },
   { "GET", "/v1/stats", gw_h_stats, "stats" },
+  { "GET", "/v1/pages", gw_h_page, "page" },
+  { "DELETE", "/v1/pages", gw_h_page, "page_purge" },
 };
 
 struct hlfs_proc {

@@ -7,13 +7,16 @@
 
 #include "common/hash.h"
 #include "common/mem.h"
+#include "common/url.h"
 
 #define PAGE_ZSTD_LEVEL 3
 #define PAGE_MAX_BODY (64u << 20)  /* decompression cap: a page never grows past this */
 
-void page_key(const char *site, const char *url, char *out, size_t outlen)
+void page_key(const char *url, char *out, size_t outlen)
 {
-  snprintf(out, outlen, "page:{%.250s}:%016llx", site,
+  struct url_parts up;
+  const char *host = url_split(url, &up) == URL_OK ? up.host : "-";
+  snprintf(out, outlen, "page:{%.253s}:%016llx", host,
            (unsigned long long)hash_fp64(url, strlen(url)));
 }
 

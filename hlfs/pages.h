@@ -1,8 +1,7 @@
 #ifndef WPFS_HLFS_PAGES_H
 #define WPFS_HLFS_PAGES_H
 /* Fetched pages in Redis: one HASH per canonical URL, key
- * "page:{<site>}:<xxh3 of the URL, hex>" (the site's hash tag keeps a page on
- * its site's shard). The body is stored zstd-compressed; metadata as fields.
+ * "page:{<host>}:<xxh3 of the URL, hex>". The body is stored zstd-compressed; metadata as fields.
  * Pages expire after the configured TTL; Redis eviction (maxmemory with a
  * volatile-* policy) bounds their total size.
  *
@@ -27,8 +26,10 @@ struct page {
   size_t      body_len;
 };
 
-/* Key of url's page into out (PAGE_KEY_MAX bytes). */
-void page_key(const char *site, const char *url, char *out, size_t outlen);
+/* Key of url's page into out (PAGE_KEY_MAX bytes); url is canonical. The
+ * hash tag is the URL's host, whatever the politeness unit, so that a page
+ * is found from its URL alone. */
+void page_key(const char *url, char *out, size_t outlen);
 
 typedef void page_put_cb(void *arg, store_err err);
 store_err page_put(struct store *s, const char *key, const struct page *p, uint32_t ttl_s,

@@ -60,6 +60,7 @@ static void proc_close_all(struct llfs_proc *p)
 {
   api_srv_stop(&p->srv);
   fetcher_free(&p->svc.f);
+  buf_free(&p->svc.meta);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->drain, NULL);
@@ -111,6 +112,7 @@ static int proc_start(struct llfs_proc *p)
 {
   char err[256];
   p->svc.magic = LLFS_SVC_MAGIC;
+  buf_init(&p->svc.meta, 0);  /* each answer sets its own cap (svc.c) */
   p->svc.lim = (struct llfs_limits){
     .connect_timeout_ms = p->cfg.fetch.connect_timeout_ms, .timeout_ms = p->cfg.fetch.timeout_ms,
     .max_body = p->cfg.fetch.max_body_bytes, .max_decoded = p->cfg.fetch.max_decoded_bytes,
@@ -148,10 +150,30 @@ static void proc_signals(struct llfs_proc *p)
   signal(SIGPIPE, SIG_IGN);
 }
 
+/* Tables the contract and the docs are checked against (tests/e2e/
+ * llfs_service_contract.sh): print one and exit. 1 = not such a flag. */
+static int proc_print_table(int argc, char **argv)
+{
+  if(argc != 2)
+    return 1;
+  if(!strcmp(argv[1], "--print-outcomes")) {
+    for(int o = 0; o < OUTCOME__COUNT; o++)
+      printf("%s\n", outcome_name((enum outcome)o));
+    return 0;
+  }
+  if(!strcmp(argv[1], "--help-markdown")) {
+    cfg_markdown(&llfs_prog, stdout);
+    return 0;
+  }
+  return 1;
+}
+
 int main(int argc, char **argv)
 {
   static struct llfs_proc p;
   enum log_level lvl;
+  if(proc_print_table(argc, argv) == 0)
+    return fflush(stdout) ? 1 : 0;
   enum cfg_rc rc = cfg_load(&llfs_prog, &p.cfg, argc, argv);
   if(rc != CFG_OK)
     return rc == CFG_EXIT_OK ? 0 : 2;

@@ -1,10 +1,12 @@
-/* POST /internal/v1/fetch and GET /internal/v1/resolve. A fetch answer is built once, when
- * the engine calls back, as either the framed representation (one JSON line
- * then the raw body: what the gateway asks for, no base64 on this hop) or
- * JSON with the body in base64 (for people with curl). */
+/* POST /internal/v1/fetch (GET /internal/v1/resolve is svc_resolve.c). An
+ * answer is built once, when the engine calls back, as either the framed
+ * representation (one JSON line then the raw body: what the gateway asks
+ * for, no base64 on this hop) or JSON with the body in base64 (for people
+ * with curl). */
 #include "llfs/svc.h"
 
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #define LLFS_CALL_MAGIC 0x2ca11f00u
 #define FRAMED_TYPE "application/x-wpfs-fetch"
+#define LLFS_META_KEEP (256u << 10)  /* scratch kept between answers */
 
 struct llfs_call {
   unsigned magic;
@@ -34,74 +37,158 @@ static void call_free(struct llfs_call *c)
 
 /* ---- the answer --------------------------------------------------------- */
 
-static void meta_str(struct buf *b, const char *key, const char *v, size_t n)
+/* The meta line is written with a sticky error: a failed append leaves the
+ * buffer as it was, so going on after one would serve broken JSON. */
+struct meta_w {
+  struct buf *b;
+  cm_err      e;
+};
+
+static void mw_add(struct meta_w *w, const char *p, size_t n)
 {
-  buf_addf(b, ",\"%s\":", key);
-  buf_add_json_str(b, v, n);
+  if(!w->e)
+    w->e = buf_add(w->b, p, n);
+}
+
+static void mw_str(struct meta_w *w, const char *s, size_t n)
+{
+  if(!w->e)
+    w->e = buf_add_json_str(w->b, s, n);
+}
+
+/* A member name as the two arguments (text, length) of the mw_ functions:
+ * MW_KEY("status") is ",\"status\":" and its length, so a key costs one
+ * append, not three. */
+#define MW_KEY(name) ",\"" name "\":", sizeof(",\"" name "\":") - 1
+
+/* Numbers without printf: formatting a dozen integers with it cost more
+ * than the rest of the answer together (instructions counted under
+ * tests/bench/bench_llfs.sh). */
+static void mw_num(struct meta_w *w, const char *key, size_t klen, uint64_t v)
+{
+  char tmp[64];
+  char *p = tmp + sizeof tmp;
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while(v);
+  if(klen > (size_t)(p - tmp)) {
+    w->e = CM_INVALID;  /* a key too long for tmp: a bug of this file */
+    return;
+  }
+  p -= klen;
+  memcpy(p, key, klen);
+  mw_add(w, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void mw_bool(struct meta_w *w, const char *key, size_t klen, bool v)
+{
+  mw_add(w, key, klen);
+  mw_add(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+/* A string known to need no escaping (table names, IP addresses). */
+static void mw_word(struct meta_w *w, const char *key, size_t klen, const char *v)
+{
+  mw_add(w, key, klen);
+  mw_add(w, "\"", 1);
+  mw_add(w, v, strlen(v));
+  mw_add(w, "\"", 1);
+}
+
+static void meta_str(struct meta_w *w, const char *key, size_t klen, const char *v)
+{
+  mw_add(w, key, klen);
+  mw_str(w, v, strlen(v));
 }
 
 /* "Name: value\n" lines into [["Name","value"],...]. */
-static void meta_headers(struct buf *b, const struct buf *h)
+static void meta_headers(struct meta_w *w, const struct buf *h)
 {
   const char *p = h->data ? h->data : "";
   const char *end = p + h->len;
   bool first = true;
-  buf_adds(b, ",\"headers\":[");
+  mw_add(w, ",\"headers\":[", 12);
   while(p < end) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));
-    const char *colon = memchr(p, ':', (size_t)((eol ? eol : end) - p));
     const char *stop = eol ? eol : end;
+    const char *colon = memchr(p, ':', (size_t)(stop - p));
     if(colon) {
       const char *v = colon + 1;
       while(v < stop && (*v == ' ' || *v == '\t'))
         v++;
-      buf_adds(b, first ? "[" : ",[");
-      buf_add_json_str(b, p, (size_t)(colon - p));
-      buf_addc(b, ',');
-      buf_add_json_str(b, v, (size_t)(stop - v));
-      buf_addc(b, ']');
+      if(first)
+        mw_add(w, "[", 1);
+      else
+        mw_add(w, ",[", 2);
+      mw_str(w, p, (size_t)(colon - p));
+      mw_add(w, ",", 1);
+      mw_str(w, v, (size_t)(stop - v));
+      mw_add(w, "]", 1);
       first = false;
     }
     p = stop + 1;
   }
-  buf_addc(b, ']');
+  mw_add(w, "]", 1);
 }
 
-static void meta_timings(struct buf *b, const struct fetch_timings *t)
+static void meta_timings(struct meta_w *w, const struct fetch_timings *t)
 {
-  buf_addf(b, ",\"timings_us\":{\"queue\":%llu,\"dns\":%llu,\"connect\":%llu,\"tls\":%llu,"
-              "\"first_byte\":%llu,\"total\":%llu}",
-           (unsigned long long)t->queue_us, (unsigned long long)t->dns_us,
-           (unsigned long long)t->connect_us, (unsigned long long)t->tls_us,
-           (unsigned long long)t->first_byte_us, (unsigned long long)t->total_us);
+  mw_num(w, MW_KEY("timings_us\":{\"queue"), t->queue_us);
+  mw_num(w, MW_KEY("dns"), t->dns_us);
+  mw_num(w, MW_KEY("connect"), t->connect_us);
+  mw_num(w, MW_KEY("tls"), t->tls_us);
+  mw_num(w, MW_KEY("first_byte"), t->first_byte_us);
+  mw_num(w, MW_KEY("total"), t->total_us);
+  mw_add(w, "}", 1);
 }
 
 static cm_err meta_build(struct buf *b, const struct fetch_res *r)
 {
-  buf_addf(b, "{\"outcome\":\"%s\"", outcome_name(r->outcome));
+  struct meta_w w = { b, CM_OK };
+  const char *o = outcome_name(r->outcome);
+  mw_add(&w, "{\"outcome\":\"", 12);
+  mw_add(&w, o, strlen(o));
+  mw_add(&w, "\"", 1);
   if(r->detail && *r->detail)
-    meta_str(b, "detail", r->detail, strlen(r->detail));
-  meta_str(b, "url", r->url ? r->url : "", r->url ? strlen(r->url) : 0);
-  if(r->status)
-    buf_addf(b, ",\"status\":%ld,\"http_version\":%d", r->status, r->http_version);
-  if(r->addr[0])
-    buf_addf(b, ",\"address\":\"%s\",\"port\":%u", r->addr, r->port);
+    meta_str(&w, MW_KEY("detail"), r->detail);
+  meta_str(&w, MW_KEY("url"), r->url ? r->url : "");
+  if(r->status) {
+    mw_num(&w, MW_KEY("status"), (uint64_t)r->status);
+    mw_num(&w, MW_KEY("http_version"), (uint64_t)r->http_version);
+  }
+  if(r->addr[0]) {
+    mw_word(&w, MW_KEY("address"), r->addr);
+    mw_num(&w, MW_KEY("port"), r->port);
+  }
   if(r->outcome == OUTCOME_BLOCKED_ADDRESS)
-    buf_addf(b, ",\"blocked_range\":\"%s\"", guard_verdict_name(r->blocked));
-  meta_headers(b, &r->headers);
+    mw_word(&w, MW_KEY("blocked_range"), guard_verdict_name(r->blocked));
+  meta_headers(&w, &r->headers);
   if(r->redirect)
-    meta_str(b, "redirect", r->redirect, strlen(r->redirect));
+    meta_str(&w, MW_KEY("redirect"), r->redirect);
   else
-    buf_adds(b, ",\"redirect\":null");
-  buf_addf(b, ",\"truncated\":%s,\"body_bytes\":%zu,\"downloaded_bytes\":%llu,"
-              "\"reused_connection\":%s",
-           r->truncated ? "true" : "false", r->body.len, (unsigned long long)r->bytes_raw,
-           r->reused ? "true" : "false");
-  meta_timings(b, &r->t);
-  return buf_addc(b, '}');
+    mw_add(&w, ",\"redirect\":null", 16);
+  mw_bool(&w, MW_KEY("truncated"), r->truncated);
+  mw_num(&w, MW_KEY("body_bytes"), r->body.len);
+  mw_num(&w, MW_KEY("downloaded_bytes"), r->bytes_raw);
+  mw_bool(&w, MW_KEY("reused_connection"), r->reused);
+  meta_timings(&w, &r->t);
+  mw_add(&w, "}", 1);
+  return w.e;
 }
 
-static char *answer_framed(struct buf *meta, const struct fetch_res *r, size_t *len)
+/* Largest meta line r can give: JSON escaping turns a byte into at most 6
+ * (\u00XX), and header lines gain at most 6 bytes of brackets, quotes and
+ * commas each; the fixed fields take well under 1 KiB. So the cap never
+ * refuses a real result, yet still bounds the buffer. */
+static size_t meta_cap(const struct fetch_res *r)
+{
+  size_t var = r->headers.len + (r->url ? strlen(r->url) : 0) +
+               (r->detail ? strlen(r->detail) : 0) + (r->redirect ? strlen(r->redirect) : 0);
+  return 6 * var + 2048;
+}
+
+static char *answer_framed(const struct buf *meta, const struct fetch_res *r, size_t *len)
 {
   size_t n = meta->len + 1 + r->body.len;
   char *out = mem_alloc(n);
@@ -115,7 +202,7 @@ static char *answer_framed(struct buf *meta, const struct fetch_res *r, size_t *
   return out;
 }
 
-static char *answer_json(struct buf *meta, const struct fetch_res *r, size_t *len)
+static char *answer_json(const struct buf *meta, const struct fetch_res *r, size_t *len)
 {
   size_t b64 = 4 * ((r->body.len + 2) / 3);
   size_t n = meta->len - 1 + strlen(",\"body_base64\":\"\"}") + b64;
@@ -135,25 +222,30 @@ static char *answer_json(struct buf *meta, const struct fetch_res *r, size_t *le
   return out;
 }
 
+/* The meta line goes into the service's scratch buffer, kept between
+ * answers (one at a time: single-threaded), so a warm service builds an
+ * answer with one allocation, the answer itself. */
 static void call_reply(struct llfs_call *c, struct fetch_res *r)
 {
-  struct buf meta;
+  struct buf *meta = &c->svc->meta;
   size_t len = 0;
   char *out = NULL;
   char mlen[24];
-  buf_init(&meta, 2 * r->headers.len + 8192);
-  if(meta_build(&meta, r) == CM_OK)
-    out = c->framed ? answer_framed(&meta, r, &len) : answer_json(&meta, r, &len);
+  buf_reset(meta);
+  meta->max = meta_cap(r);
+  if(meta_build(meta, r) == CM_OK)
+    out = c->framed ? answer_framed(meta, r, &len) : answer_json(meta, r, &len);
+  size_t meta_len = meta->len;
+  if(meta->cap > LLFS_META_KEEP)
+    buf_free(meta);  /* a rare huge head: do not keep its memory */
   if(!out) {
-    buf_free(&meta);
     api_problem(c->rq, 503, "overloaded", "Out of memory", NULL, "answer too large to build");
     return;
   }
   if(c->framed) {
-    snprintf(mlen, sizeof mlen, "%zu", meta.len);
+    snprintf(mlen, sizeof mlen, "%zu", meta_len);
     api_reply_header(c->rq, "Wpfs-Meta-Length", mlen);
   }
-  buf_free(&meta);
   api_reply(c->rq, 200, c->framed ? FRAMED_TYPE : "application/json", out, len);
 }
 

@@ -16,6 +16,8 @@ struct llfs_svc {
   struct llfs_limits lim;
   bool               stopping;
   unsigned long      calls_live;  /* /internal/v1/fetch answered later, not yet */
+  struct buf         meta;        /* scratch for the meta line of an answer;
+                                     buf_free it when the service ends */
 };
 
 extern const struct api_route llfs_routes[];

@@ -53,7 +53,12 @@ static void m_dns(struct buf *b, const struct dns_stats *d)
   m_counter(b, "llfs_dns_coalesced_total", "Resolutions that joined a query in flight.",
             d->coalesced);
   m_counter(b, "llfs_dns_failures_total", "Queries that ended without addresses.", d->failures);
+  m_counter(b, "llfs_dns_queries_total", "A+AAAA lookups sent to the DNS servers.", d->queries);
+  m_counter(b, "llfs_dns_literals_total", "IP literals answered without a query.", d->literals);
+  m_counter(b, "llfs_dns_cache_evictions_total", "Names dropped by the dns_cache_max cap.",
+            d->evictions);
   m_gauge(b, "llfs_dns_cache_entries", "Names in the DNS cache.", d->entries);
+  m_gauge(b, "llfs_dns_queries_in_flight", "DNS queries waiting for an answer.", d->in_flight);
 }
 
 void llfs_metrics(struct buf *b, void *arg)
@@ -62,12 +67,18 @@ void llfs_metrics(struct buf *b, void *arg)
   struct fetch_stats st;
   fetcher_stats(svc->f, &st);
   m_outcomes(b, &st);
+  m_counter(b, "llfs_fetches_accepted_total", "Fetches the engine took on (not refused at once).",
+            st.accepted);
+  m_counter(b, "llfs_fetches_cancelled_total", "Fetches whose client went away first.",
+            st.cancelled);
   m_counter(b, "llfs_connections_opened_total", "New TCP connections.", st.conn_opened);
   m_counter(b, "llfs_connections_reused_total", "Fetches carried by a kept-alive connection.",
             st.conn_reused);
   m_counter(b, "llfs_received_bytes_total", "Body bytes received on the wire.", st.bytes_raw);
   m_counter(b, "llfs_decoded_bytes_total", "Body bytes after content decoding.",
             st.bytes_decoded);
+  m_counter(b, "llfs_header_bytes_total", "Response header bytes received.", st.bytes_header);
+  m_gauge(b, "llfs_stopping", "1 once SIGTERM started the graceful stop.", svc->stopping);
   m_gauge(b, "llfs_fetches_in_flight", "Fetches resolving or transferring.", st.in_flight);
   m_gauge(b, "llfs_fetches_queued", "Fetches waiting for a slot.", st.queued);
   m_phases(b, &st);

@@ -132,6 +132,11 @@ expect "robots explain: disallowed" 200 GET "/v1/robots?url=$(u 1 /private/y)"
 expect "robots explain: not fetched yet" 200 GET '/v1/robots?url=http://unseen.example/a'
 expect "robots explain: url missing" 400/invalid-url GET /v1/robots
 expect "robots explain: bad URL" 400/invalid-url GET '/v1/robots?url=http://a:99999/'
+expect "page: a stored copy" 200 GET "/v1/pages?url=$(jq -rn --arg u "$(u 3 /p/3)" '$u|@uri')"
+expect "page: no stored copy" 404/not-cached GET '/v1/pages?url=http://never.example/x'
+expect "page: bad URL" 400/invalid-url GET '/v1/pages?url=http://a:99999/'
+expect "page purge: absent" 200 DELETE '/v1/pages?url=http://never.example/x'
+expect "pages without a key" 401/unauthorized -A GET '/v1/pages?url=http://a/'
 expect "stats" 200 GET /v1/stats
 expect "PUT /v1/batches: 405" 405/method-not-allowed -d '{}' PUT /v1/batches
 expect "DELETE /v1/results: 405" 405/method-not-allowed DELETE /v1/results

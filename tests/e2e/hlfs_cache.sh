@@ -31,4 +31,19 @@ is "$(tw_site_field 127.10.0.2 '[.requests[] | select(.path == "/p/1")][1].inm !
 cmp_ge "$(echo "$r3" | jq -r .body_bytes)" 100 "a 304 result still carries the stored body"
 is "$(curl -s "$HLFS_URL/metrics" | grep -E '^hlfs_(cache_hits|revalidated)_total' | awk '{print $2}' | tr '\n' ' ')" \
    "1 1 " "metrics count one hit and one revalidation"
+
+# The cache API: read a stored page with its metadata, purge it.
+enc=$(jq -rn --arg u "$url" '$u|@uri')
+got=$(gw GET "/v1/pages?url=$enc")
+is "$(gws)/$(echo "$got" | jq -r '.status')" "200/200" "GET /v1/pages reads the stored page"
+is "$(echo "$got" | jq -r .body_base64 | base64 -d | md5sum)" \
+   "$(echo "$r1" | jq -r .body_base64 | base64 -d | md5sum)" "with its body"
+cmp_ge "$(echo "$got" | jq -r '.headers | length')" 3 "and its headers"
+out=$(gw DELETE "/v1/pages?url=$enc")
+is "$(gws)/$(echo "$out" | jq -r .purged)" "200/true" "DELETE /v1/pages purges it"
+out=$(gw GET "/v1/pages?url=$enc")
+is "$(gws)/$(echo "$out" | jq -r .type)" "404/urn:wpfs:problem:not-cached" "then it is gone"
+r4=$(fetch 3600)
+is "$(echo "$r4" | jq -r .outcome)" "ok" "after a purge, even a lax max_age fetches again"
+is "$(pages)" 3 "and the site sees it"
 done_testing

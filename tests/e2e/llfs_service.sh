@@ -1,0 +1,228 @@
+#!/bin/bash
+# timeout: 120
+# The LLFS REST service end to end (bin/llfs against testweb and dnsmasq):
+# both answer representations byte for byte, every validation error, the
+# address guard through DNS, redirects, request ids in answers and logs,
+# /metrics counters, GET /internal/v1/resolve, and overload.
+. "$WPFS_ROOT/tests/lib.sh"
+
+start_dnsmasq 20
+start_testweb --generate sites=20
+start_llfs --max-request-bytes 4096 --log-level info
+MAIN_PID=$LLFS_PID
+
+# lf METHOD PATH [BODY [CURL ARGS...]]: answer in $T_DIR/lf.body, head in
+# $T_DIR/lf.hdr, status in LF_STATUS.
+lf() {
+  local method=$1 path=$2 body=${3:-} args
+  shift $(($# < 3 ? $# : 3))
+  args=(-s -X "$method" -D "$T_DIR/lf.hdr" -o "$T_DIR/lf.body" -w '%{http_code}')
+  [ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
+  LF_STATUS=$(curl "${args[@]}" "$@" "$LLFS_URL$path")
+}
+lf_hdr() { grep -i "^$1:" "$T_DIR/lf.hdr" | head -1 | cut -d' ' -f2- | tr -d '\r'; }
+lf_json() { jq -r "$1" "$T_DIR/lf.body"; }
+req() { jq -cn --arg u "$1" "{url: \$u} + ${2:-"{}"}"; }
+# metric 'name{labels}': one sample of /metrics (0 when absent).
+metric() {
+  curl -s "$LLFS_URL/metrics" | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
+}
+# problem STATUS SLUG NAME: the last answer is that problem+json.
+problem() {
+  is "$LF_STATUS" "$1" "$3: status $1"
+  is "$(lf_hdr Content-Type)" application/problem+json "$3: problem+json"
+  is "$(lf_json .type)" "urn:wpfs:problem:$2" "$3: type $2"
+}
+
+U0=$(tw_url site0.test /)
+# ---- the framed answer: meta line, newline, the body as testweb serves it
+tw_curl site0.test / -s -o "$T_DIR/expect0"
+lf POST /internal/v1/fetch "$(req "$U0")" -H 'Accept: application/x-wpfs-fetch'
+is "$LF_STATUS" 200 "framed: 200"
+is "$(lf_hdr Content-Type)" application/x-wpfs-fetch "framed: content type"
+mlen=$(lf_hdr Wpfs-Meta-Length)
+head -c "$mlen" "$T_DIR/lf.body" >"$T_DIR/meta0"
+is "$(jq -c 'type' "$T_DIR/meta0")" '"object"' \
+  "framed: Wpfs-Meta-Length covers exactly one JSON object"
+is "$(tail -c +$((mlen + 1)) "$T_DIR/lf.body" | head -c 1 | od -An -c | tr -d ' ')" '\n' \
+  "framed: a newline after the meta line"
+tail -c +$((mlen + 2)) "$T_DIR/lf.body" >"$T_DIR/body0"
+ok "framed: body bytes identical to what testweb serves" cmp -s "$T_DIR/body0" "$T_DIR/expect0"
+is "$(jq -r .body_bytes "$T_DIR/meta0")" "$(stat -c %s "$T_DIR/expect0")" "framed: body_bytes"
+is "$(jq -r '.outcome + " " + (.status|tostring) + " " + .url' "$T_DIR/meta0")" "ok 200 $U0" \
+  "framed: outcome, status, canonical url"
+is "$(jq -r '[.headers[] | select(.[0] == "ETag")] | length' "$T_DIR/meta0")" 1 \
+  "framed: response headers as [name, value] pairs"
+is "$(jq -c '.timings_us | keys' "$T_DIR/meta0")" \
+  '["connect","dns","first_byte","queue","tls","total"]' "framed: timings_us has every phase"
+
+# A larger body (several reads) through the framed answer too.
+UB=$(tw_url site1.test '/_b/body/big?size=300000')
+tw_curl site1.test '/_b/body/big?size=300000' -s -o "$T_DIR/expect1"
+lf POST /internal/v1/fetch "$(req "$UB")" -H 'Accept: application/x-wpfs-fetch'
+mlen=$(lf_hdr Wpfs-Meta-Length)
+tail -c +$((mlen + 2)) "$T_DIR/lf.body" >"$T_DIR/body1"
+ok "framed: 300 kB body identical" cmp -s "$T_DIR/body1" "$T_DIR/expect1"
+
+# ---- the JSON answer: the same page with body_base64
+lf POST /internal/v1/fetch "$(req "$U0")"
+is "$LF_STATUS" 200 "json: 200"
+is "$(lf_hdr Content-Type)" application/json "json: content type (the default)"
+is "$(lf_hdr Wpfs-Meta-Length)" "" "json: no Wpfs-Meta-Length"
+lf_json .body_base64 | base64 -d >"$T_DIR/body0j"
+ok "json: body_base64 decodes to the bytes testweb serves" cmp -s "$T_DIR/body0j" "$T_DIR/expect0"
+is "$(lf_json .reused_connection)" true "json: second fetch of the site reused the connection"
+
+# ---- validation: every refusal names what is wrong
+lf POST /internal/v1/fetch '{"url": "http://a/",'
+problem 400 invalid-json "truncated JSON"
+is "$(lf_json '[.line, .column] | map(type) | join(",")')" number,number "invalid-json: line and column"
+is "$(lf_json .line)" 1 "invalid-json: line 1"
+lf POST /internal/v1/fetch $'{\n  "url": "http://a/",\n  "timeout_ms": 5,,\n}'
+is "$(lf_json '"\(.line):\(.column)"')" "3:19" "invalid-json: line 3 column 19 (the second comma)"
+lf POST /internal/v1/fetch '["http://a/"]'
+problem 400 invalid-json "a JSON array instead of an object"
+lf POST /internal/v1/fetch "$(req "$U0" '{timeout_ms: "soon"}')"
+problem 422 invalid-field "timeout_ms as a string"
+is "$(lf_json .field)" timeout_ms "invalid-field names timeout_ms"
+lf POST /internal/v1/fetch "$(req "$U0" '{timeout_ms: 99999999}')"
+is "$(lf_json '"\(.status) \(.field)"')" "422 timeout_ms" "timeout_ms over the configured maximum: 422"
+lf POST /internal/v1/fetch "$(req "$U0" '{headers: {Host: "evil.test"}}')"
+problem 422 invalid-field "Host header"
+is "$(lf_json .field)" headers.Host "invalid-field names headers.Host"
+lf POST /internal/v1/fetch "$(req "$U0" '{folow_redirects: true}')"
+problem 422 invalid-field "unknown field"
+is "$(lf_json .field)" folow_redirects "unknown field named"
+lf POST /internal/v1/fetch '{}'
+is "$(lf_json '"\(.status) \(.field) \(.reason)"')" "422 url is required" "missing url"
+lf POST /internal/v1/fetch "$(req "http://site0.test/$(head -c 2100 /dev/zero | tr '\0' a)")"
+problem 400 url-too-long "URL over 2048 bytes"
+lf POST /internal/v1/fetch "$(req ftp://site0.test/file)"
+problem 400 unsupported-scheme "ftp URL"
+lf POST /internal/v1/fetch "$(req 'http://site0.test:99999/')"
+problem 400 invalid-url "port 99999"
+is "$(lf_json '"\(.url_error) \(.field)"')" "bad_port url" "invalid-url: url_error bad_port, field url"
+lf POST /internal/v1/fetch "$(req "$U0" "{pad: \"$(head -c 5000 /dev/zero | tr '\0' x)\"}")"
+problem 413 body-too-large "body over --max-request-bytes 4096"
+lf POST /internal/v1/fetch '' -H 'Content-Type: text/plain' --data-binary "$(req "$U0")"
+problem 415 unsupported-media-type "text/plain body"
+lf GET /internal/v1/nothing
+problem 404 not-found "unknown path"
+lf GET /internal/v1/fetch
+problem 405 method-not-allowed "GET on the fetch route"
+is "$(lf_hdr Allow)" POST "405: Allow: POST"
+lf DELETE /internal/v1/resolve
+is "$LF_STATUS $(lf_hdr Allow)" "405 GET" "405 on resolve: Allow: GET"
+is "$(metric 'llfs_fetches_total{outcome="bad_url"}')" 0 "refused requests never reach the engine"
+
+# ---- the address guard through DNS, with the request id in answer and log
+opened=$(metric llfs_connections_opened_total)
+lf POST /internal/v1/fetch "$(req "$(tw_url private.test /)")" -H 'X-Request-Id: e2e-private-1'
+is "$(lf_json '.outcome + " " + .blocked_range + " " + .address')" \
+  "blocked_address private 10.0.0.1" "private.test (10.0.0.1): blocked_address, range private"
+is "$(lf_hdr X-Request-Id)" e2e-private-1 "X-Request-Id echoed"
+is "$(metric llfs_connections_opened_total)" "$opened" "blocked: no connection opened"
+is "$(metric 'llfs_blocked_addresses_total{range="private"}')" 1 "blocked range counted"
+ok "the request id is in llfs's JSON log line of the refusal" \
+  wait_for 5 bash -c "grep -F '\"req\":\"e2e-private-1\"' '$T_DIR/llfs.log' | jq -e 'select(.level == \"info\")'"
+lf POST /internal/v1/fetch "$(req "$(tw_url metadata.test /)")"
+is "$(lf_json .blocked_range)" cloud_metadata "metadata.test: cloud_metadata"
+lf POST /internal/v1/fetch "$(req "$(tw_url nx.test /)")"
+is "$(lf_json .outcome)" dns_nxdomain "nx.test: dns_nxdomain"
+lf GET /healthz '' -H 'X-Request-Id: bad id with spaces'
+ok "an invalid X-Request-Id is replaced by a generated one" \
+  test "$(lf_hdr X-Request-Id | grep -cE '^[0-9a-f]{16}$')" = 1
+
+# ---- redirects are returned, never followed
+tw_reset site2.test
+lf POST /internal/v1/fetch "$(req "$(tw_url site2.test '/_b/redirect/302?to=/p/1.html')")"
+is "$(lf_json '"\(.outcome) \(.status)"')" "ok 302" "redirect: ok with status 302"
+is "$(lf_json .redirect)" "$(tw_url site2.test /p/1.html)" "redirect: absolute target"
+is "$(tw_site_field site2.test .request_count)" 1 "redirect: testweb saw one request only"
+
+# ---- /metrics counters move by exactly what was done
+okb=$(metric 'llfs_fetches_total{outcome="ok"}')
+reb=$(metric llfs_connections_reused_total)
+hitb=$(metric llfs_dns_cache_hits_total)
+accb=$(metric llfs_fetches_accepted_total)
+for i in 1 2 3 4 5; do
+  lf POST /internal/v1/fetch "$(req "$(tw_url site3.test "/p/$i.html")")" \
+    -H 'Accept: application/x-wpfs-fetch'
+done
+is "$(( $(metric 'llfs_fetches_total{outcome="ok"}') - okb ))" 5 "metrics: 5 more ok fetches"
+cmp_ge "$(( $(metric llfs_connections_reused_total) - reb ))" 4 "metrics: connections reused"
+cmp_ge "$(( $(metric llfs_dns_cache_hits_total) - hitb ))" 4 "metrics: DNS cache hits"
+is "$(( $(metric llfs_fetches_accepted_total) - accb ))" 5 "metrics: 5 fetches accepted"
+is "$(tw_site_field site3.test .connections)" 1 "testweb: one TCP connection for the 5 fetches"
+cmp_ge "$(metric 'llfs_http_requests_total{route="fetch",code="2xx"}')" 10 \
+  "metrics: HTTP requests by route and status class"
+is "$(metric 'llfs_http_requests_total{route="fetch",code="4xx"}')" 12 \
+  "metrics: the 12 refusals of the fetch route counted as 4xx"
+
+# ---- GET /internal/v1/resolve: the fetcher's own cache and guard
+lf GET '/internal/v1/resolve?host=site7.test'
+is "$LF_STATUS" 200 "resolve: 200"
+is "$(lf_json '"\(.host) \(.outcome) \(.cached) \(.literal)"')" "site7.test ok false false" \
+  "resolve: first answer from a query"
+is "$(lf_json '.addresses | map("\(.address)/\(.family)/\(.allowed)") | join(",")')" \
+  "127.10.0.8/4/true" "resolve: address, family, allowed (127/8 is allow-listed)"
+cmp_ge "$(lf_json .ttl_s)" 290 "resolve: ttl_s from the zone (300 s)"
+lf GET '/internal/v1/resolve?host=SITE7.test.'
+is "$(lf_json '"\(.host) \(.cached)"')" "site7.test true" "resolve: canonical host, then cached"
+is "$(dns_query_count site7.test)" 1 "resolve: one A query for both"
+lf POST /internal/v1/fetch "$(req "$(tw_url site7.test /)")"
+is "$(lf_json .outcome)" ok "a fetch after the resolve"
+is "$(dns_query_count site7.test)" 1 "the fetch used the cache the resolve filled"
+lf GET '/internal/v1/resolve?host=private.test'
+is "$(lf_json '.addresses[0] | "\(.address) \(.allowed) \(.blocked_range)"')" \
+  "10.0.0.1 false private" "resolve: private.test refused by the guard, with its range"
+lf GET '/internal/v1/resolve?host=dual.test'
+is "$(lf_json '.addresses | map("\(.family)") | join(",")')" "4,6" "resolve: dual stack, IPv4 first"
+lf GET '/internal/v1/resolve?host=nx.test'
+is "$(lf_json '"\(.outcome) \(.addresses | length)"')" "dns_nxdomain 0" "resolve: NXDOMAIN"
+cmp_ge "$(lf_json .ttl_s)" 1 "resolve: negative answer cached, with its ttl"
+lf GET '/internal/v1/resolve?host=2130706433'
+is "$(lf_json '"\(.host) \(.literal) \(.ttl_s)"')" "127.0.0.1 true null" \
+  "resolve: odd IPv4 spelling is a literal, not cached"
+is "$(metric llfs_dns_literals_total)" 1 "metrics: the literal counted, no query"
+lf GET '/internal/v1/resolve?host=%5B::ffff:10.0.0.1%5D'
+is "$(lf_json '.addresses[0] | "\(.family) \(.blocked_range)"')" "6 private" \
+  "resolve: IPv4-mapped IPv6 judged by its IPv4 address"
+lf GET /internal/v1/resolve
+problem 400 invalid-parameter "resolve without host"
+is "$(lf_json .field)" host "resolve: the problem names host"
+lf GET '/internal/v1/resolve?host='
+is "$(lf_json '"\(.status) \(.field) \(.reason)"')" "400 host must not be empty" "resolve: empty host"
+lf GET "/internal/v1/resolve?host=$(head -c 254 /dev/zero | tr '\0' a)"
+is "$(lf_json '"\(.status) \(.field)"')" "400 host" "resolve: 254-byte host"
+lf GET '/internal/v1/resolve?host=site1.test:80'
+is "$(lf_json '"\(.status) \(.field)"')" "400 host" "resolve: a port is refused"
+lf GET '/internal/v1/resolve?host=a..b'
+is "$(lf_json '"\(.status) \(.url_error)"')" "400 empty_label" "resolve: url_error from the URL library"
+
+# ---- overload: a second llfs with one slot and no queue, a page that hangs
+start_llfs --max-in-flight 1 --max-queue 0
+curl -s -o "$T_DIR/hang.out" -w '%{http_code}' "$LLFS_URL/internal/v1/fetch" \
+  --data-binary "$(req "$(tw_url site4.test /_b/hang/x)" '{timeout_ms: 3000}')" \
+  >"$T_DIR/hang.status" &
+hang=$!
+ok "overload: the hanging fetch is in flight" \
+  wait_for 5 bash -c "curl -s $LLFS_URL/metrics | grep -qx 'llfs_fetches_in_flight 1'"
+lf POST /internal/v1/fetch "$(req "$U0")"
+problem 503 overloaded "overloaded"
+is "$(lf_hdr Retry-After)" 1 "overloaded: Retry-After: 1"
+is "$(metric 'llfs_fetches_total{outcome="overloaded"}')" 1 "overloaded: counted"
+wait "$hang"
+is "$(cat "$T_DIR/hang.status") $(jq -r .outcome "$T_DIR/hang.out")" "200 timeout" \
+  "overload: the hanging fetch ends with timeout at its own deadline"
+
+# Both processes stop cleanly: exit 0 also means no sanitizer report in a
+# SANITIZE=1 build (leaks are checked at exit).
+for pid in "$MAIN_PID" "$LLFS_PID"; do
+  kill -TERM "$pid"
+  wait "$pid"
+  is "$?" 0 "llfs $pid exits 0 on SIGTERM"
+done
+ok "no sanitizer report in the logs" \
+  bash -c "! grep -hE 'ERROR: (Address|Leak)Sanitizer|runtime error' '$T_DIR'/llfs*.log"
+done_testing
