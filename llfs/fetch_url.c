@@ -25,8 +25,14 @@ enum outcome fetch_url_split(const char *url, struct fetch_url *out)
   struct url_parts p;
   memset(out, 0, sizeof *out);
   o.max_len = FETCH_URL_MAX;
-  url_err e = url_canon(url, strlen(url), &o, &out->canon);
-  if(!e)
+  /* The service hands over URLs it has already canonicalized: url_split
+   * accepts only canonical input, so a second canonicalization is skipped
+   * when it would change nothing. */
+  url_err e;
+  size_t n = strlen(url);
+  if(n <= FETCH_URL_MAX && url_split(url, &p) == URL_OK)
+    e = (out->canon = mem_strndup(url, n)) ? URL_OK : URL_ERR_NOMEM;
+  else if(!(e = url_canon(url, n, &o, &out->canon)))
     e = url_split(out->canon, &p);
   if(e) {
     fetch_url_clear(out);
