@@ -44,7 +44,7 @@ endif
 OBJ := build/$(VARIANT)
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs llfs api common
+LIBDIRS := hlfs llfs api clients common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
@@ -56,7 +56,8 @@ PROGS := \
   wpfs-url=common/cli/wpfs_url.c \
   wpfs-robots=hlfs/cli/wpfs_robots.c \
   testweb=tests/testweb/main.c \
-  freeport=tests/tools/freeport.c
+  freeport=tests/tools/freeport.c \
+  wpfs-discover=clients/cli/wpfs_discover.c
 prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
@@ -133,10 +134,12 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -I. $(PKG_CFLAGS) \
 .SECONDARY:
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d))))
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
-	clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)
+	@$(if $(Q),echo "  FUZZLD  $@")
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)
 fuzz: deps $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
 

@@ -128,7 +128,7 @@ int jin_only(json_t *o, const char *prefix, const char *const *allowed, struct j
       i++;
     if(!allowed[i]) {
       char key[64];
-      snprintf(key, sizeof key, "%s", k);
+      snprintf(key, sizeof key, "%s", *k ? k : "\"\"");  /* an empty name, shown as "" */
       jin_set(e, prefix, key, "is not a known field");
       return -1;
     }

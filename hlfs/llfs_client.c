@@ -56,17 +56,20 @@ static void answer_fail(struct llfs_answer *a, const char *detail)
   a->detail = detail;
 }
 
-/* Split "META\nBODY" and read the metadata. */
-static int answer_parse(struct llfs_client_job *j, struct llfs_answer *a, json_t **meta)
+int llfs_answer_parse(const char *p, size_t len, long meta_len, struct llfs_answer *a,
+                      json_t **meta)
 {
-  const char *p = j->resp.data ? j->resp.data : "";
-  const char *nl = memchr(p, '\n', j->resp.len);
-  size_t mlen = nl ? (size_t)(nl - p) : j->resp.len;
-  if(!nl || (j->meta_len >= 0 && (size_t)j->meta_len != mlen))
+  const char *nl = memchr(p, '\n', len);
+  size_t mlen = nl ? (size_t)(nl - p) : len;
+  *meta = NULL;
+  if(!nl || (meta_len >= 0 && (size_t)meta_len != mlen))
     return -1;
   *meta = json_loadb(p, mlen, 0, NULL);
-  if(!*meta || !json_is_string(json_object_get(*meta, "outcome")))
+  if(!*meta || !json_is_string(json_object_get(*meta, "outcome"))) {
+    json_decref(*meta);
+    *meta = NULL;
     return -1;
+  }
   memset(a, 0, sizeof *a);
   a->reached = true;
   a->meta = *meta;
@@ -79,7 +82,7 @@ static int answer_parse(struct llfs_client_job *j, struct llfs_answer *a, json_t
   a->total_us = (uint64_t)json_integer_value(
     json_object_get(json_object_get(*meta, "timings_us"), "total"));
   a->body = nl + 1;
-  a->body_len = j->resp.len - mlen - 1;
+  a->body_len = len - mlen - 1;
   return 0;
 }
 
@@ -129,7 +132,8 @@ static void job_done(CURL *e, CURLcode rc, void *arg)
   } else if(code != 200) {
     snprintf(detail, sizeof detail, "fetcher answered %ld", code);
     answer_fail(&a, detail);
-  } else if(answer_parse(j, &a, &meta)) {
+  } else if(llfs_answer_parse(j->resp.data ? j->resp.data : "", j->resp.len, j->meta_len, &a,
+                               &meta)) {
     answer_fail(&a, "fetcher: malformed answer");
   }
   if(!a.reached)

@@ -35,6 +35,12 @@ struct llfs_answer {
   size_t      body_len;
 };
 
+/* Split a framed answer "META\nBODY" (meta_len: the Wpfs-Meta-Length
+ * header, -1 if absent) and read the metadata into a; *meta owns it (free
+ * with json_decref). Pointers in a point into p. 0, or -1 if malformed. */
+int llfs_answer_parse(const char *p, size_t len, long meta_len, struct llfs_answer *a,
+                      json_t **meta);
+
 /* Value of response header name in a.meta (first, case-insensitive). */
 const char *llfs_answer_header(const struct llfs_answer *a, const char *name);
 
