@@ -152,6 +152,8 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
 
 void fetch_curl_fini(struct fetcher *f)
 {
+  while(f->neasy_pool)
+    curl_easy_cleanup(f->easy_pool[--f->neasy_pool]);
   if(f->multi)
     curl_multi_cleanup(f->multi);   /* closes the kept-alive connections */
   if(f->share)
@@ -480,6 +482,22 @@ static CURLcode fc_setopts(struct fetch_job *j)
   return CURLE_OK;
 }
 
+static CURL *fc_easy_get(struct fetcher *f)
+{
+  return f->neasy_pool ? f->easy_pool[--f->neasy_pool] : curl_easy_init();
+}
+
+/* Keep a finished handle (options reset; connections live in the multi). */
+static void fc_easy_put(struct fetcher *f, CURL *e)
+{
+  if(f->neasy_pool < FETCH_EASY_POOL && !f->freeing) {
+    curl_easy_reset(e);
+    f->easy_pool[f->neasy_pool++] = e;
+    return;
+  }
+  curl_easy_cleanup(e);
+}
+
 enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a)
 {
   FETCH_CHECK(!j->easy);
@@ -487,11 +505,11 @@ enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a)
    * no primary address). */
   dns_addr_format(a, j->res.addr, sizeof j->res.addr);
   j->res.port = j->u.port;
-  if(fc_connect_to(j, a) || !(j->easy = curl_easy_init()))
+  if(fc_connect_to(j, a) || !(j->easy = fc_easy_get(j->f)))
     return OUTCOME_NO_MEMORY;
   CURLcode rc = fc_setopts(j);
   if(rc || curl_multi_add_handle(j->f->multi, j->easy) != CURLM_OK) {
-    curl_easy_cleanup(j->easy);
+    fc_easy_put(j->f, j->easy);
     j->easy = NULL;
     return rc == CURLE_OUT_OF_MEMORY ? OUTCOME_NO_MEMORY : OUTCOME_INTERNAL;
   }
@@ -503,6 +521,6 @@ void fetch_curl_abort(struct fetch_job *j)
   if(!j->easy)
     return;
   curl_multi_remove_handle(j->f->multi, j->easy);
-  curl_easy_cleanup(j->easy);
+  fc_easy_put(j->f, j->easy);
   j->easy = NULL;
 }

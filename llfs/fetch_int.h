@@ -105,6 +105,11 @@ struct fetcher {
   bool              shutting, stop_fired, done_called, in_kick, free_pending, freeing;
   fetcher_done_cb  *stop_cb;
   void             *stop_arg;
+  /* Finished easy handles, reset and kept for the next fetch: creating one
+   * costs an allocation and a large initialization per fetch. */
+#define FETCH_EASY_POOL 64
+  CURL             *easy_pool[FETCH_EASY_POOL];
+  unsigned          neasy_pool;
 };
 
 /* fetch.c */
