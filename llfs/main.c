@@ -9,6 +9,7 @@
 
 #include "common/cfg.h"
 #include "common/log.h"
+#include "common/portfile.h"
 #include "llfs/svc.h"
 
 struct llfs_cfg {
@@ -95,19 +96,6 @@ static void proc_on_signal(uv_signal_t *s, int signum)
   fetcher_shutdown(p->svc.f, p->cfg.shutdown_grace_ms, proc_fetches_done, p);
 }
 
-static int proc_write_port(const char *path, int port)
-{
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if(!f)
-    return -1;
-  fprintf(f, "%d\n", port);
-  if(fclose(f) || rename(tmp, path))
-    return -1;
-  return 0;
-}
-
 static int proc_start(struct llfs_proc *p)
 {
   char err[256];
@@ -131,7 +119,7 @@ static int proc_start(struct llfs_proc *p)
   };
   if(api_srv_start(p->loop, &sc, &p->srv))
     return -1;
-  if(p->cfg.port_file && proc_write_port(p->cfg.port_file, api_srv_port(p->srv))) {
+  if(p->cfg.port_file && portfile_write(p->cfg.port_file, api_srv_port(p->srv))) {
     LOG(LOG_ERROR, "cannot write %s", p->cfg.port_file);
     return -1;
   }

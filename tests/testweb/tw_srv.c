@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/portfile.h"
 
 #define SRV_BACKLOG 4096
 
@@ -34,15 +35,11 @@ static void srv_on_conn(uv_stream_t *lis, int status)
   tw_conn_accept(srv, lis, (uv_tcp_t *)lis == &srv->ctl);
 }
 
-/* Written to a temporary name then renamed, so a reader never sees half. */
 static int srv_port_file(const char *path, int port)
 {
-  char tmp[4096];
   if(!path || !*path)
     return 0;
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if(!f || fprintf(f, "%d\n", port) < 0 || fclose(f) || rename(tmp, path)) {
+  if(portfile_write(path, port)) {
     LOG(LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
     return -1;
   }
