@@ -1,0 +1,165 @@
+#ifndef WPFS_CLIENTS_CRAWL_H
+#define WPFS_CLIENTS_CRAWL_H
+/* The discovery crawler's engine, without any I/O to the gateway: the
+ * caller's loop is
+ *
+ *   crawl_open(opts, resume) ; crawl_add_seed(...) ...
+ *   while(!crawl_finished(c)) {
+ *     n = crawl_take(c, N, items)        -> submit items to the gateway
+ *     for each answer that refused one    -> crawl_requeue / crawl_reject
+ *     for each result read back           -> crawl_result(c, &r)
+ *     every so often                      -> crawl_checkpoint(c)
+ *   }
+ *
+ * crawl_result records the page (WARC record, crawl log line), runs the
+ * content-seen test, and for an original HTML page extracts its links,
+ * filters them (scope, file type, depth, nofollow), applies the trap
+ * defences, runs the URL-seen test and queues the new ones in the
+ * frontier. Everything lives in opts.out_dir (docs/crawler.md, "Files"):
+ * WARC files, crawl.jsonl, the checkpoint and the seen set's runs.
+ *
+ * Resume (after a crash, even SIGKILL): the last checkpoint is loaded, then
+ * every crawl log line written after it is replayed: the URL is finished
+ * (never submitted again), and its page is read back from the WARC file
+ * and processed again without writing anything, so the links it gave are
+ * queued again. Nothing finished is fetched twice. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/crawl_err.h"
+#include "clients/dedup.h"
+#include "clients/drop.h"
+#include "clients/frontier.h"
+#include "clients/html.h"
+#include "clients/linkfilter.h"
+#include "clients/trap.h"
+#include "clients/warc.h"
+#include "common/buf.h"
+#include "common/url.h"
+
+struct crawl_opts {
+  const char           *out_dir;      /* created if missing */
+  uint64_t              max_pages;    /* crawl log lines; 0 = no limit */
+  uint32_t              max_depth;    /* link hops from a seed */
+  enum linkfilter_scope scope;
+  const char           *deny_ext;     /* NULL = LINKFILTER_DENY_EXT_DEFAULT */
+  bool                  obey_nofollow;
+  struct url_opts       url;          /* canonicalization of links */
+  struct html_opts      html;
+  size_t                max_links;    /* per page */
+  size_t                max_text;     /* visible text for SimHash */
+  struct trap_opts      trap;
+  struct dedup_opts     dedup;
+  size_t                seen_mem;     /* URL-seen memory budget */
+  unsigned              seen_max_runs;
+  size_t                frontier_bytes;
+  unsigned              max_per_host; /* outstanding at the gateway per host */
+  uint64_t              warc_max_bytes;
+  const char           *warc_prefix;
+  const char           *software;     /* warcinfo */
+};
+struct crawl_opts crawl_opts_default(void);
+
+/* Counters: the interface tests assert on. */
+#define CRAWL_COUNTERS(X)                                                     \
+  X(seeds)          /* seeds queued */                                        \
+  X(pages)          /* results recorded (crawl log lines) */                  \
+  X(ok)             /* 2xx */                                                 \
+  X(redirects)      /* 3xx */                                                 \
+  X(http_errors)    /* 4xx and 5xx */                                         \
+  X(fetch_errors)   /* no HTTP answer (timeouts, DNS, ...) */                 \
+  X(robots)         /* robots_disallowed */                                   \
+  X(rejected)       /* refused by the gateway for good */                     \
+  X(html)           /* original HTML pages parsed for links */                \
+  X(dup_exact)                                                                \
+  X(dup_near)                                                                 \
+  X(links)          /* links extracted */                                     \
+  X(links_invalid)  /* not URLs, or too long */                               \
+  X(links_not_http)                                                           \
+  X(links_known)    /* seen before (or already queued: one more in-link) */   \
+  X(links_new)      /* queued */                                              \
+  X(html_cut)       /* pages parsed only in part (size or nesting) */         \
+  X(html_failed)    /* pages over the parser's memory budget */               \
+  X(noindex)        /* pages with meta robots nofollow (links not taken) */   \
+  X(redelivered)    /* results for URLs already finished: ignored */          \
+  X(requeued)                                                                 \
+  X(replayed)       /* crawl log lines replayed at resume */                  \
+  X(checkpoints)                                                              \
+  X(body_bytes)                                                               \
+  X(sitemaps)       /* sitemaps read */                                       \
+  X(sitemap_urls)   /* URLs they listed */
+
+struct crawl_stats {
+#define X(name) uint64_t name;
+  CRAWL_COUNTERS(X)
+#undef X
+  uint64_t drop[DROP__LAST];  /* by reason */
+};
+
+/* A result from the gateway. headers/body may be empty for outcomes
+ * without an HTTP response. */
+struct crawl_result {
+  const char               *url;          /* as submitted */
+  const char               *outcome;      /* "ok" when an HTTP response came */
+  int                       status;
+  const struct warc_header *headers;
+  size_t                    nheaders;
+  const void               *body;
+  size_t                    body_len;
+  bool                      truncated;
+  const char               *redirect;     /* Location of a 3xx, absolute or not */
+  uint64_t                  fetched_at_ms;
+  uint64_t                  elapsed_ms;
+};
+
+struct crawl;
+
+crawl_err crawl_open(const struct crawl_opts *o, bool resume, struct crawl **out);
+/* Frees everything; writes no checkpoint (call crawl_checkpoint first). */
+void      crawl_close(struct crawl **cp);
+/* CRAWL_ERR_INVALID when url is not an http(s) URL. A seed already seen
+ * (resume) is skipped. */
+crawl_err crawl_add_seed(struct crawl *c, const char *url);
+/* A URL learned elsewhere: a link of depth, level. */
+crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsigned level);
+/* A sitemap (named by robots.txt, or by a sitemap index): queued like a
+ * link (same filters and seen test); its result is read for <loc>s rather
+ * than parsed as a page. */
+crawl_err crawl_add_sitemap(struct crawl *c, const char *url);
+/* Up to max URLs to submit now; each item (its url too) stays valid until
+ * crawl_result, crawl_reject or crawl_requeue returns for it. */
+size_t    crawl_take(struct crawl *c, size_t max, struct frontier_item *out);
+crawl_err crawl_result(struct crawl *c, const struct crawl_result *r);
+/* The gateway did not take url now (429, retry later): back in the queue. */
+crawl_err crawl_requeue(struct crawl *c, const char *url);
+/* The gateway refused url for good: recorded with outcome "rejected". */
+crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason);
+crawl_err crawl_checkpoint(struct crawl *c);
+/* Nothing queued, outstanding or pending; or max_pages recorded. */
+bool      crawl_finished(struct crawl *c);
+void      crawl_stats(const struct crawl *c, struct crawl_stats *st);
+/* The first local error that stopped the engine (disk, memory), or 0. */
+crawl_err crawl_error(const struct crawl *c);
+/* A heap copy (mem_free) of the URL with fingerprint fp in the frontier,
+ * or NULL. */
+char     *crawl_url_of(struct crawl *c, uint64_t fp);
+/* Outcomes that carry an HTTP response: "ok", "cached", "not_modified". */
+bool      crawl_outcome_http(const char *outcome);
+/* Sizes of the parts, for progress and the summary. */
+struct crawl_sizes {
+  struct frontier_stats frontier;
+  uint64_t              seen_distinct, seen_pending;
+  size_t                seen_mem_bytes, seen_disk_bytes;
+  unsigned              seen_runs;
+  struct dedup_stats    dedup;
+  uint64_t              warc_records, warc_bytes;
+  unsigned              warc_files;
+};
+void      crawl_sizes(const struct crawl *c, struct crawl_sizes *s);
+/* One JSON object (no newline) with every counter and size. */
+crawl_err crawl_summary(const struct crawl *c, struct buf *out);
+/* The name of counter i of CRAWL_COUNTERS, for tests and metrics. */
+const char *crawl_counter_name(size_t i);
+
+#endif

@@ -1,0 +1,252 @@
+/* One result: counters, content-seen test, WARC record, links of an
+ * original HTML page, crawl log line. The same code replays a recorded
+ * page at resume (c->replaying), minus the writes. */
+#include "clients/crawl_int.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "clients/html_text.h"
+#include "clients/simhash.h"
+#include "clients/sitemap.h"
+#include "common/hash.h"
+#include "common/mem.h"
+
+struct page_out {
+  bool             sitemap;
+  struct dedup_hit hit;
+  bool             has_loc;
+  struct warc_loc  loc;
+  char             digest[WARC_DIGEST_LEN];
+  char            *redirect;   /* canonical target of a 3xx */
+};
+
+/* Outcomes that carry an HTTP response: fetched now, served from the
+ * gateway's cache, or revalidated (304 on the wire, the stored page). */
+bool crawl_outcome_http(const char *outcome)
+{
+  return outcome && (!strcmp(outcome, "ok") || !strcmp(outcome, "cached") ||
+                     !strcmp(outcome, "not_modified"));
+}
+
+void crawl_page_count(struct crawl *c, const char *outcome, int status)
+{
+  c->st.pages++;
+  if(!crawl_outcome_http(outcome)) {
+    if(outcome && !strcmp(outcome, "robots_disallowed"))
+      c->st.robots++;
+    else
+      c->st.fetch_errors++;
+    return;
+  }
+  if(status >= 200 && status < 300)
+    c->st.ok++;
+  else if(status >= 300 && status < 400)
+    c->st.redirects++;
+  else
+    c->st.http_errors++;
+}
+
+static const char *page_header(const struct crawl_result *r, const char *name)
+{
+  for(size_t i = 0; i < r->nheaders; i++)
+    if(r->headers[i].name && !strcasecmp(r->headers[i].name, name))
+      return r->headers[i].value;
+  return NULL;
+}
+
+/* HTML by its Content-Type; without one, by a first '<' (as browsers
+ * sniff). */
+static bool page_is_html(const struct crawl_result *r)
+{
+  const char *ct = page_header(r, "content-type");
+  if(ct) {
+    while(*ct == ' ' || *ct == '\t')
+      ct++;
+    return !strncasecmp(ct, "text/html", 9) || !strncasecmp(ct, "application/xhtml+xml", 21);
+  }
+  const unsigned char *b = r->body;
+  size_t i = 0;
+  if(r->body_len >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF)
+    i = 3;  /* UTF-8 byte order mark */
+  while(i < r->body_len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+    i++;
+  return i < r->body_len && b[i] == '<';
+}
+
+static crawl_err page_record(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+{
+  if(c->replaying)
+    return CRAWL_OK;
+  struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
+                          r->body, r->body_len, r->truncated };
+  crawl_err e = po->hit.verdict == DEDUP_EXACT
+                  ? warc_write_revisit(c->warc, &wp, po->hit.of, &po->loc, po->digest)
+                  : warc_write_response(c->warc, &wp, &po->loc, po->digest);
+  if(e)
+    return e;
+  po->has_loc = true;
+  memcpy(c->last_warc, po->loc.file, sizeof c->last_warc);
+  c->last_warc_end = po->loc.offset + po->loc.length;
+  return CRAWL_OK;
+}
+
+static crawl_err page_links(struct crawl *c, const struct html_doc *doc, const char *url,
+                            uint32_t depth)
+{
+  struct html_links_opts lo = { c->o.max_links, c->o.url };
+  struct html_links l;
+  crawl_err e = html_links_extract(doc, url, &lo, &l);
+  if(e)
+    return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;
+  c->st.html++;
+  crawl_links_page(c, &l, url, depth);
+  html_links_free(&l);
+  return c->err;
+}
+
+/* Parse an HTML body; *parsed tells whether doc holds a tree. */
+static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
+                            struct html_doc *doc, bool *parsed)
+{
+  *parsed = false;
+  crawl_err e = html_parse(r->body, r->body_len, &c->o.html, doc);
+  if(e == CRAWL_ERR_TOO_LARGE) {
+    c->st.html_failed++;  /* over the parser's memory budget: no links */
+    return CRAWL_OK;
+  }
+  if(e)
+    return e;
+  *parsed = true;
+  c->st.html_cut += doc->cut != HTML_CUT_NONE;
+  buf_reset(&c->text);
+  return html_text(doc, &c->text, NULL);
+}
+
+static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
+{
+  struct crawl *c = arg;
+  char *u = mem_strndup(loc, len);
+  crawl_err e = u ? CRAWL_OK : CRAWL_ERR_NOMEM;
+  if(!e && index)
+    e = crawl_add_sitemap(c, u);
+  else if(!e)
+    e = crawl_add_url(c, u, 1, 2);
+  c->st.sitemap_urls++;
+  mem_free(u);
+  if(e == CRAWL_ERR_INVALID) {
+    c->st.links_invalid++;
+    e = CRAWL_OK;
+  }
+  if(e && !c->err)
+    c->err = e;
+  return e != CRAWL_OK;
+}
+
+/* A sitemap: recorded, its URLs queued; not a page (no content test). */
+static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+{
+  crawl_err e = page_record(c, r, po);
+  c->st.sitemaps++;
+  po->sitemap = true;
+  if(!e)
+    e = sitemap_parse(r->body, r->body_len, &c->o.html, sitemap_loc, c);
+  if(e == CRAWL_ERR_TOO_LARGE) {
+    c->st.html_failed++;
+    e = CRAWL_OK;
+  }
+  return e ? e : c->err;
+}
+
+/* A 2xx body: duplicate or original; links of an original HTML page. */
+static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                              struct page_out *po)
+{
+  struct html_doc doc = { 0 };
+  bool parsed = false;
+  size_t shingles = 0;
+  uint64_t sim = 0;
+  crawl_err e = page_is_html(r) ? page_parse(c, r, &doc, &parsed) : CRAWL_OK;
+  if(!e && parsed)
+    sim = simhash_text(c->text.data, c->text.len, &shingles);
+  if(!e)
+    e = dedup_check(c->dd, r->url, hash_fp64(r->body, r->body_len), sim, shingles, &po->hit);
+  if(!e)
+    e = page_record(c, r, po);
+  c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
+  c->st.dup_near += !e && po->hit.verdict == DEDUP_NEAR;
+  if(!e && parsed && po->hit.verdict == DEDUP_NEW)
+    e = page_links(c, &doc, r->url, depth);
+  if(parsed)
+    html_free(&doc);
+  return e;
+}
+
+static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                               struct page_out *po)
+{
+  if(!r->redirect || !*r->redirect)
+    return CRAWL_OK;
+  url_err ue = url_canon_ref(r->url, strlen(r->url), r->redirect, strlen(r->redirect),
+                             &c->o.url, &po->redirect);
+  if(ue == URL_ERR_NOMEM)
+    return CRAWL_ERR_NOMEM;
+  if(ue) {
+    c->st.links_invalid++;
+    return CRAWL_OK;
+  }
+  c->st.links++;
+  return crawl_links_one(c, po->redirect, depth + 1, false, 1);
+}
+
+static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                          const struct page_out *po, uint64_t links)
+{
+  struct crawllog_entry le = { 0 };
+  le.url = r->url;
+  le.status = r->status;
+  le.outcome = r->outcome ? r->outcome : "error";
+  le.bytes = r->body_len;
+  le.ms = r->elapsed_ms;
+  le.time_ms = r->fetched_at_ms;
+  le.depth = depth;
+  le.links = links;
+  if(po->hit.verdict != DEDUP_NEW) {
+    le.duplicate_of = po->hit.of;
+    le.dup = po->hit.verdict == DEDUP_EXACT ? "exact" : "near";
+    le.distance = po->hit.distance;
+  }
+  if(po->has_loc) {
+    le.warc = po->loc.file;
+    le.warc_offset = po->loc.offset;
+    le.warc_length = po->loc.length;
+    le.digest = po->digest;
+  }
+  le.redirect = po->redirect;
+  le.sitemap = po->sitemap;
+  return crawllog_write(c->log, &le);
+}
+
+crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth)
+{
+  struct page_out po;
+  memset(&po, 0, sizeof po);
+  crawl_page_count(c, r->outcome, r->status);
+  c->st.body_bytes += r->body_len;
+  uint64_t before = c->st.links_new;
+  bool http = crawl_outcome_http(r->outcome) && r->status > 0;
+  crawl_err e = CRAWL_OK;
+  bool sitemap = fpset_has(&c->sitemaps, hash_fp64(r->url, strlen(r->url)));
+  if(http && r->status >= 200 && r->status < 300 && sitemap)
+    e = page_sitemap(c, r, &po);
+  else if(http && r->status >= 200 && r->status < 300)
+    e = page_content(c, r, depth, &po);
+  else if(http)
+    e = page_record(c, r, &po);
+  if(!e && http && r->status >= 300 && r->status < 400)
+    e = page_redirect(c, r, depth, &po);
+  if(!e && !c->replaying)
+    e = page_log(c, r, depth, &po, c->st.links_new - before);
+  mem_free(po.redirect);
+  return e;
+}

@@ -1,0 +1,199 @@
+/* Checkpoints and resuming (docs/crawler.md, "Checkpoint and resume").
+ *
+ * A checkpoint is one file, DIR/checkpoint, written whole then renamed
+ * (ckfile.c): the seen set (run list + in-memory part), the crawl log's
+ * length, the counters, the scope, the trap counters, the frontier and the
+ * content-seen index. Resuming loads it, then replays the crawl log lines
+ * written after it: each is a finished URL; its page is read back from the
+ * WARC file and processed again without writing, so the links it gave are
+ * queued again. Finally, what the WARC files hold beyond the last record
+ * the crawl log refers to (a crash between the two writes) is cut. */
+#include "clients/crawl_int.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clients/ckfile.h"
+#include "clients/warc_read.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
+#define CKPT_VERSION 1
+#define REPLAY_MAX_RECORD (256u << 20)
+
+static void stats_save(const struct crawl *c, struct ckfile *ck)
+{
+#define X(name) ckfile_put_u64(ck, c->st.name);
+  CRAWL_COUNTERS(X)
+#undef X
+  for(int r = 0; r < DROP__LAST; r++)
+    ckfile_put_u64(ck, c->st.drop[r]);
+}
+
+static void stats_load(struct crawl *c, struct ckfile *ck)
+{
+#define X(name) c->st.name = ckfile_get_u64(ck);
+  CRAWL_COUNTERS(X)
+#undef X
+  for(int r = 0; r < DROP__LAST; r++)
+    c->st.drop[r] = ckfile_get_u64(ck);
+}
+
+crawl_err crawl_checkpoint(struct crawl *c)
+{
+  struct ckfile ck;
+  if(c->err)
+    return c->err;
+  crawl_err e = ckfile_create(&ck, c->ckpt_path, ckpt_magic);
+  if(e)
+    return e;
+  ckfile_put_u64(&ck, CKPT_VERSION);
+  e = seen_save(c->seen, &ck);  /* first: it settles pending URLs into the frontier */
+  c->st.checkpoints++;
+  ckfile_put_u64(&ck, crawllog_size(c->log));
+  ckfile_put_str(&ck, c->last_warc);
+  ckfile_put_u64(&ck, c->last_warc_end);
+  stats_save(c, &ck);
+  linkfilter_save(c->lf, &ck);
+  trap_save(c->trap, &ck);
+  frontier_save(c->fr, &ck);
+  dedup_save(c->dd, &ck);
+  fpset_save(&c->sitemaps, &ck);
+  if(e || c->err) {
+    ckfile_discard(&ck);
+    return e ? e : c->err;
+  }
+  e = ckfile_commit(&ck);
+  if(e)
+    return e;
+  seen_commit(c->seen);       /* the previous checkpoint's runs may go now */
+  fpset_clear(&c->replayed);  /* the seen set knows every finished URL now */
+  return CRAWL_OK;
+}
+
+static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
+{
+  struct ckfile ck;
+  *log_from = 0;
+  crawl_err e = ckfile_open(&ck, c->ckpt_path, ckpt_magic);
+  if(e == CRAWL_ERR_NOT_FOUND)
+    return CRAWL_OK;  /* crashed before the first: replay the whole log */
+  if(e)
+    return e;
+  if(ckfile_get_u64(&ck) != CKPT_VERSION)
+    ckfile_fail(&ck, CRAWL_ERR_CORRUPT);
+  e = seen_load(c->seen, &ck);
+  *log_from = ckfile_get_u64(&ck);
+  char *w = ckfile_get_str(&ck, WARC_NAME_MAX - 1);
+  snprintf(c->last_warc, sizeof c->last_warc, "%s", w ? w : "");
+  mem_free(w);
+  c->last_warc_end = ckfile_get_u64(&ck);
+  stats_load(c, &ck);
+  linkfilter_load(c->lf, &ck);
+  trap_load(c->trap, &ck);
+  frontier_load(c->fr, &ck);
+  dedup_load(c->dd, &ck);
+  fpset_load(&c->sitemaps, &ck);
+  crawl_err ce = ckfile_close(&ck);
+  return e ? e : ce;
+}
+
+/* ---- Replay ------------------------------------------------------------- */
+
+/* The page of a recorded original 2xx or 3xx, read back and processed. */
+static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
+{
+  char *path = mem_alloc(strlen(c->warc_dir) + strlen(rec->warc) + 2);
+  if(!path)
+    return CRAWL_ERR_NOMEM;
+  snprintf(path, strlen(c->warc_dir) + strlen(rec->warc) + 2, "%s/%s", c->warc_dir, rec->warc);
+  struct warc_record wr;
+  crawl_err e = warc_read_at(path, rec->warc_offset, REPLAY_MAX_RECORD, &wr);
+  mem_free(path);
+  if(e) {
+    struct log_ctx ctx = { NULL, NULL, rec->url, "resuming" };
+    LOGC(LOG_WARN, &ctx, "cannot read back the page (%s): its links are lost",
+         crawl_err_name(e));
+    return e == CRAWL_ERR_NOMEM ? e : CRAWL_OK;
+  }
+  char *ctype = warc_record_http_header(&wr, "content-type");
+  struct warc_header h = { "Content-Type", ctype };
+  struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
+                            wr.body_len, false, rec->redirect, 0, 0 };
+  e = crawl_page(c, &r, rec->depth);
+  mem_free(ctype);
+  warc_record_free(&wr);
+  return e;
+}
+
+static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
+{
+  struct crawl *c = arg;
+  uint64_t fp = hash_fp64(rec->url, strlen(rec->url));
+  crawl_err e = fpset_add(&c->replayed, fp, NULL);
+  if(!e && rec->sitemap && fpset_add(&c->sitemaps, fp, NULL) == CRAWL_ERR_NOMEM)
+    e = CRAWL_ERR_NOMEM;
+  if(e)
+    return e == CRAWL_ERR_FULL ? CRAWL_ERR_TOO_LARGE : e;
+  frontier_done(c->fr, fp, NULL);
+  c->st.replayed++;
+  if(rec->warc) {
+    snprintf(c->last_warc, sizeof c->last_warc, "%s", rec->warc);
+    c->last_warc_end = rec->warc_offset + rec->warc_length;
+  }
+  bool ok = crawl_outcome_http(rec->outcome);
+  if(ok && rec->warc && !rec->duplicate_of && rec->status >= 200 && rec->status < 400)
+    return replay_record(c, rec);
+  /* Nothing to read again: count it as it was counted then. */
+  if(rec->outcome && !strcmp(rec->outcome, "rejected")) {
+    c->st.pages++;
+    c->st.rejected++;
+    return CRAWL_OK;
+  }
+  crawl_page_count(c, rec->outcome, rec->status);
+  c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
+  c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
+  return CRAWL_OK;
+}
+
+/* Cut what the WARC files hold after the last record the log refers to. */
+static void warc_cut(struct crawl *c)
+{
+  unsigned last = warc_file_serial(c->last_warc, c->o.warc_prefix);
+  DIR *d = opendir(c->warc_dir);
+  struct dirent *de;
+  char path[4096];
+  while(d && (de = readdir(d)) != NULL) {
+    unsigned s = warc_file_serial(de->d_name, c->o.warc_prefix);
+    if(s == 0 || s < last)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", c->warc_dir, de->d_name);
+    if(s > last)
+      unlink(path);
+    else if(truncate(path, (off_t)c->last_warc_end) != 0)
+      LOG(LOG_WARN, "cannot cut %s after its last recorded page", de->d_name);
+  }
+  if(d)
+    closedir(d);
+}
+
+crawl_err crawl_resume(struct crawl *c)
+{
+  uint64_t from;
+  crawl_err e = load_checkpoint(c, &from);
+  if(e)
+    return e;
+  c->replaying = true;
+  e = crawllog_scan(c->log_path, from, replay_line, c);
+  c->replaying = false;
+  if(e)
+    return e;
+  warc_cut(c);
+  LOG(LOG_INFO, "resumed: checkpoint at %llu bytes of the crawl log, %llu lines replayed",
+      (unsigned long long)from, (unsigned long long)c->st.replayed);
+  return c->err;
+}

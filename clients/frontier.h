@@ -1,0 +1,79 @@
+#ifndef WPFS_CLIENTS_FRONTIER_H
+#define WPFS_CLIENTS_FRONTIER_H
+/* The crawl frontier: URLs waiting to be submitted to the gateway, and the
+ * ones submitted whose result has not come back (outstanding).
+ *
+ * Priority: FRONTIER_LEVELS discrete levels, the gateway's priorities 0..7,
+ * higher first. A URL's level is the larger of the level it was pushed
+ * with (seeds: 7) and a level from its in-link count: the link it was
+ * found by is the first, every further link to a queued URL
+ * (frontier_bump) raises the count, and the level is
+ * 1 + floor(log2(in-links)) up to 7, so a URL linked from 64 pages goes
+ * first. Within a level, hosts take turns (round robin), each host's URLs
+ * in arrival order; a host with max_per_host URLs outstanding waits, so
+ * one large site cannot fill the gateway's queues while others starve.
+ *
+ * Memory: every entry (URL text included) counts against max_bytes;
+ * frontier_push answers CRAWL_ERR_FULL beyond it. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/ckfile.h"
+#include "clients/crawl_err.h"
+
+#define FRONTIER_LEVELS 8
+
+struct frontier_opts {
+  size_t   max_bytes;     /* entries, hosts and indexes */
+  unsigned max_per_host;  /* outstanding URLs per host; 0 = no limit */
+};
+
+struct frontier_item {
+  const char *url;    /* valid until frontier_done/remove of this URL */
+  uint64_t    fp;     /* hash_fp64 of the URL: its key */
+  unsigned    level;  /* the gateway priority to ask for */
+  uint32_t    depth;  /* link hops from a seed */
+};
+
+struct frontier_stats {
+  size_t   queued, outstanding, hosts, bytes;
+  size_t   per_level[FRONTIER_LEVELS];
+  uint64_t pushed, taken, done, retried, bumped, promoted;
+};
+
+struct frontier;
+
+crawl_err frontier_open(const struct frontier_opts *o, struct frontier **out);
+void      frontier_close(struct frontier **fp);
+/* Queue url (canonical) of host at depth. CRAWL_ERR_FULL over the budget;
+ * CRAWL_ERR_INVALID when the URL is in the frontier already. */
+crawl_err frontier_push(struct frontier *f, const char *url, const char *host,
+                        uint32_t depth, unsigned level);
+/* One more in-link to fp: true when fp is in the frontier (its level may
+ * rise while it is queued). */
+bool      frontier_bump(struct frontier *f, uint64_t fp);
+bool      frontier_has(struct frontier *f, uint64_t fp);
+/* The URL of fp (valid while it is in the frontier), or NULL. */
+const char *frontier_url(struct frontier *f, uint64_t fp);
+/* The depth of fp if it is in the frontier. */
+bool      frontier_depth(struct frontier *f, uint64_t fp, uint32_t *depth);
+/* Up to max URLs, best first and fair across hosts, now outstanding. */
+size_t    frontier_take(struct frontier *f, size_t max, struct frontier_item *out);
+/* A URL is finished: *depth (may be NULL) gets its depth. Usually an
+ * outstanding one; a queued one too (a result for a URL submitted before a
+ * restart). CRAWL_ERR_NOT_FOUND when fp is not in the frontier. */
+crawl_err frontier_done(struct frontier *f, uint64_t fp, uint32_t *depth);
+/* An outstanding URL goes back to the head of its queue (the gateway did
+ * not take it). */
+crawl_err frontier_retry(struct frontier *f, uint64_t fp);
+/* Forget fp whatever its state (resume: its result is in the crawl log). */
+bool      frontier_remove(struct frontier *f, uint64_t fp);
+void      frontier_stats(const struct frontier *f, struct frontier_stats *st);
+unsigned  frontier_level_for(uint32_t inlinks);
+/* Outstanding URLs are saved as queued, ahead of the rest: after a resume
+ * they are submitted again. */
+void      frontier_save(const struct frontier *f, struct ckfile *c);
+void      frontier_load(struct frontier *f, struct ckfile *c);
+
+#endif

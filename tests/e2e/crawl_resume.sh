@@ -1,0 +1,77 @@
+#!/bin/bash
+# wpfs-discover stopped with SIGTERM (exit 3 after a checkpoint), resumed
+# and killed with SIGKILL in the middle of the crawl, then resumed again:
+# it continues from its checkpoint and crawl log and finishes; no page is
+# requested twice (testweb's record), no URL is recorded twice, every page
+# is fetched, the lines written after the last checkpoint were replayed,
+# and the WARC files (warcio) hold exactly the records the crawl log names
+# (what the kill left half-written is cut).
+# timeout: 240
+. "$WPFS_ROOT/tests/lib.sh"
+SITES=8
+PAGES=60
+TOKEN=resume-token-1
+start_testweb --generate "sites=$SITES,pages=$PAGES,links=6,cross=0.2,dups=0.2,seed=11"
+start_dnsmasq "$SITES"
+start_redis
+start_llfs --log-level warn
+# A pause between two requests to a site: the crawl lasts a few seconds.
+start_hlfs a --token "$TOKEN" --min-delay-ms 40 --delay-factor 0 --log-level warn
+
+OUT=$T_DIR/out
+for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
+run() {  # exec: in the background, $! is the crawler itself
+  WPFS_TOKEN=$TOKEN exec "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
+    --out "$OUT" --scope any --checkpoint-ms 300 --batch 50 --window 100 --log-level warn "$@"
+}
+lines() { [ -f "$OUT/crawl.jsonl" ] && wc -l <"$OUT/crawl.jsonl" || echo 0; }
+at_least() { [ "$(lines)" -ge "$1" ]; }
+total=$((SITES * PAGES))
+
+run >"$T_DIR/summary0" 2>"$T_DIR/discover0.log" &
+pid=$!
+wait_for 60 at_least 60
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 3 "SIGTERM: exit 3 (stopped, resumable)"
+ok "...with its summary line" jq -e .pages "$T_DIR/summary0"
+at_term=$(lines)
+
+run --resume >"$T_DIR/summary1" 2>"$T_DIR/discover1.log" &
+pid=$!
+wait_for 60 at_least $((at_term + 150))
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+at_kill=$(lines)
+cmp_ge "$at_kill" $((at_term + 150)) "resumed, then killed with SIGKILL after $at_kill recorded pages"
+ok "...before the end" test "$at_kill" -lt "$total"
+ok "a checkpoint was on disk" test -s "$OUT/checkpoint"
+
+(run --resume >"$T_DIR/summary2" 2>"$T_DIR/discover2.log")
+is "$?" 0 "the resumed crawl finishes (exit 0)"
+S=$(tail -1 "$T_DIR/summary2")
+cmp_ge "$(jq -r .replayed <<<"$S")" 1 "crawl log lines after the checkpoint were replayed"
+LOG=$OUT/crawl.jsonl
+is "$(jq -r .url "$LOG" | sort | uniq -d | wc -l)" 0 "no URL recorded twice across the three runs"
+is "$(wc -l <"$LOG")" "$(jq -r .pages <<<"$S")" "pages counted across the three runs"
+
+twice=0 missing=0
+for i in $(seq 0 $((SITES - 1))); do
+  tw_site_json "site$i.test" "requests=100000" | jq -r '.requests[] | select(.method == "GET") | .path' \
+    >"$T_DIR/paths.$i"
+  twice=$((twice + $(sort "$T_DIR/paths.$i" | uniq -d | wc -l)))
+  for j in $(seq 1 $((PAGES - 1))); do
+    grep -qx "/p/$j.html" "$T_DIR/paths.$i" || missing=$((missing + 1))
+  done
+done
+is "$twice" 0 "no page requested twice, kill and resume included"
+is "$missing" 0 "every page fetched"
+
+(cd "$WPFS_ROOT" && node tests/e2e/crawl_warc_list.mjs "$OUT"/warc/*.warc.gz) >"$T_DIR/warc.jsonl"
+is "$?" 0 "warcio reads every WARC file, the one written when the kill came included"
+W=$(tail -1 "$T_DIR/warc.jsonl")
+is "$(jq -r .bad <<<"$W")" 0 "every digest matches"
+is "$(jq -r '(.types.response // 0) + (.types.revisit // 0)' <<<"$W")" \
+  "$(jq -r 'select(.warc != null) | .url' "$LOG" | wc -l)" "one WARC record per crawl log line that names one"
+cmp_ge "$(jq -r '.types.warcinfo' <<<"$W")" 3 "each run wrote its own WARC file"
+done_testing

@@ -1,0 +1,563 @@
+/* clients/crawl*.c over a synthetic web served by a function (no gateway,
+ * no sockets): every reachable page fetched exactly once, robots outcomes
+ * and errors recorded, file types, nofollow and scope respected, exact and
+ * near duplicates detected and not parsed, spider traps contained with
+ * their reasons counted, redirects followed; the WARC files hold one
+ * record per recorded page, readable back; and a crawl killed with SIGKILL
+ * resumes from its checkpoint without fetching a finished page again. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clients/crawl.h"
+#include "clients/crawllog.h"
+#include "clients/warc_read.h"
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+#define SITES 5
+#define PAGES 20
+
+/* ---- The synthetic web --------------------------------------------------- */
+
+static const char *const words[] = {
+  "crawl", "fetch", "page", "link", "site", "robots", "delay", "cache", "index",
+  "server", "request", "answer", "loopback", "world", "test", "queue", "host",
+  "politeness", "gateway", "fetcher", "body", "header", "status", "redirect",
+};
+
+static uint64_t rng(uint64_t *s)
+{
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 33;
+}
+
+static void filler(uint64_t seed, int n, struct buf *b)
+{
+  buf_adds(b, "<p>");
+  for(int i = 0; i < n; i++) {
+    buf_adds(b, words[rng(&seed) % (sizeof words / sizeof words[0])]);
+    buf_addc(b, ' ');
+  }
+  buf_adds(b, "</p>");
+}
+
+static void page_extras(int site, int j, struct buf *b)
+{
+  if(j != 0)
+    return;
+  buf_adds(b, "<a href=/img/logo.png>logo</a><a href='mailto:a@b.test'>mail</a>"
+              "<a rel=nofollow href=/nofollow.html>nf</a><a href=/private/x.html>p</a>"
+              "<a href=/old>old</a><a href=/missing.html>404</a>");
+  if(site == 1)
+    buf_adds(b, "<a href=/trap/>archive</a><a href=/cal/2024/1>calendar</a>"
+                "<a href=/q?s=1>search</a>");
+  if(site == 4)
+    buf_adds(b, "<a href=/near/1>n1</a><a href=/near/2>n2</a>");
+}
+
+static void page_html(int site, int j, struct buf *b)
+{
+  uint64_t s = (uint64_t)(site * 1000 + j + 1);
+  buf_addf(b, "<html><head><title>s%d page %d</title><link rel=canonical href=/p/%d.html>"
+           "</head><body><a href=/p/%d.html>next</a>", site, j, j, (j + 1) % PAGES);
+  for(int k = 0; k < 5; k++) {
+    int m = (int)(rng(&s) % PAGES), form = (int)(rng(&s) % 10);
+    if(form < 2)
+      buf_addf(b, "<a href='http://s%d.test/p/%d.html'>x</a>", (int)(rng(&s) % SITES), m);
+    else if(form < 3)
+      buf_addf(b, "<a href=/p/%d>dup</a>", m);
+    else if(form < 4)
+      buf_addf(b, "<a href='/p/%d.html?ref=%d'>dup</a>", m, (int)(rng(&s) % 3));
+    else
+      buf_addf(b, "<a href=/p/%d.html>p</a>", m);
+  }
+  page_extras(site, j, b);
+  filler((uint64_t)(site * 7919 + j * 104729 + 17), 150, b);
+  buf_adds(b, "</body></html>");
+}
+
+struct fetched {
+  char *url[4096];
+  int   n;
+};
+
+struct web_answer {
+  const char *outcome;
+  int         status;
+  struct buf  body;
+  char        location[64];
+  const char *ctype;
+};
+
+static int page_number(const char *path)
+{
+  if(!strcmp(path, "/") || !strcmp(path, "/index.html"))
+    return 0;
+  int j;
+  char tail[16] = "";
+  if(sscanf(path, "/p/%d%15s", &j, tail) >= 1 && j >= 0 && j < PAGES &&
+     (!tail[0] || !strcmp(tail, ".html") || !strncmp(tail, ".html?ref=", 10)))
+    return j;
+  return -1;
+}
+
+static void web_special(int site, const char *path, struct web_answer *a)
+{
+  uint64_t h = 1469598103934665603ull;
+  for(const char *p = path; *p; p++)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  if(!strncmp(path, "/trap/", 6)) {
+    buf_adds(&a->body, "<a href=a/>a</a><a href=b/>b</a><a href=c/>c</a>");
+    filler(h, 60, &a->body);  /* unique text: dedup does not hide the trap */
+  } else if(!strncmp(path, "/cal/", 5)) {
+    int y = 0, m = 0;
+    sscanf(path, "/cal/%d/%d", &y, &m);
+    buf_addf(&a->body, "<a href=/cal/%d/%d>prev</a><a href=/cal/%d/%d>next</a>",
+             m == 1 ? y - 1 : y, m == 1 ? 12 : m - 1, m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1);
+    filler(h, 60, &a->body);
+  } else if(!strncmp(path, "/q?", 3)) {
+    int q = (int)strtol(path + 5, NULL, 10);
+    buf_addf(&a->body, "<a href=/q?s=%d>more</a>", q + 1);
+    filler(h, 60, &a->body);
+  } else if(site == 4 && !strncmp(path, "/near/", 6)) {
+    filler(99, 300, &a->body);
+    buf_adds(&a->body, path[6] == '1' ? " alpha" : " omega");
+  } else {
+    a->status = 404;
+    buf_adds(&a->body, "not found");
+  }
+}
+
+static void web_fetch(const char *url, struct web_answer *a)
+{
+  int site = -1, off = 0;
+  memset(a, 0, sizeof *a);
+  buf_init(&a->body, 1 << 20);
+  a->outcome = "ok";
+  a->status = 200;
+  a->ctype = "text/html; charset=utf-8";
+  if(sscanf(url, "http://s%d.test%n", &site, &off) != 1 || site < 0 || site >= SITES) {
+    a->outcome = "dns_error";
+    a->status = 0;
+    return;
+  }
+  const char *path = url + off;
+  int j = page_number(path);
+  if(j >= 0)
+    page_html(site, j, &a->body);
+  else if(!strncmp(path, "/private/", 9)) {
+    a->outcome = "robots_disallowed";
+    a->status = 0;
+  } else if(!strcmp(path, "/old")) {
+    a->status = 301;
+    snprintf(a->location, sizeof a->location, "/p/%d.html", 1);
+  } else
+    web_special(site, path, a);
+}
+
+/* ---- Driving the engine --------------------------------------------------- */
+
+static char tmpdir[256];
+
+static void rm_rf(const char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  char p[1024];
+  struct stat st;
+  while(d && (de = readdir(d)) != NULL) {
+    if(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+      continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    if(lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+      rm_rf(p);
+    else
+      unlink(p);
+  }
+  if(d)
+    closedir(d);
+  rmdir(dir);
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  log_init("test", LOG_WARN);
+  snprintf(tmpdir, sizeof tmpdir, "%s/wpfs-crawl.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  if(getenv("WPFS_KEEP_TMP"))
+    return 0;  /* to look at a failed crawl's files */
+  rm_rf(tmpdir);
+  return 0;
+}
+
+static struct crawl_opts opts(const char *sub, char *dir, size_t n)
+{
+  snprintf(dir, n, "%s/%s", tmpdir, sub);
+  struct crawl_opts o = crawl_opts_default();
+  o.out_dir = dir;
+  o.scope = LINKFILTER_ANY;
+  o.trap.site_budget = 1000;
+  o.trap.max_query_variants = 20;
+  o.seen_mem = 16u << 10;   /* small: the seen set spills to disk runs */
+  o.max_per_host = 3;
+  o.warc_max_bytes = 64u << 10;  /* several files */
+  return o;
+}
+
+static void add_seeds(struct crawl *c)
+{
+  char url[64];
+  for(int s = 0; s < SITES; s++) {
+    snprintf(url, sizeof url, "http://s%d.test/", s);
+    assert_int_equal(crawl_add_seed(c, url), CRAWL_OK);
+  }
+}
+
+/* Fetch one URL and hand the result over. fetched (may be NULL) records it. */
+static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct fetched *f)
+{
+  struct web_answer a;
+  web_fetch(it->url, &a);
+  if(f && f->n < 4096)
+    f->url[f->n++] = mem_strdup(it->url);
+  struct warc_header h[2] = { { "Content-Type", a.ctype }, { "Location", a.location } };
+  struct crawl_result r = { it->url, a.outcome, a.status, h, a.location[0] ? 2 : 1,
+                            a.body.data, a.body.len, false, a.location[0] ? a.location : NULL,
+                            1700000000000ull, 3 };
+  crawl_err e = crawl_result(c, &r);
+  buf_free(&a.body);
+  return e;
+}
+
+/* Crawl until finished, or until stop_after results (then return). */
+static size_t run(struct crawl *c, struct fetched *f, size_t stop_after, size_t ckpt_every)
+{
+  struct frontier_item it[16];
+  size_t done = 0;
+  while(!crawl_finished(c)) {
+    size_t n = crawl_take(c, 16, it);
+    assert_true(n > 0);
+    for(size_t i = 0; i < n; i++) {
+      assert_int_equal(deliver(c, &it[i], f), CRAWL_OK);
+      if(++done == stop_after)
+        return done;
+      if(ckpt_every && done % ckpt_every == 0)
+        assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+    }
+  }
+  return done;
+}
+
+static void fetched_free(struct fetched *f)
+{
+  for(int i = 0; i < f->n; i++)
+    mem_free(f->url[i]);
+  f->n = 0;
+}
+
+static int times(const struct fetched *f, const char *url)
+{
+  int k = 0;
+  for(int i = 0; i < f->n; i++)
+    k += !strcmp(f->url[i], url);
+  return k;
+}
+
+static int count_prefix(const struct fetched *f, const char *prefix)
+{
+  int k = 0;
+  for(int i = 0; i < f->n; i++)
+    k += !strncmp(f->url[i], prefix, strlen(prefix));
+  return k;
+}
+
+static void assert_each_once(const struct fetched *f)
+{
+  for(int i = 0; i < f->n; i++)
+    for(int j = i + 1; j < f->n; j++)
+      if(!strcmp(f->url[i], f->url[j]))
+        fail_msg("fetched twice: %s", f->url[i]);
+}
+
+static void assert_all_pages(const struct fetched *f)
+{
+  char url[64];
+  for(int s = 0; s < SITES; s++) {
+    snprintf(url, sizeof url, "http://s%d.test/", s);
+    assert_int_equal(times(f, url), 1);
+    for(int j = 1; j < PAGES; j++) {
+      snprintf(url, sizeof url, "http://s%d.test/p/%d.html", s, j);
+      if(times(f, url) != 1)
+        fail_msg("page not fetched once: %s", url);
+    }
+  }
+}
+
+/* ---- WARC and crawl log agree -------------------------------------------- */
+
+struct log_check {
+  const char *warc_dir;
+  size_t      lines, with_warc, revisits, bad;
+  char       *urls[4096];
+};
+
+static crawl_err check_line(void *arg, const struct crawllog_rec *rec)
+{
+  struct log_check *lc = arg;
+  if(lc->lines < 4096)
+    lc->urls[lc->lines] = mem_strdup(rec->url);
+  lc->lines++;
+  if(!rec->warc)
+    return CRAWL_OK;
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", lc->warc_dir, rec->warc);
+  struct warc_record wr;
+  if(warc_read_at(path, rec->warc_offset, 1 << 24, &wr) != CRAWL_OK) {
+    lc->bad++;
+    return CRAWL_OK;
+  }
+  lc->with_warc++;
+  lc->revisits += !strcmp(wr.type, "revisit");
+  if(!wr.target || strcmp(wr.target, rec->url) || wr.member_len != rec->warc_length ||
+     wr.status != rec->status)
+    lc->bad++;
+  warc_record_free(&wr);
+  return CRAWL_OK;
+}
+
+/* Every record of every file, in order: warcinfo first in each. */
+static size_t count_records(const char *warc_dir, size_t *files)
+{
+  DIR *d = opendir(warc_dir);
+  struct dirent *de;
+  size_t n = 0;
+  *files = 0;
+  while(d && (de = readdir(d)) != NULL) {
+    if(!strstr(de->d_name, ".warc.gz"))
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", warc_dir, de->d_name);
+    struct stat st;
+    stat(path, &st);
+    uint64_t off = 0;
+    bool first = true;
+    (*files)++;
+    while(off < (uint64_t)st.st_size) {
+      struct warc_record wr;
+      assert_int_equal(warc_read_at(path, off, 1 << 24, &wr), CRAWL_OK);
+      assert_true(!first || !strcmp(wr.type, "warcinfo"));
+      n += strcmp(wr.type, "warcinfo") != 0;
+      off += wr.member_len;
+      first = false;
+      warc_record_free(&wr);
+    }
+  }
+  if(d)
+    closedir(d);
+  return n;
+}
+
+static void check_outputs(const char *dir, const struct crawl_stats *st)
+{
+  char path[1024], warc_dir[1024];
+  struct log_check lc = { 0 };
+  snprintf(warc_dir, sizeof warc_dir, "%s/warc", dir);
+  snprintf(path, sizeof path, "%s/crawl.jsonl", dir);
+  lc.warc_dir = warc_dir;
+  assert_int_equal(crawllog_scan(path, 0, check_line, &lc), CRAWL_OK);
+  assert_int_equal(lc.bad, 0);
+  assert_int_equal(lc.lines, st->pages);
+  assert_int_equal(lc.revisits, st->dup_exact);
+  for(size_t i = 0; i < lc.lines && i < 4096; i++)
+    for(size_t j = i + 1; j < lc.lines && j < 4096; j++)
+      if(!strcmp(lc.urls[i], lc.urls[j]))
+        fail_msg("two log lines for %s", lc.urls[i]);
+  for(size_t i = 0; i < lc.lines && i < 4096; i++)
+    mem_free(lc.urls[i]);
+  size_t files;
+  assert_int_equal(count_records(warc_dir, &files), lc.with_warc);
+  assert_true(files > 1);
+}
+
+/* ---- Tests ------------------------------------------------------------------ */
+
+static void test_full_crawl(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("full", dir, sizeof dir);
+  struct crawl *c;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  static struct fetched f;
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  struct buf sum;
+  buf_init(&sum, 1 << 16);
+  assert_int_equal(crawl_summary(c, &sum), CRAWL_OK);
+  assert_non_null(strstr(sum.data, "\"drop_site_budget\":"));
+  print_message("# %s\n", sum.data);
+  buf_free(&sum);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  assert_int_equal(st.seeds, SITES);
+  assert_int_equal(times(&f, "http://s0.test/img/logo.png"), 0);
+  assert_int_equal(times(&f, "http://s0.test/nofollow.html"), 0);
+  assert_true(st.drop[DROP_EXTENSION] >= SITES);
+  assert_true(st.drop[DROP_NOFOLLOW] >= SITES);
+  assert_true(st.links_not_http >= SITES);
+  assert_int_equal(st.robots, SITES);
+  assert_int_equal(st.http_errors, SITES);  /* /missing.html */
+  assert_int_equal(st.redirects, SITES);
+  /* Duplicates: every /p/N and ?ref= form fetched is an exact duplicate. */
+  int dups = count_prefix(&f, "http://s") - SITES * PAGES;
+  assert_true(st.dup_exact > 0);
+  assert_int_equal(st.dup_near, 1);  /* /near/2 of /near/1 */
+  /* Traps: contained, and each defence said so. */
+  assert_true(st.drop[DROP_REPEATED_SEGMENTS] > 0);
+  assert_true(st.drop[DROP_QUERY_EXPLOSION] > 0);
+  assert_true(count_prefix(&f, "http://s1.test/trap/") < 300);
+  assert_true(count_prefix(&f, "http://s1.test/q?") <= 20);
+  assert_true(count_prefix(&f, "http://s1.test/") <= 1000);
+  assert_true(st.drop[DROP_SITE_BUDGET] > 0);  /* the calendar */
+  print_message("# %d fetched (%d beyond the %d pages), %llu exact and %llu near duplicates, "
+                "traps: %llu repeated, %llu path depth, %llu query, %llu budget\n",
+                f.n, dups, SITES * PAGES, (unsigned long long)st.dup_exact,
+                (unsigned long long)st.dup_near,
+                (unsigned long long)st.drop[DROP_REPEATED_SEGMENTS],
+                (unsigned long long)st.drop[DROP_PATH_DEPTH],
+                (unsigned long long)st.drop[DROP_QUERY_EXPLOSION],
+                (unsigned long long)st.drop[DROP_SITE_BUDGET]);
+  check_outputs(dir, &st);
+  crawl_close(&c);
+  fetched_free(&f);
+  /* The directory holds a crawl: only --resume may continue it. */
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_ERR_INVALID);
+}
+
+static void test_scope_and_depth(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("scope", dir, sizeof dir);
+  o.scope = LINKFILTER_HOST;
+  o.max_depth = 1;
+  struct crawl *c;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s2.test/"), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "ftp://s2.test/"), CRAWL_ERR_INVALID);
+  static struct fetched f;
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(count_prefix(&f, "http://s2.test/"), f.n);
+  assert_true(st.drop[DROP_SCOPE] > 0);
+  assert_true(st.drop[DROP_DEPTH] > 0);
+  assert_true(f.n < PAGES);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+static void append_to_last_warc(const char *dir)
+{
+  char warc_dir[600], last[256] = "", path[1024];
+  snprintf(warc_dir, sizeof warc_dir, "%s/warc", dir);
+  DIR *d = opendir(warc_dir);
+  struct dirent *de;
+  while(d && (de = readdir(d)) != NULL)
+    if(strstr(de->d_name, ".warc.gz") && strcmp(de->d_name, last) > 0)
+      snprintf(last, sizeof last, "%s", de->d_name);
+  if(d)
+    closedir(d);
+  snprintf(path, sizeof path, "%s/%s", warc_dir, last);
+  FILE *w = fopen(path, "a");
+  fputs("\x1f\x8b\x08half a record", w);
+  fclose(w);
+}
+
+/* A child crawls, checkpoints every 25 results and is killed after 60;
+ * the crash also leaves half a record at the end of a WARC file and half a
+ * line in the crawl log. The parent resumes and finishes. */
+static void test_kill_and_resume(void **state)
+{
+  (void)state;
+  char dir[512], list[600];
+  struct crawl_opts o = opts("resume", dir, sizeof dir);
+  snprintf(list, sizeof list, "%s/child-fetched", tmpdir);
+  fflush(NULL);
+  pid_t pid = fork();
+  if(pid == 0) {
+    struct crawl *c;
+    static struct fetched f;
+    if(crawl_open(&o, false, &c))
+      _exit(3);
+    add_seeds(c);
+    run(c, &f, 60, 25);
+    FILE *out = fopen(list, "w");
+    for(int i = 0; i < f.n; i++)
+      fprintf(out, "%s\n", f.url[i]);
+    fclose(out);
+    char logp[600];
+    snprintf(logp, sizeof logp, "%s/crawl.jsonl", dir);
+    FILE *lg = fopen(logp, "a");
+    fputs("{\"time\":\"2024-", lg);
+    fclose(lg);
+    append_to_last_warc(dir);
+    raise(SIGKILL);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  static struct fetched f;
+  FILE *in = fopen(list, "r");
+  char line[512];
+  while(fgets(line, sizeof line, in)) {
+    line[strcspn(line, "\n")] = '\0';
+    f.url[f.n++] = mem_strdup(line);
+  }
+  fclose(in);
+  assert_int_equal(f.n, 60);
+  struct crawl *c;
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.replayed, 10);  /* 60 results, checkpoint at 50 */
+  assert_int_equal(st.pages, 60);
+  add_seeds(c);  /* seen before: skipped */
+  run(c, &f, 0, 25);
+  crawl_stats(c, &st);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  check_outputs(dir, &st);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_full_crawl, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_scope_and_depth, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

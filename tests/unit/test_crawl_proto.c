@@ -1,0 +1,236 @@
+/* clients/gwproto.c (the gateway's JSON both ways, strict where it must
+ * be), crawllog.c (lines, partial last line cut, scan), sitemap.c (urlset
+ * and index), progress.c (the line's text; nothing when not a terminal). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clients/crawllog.h"
+#include "clients/gwproto.h"
+#include "clients/progress.h"
+#include "clients/sitemap.h"
+#include "common/mem.h"
+
+static void test_batch_body(void **state)
+{
+  (void)state;
+  struct gw_url u[] = { { "http://a.test/\"q\"", 7, -1 }, { "http://b.test/", 9, 3600 } };
+  struct buf b;
+  buf_init(&b, 1024);
+  assert_int_equal(gwproto_batch_body(u, 2, &b), CRAWL_OK);
+  assert_string_equal(b.data, "{\"urls\":[{\"url\":\"http://a.test/\\\"q\\\"\",\"priority\":7,"
+                              "\"max_age_s\":-1},{\"url\":\"http://b.test/\",\"priority\":7,"
+                              "\"max_age_s\":3600}]}");
+  buf_free(&b);
+  buf_init(&b, 10);
+  assert_int_equal(gwproto_batch_body(u, 2, &b), CRAWL_ERR_TOO_LARGE);
+  buf_free(&b);
+  const char *d[] = { "1:2-3", "4:5-6" };
+  buf_init(&b, 1024);
+  assert_int_equal(gwproto_ack_body(d, 2, &b), CRAWL_OK);
+  assert_string_equal(b.data, "{\"deliveries\":[\"1:2-3\",\"4:5-6\"]}");
+  buf_free(&b);
+}
+
+static void test_batch_answer(void **state)
+{
+  (void)state;
+  const char *j = "{\"accepted\":2,\"rejected\":1,\"items\":["
+                  "{\"url\":\"http://a/\",\"canonical_url\":\"http://a/\",\"status\":\"accepted\",\"id\":\"0-1\"},"
+                  "{\"url\":\"http://b/\",\"status\":\"duplicate\",\"id\":\"0-2\"},"
+                  "{\"url\":\"http://c/\",\"status\":\"rejected\",\"reason\":\"over_queue_quota\","
+                  "\"retry_after_ms\":1500}]}";
+  struct gw_batch_answer a;
+  assert_int_equal(gwproto_batch_answer(j, strlen(j), &a), CRAWL_OK);
+  assert_int_equal(a.n, 3);
+  assert_int_equal(a.items[0].status, GW_ACCEPTED);
+  assert_string_equal(a.items[0].id, "0-1");
+  assert_int_equal(a.items[1].status, GW_DUPLICATE);
+  assert_null(a.items[1].canonical_url);
+  assert_int_equal(a.items[2].status, GW_REJECTED);
+  assert_string_equal(a.items[2].reason, "over_queue_quota");
+  assert_int_equal(a.items[2].retry_after_ms, 1500);
+  assert_int_equal(a.items[0].retry_after_ms, -1);
+  gwproto_batch_free(&a);
+  const char *bad[] = { "", "{}", "{\"items\":[{\"status\":\"accepted\"}]}",
+                        "{\"items\":[{\"url\":\"x\",\"status\":\"maybe\"}]}",
+                        "{\"items\":[{\"url\":5,\"status\":\"accepted\"}]}", "[1,2]" };
+  for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(gwproto_batch_answer(bad[i], strlen(bad[i]), &a), CRAWL_ERR_INVALID);
+    assert_int_equal(a.n, 0);
+  }
+}
+
+static void test_results(void **state)
+{
+  (void)state;
+  /* "<a href=/x>" in base64, and one result without a page. */
+  const char *j = "{\"results\":[{\"delivery\":\"1:1-0\",\"id\":\"0-1\",\"url\":\"http://a/\","
+                  "\"outcome\":\"ok\",\"status\":200,\"fetched_at\":1700000000000,\"response_ms\":12,"
+                  "\"headers\":[[\"Content-Type\",\"text/html\"],[\"X\",\"y\"]],"
+                  "\"body_base64\":\"PGEgaHJlZj0veD4=\",\"truncated\":true},"
+                  "{\"delivery\":\"1:1-1\",\"id\":\"0-2\",\"url\":\"http://b/\","
+                  "\"outcome\":\"robots_disallowed\"},"
+                  "{\"id\":\"0-3\",\"url\":\"http://c/\",\"outcome\":\"ok\",\"status\":301,"
+                  "\"redirect\":\"http://c/d\",\"body_base64\":\"\"}]}";
+  struct gw_results r;
+  assert_int_equal(gwproto_results(j, strlen(j), &r), CRAWL_OK);
+  assert_int_equal(r.n, 3);
+  assert_string_equal(r.v[0].delivery, "1:1-0");
+  assert_int_equal(r.v[0].status, 200);
+  assert_true(r.v[0].fetched_at == 1700000000000ull);
+  assert_int_equal(r.v[0].response_ms, 12);
+  assert_true(r.v[0].truncated);
+  assert_int_equal(r.v[0].nheaders, 2);
+  assert_string_equal(r.v[0].headers[0].name, "Content-Type");
+  assert_int_equal(r.v[0].body_len, 11);
+  assert_memory_equal(r.v[0].body, "<a href=/x>", 11);
+  assert_string_equal(r.v[1].outcome, "robots_disallowed");
+  assert_null(r.v[1].body);
+  assert_int_equal(r.v[1].status, 0);
+  assert_string_equal(r.v[2].redirect, "http://c/d");
+  assert_int_equal(r.v[2].body_len, 0);
+  gwproto_results_free(&r);
+  const char *empty = "{\"results\":[]}";
+  assert_int_equal(gwproto_results(empty, strlen(empty), &r), CRAWL_OK);
+  assert_int_equal(r.n, 0);
+  const char *bad[] = { "{\"results\":[{\"url\":\"x\"}]}",
+                        "{\"results\":[{\"url\":\"x\",\"outcome\":\"ok\",\"body_base64\":\"abc\"}]}",
+                        "{\"results\":[{\"url\":\"x\",\"outcome\":\"ok\",\"headers\":[[\"a\"]]}]}",
+                        "{\"results\":{}}" };
+  for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal(gwproto_results(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
+  const char *rb = "{\"origin\":\"http://a\",\"allowed\":true,\"robots_status\":\"ok\","
+                   "\"sitemaps\":[\"http://a/s1.xml\",\"http://a/s2.xml\"]}";
+  char **sm;
+  assert_int_equal(gwproto_sitemaps(rb, strlen(rb), &sm), CRAWL_OK);
+  assert_string_equal(sm[1], "http://a/s2.xml");
+  assert_null(sm[2]);
+  gwproto_strv_free(sm);
+  const char *none = "{\"origin\":\"http://a\",\"allowed\":true,\"robots_status\":\"none\"}";
+  assert_int_equal(gwproto_sitemaps(none, strlen(none), &sm), CRAWL_OK);
+  assert_null(sm[0]);
+  gwproto_strv_free(sm);
+}
+
+static crawl_err collect(void *arg, const struct crawllog_rec *r)
+{
+  struct buf *b = arg;
+  buf_addf(b, "%s|%s|%d|%s|%s|%d;", r->url, r->outcome, r->status, r->warc ? r->warc : "-",
+           r->duplicate_of ? r->duplicate_of : "-", r->sitemap);
+  return CRAWL_OK;
+}
+
+static void test_crawllog(void **state)
+{
+  (void)state;
+  char path[] = "/tmp/wpfs-crawllog.XXXXXX";
+  close(mkstemp(path));
+  struct crawllog *l;
+  assert_int_equal(crawllog_open(path, &l), CRAWL_OK);
+  struct crawllog_entry e = { 0 };
+  e.url = "http://a/\"x\"";
+  e.outcome = "ok";
+  e.status = 200;
+  e.warc = "w.warc.gz";
+  e.digest = "sha1:AAAA";
+  assert_int_equal(crawllog_write(l, &e), CRAWL_OK);
+  e = (struct crawllog_entry){ 0 };
+  e.url = "http://b/";
+  e.outcome = "ok";
+  e.status = 200;
+  e.duplicate_of = "http://a/\"x\"";
+  e.dup = "near";
+  e.distance = 2;
+  e.sitemap = true;
+  assert_int_equal(crawllog_write(l, &e), CRAWL_OK);
+  uint64_t size = crawllog_size(l);
+  crawllog_close(&l);
+  /* A crash in the middle of a line: the next open cuts it. */
+  FILE *f = fopen(path, "a");
+  fputs("{\"url\":\"http://half", f);
+  fclose(f);
+  struct buf got;
+  buf_init(&got, 4096);
+  assert_int_equal(crawllog_scan(path, 0, collect, &got), CRAWL_OK);
+  assert_string_equal(got.data, "http://a/\"x\"|ok|200|w.warc.gz|-|0;"
+                                "http://b/|ok|200|-|http://a/\"x\"|1;");
+  assert_int_equal(crawllog_open(path, &l), CRAWL_OK);
+  assert_int_equal(crawllog_size(l), size);
+  crawllog_close(&l);
+  buf_reset(&got);
+  assert_int_equal(crawllog_scan(path, size, collect, &got), CRAWL_OK);
+  assert_int_equal(got.len, 0);
+  f = fopen(path, "a");
+  fputs("not json\n", f);
+  fclose(f);
+  assert_int_equal(crawllog_scan(path, size, collect, &got), CRAWL_ERR_CORRUPT);
+  buf_free(&got);
+  unlink(path);
+}
+
+static int loc_cb(void *arg, const char *loc, size_t len, bool index)
+{
+  struct buf *b = arg;
+  buf_addf(b, "%s%.*s;", index ? "I:" : "", (int)len, loc);
+  return 0;
+}
+
+static void test_sitemap(void **state)
+{
+  (void)state;
+  const char *set = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+                    "<url><loc> http://a.test/1 </loc><lastmod>2024-01-01</lastmod></url>\n"
+                    "<url><LOC>http://a.test/2?x=1&amp;y=2</LOC></url></urlset>";
+  struct buf b;
+  buf_init(&b, 4096);
+  assert_int_equal(sitemap_parse(set, strlen(set), NULL, loc_cb, &b), CRAWL_OK);
+  assert_string_equal(b.data, "http://a.test/1;http://a.test/2?x=1&y=2;");
+  buf_reset(&b);
+  const char *idx = "<sitemapindex><sitemap><loc>http://a.test/s1.xml</loc></sitemap>"
+                    "<sitemap><loc><![CDATA[http://a.test/s2.xml]]></loc></sitemap></sitemapindex>";
+  assert_int_equal(sitemap_parse(idx, strlen(idx), NULL, loc_cb, &b), CRAWL_OK);
+  assert_non_null(strstr(b.data, "I:http://a.test/s1.xml;"));
+  buf_free(&b);
+}
+
+static void test_progress(void **state)
+{
+  (void)state;
+  struct progress_counts c = { 1234, 5, 6, 7890, 321, 42 };
+  char line[256];
+  progress_format(line, sizeof line, &c, 56.78);
+  assert_string_equal(line, "1234 pages  56.8 pages/s  frontier 321 (42 out)  seen 7890  "
+                            "dups 6  errors 5");
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  struct progress p;
+  progress_init(&p, fds[1]);
+  assert_false(p.tty);  /* a pipe: nothing is drawn */
+  progress_update(&p, &c, true);
+  progress_end(&p);
+  close(fds[1]);
+  char buf[8];
+  assert_int_equal(read(fds[0], buf, sizeof buf), 0);
+  close(fds[0]);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_batch_body),
+    cmocka_unit_test(test_batch_answer),
+    cmocka_unit_test(test_results),
+    cmocka_unit_test(test_crawllog),
+    cmocka_unit_test(test_sitemap),
+    cmocka_unit_test(test_progress),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
