@@ -15,6 +15,7 @@
 #include "hlfs/pages.h"
 #include "hlfs/robots.h"
 #include "hlfs/robots_policy.h"
+#include "hlfs/rules_cache.h"
 #include "hlfs/sched.h"
 #include "hlfs/state.h"
 #include "hlfs/tenant.h"
@@ -31,6 +32,8 @@ struct gw_cfg {
   enum site_mode site_mode;
   struct robots_policy_cfg robots;
   struct robots_limits robots_limits;
+  unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
+  size_t      robots_rules_bytes;     /* and their heap bytes at most */
 };
 
 #define GW_COUNTERS(X)                                                   \
@@ -42,7 +45,9 @@ struct gw_cfg {
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
   X(results_served,    "results handed to clients")                     \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
-  X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)")
+  X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
+  X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
+  X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory")
 
 struct gw_stats {
 #define X(n, h) uint64_t n;
@@ -62,6 +67,7 @@ struct gw {
   struct sched        *sched;
   struct llfs_client  *llfs;
   struct auth         *auth;
+  struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
@@ -113,5 +119,11 @@ void gw_sync_stop(struct gw *g);
 /* gw_ops.c: what the scheduler calls. */
 extern const struct sched_fetch_ops gw_fetch_ops_proto;
 extern const struct sched_robots_ops gw_robots_ops_proto;
+/* Does a record of this policy status take its rules from its body? */
+bool gw_robots_has_rules(int status);
+/* The parsed rules of rec's body (cached); NULL on out of memory. Valid
+ * until the next call. */
+const struct robots *gw_robots_rules(struct gw *g, const char *origin,
+                                     const struct state_robots *rec);
 
 #endif

@@ -149,15 +149,33 @@ void gw_h_site(struct api_req *rq, void *arg)
 
 /* ---- GET /v1/robots?url=... ----------------------------------------------------- */
 
+/* Where the rules came from and the policy state behind them. */
+static void robots_explain_state(json_t *j, const struct state_robots *rec)
+{
+  json_object_set_new(j, "fetched_at", ms_or_null(rec->fetched_at));
+  json_object_set_new(j, "expires_at", ms_or_null(rec->expires_at));
+  if(rec->fetched_at)
+    json_object_set_new(j, "age_s", json_integer((json_int_t)((clock_wall_ms() > rec->fetched_at
+                                                               ? clock_wall_ms() - rec->fetched_at : 0) / 1000)));
+  if(!rec->status)
+    return;
+  json_object_set_new(j, "redirects", json_integer(rec->hops));
+  if(rec->hops && rec->final_url)
+    json_object_set_new(j, "robots_url", json_string(rec->final_url));
+  json_object_set_new(j, "retry_at", ms_or_null(rec->retry_at));
+  json_object_set_new(j, "last_good_at", ms_or_null(rec->good_at));
+  json_object_set_new(j, "outage_since", ms_or_null(rec->outage_since));
+  json_object_set_new(j, "error_streak", json_integer(rec->error_streak));
+}
+
 static void robots_explain(struct gw_call *c, const struct state_robots *rec)
 {
   struct gw *g = c->g;
-  struct robots *r = NULL;
+  const struct robots *r = NULL;
   struct robots_verdict v = { .allowed = true, .crawl_delay = -1 };
   size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  bool rules = rec->status == ROBOTS_P_OK || rec->status == ROBOTS_P_STALE_FALLBACK ||
-               rec->status == ROBOTS_P_NOT_MODIFIED;
-  if(rules && robots_parse(rec->body, rec->body_len, &g->cfg.robots_limits, &r) == 0)
+  bool rules = gw_robots_has_rules(rec->status);
+  if(rules && (r = gw_robots_rules(g, c->origin, rec)))
     robots_query(r, g->cfg.agent, tok, c->target, strlen(c->target), &v);
   bool allowed = rec->status == ROBOTS_P_UNREACHABLE_DISALLOW ? false : v.allowed;
   json_t *j = json_pack("{s:s, s:b, s:s, s:s}", "origin", c->origin, "allowed", allowed,
@@ -170,16 +188,11 @@ static void robots_explain(struct gw_call *c, const struct state_robots *rec)
     json_object_set_new(j, "line", json_integer(v.line));
   }
   json_object_set_new(j, "crawl_delay_s", v.crawl_delay >= 0 ? json_real(v.crawl_delay) : json_null());
-  json_object_set_new(j, "fetched_at", ms_or_null(rec->fetched_at));
-  json_object_set_new(j, "expires_at", ms_or_null(rec->expires_at));
-  if(rec->fetched_at)
-    json_object_set_new(j, "age_s", json_integer((json_int_t)((clock_wall_ms() > rec->fetched_at
-                                                               ? clock_wall_ms() - rec->fetched_at : 0) / 1000)));
+  robots_explain_state(j, rec);
   json_t *maps = json_array();
   for(size_t i = 0; r && i < robots_sitemap_count(r); i++)
     json_array_append_new(maps, json_string(robots_sitemap(r, i, NULL)));
   json_object_set_new(j, "sitemaps", maps);
-  robots_free(&r);
   api_reply_json(c->rq, 200, j);
 }
 

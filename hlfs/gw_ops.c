@@ -135,6 +135,11 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
   if(in->kind == SCHED_ROBOTS || !a->reached) {
     f->out.body = a->body;
     f->out.body_len = a->body_len;
+    if(in->kind == SCHED_ROBOTS) {  /* what the robots policy reads */
+      f->out.location = a->redirect;
+      f->out.cache_control = llfs_answer_header(a, "Cache-Control");
+      f->out.expires = llfs_answer_header(a, "Expires");
+    }
     fetch_finish(f);
     return;
   }
@@ -274,6 +279,24 @@ const struct sched_fetch_ops gw_fetch_ops_proto = { ops_start, ops_cancel, NULL 
 
 /* ---- robots -------------------------------------------------------------- */
 
+bool gw_robots_has_rules(int status)
+{
+  return status == ROBOTS_P_OK || status == ROBOTS_P_STALE_FALLBACK ||
+         status == ROBOTS_P_NOT_MODIFIED;
+}
+
+const struct robots *gw_robots_rules(struct gw *g, const char *origin,
+                                     const struct state_robots *rec)
+{
+  struct rules_cache_stats st;
+  const struct robots *r = rules_cache_get(g->rules, origin, rec->fetched_at, rec->body,
+                                           rec->body_len, &g->cfg.robots_limits);
+  rules_cache_stats(g->rules, &st);
+  g->stats.robots_parses = st.parses;
+  g->stats.robots_rule_hits = st.hits;
+  return r;
+}
+
 static uint32_t robots_delay_ms(struct gw *g, const char *body, size_t len)
 {
   struct robots *r = NULL;
@@ -287,57 +310,86 @@ static uint32_t robots_delay_ms(struct gw *g, const char *body, size_t len)
   return ms;
 }
 
-static void ops_digest(void *arg, const char *origin, const struct sched_outcome *o,
+static void robots_fetch_of(const struct sched_robots_answer *a, struct robots_fetch *f)
+{
+  const struct sched_outcome *o = a->o;
+  *f = (struct robots_fetch){
+    .net_error = o->transport_err || !o->contacted, .status = o->http_status,
+    .redirects = a->hops, .has_location = o->location != NULL,
+    .cache_control = o->cache_control, .expires = o->expires, .date = o->date,
+    .retry_after = o->retry_after, .now_ms = a->now_ms,
+  };
+}
+
+/* The body a record keeps: the answer's (capped: the parser reads no more
+ * than max_bytes, and one byte past tells it the file was cut), the last
+ * good copy, or none. */
+static void robots_rules_of(struct gw *g, const struct sched_robots_answer *a,
+                            const struct robots_decision *d, struct state_robots *rec)
+{
+  size_t cap = g->cfg.robots_limits.max_bytes + 1;
+  if(d->rules == ROBOTS_SRC_BODY) {
+    rec->body = a->o->body ? a->o->body : "";
+    rec->body_len = a->o->body ? a->o->body_len : 0;
+    if(rec->body_len > cap)
+      rec->body_len = cap;
+  } else if(d->next.good_at_ms && a->prev->body) {
+    rec->body = a->prev->body;  /* still the last good copy */
+    rec->body_len = a->prev->body_len;
+  }
+  if(gw_robots_has_rules(rec->status) && rec->body)
+    rec->crawl_delay_ms = robots_delay_ms(g, rec->body, rec->body_len);
+  else
+    rec->crawl_delay_ms = a->prev->crawl_delay_ms;  /* nothing fetched: keep spacing */
+}
+
+static bool ops_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
                        struct state_robots *rec)
 {
   struct gw *g = arg;
-  struct robots_state prev = { 0 };
+  const struct state_robots *p = a->prev;
+  struct robots_state prev = { p->good_at, p->outage_since, p->error_streak };
+  struct robots_fetch f;
   struct robots_decision d;
-  uint64_t now = clock_wall_ms();
-  struct robots_fetch f = {
-    .net_error = o->transport_err || !o->contacted, .status = o->http_status,
-    .date = o->date, .retry_after = o->retry_after, .now_ms = now,
-  };
+  robots_fetch_of(a, &f);
+  if(!p->body)
+    prev.good_at_ms = 0;  /* no copy to fall back to, whatever the state says */
   robots_policy(&g->cfg.robots, &f, &prev, &d);
-  /* Redirects are not followed yet: an answer that needs a hop counts as
-   * "no usable robots.txt" (RFC 9309 2.3.1.2 allows treating it as 4xx). */
+  LOG(LOG_DEBUG, "robots %s: %s (%d, hop %u)", origin, robots_pstatus_name(d.status),
+      a->o->http_status, a->hops);
   if(d.status == ROBOTS_P_REDIRECT)
-    d.status = ROBOTS_P_REDIRECT_LIMIT;
+    return true;
   rec->status = (int)d.status;
-  if(d.status == ROBOTS_P_OK) {
-    rec->body = o->body;
-    rec->body_len = o->body_len;
-    rec->crawl_delay_ms = robots_delay_ms(g, o->body, o->body_len);
-  }
-  rec->ttl_ms = d.expires_at_ms > now ? d.expires_at_ms - now : 60000;
-  rec->retry_ms = d.retry_at_ms > now ? d.retry_at_ms - now : 0;
-  LOG(LOG_DEBUG, "robots %s: %s (%d)", origin, robots_pstatus_name(d.status), o->http_status);
+  rec->good_at = d.next.good_at_ms;
+  rec->outage_since = d.next.outage_since_ms;
+  rec->error_streak = d.next.error_streak;
+  rec->hops = a->hops;
+  rec->final_url = a->hops ? a->url : NULL;
+  robots_rules_of(g, a, &d, rec);
+  rec->ttl_ms = d.expires_at_ms > a->now_ms ? d.expires_at_ms - a->now_ms : 0;
+  rec->retry_ms = d.retry_at_ms > a->now_ms ? d.retry_at_ms - a->now_ms : 0;
+  return false;
 }
 
 static enum sched_verdict ops_check(void *arg, const char *origin,
                                     const struct state_robots *rec, const char *url)
 {
   struct gw *g = arg;
-  struct robots *r = NULL;
   struct robots_verdict v;
   char *target = NULL;
   size_t tlen = 0;
-  (void)origin;
   if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
     return SCHED_UNAVAILABLE;
-  if(rec->status != ROBOTS_P_OK && rec->status != ROBOTS_P_STALE_FALLBACK &&
-     rec->status != ROBOTS_P_NOT_MODIFIED)
+  if(!gw_robots_has_rules(rec->status))
     return SCHED_ALLOW;
   size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  if(robots_url_target(url, strlen(url), &target, &tlen) ||
-     robots_parse(rec->body, rec->body_len, &g->cfg.robots_limits, &r) ||
+  const struct robots *r = gw_robots_rules(g, origin, rec);
+  if(!r || robots_url_target(url, strlen(url), &target, &tlen) ||
      robots_query(r, g->cfg.agent, tok, target, tlen, &v)) {
     mem_free(target);
-    robots_free(&r);
     return SCHED_UNAVAILABLE;
   }
   mem_free(target);
-  robots_free(&r);
   return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
 }
 

@@ -12,7 +12,9 @@
   X(RENEW,       lua_renew)        /* extend leases still held */           \
   X(ABORT,       lua_abort)        /* give a claim back untouched */        \
   X(ACK,         lua_ack)          /* XACK + XDEL of delivered results */   \
-  X(SITE,        lua_site)         /* a site's state for the API */
+  X(SITE,        lua_site)         /* a site's state for the API */        \
+  X(HOP_TAKE,    lua_hop_take)     /* lease a site for a robots.txt hop */  \
+  X(HOP_FREE,    lua_hop_free)     /* release it, charge its politeness */
 
 enum lua_script {
 #define X(e, var) LUA_##e,

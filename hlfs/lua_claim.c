@@ -28,6 +28,10 @@ const char lua_claim[] = LUA_LIB
 "  redis.call('ZREM', LZ, site)\n"
 "  if not f[1] then return end\n"
 "  redis.call('HDEL', sk, 'lt', 'le', 'ic', 'iu', 'is', 'ia')\n"
+"  local na = tonumber(f[5]) or 0\n"
+"  if na < now then na = now end\n"
+/* a robots.txt hop's lease (lua_hop_take) carries no request */
+"  if not f[2] then settle(site, na, now, idle_ms) return end\n"
 "  local c, m, sc = f[2], f[3], tonumber(f[4])\n"
 "  if attempts(sc) + 1 >= max_att then\n"
 "    publish(c, rid(sc), url_of(site, m), attempts(sc) + 1, {'o', 'abandoned'}, xmax)\n"
@@ -37,8 +41,6 @@ const char lua_claim[] = LUA_LIB
 "    requeue(site, c, m, sc + 512)\n"
 "    reaped = reaped + 1\n"
 "  end\n"
-"  local na = tonumber(f[5]) or 0\n"
-"  if na < now then na = now end\n"
 "  settle(site, na, now, idle_ms)\n"
 "end\n"
 /* sites of client c whose time has come move from cd (by time) to cr (by
@@ -65,7 +67,7 @@ const char lua_claim[] = LUA_LIB
 "local function try_claim(c, site, i)\n"
 "  local sk = key('s', site)\n"
 "  redis.call('ZREM', key('cr', c), site)\n"
-"  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es')\n"
+"  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx')\n"
 "  if f[1] then\n"
 "    if tonumber(f[2]) > now then\n"
 "      skipped = skipped + 1\n"
@@ -76,6 +78,9 @@ const char lua_claim[] = LUA_LIB
 "  end\n"
 "  local na = tonumber(f[3]) or 0\n"
 "  if na > now then site_index(site, na) return nil end\n"
+/* reserved for a robots.txt redirect hop (lua_hop_take) */
+"  local hx = tonumber(f[5]) or 0\n"
+"  if hx > now then site_index(site, hx) return nil end\n"
 "  local qk = qkey(site, c)\n"
 "  local p = redis.call('ZPOPMIN', qk)\n"
 "  if not p[1] then\n"

@@ -5,11 +5,15 @@
  * KEYS[1] h:{N}
  * ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
  *         backoff (0/1), response_ms, idle_ms, origin, status, body,
- *         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms
- * The record r:{N}<origin> holds st, b, cd, fa (fetched at), ea (expires
- * at = fa + ttl), ra (retry at, when set) and itself expires keep_ms
- * after ea. Returns { 1, next_at, now } or { 0 } when the lease was lost
- * (the record is then not stored: whoever holds the site now decides). */
+ *         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms, good_at,
+ *         outage_since, robots_error_streak, hops, final_url
+ * The record r:{N}<origin> holds st, b (the last good copy), cd, fa
+ * (fetched at), ea (expires at = fa + ttl), ra (retry at, when set), the
+ * policy state ga (good at), os (outage since), ec (errors in a row), and
+ * after redirects rh (hops) and ru (the URL that answered); it expires
+ * keep_ms after ea. Returns { 1, next_at, now } or { 0 } when the lease
+ * was lost (the record is then not stored: whoever holds the site now
+ * decides). */
 #include "hlfs/lua.h"
 #include "hlfs/lua_lib.h"
 
@@ -27,6 +31,8 @@ const char lua_robots_done[] = LUA_LIB
 "redis.call('DEL', rk)\n"
 "redis.call('HSET', rk, 'st', ARGV[12], 'b', ARGV[13], 'cd', ARGV[14], 'fa', now, 'ea', ea)\n"
 "if tonumber(ARGV[16]) > 0 then redis.call('HSET', rk, 'ra', now + tonumber(ARGV[16])) end\n"
+"redis.call('HSET', rk, 'ga', ARGV[18], 'os', ARGV[19], 'ec', ARGV[20])\n"
+"if tonumber(ARGV[21]) > 0 then redis.call('HSET', rk, 'rh', ARGV[21], 'ru', ARGV[22]) end\n"
 "redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[17]))\n"
 "requeue(site, f[2], f[3], tonumber(f[4]))\n"
 "settle(site, na, now, tonumber(ARGV[10]))\n"

@@ -39,6 +39,14 @@ struct hlfs_cfg {
   char  *replica;
   long   results_maxlen;
   long   retry_after_max_ms;
+  long   robots_backoff_base_ms;
+  long   robots_backoff_max_ms;
+  long   robots_hop_wait_ms;
+  long   robots_max_ttl_ms;
+  long   robots_min_ttl_ms;
+  long   robots_outage_ms;
+  long   robots_rules_cache;
+  size_t robots_rules_bytes;
   long   shutdown_grace_ms;
   char  *site_mode;
   char  *token;
@@ -96,6 +104,22 @@ static const struct cfg_key hlfs_keys[] = {
     "results kept per client stream (oldest trimmed)" },
   { "retry_after_max_ms", CFG_MSEC, OFF(retry_after_max_ms), "1h", 0, 86400000, NULL,
     "cap on a site's Retry-After" },
+  { "robots_backoff_base_ms", CFG_MSEC, OFF(robots_backoff_base_ms), "1m", 1, 8.64e7, NULL,
+    "robots.txt unreachable (5xx, 429, network): first retry after this, doubled per failure" },
+  { "robots_backoff_max_ms", CFG_MSEC, OFF(robots_backoff_max_ms), "6h", 1, 8.64e7, NULL,
+    "cap of the robots.txt retry interval" },
+  { "robots_hop_wait_ms", CFG_MSEC, OFF(robots_hop_wait_ms), "30s", 1, 600000, NULL,
+    "longest wait for the site a robots.txt redirect leads to (its lease and delay)" },
+  { "robots_max_ttl_ms", CFG_MSEC, OFF(robots_max_ttl_ms), "24h", 1, 8.64e7, NULL,
+    "robots.txt is cached at most this long, whatever the server says (RFC 9309: 24 h)" },
+  { "robots_min_ttl_ms", CFG_MSEC, OFF(robots_min_ttl_ms), "10m", 0, 8.64e7, NULL,
+    "robots.txt is cached at least this long, whatever the server says" },
+  { "robots_outage_ms", CFG_MSEC, OFF(robots_outage_ms), "720h", 1, 3.1536e10, NULL,
+    "robots.txt unreachable this long: use the last good copy, or allow (RFC 9309: 30 days)" },
+  { "robots_rules_bytes", CFG_SIZE, OFF(robots_rules_bytes), "64m", 0, 1073741824, NULL,
+    "heap bytes of parsed robots.txt rules kept in memory" },
+  { "robots_rules_cache", CFG_INT, OFF(robots_rules_cache), "4096", 0, 1000000, NULL,
+    "origins whose parsed robots.txt rules are kept in memory (0: parse on every check)" },
   { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
     "on SIGTERM, time given to requests under way" },
   { "site_mode", CFG_STR, OFF(site_mode), "host", 1, 0, NULL,
@@ -150,6 +174,7 @@ static void proc_close(struct hlfs_proc *p)
   state_free(&p->g.st);
   store_close(&p->g.store);
   auth_free(&p->g.auth);
+  rules_cache_free(&p->g.rules);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->ping, NULL);
@@ -244,7 +269,19 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .max_wait_ms = (uint32_t)p->cfg.max_wait_ms, .max_url_len = (size_t)p->cfg.max_url_len,
     .max_result_bytes = p->cfg.max_result_bytes, .site_mode = mode,
     .robots = robots_policy_defaults(), .robots_limits = robots_limits_default(),
+    .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
+    .robots_rules_bytes = p->cfg.robots_rules_bytes,
   };
+  c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
+  c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
+  c->robots.max_ttl_ms = (uint64_t)p->cfg.robots_max_ttl_ms;
+  c->robots.min_ttl_ms = (uint64_t)p->cfg.robots_min_ttl_ms;
+  c->robots.outage_ms = (uint64_t)p->cfg.robots_outage_ms;
+  if(c->robots.min_ttl_ms > c->robots.max_ttl_ms) {
+    LOG(LOG_ERROR, "robots_min_ttl_ms is larger than robots_max_ttl_ms");
+    return -1;
+  }
+  p->g.rules = rules_cache_new(c->robots_rules_max, c->robots_rules_bytes);
   return 0;
 }
 
@@ -280,6 +317,7 @@ static void proc_sched(struct hlfs_proc *p)
     .poll_ms = (uint32_t)p->cfg.poll_ms, .max_attempts = (unsigned)p->cfg.max_attempts,
     .reap_max = 64, .scan_clients = 1000, .robots = true, .robots_cache = 10000,
     .robots_cache_bytes = 64u << 20,
+    .robots_hop_wait_ms = (uint32_t)p->cfg.robots_hop_wait_ms,
     .delay = { .min_delay_ms = (uint32_t)p->cfg.min_delay_ms, .factor = p->cfg.delay_factor,
                .max_delay_ms = (uint32_t)p->cfg.max_delay_ms,
                .retry_after_max_ms = (uint32_t)p->cfg.retry_after_max_ms,

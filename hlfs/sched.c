@@ -72,6 +72,8 @@ static void sched_defaults(struct sched_cfg *c)
     c->robots_cache = 4096;
   if(!c->robots_cache_bytes)
     c->robots_cache_bytes = 16u << 20;
+  if(!c->robots_hop_wait_ms)
+    c->robots_hop_wait_ms = c->lease_ms;
 }
 
 static char *sched_replica_name(const char *given)
@@ -394,10 +396,12 @@ static void sched_check_deadlines(struct sched *s, uint64_t now)
   for(struct sched_job *j = s->jobs; j; j = j->next) {
     if(j->st == SJ_DONE || j->st == SJ_ABORT)
       continue;
-    if(now - j->lease_ok_ms >= limit)
+    if(now - j->lease_ok_ms >= limit) {
       sched_job_lost(j);
-    else
-      sched_job_retry(j);
+      continue;
+    }
+    sched_job_retry(j);
+    sched_hop_tick(j, now);  /* robots.txt redirects: waits and hop leases */
   }
 }
 
@@ -441,7 +445,8 @@ void sched_stop(struct sched *s, sched_stopped_fn *cb, void *arg)
   for(struct sched_job *j = s->jobs; j; j = j->next) {
     if(j->st == SJ_FETCH && s->fops.cancel)
       s->fops.cancel(s->fops.arg, j);
-    if(j->st == SJ_CLAIMED || j->st == SJ_LOOKUP || j->st == SJ_FETCH)
+    if(j->st == SJ_CLAIMED || j->st == SJ_LOOKUP || j->st == SJ_FETCH
+       || j->st == SJ_HOP_WAIT || j->st == SJ_HOP_LEASE)
       sched_job_abort(j);
   }
   sched_kick(s);

@@ -35,6 +35,8 @@ struct sched_cfg {
   bool        robots;        /* robots.txt first (needs robots ops) */
   unsigned    robots_cache;  /* origins kept in memory */
   size_t      robots_cache_bytes;
+  uint32_t    robots_hop_wait_ms;  /* longest wait for a redirect target's lease
+                                      and delay; 0: lease_ms */
   struct delay_cfg delay;
 };
 
@@ -63,6 +65,9 @@ struct sched_outcome {
   const char *ref;            /* where the page went (cache key), or NULL */
   const char *body;           /* robots.txt only */
   size_t      body_len;
+  const char *location;       /* robots.txt: absolute redirect target, or NULL */
+  const char *cache_control;  /* robots.txt: caching headers, or NULL */
+  const char *expires;
   uint64_t    bytes;
 };
 
@@ -79,12 +84,26 @@ struct sched_fetch_ops {
 
 enum sched_verdict { SCHED_ALLOW, SCHED_DISALLOW, SCHED_UNAVAILABLE };
 
+/* One answer of a robots.txt fetch: /robots.txt itself, or a redirect hop. */
+struct sched_robots_answer {
+  const struct sched_outcome *o;    /* o->location is canonical, NULL when absent
+                                       or not an http(s) URL */
+  const char                 *url;  /* the URL that answered */
+  unsigned                    hops; /* redirects followed before this answer */
+  const struct state_robots  *prev; /* the origin's stored record (status 0: none):
+                                       policy state and last good copy */
+  uint64_t                    now_ms;  /* Redis clock */
+};
+
 /* The robots engine, seen through two calls (hlfs/robots*.h plugs in here). */
 struct sched_robots_ops {
-  /* A robots.txt fetch ended: fill rec (status != 0, body or compact rules,
+  /* A robots.txt answer arrived. Return true to follow o->location: the
+   * scheduler fetches it under the politeness of the site it is on and
+   * calls digest again with hops + 1 (see docs/robots.md). Otherwise fill
+   * rec: status != 0, body = the last good copy (or NULL), the policy state,
    * crawl_delay_ms for our agent, ttl_ms until refresh, retry_ms when the
-   * fetch failed). rec's pointers must live until the call returns. */
-  void (*digest)(void *arg, const char *origin, const struct sched_outcome *o,
+   * fetch failed. rec's pointers must live until the call returns. */
+  bool (*digest)(void *arg, const char *origin, const struct sched_robots_answer *a,
                  struct state_robots *rec);
   /* May url be fetched under the stored record? */
   enum sched_verdict (*check)(void *arg, const char *origin,
@@ -98,6 +117,8 @@ struct sched_robots_ops {
   X(robots_lookups,    "robots records read from redis (cache misses)")      \
   X(robots_disallowed, "requests completed as disallowed by robots.txt")     \
   X(robots_unavailable, "requests completed as robots.txt unavailable")      \
+  X(robots_hops,       "robots.txt redirect hops fetched")                   \
+  X(robots_hop_waits,  "robots.txt hops that waited for their site's lease") \
   X(start_failed,      "fetches that could not start (claim given back)")    \
   X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
   X(complete_retries,  "completions retried after a redis error")            \

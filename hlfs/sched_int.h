@@ -12,6 +12,8 @@
   X(CLAIMED)   /* lease taken, nothing started */                \
   X(LOOKUP)    /* reading the origin's robots record */          \
   X(FETCH)     /* the fetcher has it */                          \
+  X(HOP_WAIT)  /* robots.txt redirect: waiting for its site */   \
+  X(HOP_LEASE) /* robots.txt redirect: asking for its site */    \
   X(COMPLETE)  /* outcome being stored */                        \
   X(ABORT)     /* claim being given back */                      \
   X(DONE)      /* to be reaped */
@@ -40,6 +42,9 @@ struct sched_job {
   uint64_t              retry_at_ms; /* mono: completion to retry */
   struct sched_outcome  out;         /* copy; strings in outstrs */
   char                 *outstrs;
+  struct sched_hop     *hop;         /* robots.txt fetches: the redirect chain */
+  struct state_robots   rec;         /* robots.txt: the record to store */
+  char                 *recstrs;     /* its strings */
   struct sched_job     *prev, *next;
 };
 
@@ -85,6 +90,27 @@ void sched_job_abort(struct sched_job *j);
 void sched_job_retry(struct sched_job *j);
 #define sched_job_state(j, to) sched_job_set_state((j), (to), __LINE__)
 void sched_job_set_state(struct sched_job *j, enum sched_job_st to, int line);
+/* The fetch is over (o's strings are copied): store the outcome. */
+void sched_job_complete(struct sched_job *j, const struct sched_outcome *o);
+/* Start the fetcher on j->info.url; non-zero: it could not start. */
+int  sched_job_start(struct sched_job *j);
+/* Politeness input of an answer from a site whose error streak is streak. */
+void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,
+                        uint32_t crawl_delay_ms, struct delay_in *in);
+
+/* sched_hop.c: a robots.txt fetch and its redirect chain */
+/* The origin's record is missing or stale (prev, copied): fetch robots.txt. */
+void sched_hop_begin(struct sched_job *j, const struct state_robots *prev);
+/* An answer of the chain (sched_job_done of a robots.txt fetch). */
+void sched_hop_answer(struct sched_job *j, const struct sched_outcome *o);
+/* Timer tick: a wait that is over, a hop lease that can no longer be proven. */
+void sched_hop_tick(struct sched_job *j, uint64_t now_mono);
+/* The job is given back or lost: release a hop lease it holds. */
+void sched_hop_drop(struct sched_job *j);
+/* Politeness owed to the job's own site at the end of the chain. */
+void sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
+                         struct delay_out *d);
+void sched_hop_free(struct sched_hop **hp);
 
 /* sched_rcache.c: robots records by origin, in memory */
 struct sched_rcache *sched_rcache_new(unsigned slots, size_t max_bytes);

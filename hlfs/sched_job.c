@@ -1,6 +1,8 @@
 /* One claimed request, from claim to reaping:
  *   CLAIMED -> [LOOKUP] -> FETCH -> COMPLETE -> DONE
- *   robots.txt first:      FETCH (robots) -> COMPLETE (requeues the request)
+ *   robots.txt first:      FETCH (robots) [-> HOP_WAIT -> [HOP_LEASE ->] FETCH
+ *                          (a redirect hop), repeated: sched_hop.c]
+ *                          -> COMPLETE (requeues the request)
  *   robots verdict:        CLAIMED/LOOKUP -> COMPLETE (not contacted)
  *   given back:            any -> ABORT -> DONE
  *   lease lost:            any -> DONE (fetch cancelled)
@@ -94,8 +96,10 @@ void sched_job_free(struct sched_job **jp)
     return;
   *jp = NULL;
   sched_job_check(j);
+  sched_hop_free(&j->hop);
   mem_free(j->strs);
   mem_free(j->outstrs);
+  mem_free(j->recstrs);
   j->magic = 0;
   mem_free(j);
 }
@@ -122,6 +126,7 @@ static void sj_on_aborted(void *arg, store_err err, const int *held, size_t n)
 void sched_job_abort(struct sched_job *j)
 {
   struct sched *s = j->s;
+  sched_hop_drop(j);
   sched_job_state(j, SJ_ABORT);
   if(state_abort(s->st, j->shard, j->info.site, j->token, sj_on_aborted, j) == STORE_OK)
     j->refs++;
@@ -136,6 +141,7 @@ void sched_job_lost(struct sched_job *j)
     return;
   if(j->st == SJ_FETCH && s->fops.cancel)
     s->fops.cancel(s->fops.arg, j);
+  sched_hop_drop(j);
   s->stats.cancelled++;
   struct log_ctx ctx = { .req = j->info.rid, .client = j->info.client, .url = j->info.url };
   LOGC(LOG_WARN, &ctx, "lease on %s lost, fetch dropped", j->info.site);
@@ -176,26 +182,33 @@ static const char *sj_outcome_name(const struct sched_outcome *o)
   return o->http_status >= 200 && o->http_status < 400 ? "ok" : "http_error";
 }
 
+void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,
+                        uint32_t crawl_delay_ms, struct delay_in *in)
+{
+  *in = (struct delay_in){ .ev = delay_classify(o->contacted, o->transport_err, o->http_status),
+                           .response_ms = o->response_ms, .crawl_delay_ms = crawl_delay_ms,
+                           .streak = streak, .retry_after_ms = -1 };
+  if(in->ev == DELAY_EV_THROTTLED
+     && delay_retry_after(o->retry_after, o->date, clock_wall_ms(), &in->retry_after_ms))
+    in->retry_after_ms = -1;
+}
+
 static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct delay_out *d)
 {
-  const struct sched_outcome *o = &j->out;
-  struct delay_in in = { .ev = delay_classify(o->contacted, o->transport_err, o->http_status),
-                         .response_ms = o->response_ms, .crawl_delay_ms = crawl_delay_ms,
-                         .streak = j->streak, .retry_after_ms = -1 };
-  if(in.ev == DELAY_EV_THROTTLED
-     && delay_retry_after(o->retry_after, o->date, clock_wall_ms(), &in.retry_after_ms))
-    in.retry_after_ms = -1;
+  struct delay_in in;
+  sched_job_delay_in(&j->out, j->streak, crawl_delay_ms, &in);
   delay_next(&j->s->cfg.delay, &in, d);
 }
 
+/* The record was digested when the chain ended (sched_hop.c); the site's
+ * politeness counts from its own last contact in the chain. */
 static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
 {
   struct sched *s = j->s;
-  struct state_robots rec = { 0 };
-  s->rops.digest(s->rops.arg, j->info.origin, &j->out, &rec);
+  struct state_robots rec = j->rec;
   if(!rec.status)
     rec.status = -1;  /* a record must exist, or the next claim fetches again */
-  sj_delay(j, rec.crawl_delay_ms, &d->delay);
+  sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay);
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
@@ -257,17 +270,21 @@ void sched_job_retry(struct sched_job *j)
 /* Strings of o copied into one block owned by the job. */
 static int sj_copy_outcome(struct sched_job *j, const struct sched_outcome *o)
 {
-  const char *src[] = { o->retry_after, o->date, o->outcome, o->error, o->ref };
+  const char *src[] = { o->retry_after, o->date, o->outcome, o->error, o->ref,
+                        o->location, o->cache_control, o->expires };
   const char **dst[] = { &j->out.retry_after, &j->out.date, &j->out.outcome,
-                         &j->out.error, &j->out.ref };
+                         &j->out.error, &j->out.ref, &j->out.location,
+                         &j->out.cache_control, &j->out.expires };
+  enum { NSTR = sizeof src / sizeof src[0] };
   size_t total = o->body_len + 1;
-  for(int i = 0; i < 5; i++)
+  for(int i = 0; i < NSTR; i++)
     total += src[i] ? strlen(src[i]) + 1 : 0;
   j->out = *o;
+  mem_free(j->outstrs);
   char *p = j->outstrs = mem_alloc(total);
   if(!p)
     return -1;
-  for(int i = 0; i < 5; i++) {
+  for(int i = 0; i < NSTR; i++) {
     *dst[i] = src[i] ? memcpy(p, src[i], strlen(src[i]) + 1) : NULL;
     p += src[i] ? strlen(src[i]) + 1 : 0;
   }
@@ -278,7 +295,7 @@ static int sj_copy_outcome(struct sched_job *j, const struct sched_outcome *o)
   return 0;
 }
 
-static void sj_complete(struct sched_job *j, const struct sched_outcome *o)
+void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
 {
   if(sj_copy_outcome(j, o)) {
     sched_job_abort(j);  /* out of memory: let another turn run it */
@@ -292,33 +309,43 @@ void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
 {
   sched_job_check(j);
   assert(j->st == SJ_FETCH);
-  sj_complete(j, o);
+  if(j->info.kind == SCHED_ROBOTS)
+    sched_hop_answer(j, o);  /* a redirect to follow, or the record */
+  else
+    sched_job_complete(j, o);
 }
 
 /* Completion without a fetch: the robots verdict says no. */
 static void sj_finish_unfetched(struct sched_job *j, const char *outcome)
 {
   struct sched_outcome o = { .outcome = outcome };
-  sj_complete(j, &o);
+  sched_job_complete(j, &o);
 }
 
 /* ---- fetching --------------------------------------------------------- */
+
+int sched_job_start(struct sched_job *j)
+{
+  struct sched *s = j->s;
+  sched_job_state(j, SJ_FETCH);
+  if(s->fops.start(s->fops.arg, j) == 0)
+    return 0;
+  s->stats.start_failed++;
+  s->pause_until = clock_mono_ms() + s->cfg.poll_ms;
+  return -1;
+}
 
 static void sj_fetch(struct sched_job *j, enum sched_kind kind)
 {
   struct sched *s = j->s;
   j->info.kind = kind;
   j->info.url = kind == SCHED_ROBOTS ? j->robots_url : j->page_url;
-  sched_job_state(j, SJ_FETCH);
   if(kind == SCHED_ROBOTS)
     s->stats.robots_fetches++;
   else
     s->stats.fetches++;
-  if(s->fops.start(s->fops.arg, j) == 0)
-    return;
-  s->stats.start_failed++;
-  s->pause_until = clock_mono_ms() + s->cfg.poll_ms;
-  sched_job_abort(j);
+  if(sched_job_start(j))
+    sched_job_abort(j);
 }
 
 static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
@@ -354,9 +381,13 @@ static void sj_on_robots(void *arg, store_err err, const struct state_robots *re
   if(rec->status && sched_srv_now(s) < rec->expires_at) {
     sched_rcache_put(s->rcache, j->info.origin, rec);
     sj_verdict(j, rec);
+    return;
   }
+  sched_hop_begin(j, rec);  /* missing or stale: robots.txt first */
+  if(j->hop)
+    sj_fetch(j, SCHED_ROBOTS);
   else
-    sj_fetch(j, SCHED_ROBOTS);  /* missing or stale: robots.txt first */
+    sched_job_abort(j);  /* out of memory: another turn runs it */
 }
 
 void sched_job_begin(struct sched_job *j)

@@ -10,12 +10,9 @@
 #include "common/mem.h"
 
 struct rc_entry {
-  char    *origin;     /* NULL: empty slot */
-  char    *body;
-  size_t   body_len;
-  int      status;
-  uint32_t crawl_delay_ms;
-  uint64_t fetched_at, expires_at, retry_at;
+  char               *origin;  /* NULL: empty slot */
+  char               *strs;    /* body, NUL, final URL, NUL */
+  struct state_robots rec;     /* strings point into strs */
 };
 
 struct sched_rcache {
@@ -38,9 +35,9 @@ static void rc_clear(struct sched_rcache *rc, struct rc_entry *e)
 {
   if(!e->origin)
     return;
-  rc->bytes -= e->body_len + strlen(e->origin);
+  rc->bytes -= e->rec.body_len + strlen(e->origin);
   mem_free(e->origin);
-  mem_free(e->body);
+  mem_free(e->strs);
   memset(e, 0, sizeof *e);
 }
 
@@ -65,12 +62,9 @@ bool sched_rcache_get(struct sched_rcache *rc, const char *origin, uint64_t srv_
                       struct state_robots *out)
 {
   struct rc_entry *e = rc_slot(rc, origin);
-  if(!e->origin || strcmp(e->origin, origin) || srv_now >= e->expires_at)
+  if(!e->origin || strcmp(e->origin, origin) || srv_now >= e->rec.expires_at)
     return false;
-  *out = (struct state_robots){ .status = e->status, .body = e->body,
-                                .body_len = e->body_len, .crawl_delay_ms = e->crawl_delay_ms,
-                                .fetched_at = e->fetched_at, .expires_at = e->expires_at,
-                                .retry_at = e->retry_at };
+  *out = e->rec;
   return true;
 }
 
@@ -88,24 +82,28 @@ void sched_rcache_put(struct sched_rcache *rc, const char *origin,
                       const struct state_robots *rec)
 {
   struct rc_entry *e = rc_slot(rc, origin);
-  size_t need = rec->body_len + strlen(origin);
+  size_t need = (rec->body ? rec->body_len : 0) + strlen(origin);
   rc_clear(rc, e);
   if(need > rc->max_bytes)
     return;
   rc_make_room(rc, need, e);
+  size_t blen = rec->body ? rec->body_len : 0;
+  size_t ulen = rec->final_url ? strlen(rec->final_url) : 0;
   e->origin = mem_strdup(origin);
-  e->body = mem_strndup(rec->body ? rec->body : "", rec->body ? rec->body_len : 0);
-  if(!e->origin || !e->body) {
+  e->strs = mem_alloc(blen + ulen + 2);
+  if(!e->origin || !e->strs) {
     mem_free(e->origin);
-    mem_free(e->body);
+    mem_free(e->strs);
     memset(e, 0, sizeof *e);
     return;  /* not cached: the next claim reads Redis again */
   }
-  e->body_len = rec->body_len;
-  e->status = rec->status;
-  e->crawl_delay_ms = rec->crawl_delay_ms;
-  e->fetched_at = rec->fetched_at;
-  e->expires_at = rec->expires_at;
-  e->retry_at = rec->retry_at;
+  if(blen)
+    memcpy(e->strs, rec->body, blen);
+  e->strs[blen] = '\0';
+  memcpy(e->strs + blen + 1, ulen ? rec->final_url : "", ulen + 1);
+  e->rec = *rec;
+  e->rec.body = rec->body ? e->strs : NULL;
+  e->rec.body_len = blen;
+  e->rec.final_url = rec->final_url ? e->strs + blen + 1 : NULL;
   rc->bytes += need;
 }

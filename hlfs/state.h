@@ -152,9 +152,14 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
 
 struct state_robots {
   int         status;         /* the robots policy's code; 0 = no record */
-  const char *body;
+  const char *body;           /* the last good copy; the rules when status says so */
   size_t      body_len;
   uint32_t    crawl_delay_ms;
+  uint64_t    good_at;        /* policy state (Redis clock): last good copy fetched at, */
+  uint64_t    outage_since;   /* first failure of the current outage, */
+  uint32_t    error_streak;   /* failed fetches in a row */
+  uint32_t    hops;           /* redirects followed to the answer */
+  const char *final_url;      /* the URL that answered, when hops > 0; or NULL */
   uint64_t    ttl_ms, retry_ms;                  /* when storing */
   uint64_t    fetched_at, expires_at, retry_at;  /* when read; Redis clock */
 };
@@ -167,7 +172,23 @@ typedef void state_robots_cb(void *arg, store_err err, const struct state_robots
 store_err state_robots_get(struct state *st, unsigned shard, const char *origin,
                            state_robots_cb *cb, void *arg);
 
+/* A robots.txt redirect hop to another site: take that site's lease for
+ * one request of our own (no queued request attached) when it is free and
+ * due; otherwise wait_ms says how long until it is due, or 0 when it is
+ * leased (ask again later), and the site is reserved for this token (its
+ * claims wait) until hold_ms past its due time, if that is within
+ * max_wait_ms. error_streak is the site's, for its politeness. */
+typedef void state_hop_cb(void *arg, store_err err, bool granted, uint64_t wait_ms,
+                          uint32_t error_streak);
+store_err state_hop_take(struct state *st, const char *site, const char *token,
+                         uint32_t lease_ms, uint64_t max_wait_ms, uint32_t hold_ms,
+                         state_hop_cb *cb, void *arg);
+/* Give the hop's lease back, charging the site's politeness as d->delay
+ * says (DELAY_NONE: not contacted). cb may be NULL. */
 typedef void state_flags_cb(void *arg, store_err err, const int *held, size_t n);
+store_err state_hop_free(struct state *st, const struct state_done *d,
+                         state_flags_cb *cb, void *arg);
+
 store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
                       const char *const *sites, const char *const *tokens, size_t n,
                       state_flags_cb *cb, void *arg);

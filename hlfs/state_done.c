@@ -1,5 +1,6 @@
 /* Ending a claim: complete (publish a result), robots done (store the
- * record, requeue the request), abort (requeue untouched), and renew. */
+ * record, requeue the request), abort (requeue untouched), renew, and the
+ * release of a robots.txt hop's lease. */
 #include "hlfs/state_int.h"
 
 #include <assert.h>
@@ -9,7 +10,7 @@
 
 #define DONE_MAGIC 0xd0e0d0e1u
 
-enum done_kind { DONE_COMPLETE, DONE_ROBOTS, DONE_RENEW, DONE_ABORT };
+enum done_kind { DONE_COMPLETE, DONE_ROBOTS, DONE_RENEW, DONE_ABORT, DONE_HOP };
 
 struct done_ctx {
   unsigned       magic;
@@ -30,7 +31,7 @@ static void done_count(struct state *st, enum done_kind kind, int held)
     st->stats.robots_stored++;
   else if(kind == DONE_RENEW)
     st->stats.renewed++;
-  else
+  else if(kind == DONE_ABORT)
     st->stats.aborted++;
 }
 
@@ -133,7 +134,7 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 18);
+  store_err e = state_args_init(&a, 23);
   if(e)
     return e;
   done_common(&a, shard, d);
@@ -145,6 +146,11 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   state_args_addu(&a, rec->ttl_ms);
   state_args_addu(&a, rec->retry_ms);
   state_args_addu(&a, st->cfg.robots_keep_ms);
+  state_args_addu(&a, rec->good_at);
+  state_args_addu(&a, rec->outage_since);
+  state_args_addu(&a, rec->error_streak);
+  state_args_addu(&a, rec->hops);
+  state_args_add(&a, rec->hops && rec->final_url ? rec->final_url : "");
   return done_run(st, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
 }
 
@@ -163,6 +169,27 @@ store_err state_abort(struct state *st, unsigned shard, const char *site,
   state_args_add(&a, token);
   state_args_addu(&a, st->cfg.idle_keep_ms);
   return done_run(st, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
+}
+
+static void done_ignore(void *arg, store_err err, const int *held, size_t n)
+{
+  (void)arg;
+  (void)err;
+  (void)held;
+  (void)n;
+}
+
+store_err state_hop_free(struct state *st, const struct state_done *d,
+                         state_flags_cb *cb, void *arg)
+{
+  state_check(st);
+  struct state_args a;
+  store_err e = state_args_init(&a, 11);
+  if(e)
+    return e;
+  done_common(&a, site_shard(d->site, st->cfg.nshards), d);
+  state_args_addu(&a, st->cfg.idle_keep_ms);
+  return done_run(st, LUA_HOP_FREE, DONE_HOP, &a, NULL, cb ? cb : done_ignore, arg);
 }
 
 store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,

@@ -48,6 +48,11 @@ static void read_on_robots(void *arg, store_err err, const struct store_val *v)
     r.fetched_at = read_u64(v, "fa");
     r.expires_at = read_u64(v, "ea");
     r.retry_at = read_u64(v, "ra");
+    r.good_at = read_u64(v, "ga");
+    r.outage_since = read_u64(v, "os");
+    r.error_streak = (uint32_t)read_u64(v, "ec");
+    r.hops = (uint32_t)read_u64(v, "rh");
+    r.final_url = read_field(v, "ru", NULL);
   }
   x->rcb(x->arg, err, err ? NULL : &r);
   x->magic = 0;

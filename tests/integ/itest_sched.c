@@ -34,6 +34,7 @@ struct fake_answer {
   bool        transport_err;
   const char *retry_after;
   const char *body;         /* robots.txt */
+  const char *location;     /* a redirect's target */
 };
 typedef void fake_plan_fn(const struct sched_job_info *info, unsigned nth, struct fake_answer *a);
 
@@ -71,6 +72,7 @@ static void fake_on_timer(uv_timer_t *t)
                              .transport_err = f->a.transport_err,
                              .http_status = f->a.status, .response_ms = f->a.ms,
                              .retry_after = f->a.retry_after, .body = f->a.body,
+                             .location = f->a.location,
                              .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100 };
   struct sched_job *job = f->job;
   sched_job_info(job)->user = NULL;
@@ -89,7 +91,11 @@ static int fake_start(void *arg, struct sched_job *job)
   f->ev = nev++;
   struct ev *e = &evs[f->ev];
   memset(e, 0, sizeof *e);
-  snprintf(e->site, sizeof e->site, "%s", in->site);
+  /* the host the request went to: a robots.txt redirect may leave the
+   * job's site (hosts are sites in these tests) */
+  const char *host = strstr(in->url, "://");
+  host = host ? host + 3 : in->url;
+  snprintf(e->site, sizeof e->site, "%.*s", (int)strcspn(host, "/:"), host);
   snprintf(e->rid, sizeof e->rid, "%s", in->kind == SCHED_ROBOTS ? "robots" : in->rid);
   snprintf(e->client, sizeof e->client, "%s", in->client);
   snprintf(e->url, sizeof e->url, "%s", in->url);
@@ -338,16 +344,22 @@ static void test_retry_after_and_backoff(void **state)
 /* ---- robots.txt first ------------------------------------------------------ */
 
 static unsigned robots_checks;
-static void fake_digest(void *arg, const char *origin, const struct sched_outcome *o,
+static bool fake_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
                         struct state_robots *rec)
 {
+  const struct sched_outcome *o = a->o;
   (void)arg;
   (void)origin;
+  if(o->location && a->hops < 5)
+    return true;  /* follow the redirect */
   rec->status = o->http_status == 200 ? 2 : 1;  /* 2: rules, 1: allow all */
+  rec->hops = a->hops;
+  rec->final_url = a->hops ? a->url : NULL;
   rec->body = o->body;
   rec->body_len = o->body_len;
   rec->crawl_delay_ms = 300;
   rec->ttl_ms = 60000;
+  return false;
 }
 
 static enum sched_verdict fake_check(void *arg, const char *origin,
@@ -416,6 +428,122 @@ static void test_robots_first_and_crawl_delay(void **state)
   assert_int_equal(nev, 1);
   assert_int_equal(sched_stats(s)->robots_fetches, 0);
   assert_int_equal(sched_stats(s)->robots_lookups, 1);
+  sc_stop(&s);
+  ts_close();
+}
+
+/* ---- robots.txt redirects --------------------------------------------------- */
+
+/* a.test: /robots.txt -> /r1 (same site) -> http://b.test/r2 (another site,
+ * which has its own pages queued) -> rules. c.test: a redirect loop. */
+static void plan_hops(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)nth;
+  a->ms = 40;
+  if(info->kind != SCHED_ROBOTS)
+    return;
+  if(!strcmp(info->url, "http://a.test/robots.txt"))
+    a->status = 301, a->location = "http://a.test/r1";
+  else if(!strcmp(info->url, "http://a.test/r1"))
+    a->status = 302, a->location = "http://b.test/r2";
+  else if(!strncmp(info->url, "http://c.test/", 14))
+    a->status = 307, a->location = "http://c.test/loop";
+  else
+    a->body = "User-agent: *\nDisallow: /private\n";
+}
+
+static unsigned count_url(const char *url)
+{
+  unsigned n = 0;
+  for(unsigned i = 0; i < nev; i++)
+    n += !strcmp(evs[i].url, url);
+  return n;
+}
+
+/* Each hop under the politeness of the site it is on: the hop to b.test
+ * takes b.test's lease (never in flight with b.test's own fetches, spaced
+ * by its minimum delay), the hop on a.test waits for a.test's delay. */
+static void test_robots_redirect_hops(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_hops;
+  submit_urls("c1", "http://b.test/%d/page/%d", 6, 1);
+  submit_urls("c2", "http://a.test/public/%d%d", 1, 1);
+  submit_urls("c2", "http://a.test/private/%d%d", 1, 1);
+  submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
+  struct sched_cfg c = sc_cfg(8, 5000, 200);
+  c.robots = true;
+  struct sched *s = sc_new(&c, &fake_robots);
+  sched_start(s);
+  run_until_results("c1", 6, 30000);
+  run_until_results("c2", 3, 30000);
+  uint64_t gap = check_site_gaps(200);
+  print_message("# hops: smallest gap per site %.0f ms (min delay 200)\n", (double)gap / 1000);
+  assert_int_equal(count_url("http://a.test/r1"), 1);
+  assert_int_equal(count_url("http://b.test/r2"), 1);
+  assert_int_equal(count_url("http://a.test/public/00"), 1);
+  assert_int_equal(count_url("http://a.test/private/00"), 0);
+  /* the rules of the last hop apply to a.test, and the record says where
+   * they came from */
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://a.test:80 rh"), "2");
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://a.test:80 ru"), "http://b.test/r2");
+  /* the loop: /robots.txt and 5 hops, then the digest gives up */
+  assert_int_equal(count_url("http://c.test/robots.txt"), 1);
+  assert_int_equal(count_url("http://c.test/loop"), 5);
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://c.test:80 rh"), "5");
+  assert_int_equal(sched_stats(s)->robots_hops, 7);
+  assert_int_equal(max_inflight <= 8, 1);
+  /* no lease is left behind: b.test's hop lease was given back */
+  assert_int_equal(it_int(ts_store, "ZCARD lz:{0}"), 0);
+  sc_stop(&s);
+  ts_close();
+}
+
+/* d.test redirects to e.test while e.test is busy with a long fetch: the
+ * hop waits at most robots_hop_wait_ms, then counts as unreachable; e.test
+ * never has two requests in flight. */
+static void plan_busy(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)nth;
+  a->ms = 30;
+  if(!strcmp(info->url, "http://e.test/long"))
+    a->ms = 3000;  /* far longer than the hop's 300 ms wait, even on a loaded machine */
+  else if(!strcmp(info->url, "http://d.test/robots.txt"))
+    a->status = 301, a->location = "http://e.test/r";
+  else if(info->kind == SCHED_ROBOTS)
+    a->body = "User-agent: *\n";
+}
+
+static void test_robots_hop_gives_up(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_busy;
+  struct state_item it[2] = { { .url = "http://e.test/long", .prio = 7 },
+                              { .url = "http://d.test/a", .prio = 7 } };
+  assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
+  struct sched_cfg c = sc_cfg(4, 5000, 0);
+  c.robots = true;
+  c.robots_hop_wait_ms = 300;
+  struct sched *s = sc_new(&c, &fake_robots);
+  sched_start(s);
+  /* e.test's robots.txt, then its long page is under way */
+  uint64_t end = clock_mono_ms() + 10000;
+  while(count_url("http://e.test/long") == 0 && clock_mono_ms() < end)
+    ts_sleep(10);
+  assert_int_equal(ts_submit("c2", it + 1, 1), STORE_OK);
+  sched_kick(s);
+  run_until_results("c2", 1, 20000);
+  run_until_results("c1", 1, 20000);
+  check_site_gaps(0);  /* e.test: never two in flight */
+  assert_int_equal(count_url("http://e.test/r"), 0);
+  assert_true(sched_stats(s)->robots_hop_waits >= 1);
+  /* the fake digest files a failed hop as "allow all" (1), after one hop */
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), "1");
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 rh"), "1");
   sc_stop(&s);
   ts_close();
 }
@@ -735,6 +863,8 @@ int main(void)
     cmocka_unit_test_teardown(test_politeness_gaps_and_budget, sc_teardown),
     cmocka_unit_test_teardown(test_retry_after_and_backoff, sc_teardown),
     cmocka_unit_test_teardown(test_robots_first_and_crawl_delay, sc_teardown),
+    cmocka_unit_test_teardown(test_robots_redirect_hops, sc_teardown),
+    cmocka_unit_test_teardown(test_robots_hop_gives_up, sc_teardown),
     cmocka_unit_test_teardown(test_renewal_keeps_long_fetch, sc_teardown),
     cmocka_unit_test_teardown(test_lost_lease_cancels_fetch, sc_teardown),
     cmocka_unit_test_teardown(test_stop_gives_back, sc_teardown),
