@@ -324,7 +324,11 @@ function main() {
       for (const line of l.stdout.split('\n')) {
         let m;
         if ((m = /^\s*(\S+) => not found/.exec(line))) R.problem(`${pr.name}: ${m[1]} not found even here`);
-        else if ((m = /^\s*(\S+) => (\/\S+)/.exec(line))) libs.push({ so: m[1], file: m[2] });
+        else if ((m = /^\s*(\S+) => (\/\S+)/.exec(line))) {
+          /* make test SANITIZE=1 checks instrumented programs: the sanitizer
+           * runtimes are the test build's, never the image's. */
+          if (!/^lib(asan|ubsan)\.so/.test(m[1])) libs.push({ so: m[1], file: m[2] });
+        }
         else if ((m = /^\s*(\/\S+) \(0x/.exec(line))) libs.push({ so: path.basename(m[1]), file: m[1] });
       }
       loads.set(pr, libs);

@@ -24,7 +24,10 @@ tap_from() {
   done <"$1"
 }
 
-node "$check" --bin "$WPFS_BIN" "$df" >"$T_DIR/out" 2>&1
+# The replayed build runs make: it must not inherit this run's make flags
+# (SANITIZE=1 would move the targets out of bin/).
+env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL -u SANITIZE \
+  node "$check" --bin "$WPFS_BIN" "$df" >"$T_DIR/out" 2>&1
 rc=$?
 tap_from "$T_DIR/out"
 is "$rc" 0 "image-check exits 0"
