@@ -302,6 +302,18 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_redis_up", "", store_is_up(g->store));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
+  metrics_family(b, "hlfs_politeness_delays_total", "counter",
+                 "Completions whose next allowed time was set by each politeness term.");
+  for(int r = 1; r < DELAY__LAST; r++) {
+    snprintf(lb, sizeof lb, "reason=\"%s\"", delay_reason_name((enum delay_reason)r));
+    metrics_sample_u(b, "hlfs_politeness_delays_total", lb, sc->delays[r]);
+  }
+  metrics_family(b, "hlfs_politeness_delay_seconds_total", "counter",
+                 "Waits imposed on sites by each politeness term.");
+  for(int r = 1; r < DELAY__LAST; r++) {
+    snprintf(lb, sizeof lb, "reason=\"%s\"", delay_reason_name((enum delay_reason)r));
+    metrics_sample(b, "hlfs_politeness_delay_seconds_total", lb, (double)sc->delay_ms[r] / 1000.0);
+  }
   tenant_metrics(&g->tenants, b);
 }
 

@@ -128,6 +128,10 @@ struct sched_stats {
 #define X(name, help) uint64_t name;
   SCHED_COUNTERS(X)
 #undef X
+  /* Politeness decisions: how often each term set a site's next time, and
+   * the waits it imposed (ms), by delay_reason. */
+  uint64_t delays[DELAY__LAST];
+  uint64_t delay_ms[DELAY__LAST];
 };
 
 typedef void sched_stopped_fn(void *arg);

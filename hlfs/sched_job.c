@@ -198,6 +198,10 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
   struct delay_in in;
   sched_job_delay_in(&j->out, j->streak, crawl_delay_ms, &in);
   delay_next(&j->s->cfg.delay, &in, d);
+  if((unsigned)d->reason < DELAY__LAST) {
+    j->s->stats.delays[d->reason]++;
+    j->s->stats.delay_ms[d->reason] += d->delay_ms;
+  }
 }
 
 /* The record was digested when the chain ended (sched_hop.c); the site's

@@ -102,4 +102,6 @@ is "$(echo "$m" | grep -c '^hlfs_client_results_total{client="dev",outcome="robo
    "per-client metrics count the robots decision"
 is "$(echo "$m" | grep -c '^hlfs_client_submitted_total{client="dev",answer="accepted"} [1-9]')" 1 \
    "per-client metrics count accepted URLs"
+cmp_ge "$(echo "$m" | grep '^hlfs_politeness_delays_total{reason="min_delay"}' | awk '{print $2}')" 1 \
+   "politeness decisions are counted by reason"
 done_testing
