@@ -18,6 +18,7 @@
 #include "llfs/dns.h"
 
 static uv_loop_t *loop;
+#include "tests/integ/itest_loop.h"
 
 struct got {
   int               calls;
@@ -66,44 +67,13 @@ static void dns_done(struct dns **d)
   uv_run(loop, UV_RUN_DEFAULT);   /* returns once every handle is closed */
 }
 
-/* Run the loop until *calls reaches want or ms pass. */
-static void run_until(const int *calls, int want, uint64_t ms)
-{
-  uint64_t end = clock_mono_ms() + ms;
-  while(*calls < want && clock_mono_ms() < end)
-    uv_run(loop, UV_RUN_ONCE);
-}
 
-static void on_tick(uv_timer_t *t)
-{
-  (void)t;
-}
 
-static void run_for(uint64_t ms)
-{
-  uint64_t end = clock_mono_ms() + ms;
-  uv_timer_t t;
-  uv_timer_init(loop, &t);
-  while(clock_mono_ms() < end) {
-    uv_timer_start(&t, on_tick, end - clock_mono_ms() + 1, 0);
-    uv_run(loop, UV_RUN_ONCE);
-  }
-  uv_close((uv_handle_t *)&t, NULL);
-  uv_run(loop, UV_RUN_NOWAIT);
-}
 
-/* Questions of type for name that dnsmasq logged. */
 static int query_count(const char *name, const char *type)
 {
-  const char *path = getenv("DNS_LOG");
-  char needle[300], line[1024];
-  int n = 0;
-  snprintf(needle, sizeof needle, "query[%s] %s from", type, name);
-  FILE *fp = path ? fopen(path, "r") : NULL;
-  assert_non_null(fp);
-  while(fgets(line, sizeof line, fp))
-    n += strstr(line, needle) != NULL;
-  fclose(fp);
+  int n = dns_log_count(name, type);
+  assert_true(n >= 0);
   return n;
 }
 

@@ -24,6 +24,7 @@
 #include "llfs/fetch.h"
 
 static uv_loop_t *loop;
+#include "tests/integ/itest_loop.h"
 static const char *tw_port, *tw_ctl;
 
 /* ---- fixture ---- */
@@ -127,27 +128,7 @@ static void fx_free(struct fetcher **f)
   uv_run(loop, UV_RUN_DEFAULT);
 }
 
-static void on_tick(uv_timer_t *t) { (void)t; }
 
-static void run_for(uint64_t ms)
-{
-  uint64_t end = clock_mono_ms() + ms;
-  uv_timer_t t;
-  uv_timer_init(loop, &t);
-  while(clock_mono_ms() < end) {
-    uv_timer_start(&t, on_tick, end - clock_mono_ms() + 1, 0);
-    uv_run(loop, UV_RUN_ONCE);
-  }
-  uv_close((uv_handle_t *)&t, NULL);
-  uv_run(loop, UV_RUN_NOWAIT);
-}
-
-static void run_until(const int *calls, int want, uint64_t ms)
-{
-  uint64_t end = clock_mono_ms() + ms;
-  while(*calls < want && clock_mono_ms() < end)
-    uv_run(loop, UV_RUN_ONCE);
-}
 
 static char *url(const char *host, const char *path)
 {
@@ -244,14 +225,8 @@ static const char *site_last_field(const char *site, const char *field, char *ou
 
 static int query_count(const char *name)
 {
-  char needle[300], line[1024];
-  int n = 0;
-  snprintf(needle, sizeof needle, "query[A] %s from", name);
-  FILE *fp = fopen(getenv("DNS_LOG"), "r");
-  assert_non_null(fp);
-  while(fgets(line, sizeof line, fp))
-    n += strstr(line, needle) != NULL;
-  fclose(fp);
+  int n = dns_log_count(name, "A");
+  assert_true(n >= 0);
   return n;
 }
 
