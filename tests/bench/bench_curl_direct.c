@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "tests/bench/args.h"
 
 #define MAX_PARALLEL 4096
 #define MAX_URLS     (1u << 22)
@@ -49,17 +50,6 @@ static int usage(void)
         "         [--requests R] [--parallel K] [--seconds S] [--identity]\n"
         "         [--max-connections C]\n", stderr);
   return 2;
-}
-
-static int num_arg(const char *s, long min, long max, long *out)
-{
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if(end == s || *end || errno || v < min || v > max)
-    return -1;
-  *out = v;
-  return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "tests/bench/args.h"
 
 #define MAX_PARALLEL 4096
 #define HEAD_MAX     512   /* bytes of an answer kept: its JSON line starts it */
@@ -42,17 +43,6 @@ static int usage(void)
   fputs("usage: bench_gateway_llfs --llfs URL --sites N --pages M --port P\n"
         "         [--parallel K] [--seconds S]\n", stderr);
   return 2;
-}
-
-static int num_arg(const char *s, long min, long max, long *out)
-{
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if(end == s || *end || errno || v < min || v > max)
-    return -1;
-  *out = v;
-  return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)

@@ -10,49 +10,12 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "tests/bench/robots_gen.h"
 #include "common/mem.h"
 #include "hlfs/robots.h"
 
 #define MIN_US 400000  /* run each measurement at least this long */
 #define NPATHS 1024
-
-static uint64_t seed = 9309;
-
-static unsigned rnd(unsigned n)
-{
-  seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (unsigned)(seed >> 33) % n;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  if(!f)
-    return NULL;
-  char *b = malloc(8 << 20);
-  *len = b ? fread(b, 1, 8 << 20, f) : 0;
-  fclose(f);
-  return b;
-}
-
-/* A 500 KiB robots.txt: 200 named groups, then a large "*" group, with
- * literal, wildcard and anchored rules and some percent-encoding. */
-static void gen_500k(struct buf *b)
-{
-  static const char *const parts[] = { "shop", "cart", "search", "img", "caf%C3%A9", "user",
-                                       "api", "v2", "tmp", "news", "2023", "print" };
-  int g = 0;
-  while(b->len < 500 * 1024 - 200) {
-    if(g < 200 && b->len > (size_t)g * 1000)
-      buf_addf(b, "\nuser-agent: bot%d\n", g++);
-    else if(g == 200 && ++g)
-      buf_adds(b, "\nuser-agent: *\ncrawl-delay: 0.5\n");
-    unsigned r = rnd(10);
-    buf_addf(b, "%s: /%s/%s%s%s%u%s\n", r < 7 ? "disallow" : "allow", parts[rnd(12)],
-             parts[rnd(12)], r == 3 ? "*" : "/", r == 4 ? "*." : "", rnd(100000),
-             r == 5 ? "$" : "");
-  }
-}
 
 /* Paths to ask: half shaped like the rules of the body (so that they
  * match or nearly match), half plain article URLs. */
@@ -182,7 +145,7 @@ int main(int argc, char **argv)
 {
   size_t len;
   for(int i = 1; i < argc; i++) {
-    char *body = read_file(argv[i], &len);
+    char *body = read_file(argv[i], 8 << 20, &len);
     if(!body) {
       fprintf(stderr, "bench_robots: cannot read %s\n", argv[i]);
       return 1;

@@ -10,47 +10,10 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "tests/bench/robots_gen.h"
 #include "hlfs/gw.h"
 
 #define MIN_US 400000  /* run each measurement at least this long */
-
-static uint64_t seed = 9309;
-
-static unsigned rnd(unsigned n)
-{
-  seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (unsigned)(seed >> 33) % n;
-}
-
-/* The 500 KiB file of bench_robots: 200 named groups, then a large "*"
- * group with literal, wildcard and anchored rules. */
-static void gen_500k(struct buf *b)
-{
-  static const char *const parts[] = { "shop", "cart", "search", "img", "caf%C3%A9", "user",
-                                       "api", "v2", "tmp", "news", "2023", "print" };
-  int g = 0;
-  while(b->len < 500 * 1024 - 200) {
-    if(g < 200 && b->len > (size_t)g * 1000)
-      buf_addf(b, "\nuser-agent: bot%d\n", g++);
-    else if(g == 200 && ++g)
-      buf_adds(b, "\nuser-agent: *\ncrawl-delay: 0.5\n");
-    unsigned r = rnd(10);
-    buf_addf(b, "%s: /%s/%s%s%s%u%s\n", r < 7 ? "disallow" : "allow", parts[rnd(12)],
-             parts[rnd(12)], r == 3 ? "*" : "/", r == 4 ? "*." : "", rnd(100000),
-             r == 5 ? "$" : "");
-  }
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  if(!f)
-    return NULL;
-  char *b = malloc(1 << 20);
-  *len = b ? fread(b, 1, 1 << 20, f) : 0;
-  fclose(f);
-  return b;
-}
 
 /* Checks per second of URLs on norigins origins sharing one body. */
 static double check_rate(struct gw *g, const char *body, size_t len, unsigned norigins)
@@ -104,7 +67,7 @@ int main(int argc, char **argv)
   gen_500k(&b);
   run("generated 500 KiB file:", b.data, b.len);
   size_t slen = 0;
-  char *small = argc > 1 ? read_file(argv[1], &slen) : NULL;
+  char *small = argc > 1 ? read_file(argv[1], 1 << 20, &slen) : NULL;
   if(small)
     run("typical file:", small, slen);
   free(small);
