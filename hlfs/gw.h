@@ -28,6 +28,7 @@ struct gw_cfg {
   uint32_t    visibility_ms;    /* unacknowledged results are delivered again after */
   uint32_t    max_wait_ms;      /* longest long-poll / synchronous wait */
   size_t      max_url_len;
+  unsigned    max_redirects;    /* follow_redirects allowed, at most FOLLOW_MAX */
   size_t      max_result_bytes; /* cap on one answer of GET /v1/results */
   enum site_mode site_mode;
   struct robots_policy_cfg robots;

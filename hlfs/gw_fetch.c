@@ -23,6 +23,7 @@ struct gw_waiter {
   const char *client;      /* the real client (auth table: lives as long as the gateway) */
   struct state_item item;
   char *canon;
+  char follow[8];          /* follow_redirects as the state layer takes it */
   uint64_t deadline_ms;
   bool submitted;
   struct gw_waiter *next;
@@ -197,22 +198,26 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
 
 static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct api_req *rq)
 {
-  static const char *const known[] = { "url", "priority", "max_age_s", "wait_ms", NULL };
+  static const char *const known[] = { "url", "priority", "max_age_s", "wait_ms",
+                                       "follow_redirects", NULL };
   struct jin_err e;
   const char *url = NULL;
-  long long prio = QENC_PRIO_MAX, age = -1;
+  long long prio = QENC_PRIO_MAX, age = -1, follow = 0;
   long long wait = g->cfg.max_wait_ms < 30000 ? g->cfg.max_wait_ms : 30000;
   if(jin_only(body, "", known, &e) || jin_str(body, "", "url", true, 1 << 16, &url, &e) ||
      jin_int(body, "", "priority", false, 0, QENC_PRIO_MAX, &prio, &e) ||
      jin_int(body, "", "max_age_s", false, -1, 31536000000LL, &age, &e) ||
-     jin_int(body, "", "wait_ms", false, 1, g->cfg.max_wait_ms, &wait, &e)) {
+     jin_int(body, "", "wait_ms", false, 1, g->cfg.max_wait_ms, &wait, &e) ||
+     jin_int(body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &follow, &e)) {
     jin_reply(rq, &e);
     return -1;
   }
   if(!(w->canon = gw_canon(g, rq, "url", url)))
     return -1;
+  snprintf(w->follow, sizeof w->follow, "%lld", follow);
   w->item = (struct state_item){ .url = w->canon, .prio = (unsigned)prio,
-                                 .max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age };
+                                 .max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age,
+                                 .follow = follow ? w->follow : NULL };
   w->deadline_ms = clock_mono_ms() + (uint64_t)wait;
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/url.h"
 #include "hlfs/gw.h"
 
 #define GW_FETCH_MAGIC 0x6f37c4a1u
@@ -102,18 +103,33 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
     fetch_stored(f, e);
 }
 
+/* A page's redirect target as a canonical URL, the form a followed hop is
+ * queued in; NULL when there is none or it cannot be one (another scheme,
+ * too long). mem_alloc'd. */
+static char *fetch_target(const struct gw *g, const char *redirect)
+{
+  struct url_opts o = url_opts_default();
+  char *canon = NULL;
+  o.max_len = g->cfg.max_url_len;
+  if(!redirect || url_canon(redirect, strlen(redirect), &o, &canon) != URL_OK)
+    return NULL;
+  return canon;
+}
+
 /* Copy the strings the outcome points to: the answer dies with its callback
  * and the page store answers later. */
 static int fetch_keep(struct gw_fetch *f, const char *url)
 {
-  const char **slot[] = { &f->out.outcome, &f->out.error, &f->out.retry_after, &f->out.date };
+  const char **slot[] = { &f->out.outcome, &f->out.error, &f->out.retry_after, &f->out.date,
+                          &f->out.location };
+  enum { NSLOT = sizeof slot / sizeof slot[0] };
   size_t total = strlen(url) + 1;
-  for(size_t i = 0; i < 4; i++)
+  for(size_t i = 0; i < NSLOT; i++)
     total += *slot[i] ? strlen(*slot[i]) + 1 : 0;
   char *p = f->strs = mem_alloc(total);
   if(!p)
     return -1;
-  for(size_t i = 0; i < 4; i++) {
+  for(size_t i = 0; i < NSLOT; i++) {
     if(!*slot[i])
       continue;
     size_t n = strlen(*slot[i]) + 1;
@@ -143,9 +159,13 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
     fetch_finish(f);
     return;
   }
-  if(fetch_keep(f, in->url)) {
+  char *target = fetch_target(f->g, a->redirect);
+  f->out.location = target;
+  int kept = fetch_keep(f, in->url);
+  mem_free(target);
+  if(kept) {
     f->out.outcome = "no_memory";
-    f->out.error = f->out.retry_after = f->out.date = NULL;
+    f->out.error = f->out.retry_after = f->out.date = f->out.location = NULL;
     fetch_finish(f);
     return;
   }
@@ -201,12 +221,16 @@ static size_t cached_validators(const struct page *p, char *inm, char *ims, size
   return n;
 }
 
-static bool cached_fresh(const struct sched_job_info *in, const struct page *p)
+static uint64_t cached_age_s(const struct page *p)
 {
   uint64_t now = clock_wall_ms();
-  uint64_t age_s = now > p->fetched_at ? (now - p->fetched_at) / 1000 : 0;
+  return now > p->fetched_at ? (now - p->fetched_at) / 1000 : 0;
+}
+
+static bool cached_fresh(const struct sched_job_info *in, const struct page *p)
+{
   return p->outcome && !strcmp(p->outcome, "ok") &&
-         (in->max_age_s == QENC_MAXAGE_ANY || age_s <= in->max_age_s);
+         (in->max_age_s == QENC_MAXAGE_ANY || cached_age_s(p) <= in->max_age_s);
 }
 
 /* The page store answered: serve the copy, revalidate it, or fetch. */
@@ -222,9 +246,12 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
   }
   if(!err && p && cached_fresh(sched_job_info(f->job), p)) {
     f->g->stats.cache_hits++;
+    char *target = fetch_target(f->g, p->redirect);
     f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
-                                     .ref = f->key };
-    fetch_finish(f);
+                                     .ref = f->key, .age_s = cached_age_s(p),
+                                     .location = target };
+    fetch_finish(f);  /* the scheduler copies the strings */
+    mem_free(target);
     return;
   }
   if(!err && p && p->outcome && !strcmp(p->outcome, "ok"))

@@ -42,9 +42,6 @@ json_t *gw_page_json(const struct page *p)
 {
   json_t *j = json_pack("{s:s, s:s, s:I}", "url", p->url ? p->url : "", "outcome",
                         p->outcome ? p->outcome : "", "status", (json_int_t)p->status);
-  uint64_t now = clock_wall_ms();
-  json_object_set_new(j, "age_s", json_integer((json_int_t)(now > p->fetched_at
-                                                             ? (now - p->fetched_at) / 1000 : 0)));
   render_page(j, p);
   return j;
 }
@@ -53,7 +50,10 @@ static void render_page(json_t *res, const struct page *p)
 {
   json_error_t je;
   json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
+  uint64_t now = clock_wall_ms();
   json_object_set_new(res, "fetched_at", json_integer((json_int_t)p->fetched_at));
+  json_object_set_new(res, "age_s", json_integer((json_int_t)(now > p->fetched_at
+                                                               ? (now - p->fetched_at) / 1000 : 0)));
   json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
   if(p->redirect)
     json_object_set_new(res, "redirect", json_string(p->redirect));
@@ -82,6 +82,20 @@ static void res_field(json_t *o, const struct state_result *r, const char *f, co
   json_object_set_new(o, k, num ? json_integer(strtoll(v, NULL, 10)) : json_string(v));
 }
 
+/* The URLs a followed request went through, one per line in the stream. */
+static void res_redirects(json_t *o, const char *rd)
+{
+  if(!rd)
+    return;
+  json_t *a = json_array();
+  for(const char *p = rd; a && *p;) {
+    size_t n = strcspn(p, "\n");
+    json_array_append_new(a, json_stringn(p, n));
+    p += n + (p[n] == '\n');
+  }
+  json_object_set_new(o, "redirects", a);
+}
+
 void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg)
 {
   char delivery[64];
@@ -94,6 +108,8 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
   res_field(o, r, "ms", "response_ms", true);
   res_field(o, r, "a", "attempts", true);
   res_field(o, r, "err", "detail", false);
+  res_field(o, r, "co", "coalesced_with", false);
+  res_redirects(o, state_result_field(r, "rd"));
   const char *ref = state_result_field(r, "ref");
   struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
   if(rd) {

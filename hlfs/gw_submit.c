@@ -15,7 +15,8 @@ struct gw_item {
   char *canon;          /* mem_alloc'd, NULL when rejected here */
   const char *reason;   /* rejection reason name */
   const char *url_error;
-  long long prio, max_age;
+  long long prio, max_age, follow;
+  char follow_s[8];     /* follow as the state layer takes it */
   int sub;              /* index in the state items, -1 if not submitted */
   char addr[48];        /* site = IP: the address the host resolves to */
 };
@@ -47,21 +48,28 @@ static void batch_free(struct gw_batch *b)
 
 /* ---- decoding ------------------------------------------------------------ */
 
-static int item_decode(struct gw *g, json_t *v, size_t i, long long dprio, long long dage,
+/* Defaults of the items, from the batch's top level. */
+struct gw_item_defaults {
+  long long prio, max_age, follow;
+};
+
+static int item_decode(struct gw *g, json_t *v, size_t i, const struct gw_item_defaults *d,
                        struct gw_item *it, struct jin_err *e)
 {
   char pre[32];
-  static const char *const known[] = { "url", "priority", "max_age_s", NULL };
+  static const char *const known[] = { "url", "priority", "max_age_s", "follow_redirects", NULL };
   snprintf(pre, sizeof pre, "urls[%zu]", i);
-  it->prio = dprio;
-  it->max_age = dage;
+  it->prio = d->prio;
+  it->max_age = d->max_age;
+  it->follow = d->follow;
   it->sub = -1;
   if(json_is_string(v)) {
     it->input = json_string_value(v);
   } else if(!json_is_object(v) || jin_only(v, pre, known, e) ||
             jin_str(v, pre, "url", true, 1 << 16, &it->input, e) ||
             jin_int(v, pre, "priority", false, 0, QENC_PRIO_MAX, &it->prio, e) ||
-            jin_int(v, pre, "max_age_s", false, -1, 31536000000LL, &it->max_age, e)) {
+            jin_int(v, pre, "max_age_s", false, -1, 31536000000LL, &it->max_age, e) ||
+            jin_int(v, pre, "follow_redirects", false, 0, g->cfg.max_redirects, &it->follow, e)) {
     if(!json_is_object(v) && !json_is_string(v))
       jin_set(e, "", pre, "must be a URL string or an object with \"url\"");
     return -1;
@@ -83,12 +91,14 @@ static int item_decode(struct gw *g, json_t *v, size_t i, long long dprio, long 
 
 static int batch_decode(struct gw *g, struct gw_batch *b, struct jin_err *e)
 {
-  static const char *const known[] = { "urls", "priority", "max_age_s", NULL };
-  long long dprio = 0, dage = -1;
+  static const char *const known[] = { "urls", "priority", "max_age_s", "follow_redirects",
+                                       NULL };
+  struct gw_item_defaults d = { .prio = 0, .max_age = -1, .follow = 0 };
   json_t *urls = json_object_get(b->body, "urls");
   if(jin_only(b->body, "", known, e) ||
-     jin_int(b->body, "", "priority", false, 0, QENC_PRIO_MAX, &dprio, e) ||
-     jin_int(b->body, "", "max_age_s", false, -1, 31536000000LL, &dage, e))
+     jin_int(b->body, "", "priority", false, 0, QENC_PRIO_MAX, &d.prio, e) ||
+     jin_int(b->body, "", "max_age_s", false, -1, 31536000000LL, &d.max_age, e) ||
+     jin_int(b->body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &d.follow, e))
     return -1;
   if(!json_is_array(urls) || json_array_size(urls) == 0) {
     jin_set(e, "", "urls", "must be a non-empty array");
@@ -102,7 +112,7 @@ static int batch_decode(struct gw *g, struct gw_batch *b, struct jin_err *e)
     return -1;
   }
   for(size_t i = 0; i < b->n; i++)
-    if(item_decode(g, json_array_get(urls, i), i, dprio, dage, &b->items[i], e))
+    if(item_decode(g, json_array_get(urls, i), i, &d, &b->items[i], e))
       return -1;
   return 0;
 }
@@ -193,10 +203,11 @@ static void batch_submit(struct gw_batch *b, const struct state_client *c)
     if(!it->canon)
       continue;
     it->sub = (int)b->nsub;
+    snprintf(it->follow_s, sizeof it->follow_s, "%lld", it->follow);
     b->sub[b->nsub++] = (struct state_item){
       .url = it->canon, .prio = (unsigned)it->prio,
       .max_age_s = it->max_age < 0 ? QENC_MAXAGE_ANY : (uint64_t)it->max_age,
-      .addr = it->addr[0] ? it->addr : NULL,
+      .addr = it->addr[0] ? it->addr : NULL, .follow = it->follow ? it->follow_s : NULL,
     };
   }
   if(b->nsub == 0) {

@@ -4,14 +4,18 @@
  *         results_maxlen, idle_ms, scan_clients
  * First reaps up to reap_max expired leases: the request in flight goes
  * back to its queue with one more attempt, or, past max_attempts, is
- * published as "abandoned". Then, while claims are wanted: clients in
+ * published as "abandoned" (to its waiters too). Then, while claims are wanted: clients in
  * virtual-time order (start-time fair queuing; vt:{N} holds each backlogged
  * client's finish tag); the first one with a due site gets its best
  * request there (highest priority, then oldest), the site's lease, and a
- * finish tag advanced by 1/weight.
+ * finish tag advanced by 1/weight. The same URL queued at the site by
+ * other clients leaves their queues to wait for this claim's result
+ * (coalescing: one fetch for all).
  * Returns { now, wake_in_ms (-1: nothing scheduled), reaped, abandoned,
  *           skipped, claim... } with each claim
- *         { site, client, url, score, token, request_id, error_streak, lease_until }. */
+ *         { site, client, url, score, token, request_id, error_streak,
+ *           lease_until, waiters, the waiters' smallest max_age code (511
+ *           when none), follow record (lua_lib.h; '' when none) }. */
 #include "hlfs/lua.h"
 #include "hlfs/lua_lib.h"
 
@@ -34,8 +38,10 @@ const char lua_claim[] = LUA_LIB
 "  if not f[2] then settle(site, na, now, idle_ms) return end\n"
 "  local c, m, sc = f[2], f[3], tonumber(f[4])\n"
 "  if attempts(sc) + 1 >= max_att then\n"
-"    publish(c, rid(sc), url_of(site, m), attempts(sc) + 1, {'o', 'abandoned'}, xmax)\n"
+"    local url, fields = url_of(site, m), {'o', 'abandoned'}\n"
+"    publish_own(c, sc, url, fields, xmax, false)\n"
 "    redis.call('HINCRBY', key('cl', c), 'n', -1)\n"
+"    serve_waiters(site, m, url, rid(sc), fields, 0, xmax)\n"
 "    abandoned = abandoned + 1\n"
 "  else\n"
 "    requeue(site, c, m, sc + 512)\n"
@@ -63,6 +69,33 @@ const char lua_claim[] = LUA_LIB
 "  redis.call('HSET', ck, 'f', fin)\n"
 "  if redis.call('HINCRBY', ck, 'qn', -1) > 0 then redis.call('ZADD', VT, fin, c)\n"
 "  else redis.call('ZREM', VT, c) end\n"
+"end\n"
+/* Other clients' requests for m at the site join the claim's waiters; the
+ * claim must then satisfy the strictest max_age among them. */
+"local function absorb(site, c, m)\n"
+"  local wk = wkey(site, m)\n"
+"  for _, o in ipairs(redis.call('SMEMBERS', key('sc', site))) do\n"
+"    local qo = qkey(site, o)\n"
+"    local s = o ~= c and redis.call('ZSCORE', qo, m)\n"
+/* a request following redirects stays the leader of its own chain */
+"    if s and follows(o, tonumber(s)) then s = false end\n"
+"    if s then\n"
+"      redis.call('ZREM', qo, m)\n"
+"      redis.call('HSET', wk, o, s)\n"
+"      unqueue(o)\n"
+"      local h = redis.call('ZRANGE', qo, 0, 0, 'WITHSCORES')\n"
+"      if h[1] then\n"
+"        redis.call('ZADD', key('cr', o), 'XX', h[2], site)\n"
+"      else\n"
+"        redis.call('SREM', key('sc', site), o)\n"
+"        redis.call('ZREM', key('cd', o), site)\n"
+"        redis.call('ZREM', key('cr', o), site)\n"
+"      end\n"
+"    end\n"
+"  end\n"
+"  local ws, code = redis.call('HVALS', wk), 511\n"
+"  for _, s in ipairs(ws) do code = math.min(code, tonumber(s) % 512) end\n"
+"  return #ws, code\n"
 "end\n"
 "local function try_claim(c, site, i)\n"
 "  local sk = key('s', site)\n"
@@ -96,9 +129,12 @@ const char lua_claim[] = LUA_LIB
 "    redis.call('SREM', key('sc', site), c)\n"
 "    redis.call('ZREM', key('cd', c), site)\n"
 "  end\n"
+"  local nw, wcode = absorb(site, c, p[1])\n"
 "  site_index(site, le)\n"
 "  charge(c)\n"
-"  return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le }\n"
+"  local fr = redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))\n"
+"  return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,\n"
+"           nw, wcode, fr or '' }\n"
 "end\n"
 "local function claim_one(i)\n"
 "  for _, c in ipairs(redis.call('ZRANGE', VT, 0, scan - 1)) do\n"

@@ -1,11 +1,17 @@
 /* Finish a claimed request: release the lease (only if the token still
  * holds it), set the site's next allowed time and its reason, publish the
- * result to the client's stream, re-index the site for its other clients.
+ * result to the client's stream and to the other clients' requests that
+ * waited for the same URL (coalesced), re-index the site for its clients.
  * KEYS[1] h:{N}
  * ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
- *         backoff (0/1), response_ms, results_maxlen, idle_ms,
- *         then result field/value pairs for the stream entry
- * Returns { 1, next_at, now, stream_entry_id } or { 0 } when the lease was
+ *         backoff (0/1), response_ms, results_maxlen, idle_ms, need (the
+ *         smallest max_age code the result satisfies: 0 unless it is a
+ *         stored copy), mode ('p' publish; 'h' a redirect hop was queued
+ *         for the request instead: publish to its waiters only), then
+ *         result field/value pairs for the stream entry
+ * Returns { 1, next_at, now, stream_entry_id (false when not published),
+ * waiters served, waiters
+ * requeued } or { 0 } when the lease was
  * lost (expired and reaped: the request belongs to another claim now, and
  * this result is dropped). */
 #include "hlfs/lua.h"
@@ -23,7 +29,9 @@ const char lua_complete[] = LUA_LIB
 "end\n"
 "redis.call('HINCRBY', key('cl', c), 'n', -1)\n"
 "local fields = {}\n"
-"for j = 12, #ARGV do fields[#fields + 1] = ARGV[j] end\n"
-"local id = publish(c, rid(sc), url_of(site, m), attempts(sc) + 1, fields, ARGV[10])\n"
+"for j = 14, #ARGV do fields[#fields + 1] = ARGV[j] end\n"
+"local url = url_of(site, m)\n"
+"local id = publish_own(c, sc, url, fields, ARGV[10], ARGV[13] == 'h')\n"
+"local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[12]), ARGV[10])\n"
 "settle(site, na, now, tonumber(ARGV[11]))\n"
-"return { 1, na, now, id }\n";
+"return { 1, na, now, id, served, back }\n";

@@ -15,6 +15,7 @@
 "local HK = KEYS[1]\n" \
 "local LZ = 'lz:' .. T\n" \
 "local VT = 'vt:' .. T\n" \
+"local FR = 'fr:' .. T\n" \
 "local function key(p, s) return p .. ':' .. T .. s end\n" \
 "local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end\n" \
 "local function I(x) return string.format('%.0f', x) end\n" \
@@ -85,6 +86,62 @@
 "local function publish(c, id, url, att, fields, maxlen)\n" \
 "  return redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,\n" \
 "                    'url', url, 'a', att, unpack(fields))\n" \
+"end\n" \
+/* A request that follows redirects has a record in fr:{N}, field
+ * "<client>|<rid>": "hops left\n<first rid>\n<first URL>" then "\n<URL>"
+ * per redirect followed (hlfs/sched_follow.c). Its result is the result of
+ * the request the client made: published under the first id and URL, with
+ * the URLs followed ('rd'); none when a further hop was queued instead.
+ * The record goes with the result. */ \
+"local function publish_own(c, sc, url, fields, maxlen, hopped)\n" \
+"  local fk = c .. '|' .. rid(sc)\n" \
+"  local fr = redis.call('HGET', FR, fk)\n" \
+"  local prid, purl, fx = rid(sc), url, fields\n" \
+"  if fr then\n" \
+"    redis.call('HDEL', FR, fk)\n" \
+"    local _, orid, ourl, chain = fr:match('^(%d+)\\n([^\\n]*)\\n([^\\n]*)\\n?(.*)$')\n" \
+"    prid, purl = orid, ourl\n" \
+"    if chain ~= '' then\n" \
+"      fx = { 'rd', chain }\n" \
+"      for _, v in ipairs(fields) do fx[#fx + 1] = v end\n" \
+"    end\n" \
+"  end\n" \
+"  if hopped then return false end\n" \
+"  return publish(c, prid, purl, attempts(sc) + 1, fx, maxlen)\n" \
+"end\n" \
+"local function follows(c, sc) return redis.call('HEXISTS', FR, c .. '|' .. rid(sc)) == 1 end\n" \
+/* Requests of other clients for a URL in flight wait for its result in
+ * w:{N}<site>|<member> (field client, value its score) instead of being
+ * fetched again. */ \
+"local function wkey(site, m) return 'w:' .. T .. site .. '|' .. m end\n" \
+/* One of c's queued requests left its queue without a claim of its own. */ \
+"local function unqueue(c)\n" \
+"  if redis.call('HINCRBY', key('cl', c), 'qn', -1) <= 0 then redis.call('ZREM', VT, c) end\n" \
+"end\n" \
+/* The result of (site, m) is out: publish it to each waiter, marked with
+ * the request it came from. A waiter whose max_age code is below need (the
+ * result is an older stored copy than it accepts) goes back to its queue.
+ * Returns how many were served, and how many requeued. */ \
+"local function serve_waiters(site, m, url, from, fields, need, maxlen)\n" \
+"  local wk = wkey(site, m)\n" \
+"  local w = redis.call('HGETALL', wk)\n" \
+"  if #w == 0 then return 0, 0 end\n" \
+"  redis.call('DEL', wk)\n" \
+"  local fx = { 'co', from }\n" \
+"  for _, v in ipairs(fields) do fx[#fx + 1] = v end\n" \
+"  local served, back = 0, 0\n" \
+"  for j = 1, #w, 2 do\n" \
+"    local c, sc = w[j], tonumber(w[j + 1])\n" \
+"    if sc % 512 < need then\n" \
+"      requeue(site, c, m, sc)\n" \
+"      back = back + 1\n" \
+"    else\n" \
+"      publish(c, rid(sc), url, attempts(sc) + 1, fx, maxlen)\n" \
+"      redis.call('HINCRBY', key('cl', c), 'n', -1)\n" \
+"      served = served + 1\n" \
+"    end\n" \
+"  end\n" \
+"  return served, back\n" \
 "end\n" \
 /* Drop the lease if token still holds it; the in-flight fields, or nil. */ \
 "local function release(site, token)\n" \

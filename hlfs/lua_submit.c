@@ -2,11 +2,18 @@
  * KEYS[1] h:{N}
  * ARGV    {N}, client, weight, rate_per_s (0 = no limit), burst,
  *         max_queued (0 = no limit), queue_retry_ms,
- *         then per URL: site, member, base score (qenc_score_base)
+ *         then per URL: site, member, base score (qenc_score_base), follow
+ *         ('' none; "N" follow up to N redirects; a whole record for a
+ *         redirect hop, lua_lib.h)
+ * Weight 0 submits redirect hops of accepted requests: no token, no quota,
+ * the client's weight and bucket untouched; a hop never waits on another
+ * client's fetch (its result continues its own chain).
  * Returns per URL two values: code, then the request id (codes 0-2) or the
  * milliseconds to wait before retrying (3-4):
  *   0 accepted  1 duplicate of a queued request  2 duplicate of the one in
- *   flight  3 over the request rate  4 over the queued-URL quota
+ *   flight  3 over the request rate  4 over the queued-URL quota  5 accepted
+ *   as a waiter of the same URL in flight for another client (coalesced: it
+ *   gets that fetch's result)
  * The token bucket charges every URL offered, duplicates included: a client
  * that resubmits its backlog in a loop is throttled like any other. */
 #include "hlfs/lua.h"
@@ -24,8 +31,9 @@ const char lua_submit[] = LUA_LIB
 "if rate > 0 then\n"
 "  tok = math.min(burst, tok + (now - (tonumber(st[2]) or now)) * rate / 1000)\n"
 "end\n"
-"local function offer(site, m, base)\n"
-"  if rate > 0 then\n"
+"local hop = w == 0\n"
+"local function offer(site, m, base, fol)\n"
+"  if rate > 0 and not hop then\n"
 "    if tok < 1 then return 3, math.ceil((1 - tok) * 1000 / rate) end\n"
 "    tok = tok - 1\n"
 "  end\n"
@@ -34,21 +42,32 @@ const char lua_submit[] = LUA_LIB
 "  if old then return 1, rid(tonumber(old)) end\n"
 "  local f = redis.call('HMGET', key('s', site), 'ic', 'iu', 'is')\n"
 "  if f[1] == c and f[2] == m then return 2, rid(tonumber(f[3])) end\n"
-"  if maxq > 0 and n >= maxq then return 4, qretry end\n"
+"  local wk = wkey(site, m)\n"
+"  local ws = redis.call('HGET', wk, c)\n"
+"  if ws then return 2, rid(tonumber(ws)) end\n"
+"  if maxq > 0 and n >= maxq and not hop then return 4, qretry end\n"
 "  local seq = redis.call('HINCRBY', HK, 'seq', 1) % 549755813888\n"
 "  local score = base + seq * 2048\n"
-"  redis.call('ZADD', qk, score, m)\n"
 "  n = n + 1\n"
+"  if fol ~= '' then\n"
+"    if not fol:find('\\n') then fol = fol .. '\\n' .. rid(score) .. '\\n' .. url_of(site, m) end\n"
+"    redis.call('HSET', FR, c .. '|' .. rid(score), fol)\n"
+"  elseif f[1] and f[2] == m then\n"
+"    redis.call('HSET', wk, c, score)\n"
+"    return 5, rid(score)\n"
+"  end\n"
+"  redis.call('ZADD', qk, score, m)\n"
 "  if redis.call('ZCARD', qk) == 1 then enter(site, c)\n"
 "  else redis.call('ZADD', key('cr', c), 'XX', 'LT', score, site) end\n"
 "  backlog_add(c)\n"
 "  return 0, rid(score)\n"
 "end\n"
 "local out = {}\n"
-"for j = 8, #ARGV - 2, 3 do\n"
-"  local code, val = offer(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]))\n"
+"for j = 8, #ARGV - 3, 4 do\n"
+"  local code, val = offer(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3])\n"
 "  out[#out + 1] = code\n"
 "  out[#out + 1] = val\n"
 "end\n"
-"redis.call('HSET', ck, 'w', w, 'tok', tok, 'ts', now, 'n', n)\n"
+"if hop then redis.call('HSET', ck, 'n', n)\n"
+"else redis.call('HSET', ck, 'w', w, 'tok', tok, 'ts', now, 'n', n) end\n"
 "return out\n";

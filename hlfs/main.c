@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/portfile.h"
 #include "hlfs/gw.h"
+#include "hlfs/sched_follow.h"
 
 struct hlfs_cfg {
   double backoff_base_ms, backoff_max_ms;
@@ -29,6 +30,7 @@ struct hlfs_cfg {
   long   max_delay_ms;
   size_t max_request_bytes;
   size_t max_result_bytes;
+  long   max_redirects;
   long   max_url_len;
   long   max_wait_ms;
   long   min_delay_ms;
@@ -86,6 +88,8 @@ static const struct cfg_key hlfs_keys[] = {
     "largest request body (413 beyond)" },
   { "max_result_bytes", CFG_SIZE, OFF(max_result_bytes), "64m", 65536, 1073741824, NULL,
     "largest answer of GET /v1/results; further results come in the next read" },
+  { "max_redirects", CFG_INT, OFF(max_redirects), "10", 0, FOLLOW_MAX, NULL,
+    "most redirects a request may ask the gateway to follow (follow_redirects)" },
   { "max_url_len", CFG_INT, OFF(max_url_len), "2048", 16, 65536, NULL, "longest URL accepted" },
   { "max_wait_ms", CFG_MSEC, OFF(max_wait_ms), "120s", 0, 600000, NULL,
     "longest wait of a long-poll or synchronous fetch" },
@@ -267,6 +271,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .replica = p->replica, .agent = p->cfg.user_agent, .max_batch = (unsigned)p->cfg.max_batch,
     .page_ttl_s = (uint32_t)p->cfg.page_ttl_s, .visibility_ms = (uint32_t)p->cfg.visibility_ms,
     .max_wait_ms = (uint32_t)p->cfg.max_wait_ms, .max_url_len = (size_t)p->cfg.max_url_len,
+    .max_redirects = (unsigned)p->cfg.max_redirects,
     .max_result_bytes = p->cfg.max_result_bytes, .site_mode = mode,
     .robots = robots_policy_defaults(), .robots_limits = robots_limits_default(),
     .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,

@@ -49,6 +49,7 @@ struct sched_job_info {
   const char *site, *client, *rid, *origin;
   unsigned    prio, attempts;
   uint64_t    max_age_s;  /* QENC_MAXAGE_ANY: any cached copy */
+  const char *follow;     /* redirect record (hlfs/sched_follow.h), or NULL */
   void       *user;       /* the fetcher's own pointer */
 };
 
@@ -65,10 +66,12 @@ struct sched_outcome {
   const char *ref;            /* where the page went (cache key), or NULL */
   const char *body;           /* robots.txt only */
   size_t      body_len;
-  const char *location;       /* robots.txt: absolute redirect target, or NULL */
+  const char *location;       /* redirect target, or NULL: robots.txt absolute, a
+                                 page's canonical (followed on request) */
   const char *cache_control;  /* robots.txt: caching headers, or NULL */
   const char *expires;
   uint64_t    bytes;
+  uint64_t    age_s;          /* a stored copy served: its age (waiters wanting fresher requeue) */
 };
 
 struct sched_job;
@@ -122,7 +125,9 @@ struct sched_robots_ops {
   X(start_failed,      "fetches that could not start (claim given back)")    \
   X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
   X(complete_retries,  "completions retried after a redis error")            \
-  X(claim_errors,      "claim calls that failed")
+  X(claim_errors,      "claim calls that failed")                            \
+  X(redirects_followed, "redirect hops queued for requests that follow them") \
+  X(redirect_loops,    "redirect chains cut because they came back to a URL")
 
 struct sched_stats {
 #define X(name, help) uint64_t name;

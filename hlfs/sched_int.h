@@ -43,6 +43,8 @@ struct sched_job {
   struct sched_outcome  out;         /* copy; strings in outstrs */
   char                 *outstrs;
   struct sched_hop     *hop;         /* robots.txt fetches: the redirect chain */
+  struct state_item    *hop_item;    /* a redirect hop being queued */
+  bool                  hopped;      /* it was: publish to the waiters only */
   struct state_robots   rec;         /* robots.txt: the record to store */
   char                 *recstrs;     /* its strings */
   struct sched_job     *prev, *next;

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "hlfs/sched_follow.h"
 
 static const char *const sj_names[] = {
 #define X(e) #e,
@@ -56,9 +57,11 @@ struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct st
   if(site_origin(c->url, origin, sizeof origin))
     origin[0] = '\0';
   sj_robots_url(origin, rurl, sizeof rurl);
-  const char *src[] = { c->site, c->client, c->url, c->token, c->rid, origin, rurl };
-  size_t len[7], total = 0;
-  for(int i = 0; i < 7; i++)
+  const char *src[] = { c->site, c->client, c->url, c->token, c->rid, origin, rurl,
+                        c->follow ? c->follow : "" };
+  enum { NSRC = sizeof src / sizeof src[0] };
+  size_t len[NSRC], total = 0;
+  for(int i = 0; i < NSRC; i++)
     total += (len[i] = strlen(src[i])) + 1;
   struct sched_job *j = mem_calloc(1, sizeof *j);
   char *p = mem_alloc(total);
@@ -67,9 +70,9 @@ struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct st
     mem_free(p);
     return NULL;
   }
-  char *dst[7];
+  char *dst[NSRC];
   j->strs = p;
-  for(int i = 0; i < 7; i++) {
+  for(int i = 0; i < NSRC; i++) {
     memcpy(p, src[i], len[i] + 1);
     dst[i] = p;
     p += len[i] + 1;
@@ -81,7 +84,8 @@ struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct st
   j->info = (struct sched_job_info){ .kind = SCHED_PAGE, .url = dst[2], .site = dst[0],
                                      .client = dst[1], .rid = dst[4], .origin = dst[5],
                                      .prio = c->q.prio, .attempts = c->q.attempts,
-                                     .max_age_s = c->q.max_age_s };
+                                     .max_age_s = c->q.max_age_s,
+                                     .follow = c->follow ? dst[7] : NULL };
   j->page_url = dst[2];
   j->token = dst[3];
   j->robots_url = dst[6];
@@ -97,6 +101,7 @@ void sched_job_free(struct sched_job **jp)
   *jp = NULL;
   sched_job_check(j);
   sched_hop_free(&j->hop);
+  mem_free(j->hop_item);
   mem_free(j->strs);
   mem_free(j->outstrs);
   mem_free(j->recstrs);
@@ -247,6 +252,8 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   }
   d->fields = f;
   d->nfields = n;
+  d->age_s = o->age_s;
+  d->hopped = j->hopped;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
   return state_complete(j->s->st, j->shard, d, sj_on_stored, j);
 }
@@ -299,6 +306,62 @@ static int sj_copy_outcome(struct sched_job *j, const struct sched_outcome *o)
   return 0;
 }
 
+/* ---- following a redirect ------------------------------------------------ */
+
+static void sj_hop_queued(void *arg, store_err err, struct state_item *items, size_t n)
+{
+  struct sched_job *j = arg;
+  sched_job_check(j);
+  (void)err;
+  (void)n;
+  j->refs--;
+  /* Anything but a new request (the client has the target queued or in
+   * flight already, or Redis failed): the 3xx is the result. */
+  j->hopped = items[0].code == STATE_SUB_ACCEPTED;
+  if(j->hopped)
+    j->s->stats.redirects_followed++;
+  else
+    j->out.error = "the redirect target could not be queued as a new request";
+  if(j->st == SJ_COMPLETE)
+    sj_store(j);
+}
+
+/* A 3xx of a request that follows redirects: queue the target as the next
+ * hop (true: the completion waits for that), or mark why not. */
+static bool sj_follow(struct sched_job *j)
+{
+  struct sched_outcome *o = &j->out;
+  char *next;
+  if(j->info.kind != SCHED_PAGE || !j->info.follow || !o->location || o->http_status < 300 ||
+     o->http_status > 399)
+    return false;
+  switch(follow_next(j->info.follow, j->page_url, o->location, &next)) {
+  case FOLLOW_LOOP:
+    o->outcome = "redirect_loop";
+    j->s->stats.redirect_loops++;
+    return false;
+  case FOLLOW_LIMIT:
+    o->outcome = "too_many_redirects";
+    return false;
+  case FOLLOW_BAD:
+    return false;
+  case FOLLOW_HOP:
+    break;
+  }
+  struct state_client c = { .name = j->info.client, .hops = true };
+  bool queued = false;
+  j->hop_item = mem_alloc(sizeof *j->hop_item);
+  if(j->hop_item) {
+    *j->hop_item = (struct state_item){ .url = o->location, .prio = j->info.prio,
+                                        .max_age_s = j->info.max_age_s, .follow = next };
+    queued = state_submit(j->s->st, &c, j->hop_item, 1, sj_hop_queued, j) == STORE_OK;
+  }
+  mem_free(next);
+  if(queued)
+    j->refs++;
+  return queued;
+}
+
 void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
 {
   if(sj_copy_outcome(j, o)) {
@@ -306,7 +369,8 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     return;
   }
   sched_job_state(j, SJ_COMPLETE);
-  sj_store(j);
+  if(!sj_follow(j))
+    sj_store(j);
 }
 
 void sched_job_done(struct sched_job *j, const struct sched_outcome *o)

@@ -56,7 +56,10 @@ const char *state_sub_name(enum state_sub_code c);
   X(renewed,         "leases extended")                                          \
   X(results_read,    "results delivered to readers (first delivery)")            \
   X(results_redelivered, "results delivered again after the visibility timeout") \
-  X(results_acked,   "results acknowledged")
+  X(results_acked,   "results acknowledged")                                  \
+  X(coalesce_joined, "submissions that joined the same URL's fetch in flight")  \
+  X(coalesce_served, "results published to waiters of another request's fetch") \
+  X(coalesce_requeued, "waiters sent back to queue: the result was an older stored copy")
 
 struct state_stats {
 #define X(name, help) uint64_t name;
@@ -89,6 +92,8 @@ struct state_client {
   double      rate;        /* URLs per second offered, 0 = no limit */
   unsigned    burst;       /* token bucket depth */
   unsigned    max_queued;  /* URLs queued or in flight, 0 = no limit */
+  bool        hops;        /* redirect hops of accepted requests: no quota,
+                              weight and bucket untouched */
 };
 struct state_item {
   /* in */
@@ -96,6 +101,8 @@ struct state_item {
   unsigned    prio;        /* 0..QENC_PRIO_MAX, higher first */
   uint64_t    max_age_s;   /* QENC_MAXAGE_ANY: any cached copy */
   const char *addr;        /* resolved address, SITE_BY_IP only; may be NULL */
+  const char *follow;      /* NULL; "N": follow up to N redirects; a hop's
+                              record (hlfs/sched_follow.h) */
   /* out */
   enum state_sub_code code;
   char        rid[STATE_RID_MAX];  /* request id (accepted, duplicates) */
@@ -124,6 +131,8 @@ struct state_claim {
   struct qenc_score q;       /* priority, attempts, max_age */
   uint32_t    error_streak;  /* the site's, for delay_next */
   uint64_t    lease_until;   /* Redis clock */
+  unsigned    waiters;       /* other clients' requests for the URL waiting on this claim */
+  const char *follow;        /* its redirect record, or NULL (hlfs/sched_follow.h) */
 };
 struct state_claim_res {
   uint64_t now;              /* Redis clock */
@@ -141,6 +150,9 @@ struct state_done {
   const char *site, *token;
   struct delay_out delay;     /* DELAY_NONE: the site was not contacted */
   uint32_t    response_ms;
+  uint64_t    age_s;          /* complete: age of the stored copy served, 0 when fresh */
+  bool        hopped;         /* complete: a redirect hop was queued for the request: its
+                                 own result is not published (its waiters' is) */
   const char *const *fields;  /* result stream field/value pairs */
   size_t      nfields;        /* entries in fields (2 per pair) */
 };

@@ -9,7 +9,7 @@
 
 #define CLAIM_MAGIC   0xc1a1e5a1u
 #define CLAIM_MAX     256
-#define CLAIM_FIELDS  8
+#define CLAIM_FIELDS  11
 
 struct claim_ctx {
   unsigned        magic;
@@ -36,7 +36,13 @@ static int claim_parse_one(const struct store_val *c, struct state_claim *out)
   out->rid = claim_str(c, 5);
   out->error_streak = (uint32_t)state_u64(store_v_at(c, 6));
   out->lease_until = state_u64(store_v_at(c, 7));
+  out->waiters = (unsigned)state_u64(store_v_at(c, 8));
+  out->follow = *claim_str(c, 10) ? claim_str(c, 10) : NULL;
   qenc_score_unpack(out->score, &out->q);
+  /* the claim serves its waiters too: the strictest max_age wins */
+  uint64_t wage = qenc_maxage_secs((unsigned)state_u64(store_v_at(c, 9)) & 511);
+  if(out->waiters && wage < out->q.max_age_s)
+    out->q.max_age_s = wage;
   return *out->site && *out->token ? 0 : -1;
 }
 

@@ -49,6 +49,10 @@ static void done_on_reply(void *arg, store_err err, const struct store_val *v)
     next_at = state_u64(store_v_at(v, 1));
     id = store_v_str(store_v_at(v, 3), NULL);
     done_count(x->st, x->kind, held);
+    if(held && x->kind == DONE_COMPLETE) {
+      x->st->stats.coalesce_served += state_u64(store_v_at(v, 4));
+      x->st->stats.coalesce_requeued += state_u64(store_v_at(v, 5));
+    }
   }
   x->cb(x->arg, err, held, next_at, id);
   x->magic = 0;
@@ -108,6 +112,16 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
   state_args_addu(a, d->response_ms);
 }
 
+/* The smallest max_age code whose seconds cover age_s: waiters below it
+ * asked for a fresher copy than the one served. */
+static unsigned age_need(uint64_t age_s)
+{
+  if(!age_s)
+    return 0;
+  unsigned c = qenc_maxage_code(age_s);
+  return qenc_maxage_secs(c) >= age_s ? c : c + 1;
+}
+
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg)
 {
@@ -115,12 +129,14 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   if(shard >= st->cfg.nshards || d->nfields % 2 || d->nfields > 64)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 12 + (int)d->nfields);
+  store_err e = state_args_init(&a, 14 + (int)d->nfields);
   if(e)
     return e;
   done_common(&a, shard, d);
   state_args_addu(&a, st->cfg.results_maxlen);
   state_args_addu(&a, st->cfg.idle_keep_ms);
+  state_args_addu(&a, age_need(d->age_s));
+  state_args_add(&a, d->hopped ? "h" : "p");
   for(size_t i = 0; i < d->nfields; i++)
     state_args_add(&a, d->fields[i] ? d->fields[i] : "");
   return done_run(st, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);

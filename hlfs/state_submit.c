@@ -11,6 +11,7 @@
 
 #define SUBMIT_MAGIC 0x5b3170c7u
 #define SUBMIT_FIXED 8  /* KEYS[1], {N}, client, weight, rate, burst, maxq, qretry */
+#define SUBMIT_JOINED 5  /* the script's code for a waiter of a fetch in flight */
 
 struct submit_part {
   struct submit_ctx *ctx;
@@ -103,6 +104,10 @@ static void submit_take(struct submit_ctx *x, size_t i, const struct store_val *
 {
   struct state_item *it = &x->items[i];
   long long c = store_v_int(code, -1);
+  if(c == SUBMIT_JOINED) {  /* waits for the same URL's fetch in flight */
+    x->st->stats.coalesce_joined++;
+    c = STATE_SUB_ACCEPTED;
+  }
   if(c < 0 || c > STATE_SUB_OVER_QUEUE) {
     submit_answer(x, i, STATE_SUB_UNAVAILABLE);
     x->err = x->err ? x->err : STORE_PROTO;
@@ -141,13 +146,13 @@ static void submit_on_reply(void *arg, store_err err, const struct store_val *v)
 static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count)
 {
   struct state_args a;
-  store_err e = state_args_init(&a, SUBMIT_FIXED + 3 * (int)count);
+  store_err e = state_args_init(&a, SUBMIT_FIXED + 4 * (int)count);
   if(e)
     return e;
   const struct state_client *c = &x->client;
   state_args_shard(&a, shard);
   state_args_add(&a, c->name);
-  state_args_addu(&a, c->weight ? c->weight : 1);
+  state_args_addu(&a, c->hops ? 0 : c->weight ? c->weight : 1);  /* 0: hops, lua_submit */
   state_args_addf(&a, "%.6g", c->rate > 0 ? c->rate : 0.0);
   state_args_addu(&a, c->burst ? c->burst : 1);
   state_args_addu(&a, c->max_queued);
@@ -158,6 +163,7 @@ static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count
     state_args_add(&a, x->site[i]);
     state_args_add(&a, x->member[i]);
     state_args_addu(&a, qenc_score_base(x->items[i].prio, x->items[i].max_age_s));
+    state_args_add(&a, x->items[i].follow ? x->items[i].follow : "");
   }
   x->parts[shard] = (struct submit_part){ x, shard };
   return state_run(x->st, LUA_SUBMIT, &a, submit_on_reply, &x->parts[shard]);

@@ -108,6 +108,12 @@ expect "fetch: the same page from the cache" 200 \
   -d "$(js --arg a "$(u 3 /p/3)" '{url: $a, max_age_s: 3600, priority: 1}')" POST /v1/fetch
 expect "fetch: robots.txt disallows" 200 -d "$(js --arg a "$(u 3 /private/z)" '{url: $a}')" POST /v1/fetch
 is "$(cx_json .outcome)" robots_disallowed "fetch: robots_disallowed"
+expect "fetch: a redirect followed" 200 \
+  -d "$(js --arg a "$(u 3 '/_b/redirect/301?to=/p/2')" '{url: $a, follow_redirects: 3}')" POST /v1/fetch
+is "$(cx_json '.outcome + "/" + (.status|tostring) + "/" + (.redirects|length|tostring)')" "ok/200/1" \
+  "fetch: the redirect's target, with the URL followed"
+expect "fetch: follow_redirects over max_redirects" 422/invalid-field \
+  -d '{"url":"http://a/","follow_redirects":99}' POST /v1/fetch
 expect "fetch: a page that hangs, past wait_ms" 504/deadline-exceeded \
   -d "$(js --arg a "$(u 4 /_b/hang/1)" '{url: $a, wait_ms: 300}')" POST /v1/fetch
 ok "504 names the request id" test -n "$(cx_json '.id // empty')"

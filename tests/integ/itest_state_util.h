@@ -63,6 +63,7 @@ struct ts_claim {
   uint64_t score, lease_until;
   struct qenc_score q;
   uint32_t streak;
+  unsigned waiters;
 };
 struct ts_claims {
   int done;
@@ -96,6 +97,7 @@ static inline void ts_on_claim(void *arg, store_err err, const struct state_clai
     d->lease_until = c->lease_until;
     d->q = c->q;
     d->streak = c->error_streak;
+    d->waiters = c->waiters;
   }
   o->done = 1;
 }
@@ -132,12 +134,12 @@ static inline void ts_on_done(void *arg, store_err err, int held, uint64_t next_
   d->done = 1;
 }
 
-static inline int ts_complete_d(unsigned shard, const struct ts_claim *c, uint64_t delay_ms,
-                         enum delay_reason why, uint64_t *next_at)
+static inline int ts_complete_age(unsigned shard, const struct ts_claim *c, uint64_t delay_ms,
+                                  enum delay_reason why, uint64_t *next_at, uint64_t age_s)
 {
   static const char *fields[] = { "o", "ok", "hs", "200" };
   struct state_done d = { .site = c->site, .token = c->token, .response_ms = 12,
-                          .fields = fields, .nfields = 4 };
+                          .fields = fields, .nfields = 4, .age_s = age_s };
   d.delay.delay_ms = delay_ms;
   d.delay.reason = why;
   struct ts_done r = { 0 };
@@ -147,6 +149,12 @@ static inline int ts_complete_d(unsigned shard, const struct ts_claim *c, uint64
   if(next_at)
     *next_at = r.next_at;
   return r.held;
+}
+
+static inline int ts_complete_d(unsigned shard, const struct ts_claim *c, uint64_t delay_ms,
+                                enum delay_reason why, uint64_t *next_at)
+{
+  return ts_complete_age(shard, c, delay_ms, why, next_at, 0);
 }
 
 static inline int ts_complete(const struct ts_claim *c, uint64_t delay_ms)
