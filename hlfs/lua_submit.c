@@ -32,6 +32,14 @@ const char lua_submit[] = LUA_LIB
 "  tok = math.min(burst, tok + (now - (tonumber(st[2]) or now)) * rate / 1000)\n"
 "end\n"
 "local hop = w == 0\n"
+/* A hop finding its URL queued or in flight for the client with a record of
+ * the same chain: an earlier attempt of the same 3xx (its lease expired
+ * after it queued the hop) queued it already. That is the hop, accepted. */
+"local function same_chain(fol, score)\n"
+"  if not fol:find('\\n') then return false end\n"
+"  local r = redis.call('HGET', FR, c .. '|' .. rid(score))\n"
+"  return r and r:match('^%d+\\n([^\\n]*)') == fol:match('^%d+\\n([^\\n]*)')\n"
+"end\n"
 "local function offer(site, m, base, fol)\n"
 "  if rate > 0 and not hop then\n"
 "    if tok < 1 then return 3, math.ceil((1 - tok) * 1000 / rate) end\n"
@@ -39,9 +47,11 @@ const char lua_submit[] = LUA_LIB
 "  end\n"
 "  local qk = qkey(site, c)\n"
 "  local old = redis.call('ZSCORE', qk, m)\n"
-"  if old then return 1, rid(tonumber(old)) end\n"
+"  if old then return same_chain(fol, tonumber(old)) and 0 or 1, rid(tonumber(old)) end\n"
 "  local f = redis.call('HMGET', key('s', site), 'ic', 'iu', 'is')\n"
-"  if f[1] == c and f[2] == m then return 2, rid(tonumber(f[3])) end\n"
+"  if f[1] == c and f[2] == m then\n"
+"    return same_chain(fol, tonumber(f[3])) and 0 or 2, rid(tonumber(f[3]))\n"
+"  end\n"
 "  local wk = wkey(site, m)\n"
 "  local ws = redis.call('HGET', wk, c)\n"
 "  if ws then return 2, rid(tonumber(ws)) end\n"

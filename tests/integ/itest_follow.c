@@ -53,6 +53,16 @@ static void test_a_chain_publishes_once_as_the_first_request(void **state)
   assert_int_equal(ts_submit_c(&hops, &h, 1), STORE_OK);
   assert_int_equal(h.code, STATE_SUB_ACCEPTED);
   assert_string_equal(it_cmd(ts_store, "HGET cl:{0}ca w"), "2");  /* weight kept */
+  /* the same hop again (an earlier attempt of the 3xx queued it): accepted
+   * as that one; a different chain to the same URL is a duplicate */
+  struct state_item again = item("http://f2.test/b", want);
+  assert_int_equal(ts_submit_c(&hops, &again, 1), STORE_OK);
+  assert_int_equal(again.code, STATE_SUB_ACCEPTED);
+  assert_string_equal(again.rid, h.rid);
+  struct state_item other = item("http://f2.test/b", "1\n0-999\nhttp://f9.test/\nhttp://f2.test/b");
+  assert_int_equal(ts_submit_c(&hops, &other, 1), STORE_OK);
+  assert_int_equal(other.code, STATE_SUB_DUP_QUEUED);
+  assert_int_equal(it_int(ts_store, "ZCARD q:{0}f2.test|ca"), 1);
   assert_int_equal(complete_hopped(&c.c[0]), 1);
   assert_int_equal(it_int(ts_store, "EXISTS x:{0}ca"), 0);  /* nothing published yet */
   snprintf(cmd, sizeof cmd, "HEXISTS fr:{0} ca|%s", a.rid);
