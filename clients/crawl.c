@@ -42,6 +42,7 @@ struct crawl_opts crawl_opts_default(void)
   o.frontier_bytes = 1u << 30;
   o.max_per_host = 8;
   o.warc_max_bytes = 1u << 30;
+  o.sitemap_max_text = SITEMAP_MAX_TEXT_DEFAULT;
   o.warc_prefix = "wpfs-discover";
   o.software = "wpfs-discover";
   return o;
@@ -192,7 +193,7 @@ crawl_err crawl_add_seed(struct crawl *c, const char *url)
   crawl_err e = linkfilter_add_seed(c->lf, canon);
   uint64_t before = c->st.links_new;
   if(!e)
-    e = crawl_links_one(c, canon, 0, false, FRONTIER_LEVELS - 1);
+    e = crawl_links_one(c, canon, 0, 0, FRONTIER_LEVELS - 1);
   c->st.seeds += c->st.links_new - before;  /* seeds are not links */
   c->st.links_new = before;
   mem_free(canon);
@@ -205,7 +206,7 @@ crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsign
   url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
   if(ue)
     return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = crawl_links_one(c, canon, depth, false, level);
+  crawl_err e = crawl_links_one(c, canon, depth, 0, level);
   mem_free(canon);
   return e ? e : c->err;
 }
@@ -220,7 +221,7 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
   if(e == CRAWL_ERR_FULL)
     e = CRAWL_OK;  /* then read as a page: its <loc>s are not followed */
   if(!e)
-    e = crawl_links_one(c, canon, 1, false, FRONTIER_LEVELS - 2);
+    e = crawl_links_one(c, canon, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2);
   mem_free(canon);
   return e ? e : c->err;
 }

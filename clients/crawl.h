@@ -33,6 +33,7 @@
 #include "clients/frontier.h"
 #include "clients/html.h"
 #include "clients/linkfilter.h"
+#include "clients/sitemap.h"
 #include "clients/trap.h"
 #include "clients/warc.h"
 #include "common/buf.h"
@@ -56,6 +57,7 @@ struct crawl_opts {
   size_t                frontier_bytes;
   unsigned              max_per_host; /* outstanding at the gateway per host */
   uint64_t              warc_max_bytes;
+  size_t                sitemap_max_text; /* XML bytes read of one sitemap, decompressed */
   const char           *warc_prefix;
   const char           *software;     /* warcinfo */
 };
@@ -88,7 +90,9 @@ struct crawl_opts crawl_opts_default(void);
   X(checkpoints)                                                              \
   X(body_bytes)                                                               \
   X(sitemaps)       /* sitemaps read */                                       \
-  X(sitemap_urls)   /* URLs they listed */
+  X(sitemap_urls)   /* URLs they listed */                                   \
+  X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
+  X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */
 
 struct crawl_stats {
 #define X(name) uint64_t name;

@@ -34,8 +34,12 @@ struct crawl {
 };
 
 /* crawl_links.c: a link found on a page, a seed, a sitemap URL. */
+enum {
+  LINK_NOFOLLOW = 1,  /* rel=nofollow */
+  LINK_SITEMAP = 2,   /* a sitemap: any file name (sitemap.xml.gz) */
+};
 crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
-                          bool nofollow, unsigned level);
+                          unsigned flags, unsigned level);
 void      crawl_links_page(struct crawl *c, const struct html_links *l,
                            const char *page_url, uint32_t depth);
 void      crawl_links_on_new(void *arg, uint64_t fp, const void *rec, size_t len);

@@ -10,6 +10,7 @@
 #include "clients/simhash.h"
 #include "clients/sitemap.h"
 #include "common/hash.h"
+#include "common/log.h"
 #include "common/mem.h"
 
 struct page_out {
@@ -143,18 +144,37 @@ static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
   return e != CRAWL_OK;
 }
 
+static void sitemap_report(struct crawl *c, const char *url, const struct sitemap_info *si)
+{
+  c->st.sitemaps_gzip += si->gzip;
+  if(si->end == GUNZIP_WHOLE && !si->failed)
+    return;
+  c->st.sitemaps_cut++;
+  struct log_ctx ctx = { NULL, NULL, url, "reading a sitemap" };
+  if(si->end == GUNZIP_CAP)
+    LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML (%s): the rest is not read",
+         si->text, "--sitemap-max-bytes");
+  else if(si->end != GUNZIP_WHOLE)
+    LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML: %s", si->text,
+         gunzip_end_text(si->end));
+  if(si->failed)
+    LOGC(LOG_WARN, &ctx, "sitemap: %zu of %zu pieces over the parser's memory budget",
+         si->failed, si->pieces);
+}
+
 /* A sitemap: recorded, its URLs queued; not a page (no content test). */
 static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, struct page_out *po)
 {
+  struct sitemap_opts so = { c->o.html, c->o.sitemap_max_text };
+  struct sitemap_info si;
   crawl_err e = page_record(c, r, po);
   c->st.sitemaps++;
   po->sitemap = true;
+  if(e)
+    return e;
+  e = sitemap_read(r->body, r->body_len, &so, sitemap_loc, c, &si);
   if(!e)
-    e = sitemap_parse(r->body, r->body_len, &c->o.html, sitemap_loc, c);
-  if(e == CRAWL_ERR_TOO_LARGE) {
-    c->st.html_failed++;
-    e = CRAWL_OK;
-  }
+    sitemap_report(c, r->url, &si);
   return e ? e : c->err;
 }
 
@@ -182,8 +202,9 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   return e;
 }
 
+/* A sitemap that moved is a sitemap where it went. */
 static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                               struct page_out *po)
+                               bool sitemap, struct page_out *po)
 {
   if(!r->redirect || !*r->redirect)
     return CRAWL_OK;
@@ -196,7 +217,9 @@ static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, ui
     return CRAWL_OK;
   }
   c->st.links++;
-  return crawl_links_one(c, po->redirect, depth + 1, false, 1);
+  if(sitemap)
+    return crawl_add_sitemap(c, po->redirect);
+  return crawl_links_one(c, po->redirect, depth + 1, 0, 1);
 }
 
 static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
@@ -244,7 +267,7 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   else if(http)
     e = page_record(c, r, &po);
   if(!e && http && r->status >= 300 && r->status < 400)
-    e = page_redirect(c, r, depth, &po);
+    e = page_redirect(c, r, depth, sitemap, &po);
   if(!e && !c->replaying)
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);

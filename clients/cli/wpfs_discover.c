@@ -44,6 +44,7 @@ struct dopts {
   char  *seeds;
   size_t seen_mem;
   long   site_budget;
+  size_t sitemap_max_bytes;
   bool   sitemaps;
   long   stall_ms;
   char  *token;
@@ -104,6 +105,8 @@ static const struct cfg_key keys[] = {
     "memory of the URL-seen set; beyond, it spills sorted runs to --out/seen" },
   { "site_budget", CFG_INT, OFF(site_budget), "100000", 0, 1e12, NULL,
     "URLs queued per host (0: no limit)" },
+  { "sitemap_max_bytes", CFG_SIZE, OFF(sitemap_max_bytes), "50m", 4096, 1e10, NULL,
+    "XML read of one sitemap, after gzip decompression (sitemap.xml.gz); the rest is cut" },
   { "sitemaps", CFG_BOOL, OFF(sitemaps), "true", 1, 0, NULL,
     "read the sitemaps robots.txt names (asked of the gateway per host)" },
   { "stall_ms", CFG_MSEC, OFF(stall_ms), "10m", 1000, 86400000, NULL,
@@ -169,6 +172,7 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   o->frontier_bytes = d->frontier_bytes;
   o->max_per_host = (unsigned)d->max_per_host;
   o->warc_max_bytes = d->warc_max_bytes;
+  o->sitemap_max_text = d->sitemap_max_bytes;
   return linkfilter_scope_parse(d->scope, &o->scope);
 }
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "clients/crawl.h"
 #include "clients/crawllog.h"
@@ -113,6 +114,21 @@ static int page_number(const char *path)
   return -1;
 }
 
+static void gzip_body(const char *text, struct buf *out)
+{
+  z_stream z;
+  unsigned char tmp[1024];
+  memset(&z, 0, sizeof z);
+  assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = (Bytef *)(uintptr_t)text;
+  z.avail_in = (uInt)strlen(text);
+  z.next_out = tmp;
+  z.avail_out = sizeof tmp;
+  assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+  buf_add(out, tmp, sizeof tmp - z.avail_out);
+  deflateEnd(&z);
+}
+
 static void web_special(int site, const char *path, struct web_answer *a)
 {
   uint64_t h = 1469598103934665603ull;
@@ -130,6 +146,17 @@ static void web_special(int site, const char *path, struct web_answer *a)
   } else if(!strncmp(path, "/q?", 3)) {
     int q = (int)strtol(path + 5, NULL, 10);
     buf_addf(&a->body, "<a href=/q?s=%d>more</a>", q + 1);
+    filler(h, 60, &a->body);
+  } else if(!strcmp(path, "/old-sitemap.xml")) {
+    a->status = 301;
+    snprintf(a->location, sizeof a->location, "/sitemap.xml.gz");
+  } else if(!strcmp(path, "/sitemap.xml.gz")) {
+    char set[256];
+    snprintf(set, sizeof set, "<urlset><url><loc>http://s%d.test/only-in-sitemap.html</loc>"
+             "</url></urlset>", site);
+    gzip_body(set, &a->body);
+    a->ctype = "application/gzip";
+  } else if(!strcmp(path, "/only-in-sitemap.html")) {
     filler(h, 60, &a->body);
   } else if(site == 4 && !strncmp(path, "/near/", 6)) {
     filler(99, 300, &a->body);
@@ -477,6 +504,35 @@ static void test_scope_and_depth(void **state)
   fetched_free(&f);
 }
 
+/* A sitemap that moved (301) is a sitemap where it went; a .xml.gz one is
+ * not a file type to skip, and its gzip data is read. */
+static void test_sitemap_gzip(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("sitemap", dir, sizeof dir);
+  o.scope = LINKFILTER_HOST;
+  struct crawl *c;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s3.test/"), CRAWL_OK);
+  assert_int_equal(crawl_add_sitemap(c, "http://s3.test/old-sitemap.xml"), CRAWL_OK);
+  assert_int_equal(crawl_add_url(c, "http://s3.test/page.xml.gz", 1, 1), CRAWL_OK);
+  static struct fetched f;
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(times(&f, "http://s3.test/old-sitemap.xml"), 1);
+  assert_int_equal(times(&f, "http://s3.test/sitemap.xml.gz"), 1);
+  assert_int_equal(times(&f, "http://s3.test/only-in-sitemap.html"), 1);
+  assert_int_equal(times(&f, "http://s3.test/page.xml.gz"), 0);  /* not a sitemap: a file */
+  assert_int_equal(st.sitemaps, 1);
+  assert_int_equal(st.sitemaps_gzip, 1);
+  assert_int_equal(st.sitemaps_cut, 0);
+  assert_int_equal(st.sitemap_urls, 1);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 static void append_to_last_warc(const char *dir)
 {
   char warc_dir[600], last[256] = "", path[1024];
@@ -557,6 +613,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_full_crawl, setup, teardown),
     cmocka_unit_test_setup_teardown(test_scope_and_depth, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sitemap_gzip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
