@@ -46,6 +46,7 @@ struct crawl_opts {
   enum linkfilter_scope scope;
   const char           *deny_ext;     /* NULL = LINKFILTER_DENY_EXT_DEFAULT */
   bool                  obey_nofollow;
+  bool                  path_ascend;  /* also queue the directories above fetched URLs */
   struct url_opts       url;          /* canonicalization of links */
   struct html_opts      html;
   size_t                max_links;    /* per page */
@@ -92,7 +93,8 @@ struct crawl_opts crawl_opts_default(void);
   X(sitemaps)       /* sitemaps read */                                       \
   X(sitemap_urls)   /* URLs they listed */                                   \
   X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
-  X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */
+  X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */ \
+  X(ascents)        /* directories above fetched URLs offered (path_ascend) */
 
 struct crawl_stats {
 #define X(name) uint64_t name;

@@ -44,6 +44,7 @@ void      crawl_links_page(struct crawl *c, const struct html_links *l,
                            const char *page_url, uint32_t depth);
 void      crawl_links_on_new(void *arg, uint64_t fp, const void *rec, size_t len);
 void      crawl_links_drop(struct crawl *c, const char *url, enum drop_reason r);
+crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth);
 
 /* crawl_page.c: one result, live or replayed. */
 crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth);

@@ -146,3 +146,33 @@ void crawl_links_page(struct crawl *c, const struct html_links *l, const char *p
   if(e && !c->err)
     c->err = e;
 }
+
+/* Path ascent (--path-ascend): the directories above a fetched URL, as if
+ * the page linked them. From /a/b/c (or /a/b/c?q): /a/b/, /a/ and /; from
+ * /a/b/?q also /a/b/. They take the filters, the seen test and the trap
+ * defences of any link. */
+crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth)
+{
+  struct url_parts p;
+  if(!c->o.path_ascend || url_split(url, &p) != URL_OK)
+    return CRAWL_OK;
+  size_t base = (size_t)(p.target - url), plen = strcspn(p.target, "?");
+  char *up = mem_alloc(base + plen + 1);
+  if(!up)
+    return CRAWL_ERR_NOMEM;
+  memcpy(up, url, base + plen);
+  crawl_err e = CRAWL_OK;
+  for(size_t i = plen; !e && i-- > 0;) {
+    if(p.target[i] != '/' || i + 1 == p.target_len)
+      continue;  /* not a directory, or the URL itself */
+    up[base + i + 1] = '\0';
+    c->st.ascents++;
+    e = crawl_add_url(c, up, depth + 1, 1);
+    if(e == CRAWL_ERR_INVALID) {
+      c->st.links_invalid++;
+      e = CRAWL_OK;
+    }
+  }
+  mem_free(up);
+  return e;
+}

@@ -268,6 +268,8 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
     e = page_record(c, r, &po);
   if(!e && http && r->status >= 300 && r->status < 400)
     e = page_redirect(c, r, depth, sitemap, &po);
+  if(!e && http)
+    e = crawl_links_ascend(c, r->url, depth);
   if(!e && !c->replaying)
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);

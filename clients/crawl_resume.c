@@ -22,7 +22,7 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 2  /* 2: sitemap counters */
+#define CKPT_VERSION 3  /* 2: sitemap counters; 3: ascents */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -157,7 +157,8 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
   crawl_page_count(c, rec->outcome, rec->status);
   c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
   c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
-  return CRAWL_OK;
+  /* As crawl_page does for any HTTP answer. */
+  return ok && rec->status > 0 ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
 }
 
 /* Cut what the WARC files hold after the last record the log refers to. */

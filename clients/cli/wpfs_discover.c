@@ -37,6 +37,7 @@ struct dopts {
   long   max_segment_repeats;
   long   near_distance;
   char  *out;
+  bool   path_ascend;
   bool   progress;
   long   results;
   bool   resume;
@@ -91,6 +92,9 @@ static const struct cfg_key keys[] = {
     "SimHash bits within which two pages are near duplicates" },
   { "out", CFG_STR, OFF(out), NULL, 1, 0, NULL,
     "output directory: WARC files, crawl.jsonl, checkpoint (required)" },
+  { "path_ascend", CFG_BOOL, OFF(path_ascend), "false", 1, 0, NULL,
+    "also crawl the directories above each fetched URL (/a/b/c: /a/b/, /a/, /), "
+    "through the same filters, seen test and trap defences" },
   { "progress", CFG_BOOL, OFF(progress), "true", 1, 0, NULL,
     "one line of progress on stderr when it is a terminal" },
   { "results", CFG_INT, OFF(results), "500", 1, 1000, NULL,
@@ -162,6 +166,7 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   o->max_depth = d->max_depth < 0 ? UINT32_MAX : (uint32_t)d->max_depth;
   o->deny_ext = d->deny_ext;
   o->obey_nofollow = !d->follow_nofollow;
+  o->path_ascend = d->path_ascend;
   o->trap.max_path_depth = (unsigned)d->max_path_depth;
   o->trap.max_segment_repeats = (unsigned)d->max_segment_repeats;
   o->trap.site_budget = (uint64_t)d->site_budget;

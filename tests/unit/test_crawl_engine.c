@@ -533,6 +533,83 @@ static void test_sitemap_gzip(void **state)
   fetched_free(&f);
 }
 
+/* Each site's /p/ (a 404) is fetched once: found only by path ascent. */
+static void assert_ascended(const struct fetched *f)
+{
+  char url[64];
+  for(int s = 0; s < SITES; s++) {
+    snprintf(url, sizeof url, "http://s%d.test/p/", s);
+    if(times(f, url) != 1)
+      fail_msg("not fetched once by path ascent: %s", url);
+  }
+}
+
+/* --path-ascend: the directories above fetched URLs are crawled once, and
+ * the trap defences still hold (the trap's own directories are trap URLs). */
+static void test_path_ascend(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("ascend", dir, sizeof dir);
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run(c, &f, 0, 0);
+  assert_int_equal(times(&f, "http://s1.test/p/"), 0);  /* off by default */
+  crawl_close(&c);
+  fetched_free(&f);
+  o = opts("ascend2", dir, sizeof dir);
+  o.path_ascend = true;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  assert_ascended(&f);
+  assert_int_equal(times(&f, "http://s1.test/cal/2024/"), 1);
+  assert_int_equal(times(&f, "http://s1.test/cal/"), 1);
+  assert_true(st.ascents > 0);
+  assert_true(st.drop[DROP_REPEATED_SEGMENTS] > 0);
+  assert_true(count_prefix(&f, "http://s1.test/") <= 1000);
+  check_outputs(dir, &st);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* A 404 recorded after the last checkpoint, then a crash: resuming replays
+ * its line, and the directories above it are queued again (a 404 has no
+ * WARC record to read back, so the replay itself must ascend). */
+static void test_ascend_replay(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("ascend-replay", dir, sizeof dir);
+  o.path_ascend = true;
+  struct crawl *c;
+  struct frontier_item it[4];
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s2.test/gone/a/x.html"), CRAWL_OK);
+  assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+  assert_int_equal(crawl_take(c, 4, it), 1);
+  assert_int_equal(deliver(c, &it[0], &f), CRAWL_OK);
+  crawl_close(&c);  /* no checkpoint: as a kill would leave it */
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.replayed, 1);
+  assert_int_equal(times(&f, "http://s2.test/gone/a/x.html"), 1);
+  assert_int_equal(times(&f, "http://s2.test/gone/a/"), 1);
+  assert_int_equal(times(&f, "http://s2.test/gone/"), 1);
+  assert_int_equal(times(&f, "http://s2.test/"), 1);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 static void append_to_last_warc(const char *dir)
 {
   char warc_dir[600], last[256] = "", path[1024];
@@ -558,6 +635,7 @@ static void test_kill_and_resume(void **state)
   (void)state;
   char dir[512], list[600];
   struct crawl_opts o = opts("resume", dir, sizeof dir);
+  o.path_ascend = true;  /* the directories found before the kill are not lost */
   snprintf(list, sizeof list, "%s/child-fetched", tmpdir);
   fflush(NULL);
   pid_t pid = fork();
@@ -603,6 +681,7 @@ static void test_kill_and_resume(void **state)
   crawl_stats(c, &st);
   assert_each_once(&f);
   assert_all_pages(&f);
+  assert_ascended(&f);
   check_outputs(dir, &st);
   crawl_close(&c);
   fetched_free(&f);
@@ -614,6 +693,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_full_crawl, setup, teardown),
     cmocka_unit_test_setup_teardown(test_scope_and_depth, setup, teardown),
     cmocka_unit_test_setup_teardown(test_sitemap_gzip, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_ascend_replay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
