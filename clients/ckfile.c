@@ -9,6 +9,13 @@
 
 #define CK_MAGIC_LEN 8
 #define CK_NULL_STR  UINT64_MAX
+#define CK_CHUNK     (1u << 20)
+
+struct ck_chunk {
+  struct ck_chunk *next;
+  size_t           len;
+  unsigned char    data[CK_CHUNK];
+};
 
 void ckfile_fail(struct ckfile *c, crawl_err e)
 {
@@ -18,6 +25,12 @@ void ckfile_fail(struct ckfile *c, crawl_err e)
 
 static void ck_release(struct ckfile *c)
 {
+  while(c->head) {
+    struct ck_chunk *n = c->head->next;
+    mem_free(c->head);
+    c->head = n;
+  }
+  c->tail = NULL;
   if(c->f)
     fclose(c->f);
   if(c->hash)
@@ -29,10 +42,40 @@ static void ck_release(struct ckfile *c)
   c->path = c->tmp = NULL;
 }
 
+static void ck_image_write(struct ckfile *c, const unsigned char *p, size_t n)
+{
+  while(n > 0 && !c->err) {
+    if(!c->tail || c->tail->len == CK_CHUNK) {
+      struct ck_chunk *k = mem_alloc(sizeof *k);
+      if(!k) {
+        ckfile_fail(c, CRAWL_ERR_NOMEM);
+        return;
+      }
+      k->next = NULL;
+      k->len = 0;
+      if(c->tail)
+        c->tail->next = k;
+      else
+        c->head = k;
+      c->tail = k;
+    }
+    size_t room = CK_CHUNK - c->tail->len, k = n < room ? n : room;
+    memcpy(c->tail->data + c->tail->len, p, k);
+    c->tail->len += k;
+    c->image_bytes += k;
+    p += k;
+    n -= k;
+  }
+}
+
 static void ck_write(struct ckfile *c, const void *p, size_t n)
 {
   if(c->err || n == 0)
     return;
+  if(!c->f) {
+    ck_image_write(c, p, n);
+    return;
+  }
   if(fwrite(p, 1, n, c->f) != n) {
     ckfile_fail(c, CRAWL_ERR_IO);
     return;
@@ -61,6 +104,19 @@ crawl_err ckfile_create(struct ckfile *c, const char *path, const char magic[8])
   }
   ck_write(c, magic, CK_MAGIC_LEN);
   return CRAWL_OK;
+}
+
+void ckfile_create_image(struct ckfile *c)
+{
+  memset(c, 0, sizeof *c);
+}
+
+void ckfile_put_image(struct ckfile *c, const struct ckfile *img)
+{
+  if(img->err)
+    ckfile_fail(c, img->err);
+  for(const struct ck_chunk *k = img->head; k && !c->err; k = k->next)
+    ck_write(c, k->data, k->len);
 }
 
 static void put_le(uint8_t out[8], uint64_t v)

@@ -42,6 +42,7 @@ struct crawl_opts crawl_opts_default(void)
   o.frontier_bytes = 1u << 30;
   o.max_per_host = 8;
   o.warc_max_bytes = 1u << 30;
+  o.write_queue_bytes = 64u << 20;
   o.sitemap_max_text = SITEMAP_MAX_TEXT_DEFAULT;
   o.warc_prefix = "wpfs-discover";
   o.software = "wpfs-discover";
@@ -104,10 +105,12 @@ static bool holds_crawl(const struct crawl *c)
 static crawl_err crawl_modules(struct crawl *c)
 {
   struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
-  struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
-                          crawl_links_on_new, c };
   struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host };
-  crawl_err e = linkfilter_open(&lo, &c->lf);
+  crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
+  struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
+                          crawl_links_on_new, c, c->wq };
+  if(!e)
+    e = linkfilter_open(&lo, &c->lf);
   if(!e)
     e = trap_open(&c->o.trap, &c->trap);
   if(!e)
@@ -117,7 +120,7 @@ static crawl_err crawl_modules(struct crawl *c)
   if(!e)
     e = dedup_open(&c->o.dedup, &c->dd);
   if(!e)
-    e = crawllog_open(c->log_path, &c->log);
+    e = crawllog_open(c->log_path, &c->out.log);
   buf_init(&c->text, c->o.max_text);
   fpset_init(&c->replayed, 64u << 20);
   fpset_init(&c->sitemaps, 8u << 20);
@@ -128,7 +131,7 @@ static crawl_err crawl_warc(struct crawl *c)
 {
   struct warc_opts wo = { c->warc_dir, c->o.warc_prefix, c->o.warc_max_bytes,
                           c->o.software, "robots: obeyed by the wpfs gateway\r\n" };
-  return warc_open(&wo, &c->warc);
+  return warc_open(&wo, &c->out.warc);
 }
 
 crawl_err crawl_open(const struct crawl_opts *o, bool resume, struct crawl **out)
@@ -164,13 +167,16 @@ void crawl_close(struct crawl **cp)
   if(!c)
     return;
   *cp = NULL;
+  if(c->wq)
+    wq_drain(c->wq);  /* jobs point at the modules */
   linkfilter_close(&c->lf);
   trap_close(&c->trap);
   seen_close(&c->seen);
   frontier_close(&c->fr);
   dedup_close(&c->dd);
-  warc_close(&c->warc);
-  crawllog_close(&c->log);
+  wq_close(&c->wq);
+  warc_close(&c->out.warc);
+  crawllog_close(&c->out.log);
   buf_free(&c->text);
   fpset_free(&c->replayed);
   fpset_free(&c->sitemaps);
@@ -238,19 +244,65 @@ static size_t page_room(struct crawl *c, size_t max)
   return room < max ? (size_t)room : max;
 }
 
+/* ---- The disk thread --------------------------------------------------- */
+
+size_t crawl_poll(struct crawl *c)
+{
+  size_t n = wq_reap(c->wq);
+  crawl_err e = wq_error(c->wq);
+  if(e && !c->err)
+    c->err = e;
+  return n;
+}
+
+bool crawl_wait(struct crawl *c)
+{
+  bool any = wq_wait(c->wq);
+  crawl_poll(c);
+  return any;
+}
+
+void crawl_sync(struct crawl *c)
+{
+  wq_drain(c->wq);
+  crawl_poll(c);
+}
+
+int crawl_fd(const struct crawl *c)
+{
+  return wq_fd(c->wq);
+}
+
+size_t crawl_backlog(struct crawl *c)
+{
+  return wq_bytes(c->wq);
+}
+
+unsigned crawl_checkpoints_out(const struct crawl *c)
+{
+  return c->ckpt_out;
+}
+
+/* Running low: look up the URLs waiting on the seen set's runs now. */
+static void seen_kick(struct crawl *c)
+{
+  crawl_err e = seen_flush(c->seen);
+  if(e && !c->err)
+    c->err = e;
+}
+
+/* ---- Taking and recording --------------------------------------------------- */
+
 size_t crawl_take(struct crawl *c, size_t max, struct frontier_item *out)
 {
+  crawl_poll(c);
   max = page_room(c, max);
-  if(max == 0)
+  if(max == 0 || c->err)
     return 0;
   struct frontier_stats fs;
   frontier_stats(c->fr, &fs);
-  /* Running low: answer the URLs waiting on the disk runs now. */
-  if(fs.queued < max && seen_pending(c->seen) > 0) {
-    crawl_err e = seen_flush(c->seen);
-    if(e && !c->err)
-      c->err = e;
-  }
+  if(fs.queued < max && seen_pending(c->seen) > 0)
+    seen_kick(c);
   return frontier_take(c->fr, max, out);
 }
 
@@ -258,6 +310,7 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
 {
   uint32_t depth = 0;
   uint64_t fp = hash_fp64(r->url, strlen(r->url));
+  crawl_poll(c);
   if(c->err)
     return c->err;
   if(!frontier_depth(c->fr, fp, &depth)) {
@@ -291,26 +344,34 @@ crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason)
   le.time_ms = clock_wall_ms();
   c->st.rejected++;
   c->st.pages++;
-  crawl_err e = crawllog_write(c->log, &le);
+  crawl_err e = crawl_out_page(c, &le, CRAWL_OUT_NONE, NULL, NULL);
   frontier_done(c->fr, fp, NULL);  /* last: url may be the frontier's copy */
   return e;
 }
 
+/* When it is over, everything is written before it says so. */
+static bool crawl_over(struct crawl *c)
+{
+  crawl_sync(c);
+  return true;
+}
+
 bool crawl_finished(struct crawl *c)
 {
+  crawl_poll(c);
   if(c->err)
     return true;
   if(c->o.max_pages && c->st.pages >= c->o.max_pages)
-    return true;
+    return crawl_over(c);
   struct frontier_stats fs;
   frontier_stats(c->fr, &fs);
-  if(fs.queued == 0 && fs.outstanding == 0 && seen_pending(c->seen) > 0) {
-    crawl_err e = seen_flush(c->seen);
-    if(e && !c->err)
-      c->err = e;
-    frontier_stats(c->fr, &fs);
+  if(fs.queued || fs.outstanding)
+    return false;
+  if(seen_pending(c->seen) > 0) {
+    seen_kick(c);  /* the answers come at a later poll */
+    return c->err != CRAWL_OK;
   }
-  return fs.queued == 0 && fs.outstanding == 0 && seen_pending(c->seen) == 0;
+  return crawl_over(c);
 }
 
 void crawl_stats(const struct crawl *c, struct crawl_stats *st)
@@ -320,7 +381,7 @@ void crawl_stats(const struct crawl *c, struct crawl_stats *st)
 
 crawl_err crawl_error(const struct crawl *c)
 {
-  return c->err;
+  return c->err ? c->err : wq_error(c->wq);
 }
 
 char *crawl_url_of(struct crawl *c, uint64_t fp)
@@ -341,8 +402,9 @@ void crawl_sizes(const struct crawl *c, struct crawl_sizes *s)
   s->seen_disk_bytes = ss.disk_bytes;
   s->seen_runs = ss.runs;
   dedup_stats(c->dd, &s->dedup);
-  if(c->warc)
-    warc_counts(c->warc, &s->warc_records, &s->warc_bytes, &s->warc_files);
+  s->warc_records = c->warc_records;
+  s->warc_bytes = c->warc_bytes;
+  s->warc_files = c->warc_files;
 }
 
 static cm_err summary_counters(const struct crawl *c, struct buf *b)

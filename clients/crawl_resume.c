@@ -1,8 +1,10 @@
 /* Checkpoints and resuming (docs/crawler.md, "Checkpoint and resume").
  *
  * A checkpoint is one file, DIR/checkpoint, written whole then renamed
- * (ckfile.c): the seen set (run list + in-memory part), the crawl log's
- * length, the counters, the scope, the trap counters, the frontier and the
+ * (ckfile.c) by the disk thread: the crawl log's length, the last WARC
+ * record, the seen set's runs (what the writes before it left on disk),
+ * then the loop's snapshot: the seen set's memory and pending URLs, the
+ * counters, the scope, the trap counters, the frontier and the
  * content-seen index. Resuming loads it, then replays the crawl log lines
  * written after it: each is a finished URL; its page is read back from the
  * WARC file and processed again without writing, so the links it gave are
@@ -22,7 +24,7 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 3  /* 2: sitemap counters; 3: ascents */
+#define CKPT_VERSION 4  /* 2: sitemap counters; 3: ascents; 4: written by the disk thread */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -43,35 +45,80 @@ static void stats_load(struct crawl *c, struct ckfile *ck)
     c->st.drop[r] = ckfile_get_u64(ck);
 }
 
-crawl_err crawl_checkpoint(struct crawl *c)
+/* A checkpoint on its way to the disk: the loop's snapshot, an image in
+ * memory; the disk thread puts its own part first (the crawl log's length
+ * and the last WARC record, the seen set's runs: what every job before
+ * this one wrote), then the image, then renames the file into place. */
+struct ckpt_job {
+  struct wq_job j;
+  struct crawl *c;
+  struct ckfile image;
+};
+
+static crawl_err ckpt_run(struct wq_job *j)
 {
+  struct ckpt_job *cj = (struct ckpt_job *)j;
+  struct crawl *c = cj->c;
   struct ckfile ck;
-  if(c->err)
-    return c->err;
   crawl_err e = ckfile_create(&ck, c->ckpt_path, ckpt_magic);
   if(e)
     return e;
   ckfile_put_u64(&ck, CKPT_VERSION);
-  e = seen_save(c->seen, &ck);  /* first: it settles pending URLs into the frontier */
-  c->st.checkpoints++;
-  ckfile_put_u64(&ck, crawllog_size(c->log));
-  ckfile_put_str(&ck, c->last_warc);
-  ckfile_put_u64(&ck, c->last_warc_end);
-  stats_save(c, &ck);
-  linkfilter_save(c->lf, &ck);
-  trap_save(c->trap, &ck);
-  frontier_save(c->fr, &ck);
-  dedup_save(c->dd, &ck);
-  fpset_save(&c->sitemaps, &ck);
-  if(e || c->err) {
-    ckfile_discard(&ck);
-    return e ? e : c->err;
-  }
+  ckfile_put_u64(&ck, crawllog_size(c->out.log));
+  ckfile_put_str(&ck, c->out.last_warc);
+  ckfile_put_u64(&ck, c->out.last_warc_end);
+  seen_disk_save(seen_disk_of(c->seen), &ck);
+  ckfile_put_image(&ck, &cj->image);
   e = ckfile_commit(&ck);
-  if(e)
+  if(!e)
+    seen_disk_commit(seen_disk_of(c->seen));  /* the previous checkpoint's runs may go now */
+  return e;
+}
+
+static void ckpt_done(struct wq_job *j, crawl_err e)
+{
+  struct ckpt_job *cj = (struct ckpt_job *)j;
+  cj->c->ckpt_out--;
+  if(e && !cj->c->err)
+    cj->c->err = e;
+  ckfile_discard(&cj->image);
+  mem_free(cj);
+}
+
+static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
+{
+  c->st.checkpoints++;
+  seen_save(c->seen, ck);
+  stats_save(c, ck);
+  linkfilter_save(c->lf, ck);
+  trap_save(c->trap, ck);
+  frontier_save(c->fr, ck);
+  dedup_save(c->dd, ck);
+  fpset_save(&c->sitemaps, ck);
+}
+
+crawl_err crawl_checkpoint(struct crawl *c)
+{
+  crawl_poll(c);
+  if(c->err)
+    return c->err;
+  struct ckpt_job *cj = mem_calloc(1, sizeof *cj);
+  if(!cj)
+    return CRAWL_ERR_NOMEM;
+  ckfile_create_image(&cj->image);
+  ckpt_snapshot(c, &cj->image);
+  if(cj->image.err) {
+    crawl_err e = cj->image.err;
+    ckfile_discard(&cj->image);
+    mem_free(cj);
     return e;
-  seen_commit(c->seen);       /* the previous checkpoint's runs may go now */
-  fpset_clear(&c->replayed);  /* the seen set knows every finished URL now */
+  }
+  cj->c = c;
+  cj->j = (struct wq_job){ .run = ckpt_run, .done = ckpt_done,
+                           .bytes = sizeof *cj + (size_t)cj->image.image_bytes };
+  c->ckpt_out++;
+  wq_push(c->wq, &cj->j);
+  fpset_clear(&c->replayed);  /* the snapshot's seen set knows every finished URL */
   return CRAWL_OK;
 }
 
@@ -86,12 +133,14 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
     return e;
   if(ckfile_get_u64(&ck) != CKPT_VERSION)
     ckfile_fail(&ck, CRAWL_ERR_CORRUPT);
-  e = seen_load(c->seen, &ck);
   *log_from = ckfile_get_u64(&ck);
   char *w = ckfile_get_str(&ck, WARC_NAME_MAX - 1);
-  snprintf(c->last_warc, sizeof c->last_warc, "%s", w ? w : "");
+  snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", w ? w : "");
   mem_free(w);
-  c->last_warc_end = ckfile_get_u64(&ck);
+  c->out.last_warc_end = ckfile_get_u64(&ck);
+  e = seen_disk_load(seen_disk_of(c->seen), &ck);
+  if(!e)
+    e = seen_load(c->seen, &ck);
   stats_load(c, &ck);
   linkfilter_load(c->lf, &ck);
   trap_load(c->trap, &ck);
@@ -142,8 +191,8 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
   frontier_done(c->fr, fp, NULL);
   c->st.replayed++;
   if(rec->warc) {
-    snprintf(c->last_warc, sizeof c->last_warc, "%s", rec->warc);
-    c->last_warc_end = rec->warc_offset + rec->warc_length;
+    snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", rec->warc);
+    c->out.last_warc_end = rec->warc_offset + rec->warc_length;
   }
   bool ok = crawl_outcome_http(rec->outcome);
   if(ok && rec->warc && !rec->duplicate_of && rec->status >= 200 && rec->status < 400)
@@ -164,7 +213,7 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
 /* Cut what the WARC files hold after the last record the log refers to. */
 static void warc_cut(struct crawl *c)
 {
-  unsigned last = warc_file_serial(c->last_warc, c->o.warc_prefix);
+  unsigned last = warc_file_serial(c->out.last_warc, c->o.warc_prefix);
   DIR *d = opendir(c->warc_dir);
   struct dirent *de;
   char path[4096];
@@ -175,7 +224,7 @@ static void warc_cut(struct crawl *c)
     snprintf(path, sizeof path, "%s/%s", c->warc_dir, de->d_name);
     if(s > last)
       unlink(path);
-    else if(truncate(path, (off_t)c->last_warc_end) != 0)
+    else if(truncate(path, (off_t)c->out.last_warc_end) != 0)
       LOG(LOG_WARN, "cannot cut %s after its last recorded page", de->d_name);
   }
   if(d)

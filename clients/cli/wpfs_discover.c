@@ -52,6 +52,7 @@ struct dopts {
   long   wait_ms;
   size_t warc_max_bytes;
   long   window;
+  size_t write_queue_bytes;
 };
 
 #define OFF(f) offsetof(struct dopts, f)
@@ -123,6 +124,9 @@ static const struct cfg_key keys[] = {
     "WARC files are closed past this size and a new one begun" },
   { "window", CFG_INT, OFF(window), "5000", 1, 1e7, NULL,
     "URLs outstanding at the gateway" },
+  { "write_queue_bytes", CFG_SIZE, OFF(write_queue_bytes), "64m", 65536, 1e12, NULL,
+    "pages and checkpoints waiting for the disk thread; past half, no more results are "
+    "read until it catches up" },
 };
 
 static const struct cfg_prog prog = {
@@ -178,6 +182,7 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   o->max_per_host = (unsigned)d->max_per_host;
   o->warc_max_bytes = d->warc_max_bytes;
   o->sitemap_max_text = d->sitemap_max_bytes;
+  o->write_queue_bytes = d->write_queue_bytes;
   return linkfilter_scope_parse(d->scope, &o->scope);
 }
 
@@ -196,6 +201,7 @@ static void fill_discover(const struct dopts *d, struct discover_opts *o)
   o->stall_ms = (uint64_t)d->stall_ms;
   o->sitemaps = d->sitemaps;
   o->progress = d->progress;
+  o->write_soft_bytes = d->write_queue_bytes / 2;
 }
 
 static int usage_check(const struct dopts *d)

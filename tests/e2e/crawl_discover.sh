@@ -29,8 +29,10 @@ start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn
 OUT=$T_DIR/out
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 echo "http://$LINKER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
+# A small write queue: the loop pauses for its disk thread now and then.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$OUT" --scope any --site-budget "$BUDGET" --checkpoint-ms 500 --log-level info \
+  --write-queue-bytes 65536 \
   >"$T_DIR/summary" 2>"$T_DIR/discover.log"
 is "$?" 0 "wpfs-discover exits 0 when the frontier is exhausted"
 S=$(tail -1 "$T_DIR/summary")
