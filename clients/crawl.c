@@ -71,13 +71,16 @@ static crawl_err crawl_paths(struct crawl *c)
   c->dir = mem_strdup(c->o.out_dir);
   c->warc_dir = c->dir ? path_join(c->dir, "warc") : NULL;
   c->seen_dir = c->dir ? path_join(c->dir, "seen") : NULL;
+  c->frontier_dir = c->dir ? path_join(c->dir, "frontier") : NULL;
   c->log_path = c->dir ? path_join(c->dir, "crawl.jsonl") : NULL;
   c->ckpt_path = c->dir ? path_join(c->dir, "checkpoint") : NULL;
-  if(!c->warc_dir || !c->seen_dir || !c->log_path || !c->ckpt_path)
+  if(!c->warc_dir || !c->seen_dir || !c->frontier_dir || !c->log_path || !c->ckpt_path)
     return CRAWL_ERR_NOMEM;
   crawl_err e = make_dir(c->dir);
   if(!e)
     e = make_dir(c->warc_dir);
+  if(!e)
+    e = make_dir(c->frontier_dir);
   return e ? e : make_dir(c->seen_dir);
 }
 
@@ -105,8 +108,9 @@ static bool holds_crawl(const struct crawl *c)
 static crawl_err crawl_modules(struct crawl *c)
 {
   struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
-  struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host };
   crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
+  struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host, c->frontier_dir, c->wq,
+                              c->o.frontier_seg_bytes };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
                           crawl_links_on_new, c, c->wq };
   if(!e)
@@ -149,6 +153,8 @@ crawl_err crawl_open(const struct crawl_opts *o, bool resume, struct crawl **out
     e = CRAWL_ERR_INVALID;
   if(!e)
     e = crawl_modules(c);
+  if(!e && !resume)
+    frontier_tidy(c->fr);  /* segments of a crawl that died before its first checkpoint */
   if(!e && resume)
     e = crawl_resume(c);
   if(!e)
@@ -183,6 +189,7 @@ void crawl_close(struct crawl **cp)
   mem_free(c->dir);
   mem_free(c->warc_dir);
   mem_free(c->seen_dir);
+  mem_free(c->frontier_dir);
   mem_free(c->log_path);
   mem_free(c->ckpt_path);
   if(c->lock_fd >= 0)
@@ -367,8 +374,9 @@ bool crawl_finished(struct crawl *c)
   frontier_stats(c->fr, &fs);
   if(fs.queued || fs.outstanding)
     return false;
-  if(seen_pending(c->seen) > 0) {
+  if(seen_pending(c->seen) > 0 || fs.on_disk > 0) {
     seen_kick(c);  /* the answers come at a later poll */
+    frontier_refill(c->fr);
     return c->err != CRAWL_OK;
   }
   return crawl_over(c);
@@ -424,24 +432,44 @@ static cm_err summary_counters(const struct crawl *c, struct buf *b)
   return e;
 }
 
+static double per(uint64_t bytes, uint64_t n)
+{
+  return n ? (double)bytes / (double)n : 0;
+}
+
+/* Bytes per URL: in memory when it held the most, on disk over every URL
+ * that went there. */
+static cm_err summary_frontier(const struct crawl_sizes *s, struct buf *b)
+{
+  const struct frontier_stats *f = &s->frontier;
+  return buf_addf(b, ",\"frontier\":%zu,\"outstanding\":%zu,\"hosts\":%zu,"
+                  "\"frontier_mem_bytes\":%zu,\"frontier_peak_urls\":%zu,"
+                  "\"frontier_mem_bytes_per_url\":%.2f,\"frontier_on_disk\":%llu,"
+                  "\"frontier_disk_bytes\":%llu,\"frontier_spilled\":%llu,"
+                  "\"frontier_refilled\":%llu,\"frontier_disk_bytes_per_url\":%.2f",
+                  f->queued, f->outstanding, f->hosts, f->bytes, f->peak_urls,
+                  per(f->peak_bytes, f->peak_urls), (unsigned long long)f->on_disk,
+                  (unsigned long long)f->disk_bytes, (unsigned long long)f->spilled,
+                  (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled));
+}
+
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)
 {
   struct crawl_sizes s;
   crawl_sizes(c, &s);
-  double per = s.seen_distinct ? 1.0 / (double)s.seen_distinct : 0;
   cm_err e = buf_adds(out, "{");
   if(!e)
     e = summary_counters(c, out);
   if(!e)
-    e = buf_addf(out, ",\"frontier\":%zu,\"outstanding\":%zu,\"hosts\":%zu,"
-                 "\"seen\":%llu,\"seen_runs\":%u,\"seen_mem_bytes\":%zu,"
+    e = summary_frontier(&s, out);
+  if(!e)
+    e = buf_addf(out, ",\"seen\":%llu,\"seen_runs\":%u,\"seen_mem_bytes\":%zu,"
                  "\"seen_disk_bytes\":%zu,\"seen_mem_bytes_per_url\":%.2f,"
                  "\"seen_disk_bytes_per_url\":%.2f,\"warc_records\":%llu,"
                  "\"warc_bytes\":%llu,\"warc_files\":%u}",
-                 s.frontier.queued, s.frontier.outstanding, s.frontier.hosts,
                  (unsigned long long)s.seen_distinct, s.seen_runs, s.seen_mem_bytes,
-                 s.seen_disk_bytes, (double)s.seen_mem_bytes * per,
-                 (double)s.seen_disk_bytes * per, (unsigned long long)s.warc_records,
+                 s.seen_disk_bytes, per(s.seen_mem_bytes, s.seen_distinct),
+                 per(s.seen_disk_bytes, s.seen_distinct), (unsigned long long)s.warc_records,
                  (unsigned long long)s.warc_bytes, s.warc_files);
   return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
 }

@@ -63,7 +63,8 @@ struct crawl_opts {
   struct dedup_opts     dedup;
   size_t                seen_mem;     /* URL-seen memory budget */
   unsigned              seen_max_runs;
-  size_t                frontier_bytes;
+  size_t                frontier_bytes;  /* memory; beyond, URLs wait on disk */
+  uint64_t              frontier_seg_bytes; /* its segment files; 0 = 64 MiB */
   unsigned              max_per_host; /* outstanding at the gateway per host */
   uint64_t              warc_max_bytes;
   size_t                write_queue_bytes; /* held for the disk thread at most */

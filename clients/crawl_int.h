@@ -23,7 +23,7 @@ struct crawl_out {
 
 struct crawl {
   struct crawl_opts  o;
-  char              *dir, *warc_dir, *seen_dir, *log_path, *ckpt_path;
+  char              *dir, *warc_dir, *seen_dir, *frontier_dir, *log_path, *ckpt_path;
   struct linkfilter *lf;
   struct trap       *trap;
   struct seen       *seen;

@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "clients/ckfile.h"
+#include "clients/frontier_disk.h"
 #include "clients/warc_read.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 4  /* 2: sitemap counters; 3: ascents; 4: written by the disk thread */
+#define CKPT_VERSION 5  /* 2: sitemap counters; 3: ascents; 4: written by the disk thread; 5: frontier on disk */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -53,6 +54,7 @@ struct ckpt_job {
   struct wq_job j;
   struct crawl *c;
   struct ckfile image;
+  char        **retired;  /* frontier segments read before the snapshot */
 };
 
 static crawl_err ckpt_run(struct wq_job *j)
@@ -70,8 +72,10 @@ static crawl_err ckpt_run(struct wq_job *j)
   seen_disk_save(seen_disk_of(c->seen), &ck);
   ckfile_put_image(&ck, &cj->image);
   e = ckfile_commit(&ck);
-  if(!e)
-    seen_disk_commit(seen_disk_of(c->seen));  /* the previous checkpoint's runs may go now */
+  if(!e) {  /* the previous checkpoint's files may go now */
+    seen_disk_commit(seen_disk_of(c->seen));
+    frontier_disk_remove((const char *const *)cj->retired);
+  }
   return e;
 }
 
@@ -82,6 +86,9 @@ static void ckpt_done(struct wq_job *j, crawl_err e)
   if(e && !cj->c->err)
     cj->c->err = e;
   ckfile_discard(&cj->image);
+  for(size_t i = 0; cj->retired && cj->retired[i]; i++)
+    mem_free(cj->retired[i]);
+  mem_free(cj->retired);
   mem_free(cj);
 }
 
@@ -114,6 +121,7 @@ crawl_err crawl_checkpoint(struct crawl *c)
     return e;
   }
   cj->c = c;
+  cj->retired = frontier_retired(c->fr);
   cj->j = (struct wq_job){ .run = ckpt_run, .done = ckpt_done,
                            .bytes = sizeof *cj + (size_t)cj->image.image_bytes };
   c->ckpt_out++;
@@ -127,8 +135,10 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
   struct ckfile ck;
   *log_from = 0;
   crawl_err e = ckfile_open(&ck, c->ckpt_path, ckpt_magic);
-  if(e == CRAWL_ERR_NOT_FOUND)
-    return CRAWL_OK;  /* crashed before the first: replay the whole log */
+  if(e == CRAWL_ERR_NOT_FOUND) {  /* crashed before the first: replay the whole log */
+    frontier_tidy(c->fr);
+    return CRAWL_OK;
+  }
   if(e)
     return e;
   if(ckfile_get_u64(&ck) != CKPT_VERSION)
@@ -188,7 +198,11 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
     e = CRAWL_ERR_NOMEM;
   if(e)
     return e == CRAWL_ERR_FULL ? CRAWL_ERR_TOO_LARGE : e;
-  frontier_done(c->fr, fp, NULL);
+  /* Not in memory: it may wait on disk, to be skipped when read back. */
+  if(frontier_done(c->fr, fp, NULL) == CRAWL_ERR_NOT_FOUND)
+    e = frontier_forget(c->fr, fp);
+  if(e)
+    return e;
   c->st.replayed++;
   if(rec->warc) {
     snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", rec->warc);

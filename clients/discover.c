@@ -87,7 +87,8 @@ static void dsc_progress(struct dsc *d, bool force)
   crawl_sizes(d->c, &sz);
   struct progress_counts pc = { st.pages, st.fetch_errors + st.http_errors + st.rejected,
                                 st.dup_exact + st.dup_near, sz.seen_distinct,
-                                sz.frontier.queued, sz.frontier.outstanding };
+                                sz.frontier.queued + sz.frontier.on_disk,
+                                sz.frontier.outstanding };
   progress_update(&d->prog, &pc, force);
 }
 
@@ -248,7 +249,7 @@ static void dsc_submit(struct dsc *d)
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
   if(d->submitting || dsc_disk_behind(d) || clock_mono_ms() < d->pause_until || sz.frontier.outstanding >= d->o.window ||
-     (sz.frontier.queued == 0 && sz.seen_pending == 0))
+     (sz.frontier.queued == 0 && sz.seen_pending == 0 && sz.frontier.on_disk == 0))
     return;
   size_t room = d->o.window - sz.frontier.outstanding;
   size_t max = room < d->o.batch_max ? room : d->o.batch_max;

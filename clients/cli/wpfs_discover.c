@@ -68,7 +68,7 @@ static const struct cfg_key keys[] = {
   { "follow_nofollow", CFG_BOOL, OFF(follow_nofollow), "false", 1, 0, NULL,
     "follow rel=nofollow links and pages with meta robots nofollow" },
   { "frontier_bytes", CFG_SIZE, OFF(frontier_bytes), "1g", 65536, 1e12, NULL,
-    "memory for the frontier (URLs past it are dropped, counted frontier_full)" },
+    "memory for the frontier; URLs past it wait on disk in --out/frontier" },
   { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
     "gateway base URL" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL,

@@ -801,12 +801,13 @@ static void append_to_last_warc(const char *dir)
 /* A child crawls, checkpoints every 25 results and is killed after 60;
  * the crash also leaves half a record at the end of a WARC file and half a
  * line in the crawl log. The parent resumes and finishes. */
-static void test_kill_and_resume(void **state)
+static void kill_and_resume(const char *sub, size_t frontier_bytes)
 {
-  (void)state;
   char dir[512], list[600];
-  struct crawl_opts o = opts("resume", dir, sizeof dir);
+  struct crawl_opts o = opts(sub, dir, sizeof dir);
   o.path_ascend = true;  /* the directories found before the kill are not lost */
+  o.frontier_bytes = frontier_bytes;
+  o.frontier_seg_bytes = 4096;
   snprintf(list, sizeof list, "%s/child-fetched", tmpdir);
   fflush(NULL);
   pid_t pid = fork();
@@ -855,6 +856,57 @@ static void test_kill_and_resume(void **state)
   assert_all_pages(&f);
   assert_ascended(&f);
   check_outputs(dir, &st);
+  struct crawl_sizes sz;
+  crawl_sizes(c, &sz);
+  print_message("# frontier of %zu bytes: %llu URLs went to disk\n", frontier_bytes,
+                (unsigned long long)sz.frontier.spilled);
+  assert_int_equal(st.drop[DROP_FRONTIER_FULL], 0);
+  assert_true(frontier_bytes > (1u << 20) || sz.frontier.spilled > 100);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+static void test_kill_and_resume(void **state)
+{
+  (void)state;
+  kill_and_resume("resume", 1u << 30);
+}
+
+/* The same with a frontier of 16 KiB: most URLs wait on disk, in the
+ * checkpoints too. */
+static void test_kill_and_resume_tiny_frontier(void **state)
+{
+  (void)state;
+  kill_and_resume("resume-tiny", 16u << 10);
+}
+
+/* A frontier of 16 KiB holds a handful of URLs: the rest wait on disk,
+ * and every page is still fetched once, none dropped. */
+static void test_tiny_frontier(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("tiny-frontier", dir, sizeof dir);
+  o.frontier_bytes = 16u << 10;
+  o.frontier_seg_bytes = 4096;
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  struct crawl_sizes sz;
+  crawl_stats(c, &st);
+  crawl_sizes(c, &sz);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  assert_int_equal(st.drop[DROP_FRONTIER_FULL], 0);
+  assert_true(sz.frontier.spilled > 100);
+  assert_int_equal(sz.frontier.refilled, sz.frontier.spilled);
+  assert_int_equal(sz.frontier.on_disk, 0);
+  print_message("# %d fetched through a 16 KiB frontier: %llu URLs went to disk and came back\n",
+                f.n, (unsigned long long)sz.frontier.spilled);
+  check_outputs(dir, &st);
   crawl_close(&c);
   fetched_free(&f);
 }
@@ -870,6 +922,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_slow_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_before_the_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_tiny_frontier, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_kill_and_resume_tiny_frontier, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
