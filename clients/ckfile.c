@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "clients/le.h"
 #include "common/mem.h"
 
 #define CK_MAGIC_LEN 8
@@ -119,24 +120,11 @@ void ckfile_put_image(struct ckfile *c, const struct ckfile *img)
     ck_write(c, k->data, k->len);
 }
 
-static void put_le(uint8_t out[8], uint64_t v)
-{
-  for(int i = 0; i < 8; i++)
-    out[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t in[8])
-{
-  uint64_t v = 0;
-  for(int i = 7; i >= 0; i--)
-    v = (v << 8) | in[i];
-  return v;
-}
 
 void ckfile_put_u64(struct ckfile *c, uint64_t v)
 {
   uint8_t b[8];
-  put_le(b, v);
+  le_put(b, v, 8);
   ck_write(c, b, sizeof b);
 }
 
@@ -155,7 +143,7 @@ void ckfile_put_str(struct ckfile *c, const char *s)
 crawl_err ckfile_commit(struct ckfile *c)
 {
   uint8_t b[8];
-  put_le(b, c->err ? 0 : XXH3_64bits_digest(c->hash));
+  le_put(b, c->err ? 0 : XXH3_64bits_digest(c->hash), 8);
   if(!c->err && fwrite(b, 1, sizeof b, c->f) != sizeof b)
     ckfile_fail(c, CRAWL_ERR_IO);
   if(!c->err && fflush(c->f) != 0)
@@ -206,7 +194,7 @@ static crawl_err ck_verify(FILE *f, uint64_t *payload)
   if(left > 0 || fread(buf, 1, 8, f) != 8)
     return CRAWL_ERR_IO;
   *payload = (uint64_t)size - 8 - CK_MAGIC_LEN;
-  return get_le(buf) == sum ? CRAWL_OK : CRAWL_ERR_CORRUPT;
+  return le_get(buf, 8) == sum ? CRAWL_OK : CRAWL_ERR_CORRUPT;
 }
 
 crawl_err ckfile_open(struct ckfile *c, const char *path, const char magic[8])
@@ -246,7 +234,7 @@ uint64_t ckfile_get_u64(struct ckfile *c)
 {
   uint8_t b[8];
   ckfile_get_bytes(c, b, sizeof b);
-  return get_le(b);
+  return le_get(b, 8);
 }
 
 char *ckfile_get_str(struct ckfile *c, size_t max)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clients/le.h"
 #include "common/buf.h"
 #include "common/mem.h"
 
@@ -92,20 +93,6 @@ bool frontier_disk_reading(const struct frontier_disk *d)
 }
 
 /* ---- Records -------------------------------------------------------------- */
-
-static void le_put(uint8_t *p, uint64_t v, int n)
-{
-  for(int i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t le_get(const uint8_t *p, int n)
-{
-  uint64_t v = 0;
-  for(int i = n - 1; i >= 0; i--)
-    v = (v << 8) | p[i];
-  return v;
-}
 
 static size_t rec_size(const struct frontier_rec *r)
 {
@@ -333,36 +320,46 @@ static void refill_done(struct wq_job *j, crawl_err e)
   mem_free(r);
 }
 
+static struct refill_job *refill_new(const char *path, size_t len)
+{
+  struct refill_job *r = mem_calloc(1, sizeof *r);
+  if(r) {
+    r->path = mem_strdup(path);
+    r->data = mem_alloc(len);
+  }
+  if(r && r->path && r->data)
+    return r;
+  if(r) {
+    mem_free(r->path);
+    mem_free(r->data);
+  }
+  mem_free(r);
+  return NULL;
+}
+
 crawl_err frontier_disk_refill(struct frontier_disk *d, unsigned level, size_t max,
                                frontier_disk_fn *fn, void *arg)
 {
-  struct flevel *v = &d->lv[level];
   char path[PATH_MAX_LEN];
-  if(d->reading || level >= L || v->queued == 0)
+  if(d->reading || level >= L || d->lv[level].queued == 0)
     return CRAWL_OK;
+  struct flevel *v = &d->lv[level];
   level_flush(d, level);
   level_advance(d, level);
   if(v->nseg == 0 || seg_path(d, level, v->seg[0].serial, path))
     return CRAWL_OK;
   uint64_t left = v->seg[0].size - v->rd_off;
   size_t len = max < REFILL_MIN ? REFILL_MIN : max;
-  if(len > left)
-    len = (size_t)left;
-  if(len == 0)
-    return CRAWL_OK;
-  struct refill_job *r = mem_calloc(1, sizeof *r);
-  if(r && !(r->path = mem_strdup(path)))
-    r->data = NULL;
-  if(r && r->path)
-    r->data = mem_alloc(len);
-  if(!r || !r->data) {
-    if(r)
-      mem_free(r->path);
-    mem_free(r);
-    return CRAWL_ERR_NOMEM;
-  }
-  *r = (struct refill_job){ .d = d, .level = level, .path = r->path, .off = v->rd_off,
-                            .len = len, .data = r->data, .fn = fn, .arg = arg };
+  len = len > left ? (size_t)left : len;
+  struct refill_job *r = len ? refill_new(path, len) : NULL;
+  if(!r)
+    return len ? CRAWL_ERR_NOMEM : CRAWL_OK;
+  r->d = d;
+  r->level = level;
+  r->off = v->rd_off;
+  r->len = len;
+  r->fn = fn;
+  r->arg = arg;
   r->j = (struct wq_job){ .run = refill_run, .done = refill_done, .bytes = len };
   d->reading = true;
   wq_push(d->wq, &r->j);
