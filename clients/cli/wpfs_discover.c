@@ -135,6 +135,22 @@ static const struct cfg_prog prog = {
   keys, sizeof keys / sizeof keys[0],
 };
 
+#define SEED_LINE_MAX 4096
+
+/* Read one line; false at the end. *too_long when it went past the
+ * buffer (the rest of it is skipped). */
+static bool seed_line(FILE *f, char *line, size_t size, bool *too_long)
+{
+  if(!fgets(line, (int)size, f))
+    return false;
+  size_t len = strcspn(line, "\r\n");
+  *too_long = line[len] == '\0' && !feof(f);
+  while(*too_long && fgets(line, (int)size, f) && !strchr(line, '\n'))
+    ;
+  line[len] = '\0';
+  return true;
+}
+
 static int add_seeds(struct crawl *c, const char *path)
 {
   FILE *f = fopen(path, "r");
@@ -142,24 +158,33 @@ static int add_seeds(struct crawl *c, const char *path)
     fprintf(stderr, "wpfs-discover: cannot read seeds file %s\n", path);
     return -1;
   }
-  char line[4096];
+  char line[SEED_LINE_MAX + 2];
+  unsigned long no = 0;
   int n = 0, bad = 0;
-  while(fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\r\n")] = '\0';
+  bool too_long;
+  crawl_err e = CRAWL_OK;
+  while(!e && seed_line(f, line, sizeof line, &too_long)) {
     const char *s = line + strspn(line, " \t");
-    if(!*s || *s == '#')
+    no++;
+    if(!too_long && (!*s || *s == '#'))
       continue;
-    crawl_err e = crawl_add_seed(c, s);
-    if(e == CRAWL_ERR_INVALID)
-      bad++, fprintf(stderr, "wpfs-discover: not a seed URL: %s\n", s);
-    else if(e)
-      break;
-    else
-      n++;
+    e = too_long ? CRAWL_ERR_INVALID : crawl_add_seed(c, s);
+    if(e == CRAWL_ERR_INVALID) {
+      bad++;
+      fprintf(stderr, "wpfs-discover: %s line %lu: %s\n", path, no,
+              too_long ? "longer than a URL can be" : "not a seed URL");
+      e = CRAWL_OK;
+    } else {
+      n += !e;
+    }
   }
+  if(!e && ferror(f))
+    e = CRAWL_ERR_IO;
   fclose(f);
+  if(e)
+    fprintf(stderr, "wpfs-discover: seeds file %s: %s\n", path, crawl_err_text(e));
   LOG(LOG_INFO, "%d seeds, %d refused", n, bad);
-  return n > 0 || bad == 0 ? 0 : -1;
+  return !e && (n > 0 || bad == 0) ? 0 : -1;
 }
 
 static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
