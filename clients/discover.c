@@ -45,6 +45,7 @@ struct dsc {
   FILE                *summary;
   size_t               disk_soft;    /* backlog past which no more results are read */
   bool                 disk_behind;  /* it was, at the last look */
+  bool                 loop_ready;
 };
 
 struct discover_opts discover_opts_default(void)
@@ -326,10 +327,12 @@ static void dsc_robots(struct dsc *d)
 static const char *result_url(struct dsc *d, const struct gw_result *g, char **own)
 {
   *own = NULL;
-  uint64_t *v = fpmap_get(&d->alias, hash_fp64(g->url, strlen(g->url)));
+  uint64_t key = hash_fp64(g->url, strlen(g->url)), *v = fpmap_get(&d->alias, key);
   if(!v)
     return g->url;
   *own = crawl_url_of(d->c, *v);
+  if(*own)
+    fpmap_del(&d->alias, key);  /* it serves one result: the map holds outstanding URLs only */
   return *own ? *own : g->url;
 }
 
@@ -489,6 +492,7 @@ static crawl_err dsc_start(struct dsc *d)
 {
   if(uv_loop_init(&d->loop) != 0)
     return CRAWL_ERR_NOMEM;
+  d->loop_ready = true;
   crawl_err e = gwclient_open(&d->loop, &d->o.gw, &d->gw);
   if(e)
     return e;
@@ -502,6 +506,19 @@ static crawl_err dsc_start(struct dsc *d)
   uv_signal_start(&d->sig_int, on_signal, SIGINT);
   uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   return CRAWL_OK;
+}
+
+static void dsc_free(struct dsc *d)
+{
+  while(d->robots_n--) {
+    mem_free(d->robots_q[d->robots_head]);
+    d->robots_head = (d->robots_head + 1) % ROBOTS_QUEUE;
+  }
+  sub_free(d);
+  fpset_free(&d->hosts_asked);
+  fpmap_free(&d->alias);
+  d->magic = 0;
+  mem_free(d);
 }
 
 int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary)
@@ -527,17 +544,11 @@ int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary)
   }
   gwclient_close(&d->gw);
   crawl_sync(c);  /* fences waiting to acknowledge point at d */
-  uv_run(&d->loop, UV_RUN_DEFAULT);  /* let closed handles go */
-  uv_loop_close(&d->loop);
-  while(d->robots_n--) {
-    mem_free(d->robots_q[d->robots_head]);
-    d->robots_head = (d->robots_head + 1) % ROBOTS_QUEUE;
+  if(d->loop_ready) {
+    uv_run(&d->loop, UV_RUN_DEFAULT);  /* let closed handles go */
+    uv_loop_close(&d->loop);
   }
-  sub_free(d);
-  fpset_free(&d->hosts_asked);
-  fpmap_free(&d->alias);
   int code = d->exit_code;
-  d->magic = 0;
-  mem_free(d);
+  dsc_free(d);
   return code;
 }
