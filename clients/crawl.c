@@ -49,7 +49,7 @@ struct crawl_opts crawl_opts_default(void)
   return o;
 }
 
-static char *path_join(const char *dir, const char *name)
+char *crawl_path(const char *dir, const char *name)
 {
   size_t a = strlen(dir), b = strlen(name);
   char *p = mem_alloc(a + b + 2);
@@ -69,11 +69,11 @@ static crawl_err make_dir(const char *p)
 static crawl_err crawl_paths(struct crawl *c)
 {
   c->dir = mem_strdup(c->o.out_dir);
-  c->warc_dir = c->dir ? path_join(c->dir, "warc") : NULL;
-  c->seen_dir = c->dir ? path_join(c->dir, "seen") : NULL;
-  c->frontier_dir = c->dir ? path_join(c->dir, "frontier") : NULL;
-  c->log_path = c->dir ? path_join(c->dir, "crawl.jsonl") : NULL;
-  c->ckpt_path = c->dir ? path_join(c->dir, "checkpoint") : NULL;
+  c->warc_dir = c->dir ? crawl_path(c->dir, "warc") : NULL;
+  c->seen_dir = c->dir ? crawl_path(c->dir, "seen") : NULL;
+  c->frontier_dir = c->dir ? crawl_path(c->dir, "frontier") : NULL;
+  c->log_path = c->dir ? crawl_path(c->dir, "crawl.jsonl") : NULL;
+  c->ckpt_path = c->dir ? crawl_path(c->dir, "checkpoint") : NULL;
   if(!c->warc_dir || !c->seen_dir || !c->frontier_dir || !c->log_path || !c->ckpt_path)
     return CRAWL_ERR_NOMEM;
   crawl_err e = make_dir(c->dir);
@@ -88,7 +88,7 @@ static crawl_err crawl_paths(struct crawl *c)
  * goes with the process, however it ends. */
 static crawl_err crawl_lock(struct crawl *c)
 {
-  char *p = path_join(c->dir, "lock");
+  char *p = crawl_path(c->dir, "lock");
   if(!p)
     return CRAWL_ERR_NOMEM;
   c->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -197,45 +197,48 @@ void crawl_close(struct crawl **cp)
   mem_free(c);
 }
 
+static crawl_err canon(const struct crawl *c, const char *url, char **out)
+{
+  url_err ue = url_canon(url, strlen(url), &c->o.url, out);
+  return ue == URL_OK ? CRAWL_OK : ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
+}
+
 crawl_err crawl_add_seed(struct crawl *c, const char *url)
 {
-  char *canon = NULL;
-  url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
-  if(ue)
-    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = linkfilter_add_seed(c->lf, canon);
+  char *u = NULL;
+  crawl_err e = canon(c, url, &u);
+  if(!e)
+    e = linkfilter_add_seed(c->lf, u);
   uint64_t before = c->st.links_new;
   if(!e)
-    e = crawl_links_one(c, canon, 0, 0, FRONTIER_LEVELS - 1);
+    e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1);
   c->st.seeds += c->st.links_new - before;  /* seeds are not links */
   c->st.links_new = before;
-  mem_free(canon);
+  mem_free(u);
   return e ? e : c->err;
 }
 
 crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsigned level)
 {
-  char *canon = NULL;
-  url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
-  if(ue)
-    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = crawl_links_one(c, canon, depth, 0, level);
-  mem_free(canon);
+  char *u = NULL;
+  crawl_err e = canon(c, url, &u);
+  if(!e)
+    e = crawl_links_one(c, u, depth, 0, level);
+  mem_free(u);
   return e ? e : c->err;
 }
 
 crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
 {
-  char *canon = NULL;
-  url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
-  if(ue)
-    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = fpset_add(&c->sitemaps, hash_fp64(canon, strlen(canon)), NULL);
+  char *u = NULL;
+  crawl_err e = canon(c, url, &u);
+  if(!e)
+    e = fpset_add(&c->sitemaps, hash_fp64(u, strlen(u)), NULL);
   if(e == CRAWL_ERR_FULL)
     e = CRAWL_OK;  /* then read as a page: its <loc>s are not followed */
   if(!e)
-    e = crawl_links_one(c, canon, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2);
-  mem_free(canon);
+    e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2);
+  mem_free(u);
   return e ? e : c->err;
 }
 

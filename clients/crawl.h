@@ -104,7 +104,8 @@ struct crawl_opts crawl_opts_default(void);
   X(sitemap_urls)   /* URLs they listed */                                   \
   X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
   X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */ \
-  X(ascents)        /* directories above fetched URLs offered (path_ascend) */
+  X(ascents)        /* directories above fetched URLs offered (path_ascend) */ \
+  X(records_too_large) /* pages past the WARC record's caps: a log line, no record */
 
 struct crawl_stats {
 #define X(name) uint64_t name;

@@ -45,6 +45,9 @@ struct crawl {
   int                lock_fd;    /* flock on DIR/lock: one crawler per directory */
 };
 
+/* crawl.c: dir/name, on the heap (mem_free). */
+char     *crawl_path(const char *dir, const char *name);
+
 /* crawl_links.c: a link found on a page, a seed, a sitemap URL. */
 enum {
   LINK_NOFOLLOW = 1,  /* rel=nofollow */

@@ -21,6 +21,7 @@ struct page_job {
   struct crawllog_entry le;
   uint64_t              records, bytes;  /* the WARC writer's counts after it */
   unsigned              files;
+  bool                  too_large;       /* no record: past the WARC writer's caps */
   char                  digest[WARC_DIGEST_LEN];
   struct warc_loc       loc;
   size_t                used, size;
@@ -98,6 +99,12 @@ static crawl_err page_run(struct wq_job *j)
     e = warc_write_response(o->warc, &pj->page, &pj->loc, pj->digest);
   else if(pj->record == CRAWL_OUT_REVISIT)
     e = warc_write_revisit(o->warc, &pj->page, pj->refers_to, &pj->loc, pj->digest);
+  if(e == CRAWL_ERR_TOO_LARGE) {  /* nothing was written: the page keeps its line */
+    pj->too_large = true;
+    pj->record = CRAWL_OUT_NONE;
+    pj->le.reason = "warc_record_too_large";
+    e = CRAWL_OK;
+  }
   if(!e && pj->record != CRAWL_OUT_NONE) {
     pj->le.warc = pj->loc.file;
     pj->le.warc_offset = pj->loc.offset;
@@ -122,6 +129,7 @@ static void page_done(struct wq_job *j, crawl_err e)
     c->warc_bytes = pj->bytes;
     c->warc_files = pj->files;
   }
+  c->st.records_too_large += pj->too_large;
   if(e && !c->err)
     c->err = e;
   mem_free(pj);

@@ -25,7 +25,8 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 5  /* 2: sitemap counters; 3: ascents; 4: written by the disk thread; 5: frontier on disk */
+#define CKPT_VERSION 6  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+                           * thread; 5: frontier on disk; 6: records_too_large */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -166,10 +167,11 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
 /* The page of a recorded original 2xx or 3xx, read back and processed. */
 static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
 {
-  char *path = mem_alloc(strlen(c->warc_dir) + strlen(rec->warc) + 2);
+  if(strchr(rec->warc, '/') || !warc_file_serial(rec->warc, c->o.warc_prefix))
+    return CRAWL_ERR_CORRUPT;  /* not a file this crawl writes */
+  char *path = crawl_path(c->warc_dir, rec->warc);
   if(!path)
     return CRAWL_ERR_NOMEM;
-  snprintf(path, strlen(c->warc_dir) + strlen(rec->warc) + 2, "%s/%s", c->warc_dir, rec->warc);
   struct warc_record wr;
   crawl_err e = warc_read_at(path, rec->warc_offset, REPLAY_MAX_RECORD, &wr);
   mem_free(path);
@@ -189,29 +191,23 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
   return e;
 }
 
-static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
+/* The URL is finished: never queued or submitted again. Not in memory,
+ * it may wait on disk: it is skipped when read back. */
+static crawl_err replay_finish(struct crawl *c, const struct crawllog_rec *rec, uint64_t fp)
 {
-  struct crawl *c = arg;
-  uint64_t fp = hash_fp64(rec->url, strlen(rec->url));
   crawl_err e = fpset_add(&c->replayed, fp, NULL);
   if(!e && rec->sitemap && fpset_add(&c->sitemaps, fp, NULL) == CRAWL_ERR_NOMEM)
     e = CRAWL_ERR_NOMEM;
   if(e)
     return e == CRAWL_ERR_FULL ? CRAWL_ERR_TOO_LARGE : e;
-  /* Not in memory: it may wait on disk, to be skipped when read back. */
   if(frontier_done(c->fr, fp, NULL) == CRAWL_ERR_NOT_FOUND)
     e = frontier_forget(c->fr, fp);
-  if(e)
-    return e;
-  c->st.replayed++;
-  if(rec->warc) {
-    snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", rec->warc);
-    c->out.last_warc_end = rec->warc_offset + rec->warc_length;
-  }
-  bool ok = crawl_outcome_http(rec->outcome);
-  if(ok && rec->warc && !rec->duplicate_of && rec->status >= 200 && rec->status < 400)
-    return replay_record(c, rec);
-  /* Nothing to read again: count it as it was counted then. */
+  return e;
+}
+
+/* A line with no page to read again: counted as it was counted then. */
+static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec)
+{
   if(rec->outcome && !strcmp(rec->outcome, "rejected")) {
     c->st.pages++;
     c->st.rejected++;
@@ -221,7 +217,25 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
   c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
   c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
   /* As crawl_page does for any HTTP answer. */
-  return ok && rec->status > 0 ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
+  bool http = crawl_outcome_http(rec->outcome) && rec->status > 0;
+  return http ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
+}
+
+static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
+{
+  struct crawl *c = arg;
+  crawl_err e = replay_finish(c, rec, hash_fp64(rec->url, strlen(rec->url)));
+  if(e)
+    return e;
+  c->st.replayed++;
+  if(rec->warc) {
+    snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", rec->warc);
+    c->out.last_warc_end = rec->warc_offset + rec->warc_length;
+  }
+  if(crawl_outcome_http(rec->outcome) && rec->warc && !rec->duplicate_of &&
+     rec->status >= 200 && rec->status < 400)
+    return replay_record(c, rec);
+  return replay_count(c, rec);
 }
 
 /* Cut what the WARC files hold after the last record the log refers to. */
@@ -230,16 +244,14 @@ static void warc_cut(struct crawl *c)
   unsigned last = warc_file_serial(c->out.last_warc, c->o.warc_prefix);
   DIR *d = opendir(c->warc_dir);
   struct dirent *de;
-  char path[4096];
   while(d && (de = readdir(d)) != NULL) {
     unsigned s = warc_file_serial(de->d_name, c->o.warc_prefix);
-    if(s == 0 || s < last)
-      continue;
-    snprintf(path, sizeof path, "%s/%s", c->warc_dir, de->d_name);
-    if(s > last)
+    char *path = s == 0 || s < last ? NULL : crawl_path(c->warc_dir, de->d_name);
+    if(path && s > last)
       unlink(path);
-    else if(truncate(path, (off_t)c->out.last_warc_end) != 0)
+    else if(path && truncate(path, (off_t)c->out.last_warc_end) != 0)
       LOG(LOG_WARN, "cannot cut %s after its last recorded page", de->d_name);
+    mem_free(path);
   }
   if(d)
     closedir(d);

@@ -617,6 +617,46 @@ static void test_ascend_replay(void **state)
   fetched_free(&f);
 }
 
+/* A page whose headers are past the WARC record's caps keeps its crawl log
+ * line (with the reason), gets no record, and the crawl goes on. */
+static void test_record_too_large(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("too-large", dir, sizeof dir);
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s0.test/p/1.html"), CRAWL_OK);
+  struct frontier_item it[2];
+  assert_int_equal(crawl_take(c, 2, it), 1);
+  size_t big = (1u << 20) + 1;
+  char *v = mem_alloc(big + 1);
+  memset(v, 'v', big);
+  v[big] = '\0';
+  struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
+  const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
+  struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
+                            1700000000000ull, 3 };
+  assert_int_equal(crawl_result(c, &r), CRAWL_OK);
+  mem_free(v);
+  run(c, &f, 0, 0);  /* the rest of the crawl goes on */
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.records_too_large, 1);
+  assert_int_equal(crawl_error(c), CRAWL_OK);
+  assert_true(st.pages > 1);
+  char path[600], line[8192];
+  snprintf(path, sizeof path, "%s/crawl.jsonl", dir);
+  FILE *lf = fopen(path, "r");
+  assert_non_null(fgets(line, sizeof line, lf));
+  fclose(lf);
+  assert_non_null(strstr(line, "\"reason\":\"warc_record_too_large\""));
+  assert_null(strstr(line, "\"warc\":"));
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 /* ---- A disk that does not move ------------------------------------------------ */
 
 struct plug {
@@ -919,6 +959,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_sitemap_gzip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),
     cmocka_unit_test_setup_teardown(test_ascend_replay, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_record_too_large, setup, teardown),
     cmocka_unit_test_setup_teardown(test_slow_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_before_the_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),
