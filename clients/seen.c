@@ -195,27 +195,36 @@ static void scan_done(struct wq_job *j, crawl_err e)
   mem_free(sj);
 }
 
+/* The batch's keys, sorted, for the disk thread's one pass over the runs. */
+static struct scan_job *scan_new(const struct seen_batch *b)
+{
+  struct scan_job *sj = mem_calloc(1, sizeof *sj);
+  if(sj) {
+    sj->keys = mem_alloc(b->n * sizeof *sj->keys);
+    sj->found = mem_calloc(b->n, 1);
+  }
+  if(sj && sj->keys && sj->found) {
+    for(size_t i = 0; i < b->n; i++)
+      sj->keys[i] = (struct seen_key){ b->pend[i].fp, i };
+    qsort(sj->keys, b->n, sizeof *sj->keys, key_cmp);
+    return sj;
+  }
+  if(sj) {
+    mem_free(sj->keys);
+    mem_free(sj->found);
+  }
+  mem_free(sj);
+  return NULL;
+}
+
 crawl_err seen_flush(struct seen *s)
 {
   if(s->broken || s->cur.n == 0 || s->scanning)
     return s->broken;
-  struct scan_job *sj = mem_calloc(1, sizeof *sj);
-  size_t n = s->cur.n;
-  if(sj) {
-    sj->keys = mem_alloc(n * sizeof *sj->keys);
-    sj->found = mem_calloc(n, 1);
-  }
-  if(!sj || !sj->keys || !sj->found) {
-    if(sj) {
-      mem_free(sj->keys);
-      mem_free(sj->found);
-    }
-    mem_free(sj);
+  struct scan_job *sj = scan_new(&s->cur);
+  if(!sj)
     return CRAWL_ERR_NOMEM;
-  }
-  for(size_t i = 0; i < n; i++)
-    sj->keys[i] = (struct seen_key){ s->cur.pend[i].fp, i };
-  qsort(sj->keys, n, sizeof *sj->keys, key_cmp);
+  size_t n = s->cur.n;
   sj->s = s;
   sj->b = s->cur;
   batch_init(s, &s->cur);

@@ -37,6 +37,7 @@ paths() { tw_site_json "$1" "requests=1000" | jq -r '.requests[] | select(.metho
 crawl plain "$A0"
 is "$?" 0 "without --path-ascend: exit 0"
 paths "$A0" >"$T_DIR/paths.plain"
+ok "...the pages were fetched" grep -qx /deep/x/y/p2.html "$T_DIR/paths.plain"
 ok "...no directory above a page is fetched" bash -c '! grep -qE "^/deep/(x/(y/)?)?$" "$1"' _ "$T_DIR/paths.plain"
 is "$(jq -r .ascents <(tail -1 "$T_DIR/plain.summary"))" 0 "...none offered"
 
