@@ -42,7 +42,7 @@ struct spill_job {
 };
 
 struct seen {
-  size_t                 set_bytes, batch_bytes;
+  size_t                 set_bytes, pend_bytes;
   seen_new_fn           *on_new;
   void                  *arg;
   struct wq             *wq;
@@ -61,7 +61,7 @@ struct seen {
 static void batch_init(struct seen *s, struct seen_batch *b)
 {
   memset(b, 0, sizeof *b);
-  buf_init(&b->recs, s->batch_bytes / 2);
+  buf_init(&b->recs, s->pend_bytes / 2);
 }
 
 static void batch_free(struct seen_batch *b)
@@ -91,8 +91,8 @@ crawl_err seen_open(const struct seen_opts *o, struct seen **out)
   }
   s->set_bytes = o->mem_budget / 4 * 3;
   fpset_init(&s->mem, s->set_bytes);
-  /* The rest: two batches, the one filled and the one looked up. */
-  s->batch_bytes = (o->mem_budget - s->set_bytes) / 2;
+  /* The rest: the batch filled and the one looked up, together. */
+  s->pend_bytes = o->mem_budget - s->set_bytes;
   batch_init(s, &s->cur);
   s->on_new = o->on_new;
   s->arg = o->arg;
@@ -121,14 +121,42 @@ struct seen_disk *seen_disk_of(struct seen *s)
 
 /* ---- Looking a batch up ----------------------------------------------------- */
 
-static size_t batch_max_entries(const struct seen *s)
+/* The pending budget: half for entries, half for records, shared by the
+ * batch filled and the one being looked up. A batch is sent at two thirds
+ * of it, so the next one has a third to fill while the disk thread looks
+ * the first up: large batches (few passes over the runs) and the loop
+ * waits only when a third fills faster than a pass. */
+static size_t entries_total(const struct seen *s)
 {
-  return s->batch_bytes / 2 / PEND_ENTRY_BYTES;
+  return s->pend_bytes / 2 / PEND_ENTRY_BYTES;
 }
 
-static bool batch_fits(const struct seen *s, size_t len)
+static size_t recs_total(const struct seen *s)
 {
-  return s->cur.n + 1 <= batch_max_entries(s) && len <= s->cur.recs.max - s->cur.recs.len;
+  return s->pend_bytes / 2;
+}
+
+static size_t less(size_t a, size_t b)
+{
+  return a > b ? a - b : 0;
+}
+
+/* Room of the batch being filled: what the one being looked up leaves. */
+static size_t batch_max_entries(const struct seen *s)
+{
+  return less(entries_total(s), s->scanning ? s->scanning->b.cap : 0);
+}
+
+static bool batch_fits(struct seen *s, size_t len)
+{
+  size_t recs = less(recs_total(s), s->scanning ? s->scanning->b.recs.cap : 0);
+  s->cur.recs.max = recs > s->cur.recs.cap ? recs : s->cur.recs.cap;
+  return s->cur.n + 1 <= batch_max_entries(s) && s->cur.recs.len + len <= recs;
+}
+
+static bool batch_ripe(const struct seen *s)
+{
+  return 3 * s->cur.n >= 2 * entries_total(s) || 3 * s->cur.recs.len >= 2 * recs_total(s);
 }
 
 static crawl_err pend_push(struct seen *s, uint64_t fp, const void *rec, size_t len)
@@ -442,6 +470,8 @@ crawl_err seen_add(struct seen *s, uint64_t fp, const void *rec, size_t len,
   e = mem_add(s, fp);
   if(e && s->has_runs)
     s->cur.n--;  /* undo: the record's bytes are reclaimed with the batch */
+  if(!e && s->has_runs && !s->scanning && batch_ripe(s))
+    e = seen_flush(s);
   if(e)
     return e;
   *ans = s->has_runs ? SEEN_PENDING : SEEN_NEW;
