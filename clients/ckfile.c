@@ -5,10 +5,18 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "clients/le.h"
 #include "common/mem.h"
 
 #define CK_MAGIC_LEN 8
 #define CK_NULL_STR  UINT64_MAX
+#define CK_CHUNK     (1u << 20)
+
+struct ck_chunk {
+  struct ck_chunk *next;
+  size_t           len;
+  unsigned char    data[CK_CHUNK];
+};
 
 void ckfile_fail(struct ckfile *c, crawl_err e)
 {
@@ -18,6 +26,12 @@ void ckfile_fail(struct ckfile *c, crawl_err e)
 
 static void ck_release(struct ckfile *c)
 {
+  while(c->head) {
+    struct ck_chunk *n = c->head->next;
+    mem_free(c->head);
+    c->head = n;
+  }
+  c->tail = NULL;
   if(c->f)
     fclose(c->f);
   if(c->hash)
@@ -29,10 +43,40 @@ static void ck_release(struct ckfile *c)
   c->path = c->tmp = NULL;
 }
 
+static void ck_image_write(struct ckfile *c, const unsigned char *p, size_t n)
+{
+  while(n > 0 && !c->err) {
+    if(!c->tail || c->tail->len == CK_CHUNK) {
+      struct ck_chunk *k = mem_alloc(sizeof *k);
+      if(!k) {
+        ckfile_fail(c, CRAWL_ERR_NOMEM);
+        return;
+      }
+      k->next = NULL;
+      k->len = 0;
+      if(c->tail)
+        c->tail->next = k;
+      else
+        c->head = k;
+      c->tail = k;
+    }
+    size_t room = CK_CHUNK - c->tail->len, k = n < room ? n : room;
+    memcpy(c->tail->data + c->tail->len, p, k);
+    c->tail->len += k;
+    c->image_bytes += k;
+    p += k;
+    n -= k;
+  }
+}
+
 static void ck_write(struct ckfile *c, const void *p, size_t n)
 {
   if(c->err || n == 0)
     return;
+  if(!c->f) {
+    ck_image_write(c, p, n);
+    return;
+  }
   if(fwrite(p, 1, n, c->f) != n) {
     ckfile_fail(c, CRAWL_ERR_IO);
     return;
@@ -63,24 +107,24 @@ crawl_err ckfile_create(struct ckfile *c, const char *path, const char magic[8])
   return CRAWL_OK;
 }
 
-static void put_le(uint8_t out[8], uint64_t v)
+void ckfile_create_image(struct ckfile *c)
 {
-  for(int i = 0; i < 8; i++)
-    out[i] = (uint8_t)(v >> (8 * i));
+  memset(c, 0, sizeof *c);
 }
 
-static uint64_t get_le(const uint8_t in[8])
+void ckfile_put_image(struct ckfile *c, const struct ckfile *img)
 {
-  uint64_t v = 0;
-  for(int i = 7; i >= 0; i--)
-    v = (v << 8) | in[i];
-  return v;
+  if(img->err)
+    ckfile_fail(c, img->err);
+  for(const struct ck_chunk *k = img->head; k && !c->err; k = k->next)
+    ck_write(c, k->data, k->len);
 }
+
 
 void ckfile_put_u64(struct ckfile *c, uint64_t v)
 {
   uint8_t b[8];
-  put_le(b, v);
+  le_put(b, v, 8);
   ck_write(c, b, sizeof b);
 }
 
@@ -99,7 +143,7 @@ void ckfile_put_str(struct ckfile *c, const char *s)
 crawl_err ckfile_commit(struct ckfile *c)
 {
   uint8_t b[8];
-  put_le(b, c->err ? 0 : XXH3_64bits_digest(c->hash));
+  le_put(b, c->err ? 0 : XXH3_64bits_digest(c->hash), 8);
   if(!c->err && fwrite(b, 1, sizeof b, c->f) != sizeof b)
     ckfile_fail(c, CRAWL_ERR_IO);
   if(!c->err && fflush(c->f) != 0)
@@ -150,7 +194,7 @@ static crawl_err ck_verify(FILE *f, uint64_t *payload)
   if(left > 0 || fread(buf, 1, 8, f) != 8)
     return CRAWL_ERR_IO;
   *payload = (uint64_t)size - 8 - CK_MAGIC_LEN;
-  return get_le(buf) == sum ? CRAWL_OK : CRAWL_ERR_CORRUPT;
+  return le_get(buf, 8) == sum ? CRAWL_OK : CRAWL_ERR_CORRUPT;
 }
 
 crawl_err ckfile_open(struct ckfile *c, const char *path, const char magic[8])
@@ -190,7 +234,7 @@ uint64_t ckfile_get_u64(struct ckfile *c)
 {
   uint8_t b[8];
   ckfile_get_bytes(c, b, sizeof b);
-  return get_le(b);
+  return le_get(b, 8);
 }
 
 char *ckfile_get_str(struct ckfile *c, size_t max)

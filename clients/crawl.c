@@ -42,12 +42,14 @@ struct crawl_opts crawl_opts_default(void)
   o.frontier_bytes = 1u << 30;
   o.max_per_host = 8;
   o.warc_max_bytes = 1u << 30;
+  o.write_queue_bytes = 64u << 20;
+  o.sitemap_max_text = SITEMAP_MAX_TEXT_DEFAULT;
   o.warc_prefix = "wpfs-discover";
   o.software = "wpfs-discover";
   return o;
 }
 
-static char *path_join(const char *dir, const char *name)
+char *crawl_path(const char *dir, const char *name)
 {
   size_t a = strlen(dir), b = strlen(name);
   char *p = mem_alloc(a + b + 2);
@@ -67,15 +69,18 @@ static crawl_err make_dir(const char *p)
 static crawl_err crawl_paths(struct crawl *c)
 {
   c->dir = mem_strdup(c->o.out_dir);
-  c->warc_dir = c->dir ? path_join(c->dir, "warc") : NULL;
-  c->seen_dir = c->dir ? path_join(c->dir, "seen") : NULL;
-  c->log_path = c->dir ? path_join(c->dir, "crawl.jsonl") : NULL;
-  c->ckpt_path = c->dir ? path_join(c->dir, "checkpoint") : NULL;
-  if(!c->warc_dir || !c->seen_dir || !c->log_path || !c->ckpt_path)
+  c->warc_dir = c->dir ? crawl_path(c->dir, "warc") : NULL;
+  c->seen_dir = c->dir ? crawl_path(c->dir, "seen") : NULL;
+  c->frontier_dir = c->dir ? crawl_path(c->dir, "frontier") : NULL;
+  c->log_path = c->dir ? crawl_path(c->dir, "crawl.jsonl") : NULL;
+  c->ckpt_path = c->dir ? crawl_path(c->dir, "checkpoint") : NULL;
+  if(!c->warc_dir || !c->seen_dir || !c->frontier_dir || !c->log_path || !c->ckpt_path)
     return CRAWL_ERR_NOMEM;
   crawl_err e = make_dir(c->dir);
   if(!e)
     e = make_dir(c->warc_dir);
+  if(!e)
+    e = make_dir(c->frontier_dir);
   return e ? e : make_dir(c->seen_dir);
 }
 
@@ -83,7 +88,7 @@ static crawl_err crawl_paths(struct crawl *c)
  * goes with the process, however it ends. */
 static crawl_err crawl_lock(struct crawl *c)
 {
-  char *p = path_join(c->dir, "lock");
+  char *p = crawl_path(c->dir, "lock");
   if(!p)
     return CRAWL_ERR_NOMEM;
   c->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -103,10 +108,13 @@ static bool holds_crawl(const struct crawl *c)
 static crawl_err crawl_modules(struct crawl *c)
 {
   struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
+  crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
+  struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host, c->frontier_dir, c->wq,
+                              c->o.frontier_seg_bytes };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
-                          crawl_links_on_new, c };
-  struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host };
-  crawl_err e = linkfilter_open(&lo, &c->lf);
+                          crawl_links_on_new, c, c->wq };
+  if(!e)
+    e = linkfilter_open(&lo, &c->lf);
   if(!e)
     e = trap_open(&c->o.trap, &c->trap);
   if(!e)
@@ -116,7 +124,7 @@ static crawl_err crawl_modules(struct crawl *c)
   if(!e)
     e = dedup_open(&c->o.dedup, &c->dd);
   if(!e)
-    e = crawllog_open(c->log_path, &c->log);
+    e = crawllog_open(c->log_path, &c->out.log);
   buf_init(&c->text, c->o.max_text);
   fpset_init(&c->replayed, 64u << 20);
   fpset_init(&c->sitemaps, 8u << 20);
@@ -127,7 +135,7 @@ static crawl_err crawl_warc(struct crawl *c)
 {
   struct warc_opts wo = { c->warc_dir, c->o.warc_prefix, c->o.warc_max_bytes,
                           c->o.software, "robots: obeyed by the wpfs gateway\r\n" };
-  return warc_open(&wo, &c->warc);
+  return warc_open(&wo, &c->out.warc);
 }
 
 crawl_err crawl_open(const struct crawl_opts *o, bool resume, struct crawl **out)
@@ -145,6 +153,8 @@ crawl_err crawl_open(const struct crawl_opts *o, bool resume, struct crawl **out
     e = CRAWL_ERR_INVALID;
   if(!e)
     e = crawl_modules(c);
+  if(!e && !resume)
+    frontier_tidy(c->fr);  /* segments of a crawl that died before its first checkpoint */
   if(!e && resume)
     e = crawl_resume(c);
   if(!e)
@@ -163,19 +173,23 @@ void crawl_close(struct crawl **cp)
   if(!c)
     return;
   *cp = NULL;
+  if(c->wq)
+    wq_drain(c->wq);  /* jobs point at the modules */
   linkfilter_close(&c->lf);
   trap_close(&c->trap);
   seen_close(&c->seen);
   frontier_close(&c->fr);
   dedup_close(&c->dd);
-  warc_close(&c->warc);
-  crawllog_close(&c->log);
+  wq_close(&c->wq);
+  warc_close(&c->out.warc);
+  crawllog_close(&c->out.log);
   buf_free(&c->text);
   fpset_free(&c->replayed);
   fpset_free(&c->sitemaps);
   mem_free(c->dir);
   mem_free(c->warc_dir);
   mem_free(c->seen_dir);
+  mem_free(c->frontier_dir);
   mem_free(c->log_path);
   mem_free(c->ckpt_path);
   if(c->lock_fd >= 0)
@@ -183,45 +197,48 @@ void crawl_close(struct crawl **cp)
   mem_free(c);
 }
 
+static crawl_err canon(const struct crawl *c, const char *url, char **out)
+{
+  url_err ue = url_canon(url, strlen(url), &c->o.url, out);
+  return ue == URL_OK ? CRAWL_OK : ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
+}
+
 crawl_err crawl_add_seed(struct crawl *c, const char *url)
 {
-  char *canon = NULL;
-  url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
-  if(ue)
-    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = linkfilter_add_seed(c->lf, canon);
+  char *u = NULL;
+  crawl_err e = canon(c, url, &u);
+  if(!e)
+    e = linkfilter_add_seed(c->lf, u);
   uint64_t before = c->st.links_new;
   if(!e)
-    e = crawl_links_one(c, canon, 0, false, FRONTIER_LEVELS - 1);
+    e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1);
   c->st.seeds += c->st.links_new - before;  /* seeds are not links */
   c->st.links_new = before;
-  mem_free(canon);
+  mem_free(u);
   return e ? e : c->err;
 }
 
 crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsigned level)
 {
-  char *canon = NULL;
-  url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
-  if(ue)
-    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = crawl_links_one(c, canon, depth, false, level);
-  mem_free(canon);
+  char *u = NULL;
+  crawl_err e = canon(c, url, &u);
+  if(!e)
+    e = crawl_links_one(c, u, depth, 0, level);
+  mem_free(u);
   return e ? e : c->err;
 }
 
 crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
 {
-  char *canon = NULL;
-  url_err ue = url_canon(url, strlen(url), &c->o.url, &canon);
-  if(ue)
-    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err e = fpset_add(&c->sitemaps, hash_fp64(canon, strlen(canon)), NULL);
+  char *u = NULL;
+  crawl_err e = canon(c, url, &u);
+  if(!e)
+    e = fpset_add(&c->sitemaps, hash_fp64(u, strlen(u)), NULL);
   if(e == CRAWL_ERR_FULL)
     e = CRAWL_OK;  /* then read as a page: its <loc>s are not followed */
   if(!e)
-    e = crawl_links_one(c, canon, 1, false, FRONTIER_LEVELS - 2);
-  mem_free(canon);
+    e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2);
+  mem_free(u);
   return e ? e : c->err;
 }
 
@@ -237,19 +254,65 @@ static size_t page_room(struct crawl *c, size_t max)
   return room < max ? (size_t)room : max;
 }
 
+/* ---- The disk thread --------------------------------------------------- */
+
+size_t crawl_poll(struct crawl *c)
+{
+  size_t n = wq_reap(c->wq);
+  crawl_err e = wq_error(c->wq);
+  if(e && !c->err)
+    c->err = e;
+  return n;
+}
+
+bool crawl_wait(struct crawl *c)
+{
+  bool any = wq_wait(c->wq);
+  crawl_poll(c);
+  return any;
+}
+
+void crawl_sync(struct crawl *c)
+{
+  wq_drain(c->wq);
+  crawl_poll(c);
+}
+
+int crawl_fd(const struct crawl *c)
+{
+  return wq_fd(c->wq);
+}
+
+size_t crawl_backlog(struct crawl *c)
+{
+  return wq_bytes(c->wq);
+}
+
+unsigned crawl_checkpoints_out(const struct crawl *c)
+{
+  return c->ckpt_out;
+}
+
+/* Running low: look up the URLs waiting on the seen set's runs now. */
+static void seen_kick(struct crawl *c)
+{
+  crawl_err e = seen_flush(c->seen);
+  if(e && !c->err)
+    c->err = e;
+}
+
+/* ---- Taking and recording --------------------------------------------------- */
+
 size_t crawl_take(struct crawl *c, size_t max, struct frontier_item *out)
 {
+  crawl_poll(c);
   max = page_room(c, max);
-  if(max == 0)
+  if(max == 0 || c->err)
     return 0;
   struct frontier_stats fs;
   frontier_stats(c->fr, &fs);
-  /* Running low: answer the URLs waiting on the disk runs now. */
-  if(fs.queued < max && seen_pending(c->seen) > 0) {
-    crawl_err e = seen_flush(c->seen);
-    if(e && !c->err)
-      c->err = e;
-  }
+  if(fs.queued < max && seen_pending(c->seen) > 0)
+    seen_kick(c);
   return frontier_take(c->fr, max, out);
 }
 
@@ -257,6 +320,7 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
 {
   uint32_t depth = 0;
   uint64_t fp = hash_fp64(r->url, strlen(r->url));
+  crawl_poll(c);
   if(c->err)
     return c->err;
   if(!frontier_depth(c->fr, fp, &depth)) {
@@ -290,26 +354,35 @@ crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason)
   le.time_ms = clock_wall_ms();
   c->st.rejected++;
   c->st.pages++;
-  crawl_err e = crawllog_write(c->log, &le);
+  crawl_err e = crawl_out_page(c, &le, CRAWL_OUT_NONE, NULL, NULL);
   frontier_done(c->fr, fp, NULL);  /* last: url may be the frontier's copy */
   return e;
 }
 
+/* When it is over, everything is written before it says so. */
+static bool crawl_over(struct crawl *c)
+{
+  crawl_sync(c);
+  return true;
+}
+
 bool crawl_finished(struct crawl *c)
 {
+  crawl_poll(c);
   if(c->err)
     return true;
   if(c->o.max_pages && c->st.pages >= c->o.max_pages)
-    return true;
+    return crawl_over(c);
   struct frontier_stats fs;
   frontier_stats(c->fr, &fs);
-  if(fs.queued == 0 && fs.outstanding == 0 && seen_pending(c->seen) > 0) {
-    crawl_err e = seen_flush(c->seen);
-    if(e && !c->err)
-      c->err = e;
-    frontier_stats(c->fr, &fs);
+  if(fs.queued || fs.outstanding)
+    return false;
+  if(seen_pending(c->seen) > 0 || fs.on_disk > 0) {
+    seen_kick(c);  /* the answers come at a later poll */
+    frontier_refill(c->fr);
+    return c->err != CRAWL_OK;
   }
-  return fs.queued == 0 && fs.outstanding == 0 && seen_pending(c->seen) == 0;
+  return crawl_over(c);
 }
 
 void crawl_stats(const struct crawl *c, struct crawl_stats *st)
@@ -319,7 +392,7 @@ void crawl_stats(const struct crawl *c, struct crawl_stats *st)
 
 crawl_err crawl_error(const struct crawl *c)
 {
-  return c->err;
+  return c->err ? c->err : wq_error(c->wq);
 }
 
 char *crawl_url_of(struct crawl *c, uint64_t fp)
@@ -340,8 +413,9 @@ void crawl_sizes(const struct crawl *c, struct crawl_sizes *s)
   s->seen_disk_bytes = ss.disk_bytes;
   s->seen_runs = ss.runs;
   dedup_stats(c->dd, &s->dedup);
-  if(c->warc)
-    warc_counts(c->warc, &s->warc_records, &s->warc_bytes, &s->warc_files);
+  s->warc_records = c->warc_records;
+  s->warc_bytes = c->warc_bytes;
+  s->warc_files = c->warc_files;
 }
 
 static cm_err summary_counters(const struct crawl *c, struct buf *b)
@@ -361,24 +435,44 @@ static cm_err summary_counters(const struct crawl *c, struct buf *b)
   return e;
 }
 
+static double per(uint64_t bytes, uint64_t n)
+{
+  return n ? (double)bytes / (double)n : 0;
+}
+
+/* Bytes per URL: in memory when it held the most, on disk over every URL
+ * that went there. */
+static cm_err summary_frontier(const struct crawl_sizes *s, struct buf *b)
+{
+  const struct frontier_stats *f = &s->frontier;
+  return buf_addf(b, ",\"frontier\":%zu,\"outstanding\":%zu,\"hosts\":%zu,"
+                  "\"frontier_mem_bytes\":%zu,\"frontier_peak_urls\":%zu,"
+                  "\"frontier_mem_bytes_per_url\":%.2f,\"frontier_on_disk\":%llu,"
+                  "\"frontier_disk_bytes\":%llu,\"frontier_spilled\":%llu,"
+                  "\"frontier_refilled\":%llu,\"frontier_disk_bytes_per_url\":%.2f",
+                  f->queued, f->outstanding, f->hosts, f->bytes, f->peak_urls,
+                  per(f->peak_bytes, f->peak_urls), (unsigned long long)f->on_disk,
+                  (unsigned long long)f->disk_bytes, (unsigned long long)f->spilled,
+                  (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled));
+}
+
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)
 {
   struct crawl_sizes s;
   crawl_sizes(c, &s);
-  double per = s.seen_distinct ? 1.0 / (double)s.seen_distinct : 0;
   cm_err e = buf_adds(out, "{");
   if(!e)
     e = summary_counters(c, out);
   if(!e)
-    e = buf_addf(out, ",\"frontier\":%zu,\"outstanding\":%zu,\"hosts\":%zu,"
-                 "\"seen\":%llu,\"seen_runs\":%u,\"seen_mem_bytes\":%zu,"
+    e = summary_frontier(&s, out);
+  if(!e)
+    e = buf_addf(out, ",\"seen\":%llu,\"seen_runs\":%u,\"seen_mem_bytes\":%zu,"
                  "\"seen_disk_bytes\":%zu,\"seen_mem_bytes_per_url\":%.2f,"
                  "\"seen_disk_bytes_per_url\":%.2f,\"warc_records\":%llu,"
                  "\"warc_bytes\":%llu,\"warc_files\":%u}",
-                 s.frontier.queued, s.frontier.outstanding, s.frontier.hosts,
                  (unsigned long long)s.seen_distinct, s.seen_runs, s.seen_mem_bytes,
-                 s.seen_disk_bytes, (double)s.seen_mem_bytes * per,
-                 (double)s.seen_disk_bytes * per, (unsigned long long)s.warc_records,
+                 s.seen_disk_bytes, per(s.seen_mem_bytes, s.seen_distinct),
+                 per(s.seen_disk_bytes, s.seen_distinct), (unsigned long long)s.warc_records,
                  (unsigned long long)s.warc_bytes, s.warc_files);
   return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
 }

@@ -18,6 +18,14 @@
  * frontier. Everything lives in opts.out_dir (docs/crawler.md, "Files"):
  * WARC files, crawl.jsonl, the checkpoint and the seen set's runs.
  *
+ * Files are written by a disk thread (wq.h), in order, so the caller's
+ * loop never waits on the disk: crawl_fd turns readable when written jobs
+ * can be reaped (crawl_poll); crawl_backlog says how far behind the disk
+ * is, for the caller to slow down (past write_queue_bytes the engine
+ * itself waits). A URL is finished once its line is on disk: crawl_fence
+ * tells when everything handed over so far is (the caller acknowledges
+ * results to the gateway then).
+ *
  * Resume (after a crash, even SIGKILL): the last checkpoint is loaded, then
  * every crawl log line written after it is replayed: the URL is finished
  * (never submitted again), and its page is read back from the WARC file
@@ -33,6 +41,7 @@
 #include "clients/frontier.h"
 #include "clients/html.h"
 #include "clients/linkfilter.h"
+#include "clients/sitemap.h"
 #include "clients/trap.h"
 #include "clients/warc.h"
 #include "common/buf.h"
@@ -45,6 +54,7 @@ struct crawl_opts {
   enum linkfilter_scope scope;
   const char           *deny_ext;     /* NULL = LINKFILTER_DENY_EXT_DEFAULT */
   bool                  obey_nofollow;
+  bool                  path_ascend;  /* also queue the directories above fetched URLs */
   struct url_opts       url;          /* canonicalization of links */
   struct html_opts      html;
   size_t                max_links;    /* per page */
@@ -53,9 +63,12 @@ struct crawl_opts {
   struct dedup_opts     dedup;
   size_t                seen_mem;     /* URL-seen memory budget */
   unsigned              seen_max_runs;
-  size_t                frontier_bytes;
+  size_t                frontier_bytes;  /* memory; beyond, URLs wait on disk */
+  uint64_t              frontier_seg_bytes; /* its segment files; 0 = 64 MiB */
   unsigned              max_per_host; /* outstanding at the gateway per host */
   uint64_t              warc_max_bytes;
+  size_t                write_queue_bytes; /* held for the disk thread at most */
+  size_t                sitemap_max_text; /* XML bytes read of one sitemap, decompressed */
   const char           *warc_prefix;
   const char           *software;     /* warcinfo */
 };
@@ -88,7 +101,11 @@ struct crawl_opts crawl_opts_default(void);
   X(checkpoints)                                                              \
   X(body_bytes)                                                               \
   X(sitemaps)       /* sitemaps read */                                       \
-  X(sitemap_urls)   /* URLs they listed */
+  X(sitemap_urls)   /* URLs they listed */                                   \
+  X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
+  X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */ \
+  X(ascents)        /* directories above fetched URLs offered (path_ascend) */ \
+  X(records_too_large) /* pages past the WARC record's caps: a log line, no record */
 
 struct crawl_stats {
 #define X(name) uint64_t name;
@@ -135,8 +152,28 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r);
 crawl_err crawl_requeue(struct crawl *c, const char *url);
 /* The gateway refused url for good: recorded with outcome "rejected". */
 crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason);
+/* Takes a snapshot now (a copy in memory); the disk thread writes it. */
 crawl_err crawl_checkpoint(struct crawl *c);
-/* Nothing queued, outstanding or pending; or max_pages recorded. */
+/* Checkpoints taken and not yet on disk. */
+unsigned  crawl_checkpoints_out(const struct crawl *c);
+
+/* The disk thread. fn(arg, e) runs at a crawl_poll once everything handed
+ * over before the call is written (e: the write error, if any). */
+typedef void crawl_fence_fn(void *arg, crawl_err e);
+crawl_err crawl_fence(struct crawl *c, crawl_fence_fn *fn, void *arg);
+/* Run what finished writes have to do (answers of the seen set, fences);
+ * never waits. */
+size_t    crawl_poll(struct crawl *c);
+/* Wait until a write finishes, then poll; false when none is under way. */
+bool      crawl_wait(struct crawl *c);
+/* Wait until everything handed over is written. */
+void      crawl_sync(struct crawl *c);
+/* Readable when crawl_poll has something to do. */
+int       crawl_fd(const struct crawl *c);
+/* Bytes handed to the disk thread and not yet written. */
+size_t    crawl_backlog(struct crawl *c);
+/* Nothing queued, outstanding or pending; or max_pages recorded. When it
+ * says so, everything is written. */
 bool      crawl_finished(struct crawl *c);
 void      crawl_stats(const struct crawl *c, struct crawl_stats *st);
 /* The first local error that stopped the engine (disk, memory), or 0. */

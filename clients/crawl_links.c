@@ -50,13 +50,14 @@ static crawl_err links_admit(struct crawl *c, const char *url, const struct url_
 
 /* Checks that need no state beyond the options. */
 static enum drop_reason links_filter(struct crawl *c, const struct url_parts *p,
-                                     uint32_t depth, bool nofollow)
+                                     uint32_t depth, unsigned flags)
 {
-  if(nofollow && c->o.obey_nofollow)
+  if((flags & LINK_NOFOLLOW) && c->o.obey_nofollow)
     return DROP_NOFOLLOW;
   if(depth > c->o.max_depth)
     return DROP_DEPTH;
-  enum drop_reason r = linkfilter_check(c->lf, p);
+  enum drop_reason r = flags & LINK_SITEMAP ? linkfilter_check_scope(c->lf, p)
+                                            : linkfilter_check(c->lf, p);
   return r ? r : trap_check_path(c->trap, p);
 }
 
@@ -89,14 +90,14 @@ static crawl_err links_seen(struct crawl *c, const char *url, const struct url_p
 }
 
 crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
-                          bool nofollow, unsigned level)
+                          unsigned flags, unsigned level)
 {
   struct url_parts p;
   if(url_split(url, &p) != URL_OK) {
     c->st.links_invalid++;
     return CRAWL_OK;
   }
-  enum drop_reason r = links_filter(c, &p, depth, nofollow);
+  enum drop_reason r = links_filter(c, &p, depth, flags);
   if(r) {
     crawl_links_drop(c, url, r);
     return CRAWL_OK;
@@ -138,10 +139,40 @@ void crawl_links_page(struct crawl *c, const struct html_links *l, const char *p
   }
   crawl_err e = CRAWL_OK;
   for(size_t i = 0; i < l->n && !e; i++)
-    e = crawl_links_one(c, l->v[i].url, depth + 1, l->v[i].nofollow, 1);
+    e = crawl_links_one(c, l->v[i].url, depth + 1, l->v[i].nofollow ? LINK_NOFOLLOW : 0, 1);
   /* The page's preferred URL, if another: it may be the one worth keeping. */
   if(!e && l->canonical && strcmp(l->canonical, page_url))
-    e = crawl_links_one(c, l->canonical, depth + 1, false, 1);
+    e = crawl_links_one(c, l->canonical, depth + 1, 0, 1);
   if(e && !c->err)
     c->err = e;
+}
+
+/* Path ascent (--path-ascend): the directories above a fetched URL, as if
+ * the page linked them. From /a/b/c (or /a/b/c?q): /a/b/, /a/ and /; from
+ * /a/b/?q also /a/b/. They take the filters, the seen test and the trap
+ * defences of any link. */
+crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth)
+{
+  struct url_parts p;
+  if(!c->o.path_ascend || url_split(url, &p) != URL_OK)
+    return CRAWL_OK;
+  size_t base = (size_t)(p.target - url), plen = strcspn(p.target, "?");
+  char *up = mem_alloc(base + plen + 1);
+  if(!up)
+    return CRAWL_ERR_NOMEM;
+  memcpy(up, url, base + plen);
+  crawl_err e = CRAWL_OK;
+  for(size_t i = plen; !e && i-- > 0;) {
+    if(p.target[i] != '/' || i + 1 == p.target_len)
+      continue;  /* not a directory, or the URL itself */
+    up[base + i + 1] = '\0';
+    c->st.ascents++;
+    e = crawl_add_url(c, up, depth + 1, 1);
+    if(e == CRAWL_ERR_INVALID) {
+      c->st.links_invalid++;
+      e = CRAWL_OK;
+    }
+  }
+  mem_free(up);
+  return e;
 }

@@ -10,15 +10,14 @@
 #include "clients/simhash.h"
 #include "clients/sitemap.h"
 #include "common/hash.h"
+#include "common/log.h"
 #include "common/mem.h"
 
 struct page_out {
-  bool             sitemap;
-  struct dedup_hit hit;
-  bool             has_loc;
-  struct warc_loc  loc;
-  char             digest[WARC_DIGEST_LEN];
-  char            *redirect;   /* canonical target of a 3xx */
+  bool                  sitemap;
+  struct dedup_hit      hit;
+  enum crawl_out_record record;     /* what goes into the WARC file */
+  char                 *redirect;   /* canonical target of a 3xx */
 };
 
 /* Outcomes that carry an HTTP response: fetched now, served from the
@@ -74,21 +73,10 @@ static bool page_is_html(const struct crawl_result *r)
   return i < r->body_len && b[i] == '<';
 }
 
-static crawl_err page_record(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+/* The WARC record the page gets (written with its log line). */
+static void page_record(struct page_out *po)
 {
-  if(c->replaying)
-    return CRAWL_OK;
-  struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
-                          r->body, r->body_len, r->truncated };
-  crawl_err e = po->hit.verdict == DEDUP_EXACT
-                  ? warc_write_revisit(c->warc, &wp, po->hit.of, &po->loc, po->digest)
-                  : warc_write_response(c->warc, &wp, &po->loc, po->digest);
-  if(e)
-    return e;
-  po->has_loc = true;
-  memcpy(c->last_warc, po->loc.file, sizeof c->last_warc);
-  c->last_warc_end = po->loc.offset + po->loc.length;
-  return CRAWL_OK;
+  po->record = po->hit.verdict == DEDUP_EXACT ? CRAWL_OUT_REVISIT : CRAWL_OUT_RESPONSE;
 }
 
 static crawl_err page_links(struct crawl *c, const struct html_doc *doc, const char *url,
@@ -143,18 +131,35 @@ static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
   return e != CRAWL_OK;
 }
 
+static void sitemap_report(struct crawl *c, const char *url, const struct sitemap_info *si)
+{
+  c->st.sitemaps_gzip += si->gzip;
+  if(si->end == GUNZIP_WHOLE && !si->failed)
+    return;
+  c->st.sitemaps_cut++;
+  struct log_ctx ctx = { NULL, NULL, url, "reading a sitemap" };
+  if(si->end == GUNZIP_CAP)
+    LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML (%s): the rest is not read",
+         si->text, "--sitemap-max-bytes");
+  else if(si->end != GUNZIP_WHOLE)
+    LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML: %s", si->text,
+         gunzip_end_text(si->end));
+  if(si->failed)
+    LOGC(LOG_WARN, &ctx, "sitemap: %zu of %zu pieces over the parser's memory budget",
+         si->failed, si->pieces);
+}
+
 /* A sitemap: recorded, its URLs queued; not a page (no content test). */
 static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, struct page_out *po)
 {
-  crawl_err e = page_record(c, r, po);
+  struct sitemap_opts so = { c->o.html, c->o.sitemap_max_text };
+  struct sitemap_info si;
+  page_record(po);
   c->st.sitemaps++;
   po->sitemap = true;
+  crawl_err e = sitemap_read(r->body, r->body_len, &so, sitemap_loc, c, &si);
   if(!e)
-    e = sitemap_parse(r->body, r->body_len, &c->o.html, sitemap_loc, c);
-  if(e == CRAWL_ERR_TOO_LARGE) {
-    c->st.html_failed++;
-    e = CRAWL_OK;
-  }
+    sitemap_report(c, r->url, &si);
   return e ? e : c->err;
 }
 
@@ -172,7 +177,7 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   if(!e)
     e = dedup_check(c->dd, r->url, hash_fp64(r->body, r->body_len), sim, shingles, &po->hit);
   if(!e)
-    e = page_record(c, r, po);
+    page_record(po);
   c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
   c->st.dup_near += !e && po->hit.verdict == DEDUP_NEAR;
   if(!e && parsed && po->hit.verdict == DEDUP_NEW)
@@ -182,8 +187,9 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   return e;
 }
 
+/* A sitemap that moved is a sitemap where it went. */
 static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                               struct page_out *po)
+                               bool sitemap, struct page_out *po)
 {
   if(!r->redirect || !*r->redirect)
     return CRAWL_OK;
@@ -196,7 +202,9 @@ static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, ui
     return CRAWL_OK;
   }
   c->st.links++;
-  return crawl_links_one(c, po->redirect, depth + 1, false, 1);
+  if(sitemap)
+    return crawl_add_sitemap(c, po->redirect);
+  return crawl_links_one(c, po->redirect, depth + 1, 0, 1);
 }
 
 static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
@@ -216,15 +224,12 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
     le.dup = po->hit.verdict == DEDUP_EXACT ? "exact" : "near";
     le.distance = po->hit.distance;
   }
-  if(po->has_loc) {
-    le.warc = po->loc.file;
-    le.warc_offset = po->loc.offset;
-    le.warc_length = po->loc.length;
-    le.digest = po->digest;
-  }
   le.redirect = po->redirect;
   le.sitemap = po->sitemap;
-  return crawllog_write(c->log, &le);
+  struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
+                          r->body, r->body_len, r->truncated };
+  return crawl_out_page(c, &le, po->record, &wp,
+                        po->record == CRAWL_OUT_REVISIT ? po->hit.of : NULL);
 }
 
 crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth)
@@ -242,9 +247,11 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   else if(http && r->status >= 200 && r->status < 300)
     e = page_content(c, r, depth, &po);
   else if(http)
-    e = page_record(c, r, &po);
+    page_record(&po);
   if(!e && http && r->status >= 300 && r->status < 400)
-    e = page_redirect(c, r, depth, &po);
+    e = page_redirect(c, r, depth, sitemap, &po);
+  if(!e && http)
+    e = crawl_links_ascend(c, r->url, depth);
   if(!e && !c->replaying)
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);

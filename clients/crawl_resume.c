@@ -1,8 +1,10 @@
 /* Checkpoints and resuming (docs/crawler.md, "Checkpoint and resume").
  *
  * A checkpoint is one file, DIR/checkpoint, written whole then renamed
- * (ckfile.c): the seen set (run list + in-memory part), the crawl log's
- * length, the counters, the scope, the trap counters, the frontier and the
+ * (ckfile.c) by the disk thread: the crawl log's length, the last WARC
+ * record, the seen set's runs (what the writes before it left on disk),
+ * then the loop's snapshot: the seen set's memory and pending URLs, the
+ * counters, the scope, the trap counters, the frontier and the
  * content-seen index. Resuming loads it, then replays the crawl log lines
  * written after it: each is a finished URL; its page is read back from the
  * WARC file and processed again without writing, so the links it gave are
@@ -16,13 +18,15 @@
 #include <unistd.h>
 
 #include "clients/ckfile.h"
+#include "clients/frontier_disk.h"
 #include "clients/warc_read.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 1
+#define CKPT_VERSION 6  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+                           * thread; 5: frontier on disk; 6: records_too_large */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -43,35 +47,87 @@ static void stats_load(struct crawl *c, struct ckfile *ck)
     c->st.drop[r] = ckfile_get_u64(ck);
 }
 
-crawl_err crawl_checkpoint(struct crawl *c)
+/* A checkpoint on its way to the disk: the loop's snapshot, an image in
+ * memory; the disk thread puts its own part first (the crawl log's length
+ * and the last WARC record, the seen set's runs: what every job before
+ * this one wrote), then the image, then renames the file into place. */
+struct ckpt_job {
+  struct wq_job j;
+  struct crawl *c;
+  struct ckfile image;
+  char        **retired;  /* frontier segments read before the snapshot */
+};
+
+static crawl_err ckpt_run(struct wq_job *j)
 {
+  struct ckpt_job *cj = (struct ckpt_job *)j;
+  struct crawl *c = cj->c;
   struct ckfile ck;
-  if(c->err)
-    return c->err;
   crawl_err e = ckfile_create(&ck, c->ckpt_path, ckpt_magic);
   if(e)
     return e;
   ckfile_put_u64(&ck, CKPT_VERSION);
-  e = seen_save(c->seen, &ck);  /* first: it settles pending URLs into the frontier */
-  c->st.checkpoints++;
-  ckfile_put_u64(&ck, crawllog_size(c->log));
-  ckfile_put_str(&ck, c->last_warc);
-  ckfile_put_u64(&ck, c->last_warc_end);
-  stats_save(c, &ck);
-  linkfilter_save(c->lf, &ck);
-  trap_save(c->trap, &ck);
-  frontier_save(c->fr, &ck);
-  dedup_save(c->dd, &ck);
-  fpset_save(&c->sitemaps, &ck);
-  if(e || c->err) {
-    ckfile_discard(&ck);
-    return e ? e : c->err;
-  }
+  ckfile_put_u64(&ck, crawllog_size(c->out.log));
+  ckfile_put_str(&ck, c->out.last_warc);
+  ckfile_put_u64(&ck, c->out.last_warc_end);
+  seen_disk_save(seen_disk_of(c->seen), &ck);
+  ckfile_put_image(&ck, &cj->image);
   e = ckfile_commit(&ck);
-  if(e)
+  if(!e) {  /* the previous checkpoint's files may go now */
+    seen_disk_commit(seen_disk_of(c->seen));
+    frontier_disk_remove((const char *const *)cj->retired);
+  }
+  return e;
+}
+
+static void ckpt_done(struct wq_job *j, crawl_err e)
+{
+  struct ckpt_job *cj = (struct ckpt_job *)j;
+  cj->c->ckpt_out--;
+  if(e && !cj->c->err)
+    cj->c->err = e;
+  ckfile_discard(&cj->image);
+  for(size_t i = 0; cj->retired && cj->retired[i]; i++)
+    mem_free(cj->retired[i]);
+  mem_free(cj->retired);
+  mem_free(cj);
+}
+
+static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
+{
+  c->st.checkpoints++;
+  seen_save(c->seen, ck);
+  stats_save(c, ck);
+  linkfilter_save(c->lf, ck);
+  trap_save(c->trap, ck);
+  frontier_save(c->fr, ck);
+  dedup_save(c->dd, ck);
+  fpset_save(&c->sitemaps, ck);
+}
+
+crawl_err crawl_checkpoint(struct crawl *c)
+{
+  crawl_poll(c);
+  if(c->err)
+    return c->err;
+  struct ckpt_job *cj = mem_calloc(1, sizeof *cj);
+  if(!cj)
+    return CRAWL_ERR_NOMEM;
+  ckfile_create_image(&cj->image);
+  ckpt_snapshot(c, &cj->image);
+  if(cj->image.err) {
+    crawl_err e = cj->image.err;
+    ckfile_discard(&cj->image);
+    mem_free(cj);
     return e;
-  seen_commit(c->seen);       /* the previous checkpoint's runs may go now */
-  fpset_clear(&c->replayed);  /* the seen set knows every finished URL now */
+  }
+  cj->c = c;
+  cj->retired = frontier_retired(c->fr);
+  cj->j = (struct wq_job){ .run = ckpt_run, .done = ckpt_done,
+                           .bytes = sizeof *cj + (size_t)cj->image.image_bytes };
+  c->ckpt_out++;
+  wq_push(c->wq, &cj->j);
+  fpset_clear(&c->replayed);  /* the snapshot's seen set knows every finished URL */
   return CRAWL_OK;
 }
 
@@ -80,18 +136,22 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
   struct ckfile ck;
   *log_from = 0;
   crawl_err e = ckfile_open(&ck, c->ckpt_path, ckpt_magic);
-  if(e == CRAWL_ERR_NOT_FOUND)
-    return CRAWL_OK;  /* crashed before the first: replay the whole log */
+  if(e == CRAWL_ERR_NOT_FOUND) {  /* crashed before the first: replay the whole log */
+    frontier_tidy(c->fr);
+    return CRAWL_OK;
+  }
   if(e)
     return e;
   if(ckfile_get_u64(&ck) != CKPT_VERSION)
     ckfile_fail(&ck, CRAWL_ERR_CORRUPT);
-  e = seen_load(c->seen, &ck);
   *log_from = ckfile_get_u64(&ck);
   char *w = ckfile_get_str(&ck, WARC_NAME_MAX - 1);
-  snprintf(c->last_warc, sizeof c->last_warc, "%s", w ? w : "");
+  snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", w ? w : "");
   mem_free(w);
-  c->last_warc_end = ckfile_get_u64(&ck);
+  c->out.last_warc_end = ckfile_get_u64(&ck);
+  e = seen_disk_load(seen_disk_of(c->seen), &ck);
+  if(!e)
+    e = seen_load(c->seen, &ck);
   stats_load(c, &ck);
   linkfilter_load(c->lf, &ck);
   trap_load(c->trap, &ck);
@@ -107,10 +167,11 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
 /* The page of a recorded original 2xx or 3xx, read back and processed. */
 static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
 {
-  char *path = mem_alloc(strlen(c->warc_dir) + strlen(rec->warc) + 2);
+  if(strchr(rec->warc, '/') || !warc_file_serial(rec->warc, c->o.warc_prefix))
+    return CRAWL_ERR_CORRUPT;  /* not a file this crawl writes */
+  char *path = crawl_path(c->warc_dir, rec->warc);
   if(!path)
     return CRAWL_ERR_NOMEM;
-  snprintf(path, strlen(c->warc_dir) + strlen(rec->warc) + 2, "%s/%s", c->warc_dir, rec->warc);
   struct warc_record wr;
   crawl_err e = warc_read_at(path, rec->warc_offset, REPLAY_MAX_RECORD, &wr);
   mem_free(path);
@@ -130,25 +191,23 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
   return e;
 }
 
-static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
+/* The URL is finished: never queued or submitted again. Not in memory,
+ * it may wait on disk: it is skipped when read back. */
+static crawl_err replay_finish(struct crawl *c, const struct crawllog_rec *rec, uint64_t fp)
 {
-  struct crawl *c = arg;
-  uint64_t fp = hash_fp64(rec->url, strlen(rec->url));
   crawl_err e = fpset_add(&c->replayed, fp, NULL);
   if(!e && rec->sitemap && fpset_add(&c->sitemaps, fp, NULL) == CRAWL_ERR_NOMEM)
     e = CRAWL_ERR_NOMEM;
   if(e)
     return e == CRAWL_ERR_FULL ? CRAWL_ERR_TOO_LARGE : e;
-  frontier_done(c->fr, fp, NULL);
-  c->st.replayed++;
-  if(rec->warc) {
-    snprintf(c->last_warc, sizeof c->last_warc, "%s", rec->warc);
-    c->last_warc_end = rec->warc_offset + rec->warc_length;
-  }
-  bool ok = crawl_outcome_http(rec->outcome);
-  if(ok && rec->warc && !rec->duplicate_of && rec->status >= 200 && rec->status < 400)
-    return replay_record(c, rec);
-  /* Nothing to read again: count it as it was counted then. */
+  if(frontier_done(c->fr, fp, NULL) == CRAWL_ERR_NOT_FOUND)
+    e = frontier_forget(c->fr, fp);
+  return e;
+}
+
+/* A line with no page to read again: counted as it was counted then. */
+static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec)
+{
   if(rec->outcome && !strcmp(rec->outcome, "rejected")) {
     c->st.pages++;
     c->st.rejected++;
@@ -157,25 +216,42 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
   crawl_page_count(c, rec->outcome, rec->status);
   c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
   c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
-  return CRAWL_OK;
+  /* As crawl_page does for any HTTP answer. */
+  bool http = crawl_outcome_http(rec->outcome) && rec->status > 0;
+  return http ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
+}
+
+static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
+{
+  struct crawl *c = arg;
+  crawl_err e = replay_finish(c, rec, hash_fp64(rec->url, strlen(rec->url)));
+  if(e)
+    return e;
+  c->st.replayed++;
+  if(rec->warc) {
+    snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", rec->warc);
+    c->out.last_warc_end = rec->warc_offset + rec->warc_length;
+  }
+  if(crawl_outcome_http(rec->outcome) && rec->warc && !rec->duplicate_of &&
+     rec->status >= 200 && rec->status < 400)
+    return replay_record(c, rec);
+  return replay_count(c, rec);
 }
 
 /* Cut what the WARC files hold after the last record the log refers to. */
 static void warc_cut(struct crawl *c)
 {
-  unsigned last = warc_file_serial(c->last_warc, c->o.warc_prefix);
+  unsigned last = warc_file_serial(c->out.last_warc, c->o.warc_prefix);
   DIR *d = opendir(c->warc_dir);
   struct dirent *de;
-  char path[4096];
   while(d && (de = readdir(d)) != NULL) {
     unsigned s = warc_file_serial(de->d_name, c->o.warc_prefix);
-    if(s == 0 || s < last)
-      continue;
-    snprintf(path, sizeof path, "%s/%s", c->warc_dir, de->d_name);
-    if(s > last)
+    char *path = s == 0 || s < last ? NULL : crawl_path(c->warc_dir, de->d_name);
+    if(path && s > last)
       unlink(path);
-    else if(truncate(path, (off_t)c->last_warc_end) != 0)
+    else if(path && truncate(path, (off_t)c->out.last_warc_end) != 0)
       LOG(LOG_WARN, "cannot cut %s after its last recorded page", de->d_name);
+    mem_free(path);
   }
   if(d)
     closedir(d);

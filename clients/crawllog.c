@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "common/mem.h"
 
 #define LINE_MAX_BYTES (64u << 10)  /* URLs are capped far below this */
+#define WORD_MAX       256          /* the gateway's words (outcome, reason): cut */
 
 struct crawllog {
   int      fd;
@@ -80,12 +82,18 @@ uint64_t crawllog_size(const struct crawllog *l)
   return l->size;
 }
 
-static cm_err add_str(struct buf *b, const char *key, const char *v)
+static cm_err add_strn(struct buf *b, const char *key, const char *v, size_t max)
 {
   cm_err e = buf_addf(b, ",\"%s\":", key);
+  size_t n = v ? strlen(v) : 0;
   if(!e)
-    e = v ? buf_add_json_str(b, v, strlen(v)) : buf_adds(b, "null");
+    e = v ? buf_add_json_str(b, v, n < max ? n : max) : buf_adds(b, "null");
   return e;
+}
+
+static cm_err add_str(struct buf *b, const char *key, const char *v)
+{
+  return add_strn(b, key, v, SIZE_MAX);
 }
 
 static cm_err format(struct buf *b, const struct crawllog_entry *e)
@@ -98,7 +106,7 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
   if(!r)
     r = buf_addf(b, ",\"status\":%d", e->status);
   if(!r)
-    r = add_str(b, "outcome", e->outcome);
+    r = add_strn(b, "outcome", e->outcome, WORD_MAX);
   if(!r)
     r = buf_addf(b, ",\"bytes\":%llu,\"ms\":%llu,\"depth\":%u,\"links\":%llu",
                  (unsigned long long)e->bytes, (unsigned long long)e->ms, e->depth,
@@ -117,7 +125,7 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
   if(!r && e->redirect)
     r = add_str(b, "redirect", e->redirect);
   if(!r && e->reason)
-    r = add_str(b, "reason", e->reason);
+    r = add_strn(b, "reason", e->reason, WORD_MAX);
   if(!r && e->sitemap)
     r = buf_adds(b, ",\"sitemap\":true");
   return r ? r : buf_adds(b, "}\n");

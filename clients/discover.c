@@ -29,6 +29,7 @@ struct dsc {
   struct gwclient     *gw;
   uv_timer_t           tick;
   uv_signal_t          sig_int, sig_term;
+  uv_poll_t            disk;         /* the engine's disk thread has finished writes */
   bool                 submitting, polling, done;
   char               **sub;          /* URLs of the batch in flight */
   size_t               nsub;
@@ -42,6 +43,9 @@ struct dsc {
   struct fpmap         alias;        /* gateway's canonical URL -> ours */
   int                  exit_code;
   FILE                *summary;
+  size_t               disk_soft;    /* backlog past which no more results are read */
+  bool                 disk_behind;  /* it was, at the last look */
+  bool                 loop_ready;
 };
 
 struct discover_opts discover_opts_default(void)
@@ -59,6 +63,7 @@ struct discover_opts discover_opts_default(void)
   o.stall_ms = 600000;
   o.sitemaps = true;
   o.progress = true;
+  o.write_soft_bytes = 32u << 20;
   return o;
 }
 
@@ -83,7 +88,8 @@ static void dsc_progress(struct dsc *d, bool force)
   crawl_sizes(d->c, &sz);
   struct progress_counts pc = { st.pages, st.fetch_errors + st.http_errors + st.rejected,
                                 st.dup_exact + st.dup_near, sz.seen_distinct,
-                                sz.frontier.queued, sz.frontier.outstanding };
+                                sz.frontier.queued + sz.frontier.on_disk,
+                                sz.frontier.outstanding };
   progress_update(&d->prog, &pc, force);
 }
 
@@ -94,6 +100,9 @@ static void dsc_finish(struct dsc *d, int code)
   d->done = true;
   d->exit_code = code;
   crawl_err e = crawl_checkpoint(d->c);
+  crawl_sync(d->c);  /* the end: everything on disk before the summary */
+  if(!e)
+    e = crawl_error(d->c);
   if(e) {
     LOG(LOG_ERROR, "final checkpoint failed: %s", crawl_err_text(e));
     if(code == DISCOVER_EXIT_DONE)
@@ -116,6 +125,7 @@ static void dsc_teardown(struct dsc *d)
 {
   gwclient_close(&d->gw);  /* cancels requests under way: no callback after this */
   uv_close((uv_handle_t *)&d->tick, NULL);
+  uv_close((uv_handle_t *)&d->disk, NULL);
   uv_close((uv_handle_t *)&d->sig_int, NULL);
   uv_close((uv_handle_t *)&d->sig_term, NULL);
 }
@@ -222,12 +232,25 @@ static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch
     dsc_pump(d);
 }
 
+/* The disk is behind: take no more work until it catches up (past the
+ * whole write_queue_bytes the engine would wait, and the loop with it). */
+static bool dsc_disk_behind(struct dsc *d)
+{
+  size_t backlog = crawl_backlog(d->c);
+  bool behind = backlog > d->disk_soft;
+  if(behind && !d->disk_behind)
+    LOG(LOG_INFO, "the disk is behind (%zu bytes to write): no more results until it catches up",
+        backlog);
+  d->disk_behind = behind;
+  return behind;
+}
+
 static void dsc_submit(struct dsc *d)
 {
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
-  if(d->submitting || clock_mono_ms() < d->pause_until || sz.frontier.outstanding >= d->o.window ||
-     (sz.frontier.queued == 0 && sz.seen_pending == 0))
+  if(d->submitting || dsc_disk_behind(d) || clock_mono_ms() < d->pause_until || sz.frontier.outstanding >= d->o.window ||
+     (sz.frontier.queued == 0 && sz.seen_pending == 0 && sz.frontier.on_disk == 0))
     return;
   size_t room = d->o.window - sz.frontier.outstanding;
   size_t max = room < d->o.batch_max ? room : d->o.batch_max;
@@ -304,10 +327,12 @@ static void dsc_robots(struct dsc *d)
 static const char *result_url(struct dsc *d, const struct gw_result *g, char **own)
 {
   *own = NULL;
-  uint64_t *v = fpmap_get(&d->alias, hash_fp64(g->url, strlen(g->url)));
+  uint64_t key = hash_fp64(g->url, strlen(g->url)), *v = fpmap_get(&d->alias, key);
   if(!v)
     return g->url;
   *own = crawl_url_of(d->c, *v);
+  if(*own)
+    fpmap_del(&d->alias, key);  /* it serves one result: the map holds outstanding URLs only */
   return *own ? *own : g->url;
 }
 
@@ -337,16 +362,37 @@ static void on_ack(void *arg, const struct gwclient_answer *a)
         a->http);
 }
 
+/* Deliveries to acknowledge once their pages are on disk. */
+struct ack_wait {
+  struct dsc *d;
+  size_t      n;
+  char       *id[];
+};
+
+static void ack_written(void *arg, crawl_err e)
+{
+  struct ack_wait *aw = arg;
+  struct dsc *d = dsc_of(aw->d);
+  if(!e && !d->done && d->gw)
+    gwclient_ack(d->gw, (const char *const *)aw->id, aw->n, on_ack, d);
+  for(size_t i = 0; i < aw->n; i++)
+    mem_free(aw->id[i]);
+  mem_free(aw);
+}
+
+/* A result is acknowledged only once its crawl log line is on disk: a
+ * crash before then gets it again from the gateway, never loses it. */
 static void dsc_ack(struct dsc *d, const struct gw_results *res)
 {
-  const char **dl = mem_alloc(res->n * sizeof *dl);
-  size_t n = 0;
-  for(size_t i = 0; dl && i < res->n; i++)
-    if(res->v[i].delivery)
-      dl[n++] = res->v[i].delivery;
-  if(n)
-    gwclient_ack(d->gw, dl, n, on_ack, d);
-  mem_free(dl);
+  struct ack_wait *aw = mem_calloc(1, sizeof *aw + res->n * sizeof aw->id[0]);
+  if(!aw)
+    return;  /* not acknowledged: they come again and are ignored */
+  aw->d = d;
+  for(size_t i = 0; i < res->n; i++)
+    if(res->v[i].delivery && (aw->id[aw->n] = mem_strdup(res->v[i].delivery)))
+      aw->n++;
+  if(!aw->n || crawl_fence(d->c, ack_written, aw))
+    ack_written(aw, CRAWL_ERR_NOMEM);
 }
 
 static void on_results(void *arg, const struct gwclient_answer *a, struct gw_results *res)
@@ -374,7 +420,8 @@ static void dsc_poll(struct dsc *d)
 {
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
-  if(d->polling || sz.frontier.outstanding == 0 || clock_mono_ms() < d->poll_pause_until)
+  if(d->polling || sz.frontier.outstanding == 0 || clock_mono_ms() < d->poll_pause_until ||
+     dsc_disk_behind(d))
     return;
   if(gwclient_results(d->gw, d->o.results_max, d->o.wait_ms, on_results, d) == CRAWL_OK)
     d->polling = true;
@@ -385,7 +432,7 @@ static void dsc_poll(struct dsc *d)
 static void dsc_checkpoint(struct dsc *d)
 {
   uint64_t now = clock_mono_ms();
-  if(now - d->last_ckpt < d->o.checkpoint_ms)
+  if(now - d->last_ckpt < d->o.checkpoint_ms || crawl_checkpoints_out(d->c) > 0)
     return;
   d->last_ckpt = now;
   dsc_fatal(d, crawl_checkpoint(d->c), "checkpoint");
@@ -424,6 +471,16 @@ static void on_tick(uv_timer_t *t)
     dsc_pump(d);
 }
 
+static void on_disk(uv_poll_t *p, int status, int events)
+{
+  struct dsc *d = dsc_of(p->data);
+  (void)status;
+  (void)events;
+  crawl_poll(d->c);
+  if(!d->done)
+    dsc_pump(d);
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
   struct dsc *d = dsc_of(s->data);
@@ -435,17 +492,33 @@ static crawl_err dsc_start(struct dsc *d)
 {
   if(uv_loop_init(&d->loop) != 0)
     return CRAWL_ERR_NOMEM;
+  d->loop_ready = true;
   crawl_err e = gwclient_open(&d->loop, &d->o.gw, &d->gw);
   if(e)
     return e;
   uv_timer_init(&d->loop, &d->tick);
   uv_signal_init(&d->loop, &d->sig_int);
   uv_signal_init(&d->loop, &d->sig_term);
-  d->tick.data = d->sig_int.data = d->sig_term.data = d;
+  uv_poll_init(&d->loop, &d->disk, crawl_fd(d->c));
+  d->tick.data = d->sig_int.data = d->sig_term.data = d->disk.data = d;
+  uv_poll_start(&d->disk, UV_READABLE, on_disk);
   uv_timer_start(&d->tick, on_tick, 0, TICK_MS);
   uv_signal_start(&d->sig_int, on_signal, SIGINT);
   uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   return CRAWL_OK;
+}
+
+static void dsc_free(struct dsc *d)
+{
+  while(d->robots_n--) {
+    mem_free(d->robots_q[d->robots_head]);
+    d->robots_head = (d->robots_head + 1) % ROBOTS_QUEUE;
+  }
+  sub_free(d);
+  fpset_free(&d->hosts_asked);
+  fpmap_free(&d->alias);
+  d->magic = 0;
+  mem_free(d);
 }
 
 int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary)
@@ -457,6 +530,7 @@ int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary)
   d->o = *o;
   d->c = c;
   d->summary = summary;
+  d->disk_soft = o->write_soft_bytes;
   d->last_ckpt = d->last_useful = clock_mono_ms();
   fpset_init(&d->hosts_asked, 16u << 20);
   fpmap_init(&d->alias, 16u << 20);
@@ -469,17 +543,12 @@ int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary)
     uv_run(&d->loop, UV_RUN_DEFAULT);
   }
   gwclient_close(&d->gw);
-  uv_run(&d->loop, UV_RUN_DEFAULT);  /* let closed handles go */
-  uv_loop_close(&d->loop);
-  while(d->robots_n--) {
-    mem_free(d->robots_q[d->robots_head]);
-    d->robots_head = (d->robots_head + 1) % ROBOTS_QUEUE;
+  crawl_sync(c);  /* fences waiting to acknowledge point at d */
+  if(d->loop_ready) {
+    uv_run(&d->loop, UV_RUN_DEFAULT);  /* let closed handles go */
+    uv_loop_close(&d->loop);
   }
-  sub_free(d);
-  fpset_free(&d->hosts_asked);
-  fpmap_free(&d->alias);
   int code = d->exit_code;
-  d->magic = 0;
-  mem_free(d);
+  dsc_free(d);
   return code;
 }

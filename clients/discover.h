@@ -10,9 +10,14 @@
  *    back to the queue and submitting pauses as long as it asks; URLs it
  *    refuses for good are recorded as rejected.
  *  - results: one long-poll GET /v1/results always open while URLs are
- *    outstanding; each result goes to the engine, then the batch is
- *    acknowledged (after: a crash before the ack gets them again, and the
- *    engine ignores results of finished URLs).
+ *    outstanding; each result goes to the engine, and the batch is
+ *    acknowledged once the engine's disk thread has written their crawl
+ *    log lines (a crash before the ack gets them again, and the engine
+ *    ignores results of finished URLs).
+ *  - the disk: while the engine's writes wait for the disk beyond
+ *    write_soft_bytes, no batch is submitted and no result read; the loop
+ *    goes on (acks, robots, progress, signals) and resumes when they are
+ *    written.
  *  - sitemaps: the first result of each host triggers one GET /v1/robots
  *    for that host (robots.txt is known by then); the sitemaps it names
  *    are queued as sitemaps.
@@ -40,6 +45,7 @@ struct discover_opts {
   uint64_t stall_ms;
   bool     sitemaps;
   bool     progress;      /* draw it if stderr is a terminal */
+  size_t   write_soft_bytes;  /* disk backlog past which no more results are read */
 };
 struct discover_opts discover_opts_default(void);
 

@@ -3,10 +3,14 @@
 #include <string.h>
 
 #include "clients/fpmap.h"
+#include "clients/frontier_disk.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
 #define L FRONTIER_LEVELS
+#define SEG_BYTES_DEFAULT (64u << 20)
+#define REC_MAX   2560u  /* a record of a URL of 2,048 bytes and a host of 253 */
+#define TOMB_BYTES (16u << 20)
 
 struct fhost;
 
@@ -36,6 +40,9 @@ struct fhost {
 
 struct frontier {
   struct frontier_opts  o;
+  size_t                cap;      /* for entries and hosts */
+  struct frontier_disk *disk;     /* NULL: no directory */
+  struct fpmap          tomb;     /* finished while maybe on disk */
   struct fpmap          entries;  /* url fp -> struct fentry * */
   struct fpmap          hosts;    /* host hash -> struct fhost * */
   struct fhost         *cursor[L];  /* next host to serve, per level */
@@ -56,6 +63,16 @@ unsigned frontier_level_for(uint32_t inlinks)
   return lvl;
 }
 
+/* Each level's disk buffer holds a record at least; all of them take an
+ * eighth of the budget at most, out of the half for entries and hosts. */
+static size_t disk_buf_bytes(size_t max_bytes)
+{
+  size_t b = max_bytes / 64;
+  if(b > (64u << 10))
+    b = 64u << 10;
+  return b < REC_MAX ? REC_MAX : b;
+}
+
 crawl_err frontier_open(const struct frontier_opts *o, struct frontier **out)
 {
   struct frontier *f = mem_calloc(1, sizeof *f);
@@ -63,10 +80,17 @@ crawl_err frontier_open(const struct frontier_opts *o, struct frontier **out)
   if(!f)
     return CRAWL_ERR_NOMEM;
   f->o = *o;
+  f->cap = o->max_bytes / 2;
   /* The indexes may use a quarter of the budget each at most. */
   fpmap_init(&f->entries, o->max_bytes / 4);
   fpmap_init(&f->hosts, o->max_bytes / 4);
-  return CRAWL_OK;
+  fpmap_init(&f->tomb, TOMB_BYTES);
+  if(!o->dir)
+    return CRAWL_OK;
+  size_t buf = disk_buf_bytes(o->max_bytes);
+  f->cap = f->cap > L * buf + o->max_bytes / 8 ? f->cap - L * buf : o->max_bytes / 8;
+  return frontier_disk_open(o->dir, o->wq, buf, o->seg_bytes ? o->seg_bytes : SEG_BYTES_DEFAULT,
+                            &f->disk);
 }
 
 void frontier_close(struct frontier **fp)
@@ -84,6 +108,8 @@ void frontier_close(struct frontier **fp)
     mem_free((void *)(uintptr_t)v);
   fpmap_free(&f->entries);
   fpmap_free(&f->hosts);
+  fpmap_free(&f->tomb);
+  frontier_disk_close(&f->disk);
   mem_free(f);
 }
 
@@ -169,7 +195,7 @@ static crawl_err host_get(struct frontier *f, const char *name, struct fhost **o
   size_t n = strlen(name);
   uint64_t key = hash_fp64(name, n), *v;
   bool added;
-  if(f->bytes + sizeof(struct fhost) + n + 1 > f->o.max_bytes / 2)
+  if(f->bytes + sizeof(struct fhost) + n + 1 > f->cap)
     return CRAWL_ERR_FULL;
   crawl_err e = fpmap_put(&f->hosts, key, &v, &added);
   if(e || !added) {
@@ -227,12 +253,13 @@ static unsigned entry_level(const struct fentry *e)
 }
 
 static crawl_err entry_new(struct frontier *f, const char *url, struct fhost *h,
-                           uint32_t depth, unsigned level, struct fentry **out)
+                           uint32_t depth, unsigned base, uint32_t inlinks,
+                           struct fentry **out)
 {
   size_t n = strlen(url);
   uint64_t fp = hash_fp64(url, n), *v;
   bool added;
-  if(f->bytes + sizeof(struct fentry) + n + 1 > f->o.max_bytes / 2)
+  if(f->bytes + sizeof(struct fentry) + n + 1 > f->cap)
     return CRAWL_ERR_FULL;
   crawl_err e = fpmap_put(&f->entries, fp, &v, &added);
   if(!e && !added)
@@ -244,9 +271,8 @@ static crawl_err entry_new(struct frontier *f, const char *url, struct fhost *h,
     fpmap_del(&f->entries, fp);
     return CRAWL_ERR_NOMEM;
   }
-  /* The link that led here is the first in-link. */
-  *en = (struct fentry){ NULL, NULL, h, fp, depth, 1, 0,
-                         (uint8_t)(level < L ? level : L - 1), 0 };
+  *en = (struct fentry){ NULL, NULL, h, fp, depth, inlinks ? inlinks : 1, 0,
+                         (uint8_t)(base < L ? base : L - 1), 0 };
   memcpy(en->url, url, n + 1);
   en->level = (uint8_t)entry_level(en);
   *v = (uint64_t)(uintptr_t)en;
@@ -255,22 +281,64 @@ static crawl_err entry_new(struct frontier *f, const char *url, struct fhost *h,
   return CRAWL_OK;
 }
 
-crawl_err frontier_push(struct frontier *f, const char *url, const char *host,
-                        uint32_t depth, unsigned level)
+/* Into memory, at the tail of its host's queue for its level. */
+static crawl_err push_mem(struct frontier *f, const char *url, const char *host,
+                          uint32_t depth, unsigned base, uint32_t inlinks)
 {
   struct fhost *h;
   struct fentry *en;
   crawl_err e = host_get(f, host, &h);
   if(e)
     return e;
-  e = entry_new(f, url, h, depth, level, &en);
+  e = entry_new(f, url, h, depth, base, inlinks, &en);
   if(e) {
     host_release_if_idle(f, h);
     return e;
   }
   queue_link(f, en, false);
-  f->st.pushed++;
+  size_t urls = f->st.queued + f->st.outstanding;
+  if(urls > f->st.peak_urls) {  /* for bytes per URL at the fullest */
+    f->st.peak_urls = urls;
+    f->st.peak_bytes = f->bytes + fpmap_bytes(&f->entries) + fpmap_bytes(&f->hosts);
+  }
   return CRAWL_OK;
+}
+
+/* The level a URL of this push level and in-links is queued at. */
+static unsigned push_level(unsigned base, uint32_t inlinks)
+{
+  unsigned l = frontier_level_for(inlinks ? inlinks : 1);
+  base = base < L ? base : L - 1;
+  return l > base ? l : base;
+}
+
+static crawl_err push_disk(struct frontier *f, const char *url, const char *host,
+                           uint32_t depth, unsigned base, uint32_t inlinks)
+{
+  struct frontier_rec r = { url, host, strlen(url), strlen(host), depth,
+                            inlinks ? inlinks : 1, base < L ? base : L - 1 };
+  crawl_err e = frontier_disk_put(f->disk, push_level(base, inlinks), &r);
+  return e == CRAWL_ERR_INVALID ? CRAWL_ERR_FULL : e;  /* a URL too long for a record */
+}
+
+/* Memory first, unless the level has URLs on disk (they are older). */
+static crawl_err push_any(struct frontier *f, const char *url, const char *host,
+                          uint32_t depth, unsigned base, uint32_t inlinks)
+{
+  if(f->disk && frontier_disk_queued(f->disk, push_level(base, inlinks)) > 0)
+    return push_disk(f, url, host, depth, base, inlinks);
+  crawl_err e = push_mem(f, url, host, depth, base, inlinks);
+  if(e == CRAWL_ERR_FULL && f->disk)
+    e = push_disk(f, url, host, depth, base, inlinks);
+  return e;
+}
+
+crawl_err frontier_push(struct frontier *f, const char *url, const char *host,
+                        uint32_t depth, unsigned level)
+{
+  crawl_err e = push_any(f, url, host, depth, level, 1);
+  f->st.pushed += e == CRAWL_OK;
+  return e;
 }
 
 bool frontier_has(struct frontier *f, uint64_t fp)
@@ -353,9 +421,71 @@ static size_t take_level(struct frontier *f, unsigned l, size_t max,
 size_t frontier_take(struct frontier *f, size_t max, struct frontier_item *out)
 {
   size_t n = 0;
+  frontier_refill(f);
   for(int l = L - 1; l >= 0 && n < max; l--)
     n += take_level(f, (unsigned)l, max - n, out + n);
   return n;
+}
+
+/* ---- Disk --------------------------------------------------------------- */
+
+/* frontier_disk_fn: a URL read back. */
+static bool refill_one(void *arg, const struct frontier_rec *r)
+{
+  struct frontier *f = arg;
+  char *url = mem_strndup(r->url, r->url_len), *host = mem_strndup(r->host, r->host_len);
+  crawl_err e = url && host ? CRAWL_OK : CRAWL_ERR_NOMEM;
+  if(!e && fpmap_del(&f->tomb, hash_fp64(url, r->url_len)))
+    e = CRAWL_ERR_NOT_FOUND;  /* finished before a crash: skipped */
+  else if(!e)
+    e = push_mem(f, url, host, r->depth, r->base, r->inlinks);
+  mem_free(url);
+  mem_free(host);
+  /* In memory already (CRAWL_ERR_INVALID) cannot happen: a URL is new once. */
+  return e == CRAWL_OK || e == CRAWL_ERR_NOT_FOUND || e == CRAWL_ERR_INVALID;
+}
+
+void frontier_refill(struct frontier *f)
+{
+  if(!f->disk || frontier_disk_reading(f->disk))
+    return;
+  struct frontier_disk_stats ds;
+  frontier_disk_stats(f->disk, &ds);
+  if(ds.queued == 0 && f->tomb.count > 0) {  /* nothing left to skip */
+    fpmap_free(&f->tomb);
+    fpmap_init(&f->tomb, TOMB_BYTES);
+  }
+  if(ds.queued == 0 || f->bytes >= f->cap / 4 * 3)
+    return;
+  for(int l = L - 1; l >= 0; l--)
+    if(frontier_disk_queued(f->disk, (unsigned)l) > 0) {
+      frontier_disk_refill(f->disk, (unsigned)l, f->cap / 4, refill_one, f);
+      return;
+    }
+}
+
+crawl_err frontier_forget(struct frontier *f, uint64_t fp)
+{
+  struct frontier_disk_stats ds;
+  if(!f->disk)
+    return CRAWL_OK;
+  frontier_disk_stats(f->disk, &ds);
+  if(ds.queued == 0)
+    return CRAWL_OK;
+  uint64_t *v;
+  crawl_err e = fpmap_put(&f->tomb, fp, &v, NULL);
+  return e == CRAWL_ERR_FULL ? CRAWL_ERR_TOO_LARGE : e;
+}
+
+void frontier_tidy(struct frontier *f)
+{
+  if(f->disk)
+    frontier_disk_tidy(f->disk);
+}
+
+char **frontier_retired(struct frontier *f)
+{
+  return f->disk ? frontier_disk_retired(f->disk) : NULL;
 }
 
 crawl_err frontier_done(struct frontier *f, uint64_t fp, uint32_t *depth)
@@ -402,7 +532,18 @@ void frontier_stats(const struct frontier *f, struct frontier_stats *st)
 {
   *st = f->st;
   st->hosts = f->hosts.count;
-  st->bytes = f->bytes + fpmap_bytes(&f->entries) + fpmap_bytes(&f->hosts);
+  st->bytes = f->bytes + fpmap_bytes(&f->entries) + fpmap_bytes(&f->hosts) +
+              fpmap_bytes(&f->tomb);
+  if(!f->disk)
+    return;
+  struct frontier_disk_stats ds;
+  frontier_disk_stats(f->disk, &ds);
+  st->bytes += ds.mem;
+  st->on_disk = ds.queued;
+  st->disk_bytes = ds.bytes;
+  st->spilled = ds.spilled;
+  st->spilled_bytes = ds.spilled_bytes;
+  st->refilled = ds.refilled;
 }
 
 /* ---- Checkpoints -------------------------------------------------------- */
@@ -416,8 +557,31 @@ static void entry_save(const struct fentry *e, struct ckfile *c)
   ckfile_put_u64(c, e->inlinks);
 }
 
-void frontier_save(const struct frontier *f, struct ckfile *c)
+static void tomb_save(const struct fpmap *m, struct ckfile *c)
 {
+  size_t pos = 0;
+  uint64_t k, v;
+  ckfile_put_u64(c, m->count);
+  while(fpmap_next(m, &pos, &k, &v))
+    ckfile_put_u64(c, k);
+}
+
+static void tomb_load(struct fpmap *m, struct ckfile *c)
+{
+  uint64_t n = ckfile_get_u64(c), *v;
+  for(uint64_t i = 0; i < n && !c->err; i++)
+    if(fpmap_put(m, ckfile_get_u64(c), &v, NULL))
+      ckfile_fail(c, CRAWL_ERR_TOO_LARGE);
+}
+
+void frontier_save(struct frontier *f, struct ckfile *c)
+{
+  ckfile_put_u64(c, f->disk != NULL);
+  if(f->disk) {
+    frontier_disk_flush(f->disk);
+    frontier_disk_save(f->disk, c);
+    tomb_save(&f->tomb, c);
+  }
   ckfile_put_u64(c, f->st.outstanding + f->st.queued);
   size_t pos = 0;
   uint64_t k, v;
@@ -435,22 +599,34 @@ void frontier_save(const struct frontier *f, struct ckfile *c)
   ckfile_put_u64(c, f->st.done);
 }
 
+/* The part on disk first: entries that no longer fit in memory (a smaller
+ * budget now) go after it. */
+static void disk_load(struct frontier *f, struct ckfile *c)
+{
+  bool had = ckfile_get_u64(c) != 0;
+  if(had && !f->disk)
+    ckfile_fail(c, CRAWL_ERR_CORRUPT);
+  if(!had || c->err)
+    return;
+  crawl_err e = frontier_disk_load(f->disk, c);
+  if(e)
+    ckfile_fail(c, e);
+  tomb_load(&f->tomb, c);
+}
+
 void frontier_load(struct frontier *f, struct ckfile *c)
 {
+  disk_load(f, c);
   uint64_t n = ckfile_get_u64(c);
   for(uint64_t i = 0; i < n && !c->err; i++) {
     char *url = ckfile_get_str(c, 1u << 20), *host = ckfile_get_str(c, 1024);
     uint32_t depth = (uint32_t)ckfile_get_u64(c);
     unsigned base = (unsigned)ckfile_get_u64(c);
     uint32_t inlinks = (uint32_t)ckfile_get_u64(c);
-    crawl_err e = url && host ? frontier_push(f, url, host, depth, base) : CRAWL_OK;
-    struct fentry *en = url ? entry_find(f, hash_fp64(url, strlen(url))) : NULL;
-    if(!e && en) {
-      queue_unlink(f, en);
-      en->inlinks = inlinks;
-      en->level = (uint8_t)entry_level(en);
-      queue_link(f, en, false);
-    }
+    /* They were in memory, ahead of what is on disk: memory first. */
+    crawl_err e = url && host ? push_mem(f, url, host, depth, base, inlinks) : CRAWL_OK;
+    if(e == CRAWL_ERR_FULL && f->disk)
+      e = push_disk(f, url, host, depth, base, inlinks);
     if(e)
       ckfile_fail(c, e);
     mem_free(url);

@@ -13,20 +13,29 @@
  * in arrival order; a host with max_per_host URLs outstanding waits, so
  * one large site cannot fill the gateway's queues while others starve.
  *
- * Memory: every entry (URL text included) counts against max_bytes;
- * frontier_push answers CRAWL_ERR_FULL beyond it. */
+ * Memory: every entry (URL text included) counts against max_bytes.
+ * Beyond it, URLs go to disk (frontier_disk.h, with a directory and the
+ * disk thread): per level, appended to files and read back oldest first
+ * when the memory has room again; once a level has URLs on disk, new ones
+ * of that level go there too, so each level stays first in, first out.
+ * On disk a URL's in-links are no longer counted. Without a directory,
+ * frontier_push answers CRAWL_ERR_FULL beyond the budget. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "clients/ckfile.h"
 #include "clients/crawl_err.h"
+#include "clients/wq.h"
 
 #define FRONTIER_LEVELS 8
 
 struct frontier_opts {
-  size_t   max_bytes;     /* entries, hosts and indexes */
-  unsigned max_per_host;  /* outstanding URLs per host; 0 = no limit */
+  size_t      max_bytes;     /* entries, hosts, indexes and disk buffers */
+  unsigned    max_per_host;  /* outstanding URLs per host; 0 = no limit */
+  const char *dir;           /* where URLs past the budget go (NULL: refused) */
+  struct wq  *wq;            /* the disk thread, with dir; its owner reaps it */
+  uint64_t    seg_bytes;     /* segment files; 0 = 64 MiB */
 };
 
 struct frontier_item {
@@ -37,9 +46,13 @@ struct frontier_item {
 };
 
 struct frontier_stats {
-  size_t   queued, outstanding, hosts, bytes;
+  size_t   queued, outstanding, hosts, bytes;  /* in memory */
   size_t   per_level[FRONTIER_LEVELS];
   uint64_t pushed, taken, done, retried, bumped, promoted;
+  uint64_t on_disk, disk_bytes;       /* queued on disk, not read back yet */
+  uint64_t spilled, refilled;         /* ever written to disk, read back */
+  uint64_t spilled_bytes;             /* their bytes on disk */
+  size_t   peak_urls, peak_bytes;     /* the most URLs in memory, and its bytes then */
 };
 
 struct frontier;
@@ -58,8 +71,20 @@ bool      frontier_has(struct frontier *f, uint64_t fp);
 const char *frontier_url(struct frontier *f, uint64_t fp);
 /* The depth of fp if it is in the frontier. */
 bool      frontier_depth(struct frontier *f, uint64_t fp, uint32_t *depth);
-/* Up to max URLs, best first and fair across hosts, now outstanding. */
+/* Up to max URLs, best first and fair across hosts, now outstanding.
+ * Starts reading URLs back from disk when the memory has room. */
 size_t    frontier_take(struct frontier *f, size_t max, struct frontier_item *out);
+/* Read URLs back from disk if the memory has room (they arrive at the
+ * disk thread owner's reap). */
+void      frontier_refill(struct frontier *f);
+/* A URL finished that may still be on disk (resume: its line was replayed
+ * but it was not in memory): it is skipped when read back. */
+crawl_err frontier_forget(struct frontier *f, uint64_t fp);
+/* Segment files a crash left behind (no checkpoint to list them). */
+void      frontier_tidy(struct frontier *f);
+/* Disk segments read to their end, for a checkpoint to remove once it is
+ * in place (frontier_disk_retired). */
+char    **frontier_retired(struct frontier *f);
 /* A URL is finished: *depth (may be NULL) gets its depth. Usually an
  * outstanding one; a queued one too (a result for a URL submitted before a
  * restart). CRAWL_ERR_NOT_FOUND when fp is not in the frontier. */
@@ -72,8 +97,10 @@ bool      frontier_remove(struct frontier *f, uint64_t fp);
 void      frontier_stats(const struct frontier *f, struct frontier_stats *st);
 unsigned  frontier_level_for(uint32_t inlinks);
 /* Outstanding URLs are saved as queued, ahead of the rest: after a resume
- * they are submitted again. */
-void      frontier_save(const struct frontier *f, struct ckfile *c);
+ * they are submitted again. The part on disk is saved by reference (its
+ * files, their lengths, where reading stands), after its buffers are
+ * handed to the disk thread, whose writes come before the checkpoint's. */
+void      frontier_save(struct frontier *f, struct ckfile *c);
 void      frontier_load(struct frontier *f, struct ckfile *c);
 
 #endif

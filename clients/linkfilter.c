@@ -116,6 +116,11 @@ enum drop_reason linkfilter_check(const struct linkfilter *lf, const struct url_
   const char *ext = url_ext(p, &n);
   if(n > 0 && n <= EXT_MAX && fpset_has(&lf->ext, ext_hash(ext, n)))
     return DROP_EXTENSION;
+  return linkfilter_check_scope(lf, p);
+}
+
+enum drop_reason linkfilter_check_scope(const struct linkfilter *lf, const struct url_parts *p)
+{
   return in_scope(lf, p) ? DROP_NONE : DROP_SCOPE;
 }
 

@@ -39,6 +39,9 @@ void      linkfilter_close(struct linkfilter **lfp);
 crawl_err linkfilter_add_seed(struct linkfilter *lf, const char *canon_url);
 /* DROP_NONE, DROP_EXTENSION or DROP_SCOPE for a URL split by url_split. */
 enum drop_reason linkfilter_check(const struct linkfilter *lf, const struct url_parts *p);
+/* The scope alone: for a sitemap, whose name (sitemap.xml.gz) is not a
+ * page's. */
+enum drop_reason linkfilter_check_scope(const struct linkfilter *lf, const struct url_parts *p);
 /* "host", "domain", "any". */
 bool      linkfilter_scope_parse(const char *s, enum linkfilter_scope *out);
 /* The scope (the seeds' hosts and domains) for checkpoints. */

@@ -1,81 +1,102 @@
 #include "clients/seen.h"
 
-#include <dirent.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "clients/fpset.h"
-#include "clients/seen_run.h"
 #include "common/buf.h"
 #include "common/mem.h"
-
-#define RUN_NAME_MAX 32
-#define PATH_MAX_LEN 4096
 
 struct seen_pend {
   uint64_t fp;
   size_t   off;
   uint32_t len;
-  uint32_t found;  /* set by the pass over the runs */
 };
 
-/* Per pending entry: the entry and its sort key during a flush. */
-#define PEND_ENTRY_BYTES (sizeof(struct seen_pend) + sizeof(struct pend_key))
+/* Per pending entry: the entry, its key and its answer during a lookup. */
+#define PEND_ENTRY_BYTES (sizeof(struct seen_pend) + sizeof(struct seen_key) + 1)
 
-struct pend_key {
-  uint64_t fp;
-  size_t   idx;
+struct seen_batch {
+  struct seen_pend *pend;
+  size_t            n, cap;
+  struct buf        recs;
 };
 
-struct run_ref {
-  char     name[RUN_NAME_MAX];
-  uint64_t count;
+/* A batch being looked up. keys is read by both threads once pushed;
+ * found is written by the disk thread only, read at reap. */
+struct scan_job {
+  struct wq_job     j;
+  struct seen      *s;
+  struct seen_batch b;
+  struct seen_key  *keys;
+  uint8_t          *found;
 };
 
-struct run_list {
-  struct run_ref *v;
-  size_t          n, cap;
+/* A sorted run being written (and maybe merged with the others). */
+struct spill_job {
+  struct wq_job          j;
+  struct seen           *s;
+  uint64_t              *v;
+  size_t                 n;
+  struct seen_disk_stats after;
 };
 
 struct seen {
-  char             *dir;
-  size_t            pend_budget;  /* half for entries, half for records */
-  unsigned          max_runs;
-  seen_new_fn      *on_new;
-  void             *arg;
-  struct fpset      mem;
-  struct seen_pend *pend;
-  size_t            npend, pend_cap;
-  struct buf        recs;
-  struct run_list   runs, retired;
-  uint64_t          next_run;
-  crawl_err         broken;  /* a failed spill lost the set: sticky */
-  bool              emitting;  /* inside on_new */
-  struct seen_stats st;
+  size_t                 set_bytes, pend_bytes;
+  seen_new_fn           *on_new;
+  void                  *arg;
+  struct wq             *wq;
+  struct seen_disk      *disk;
+  struct fpset           mem;
+  struct seen_batch      cur;       /* being filled */
+  struct scan_job       *scanning;  /* at most one batch looked up at a time */
+  size_t                 spills_out, spill_bytes;
+  bool                   has_runs;  /* a run exists, or is being written */
+  bool                   emitting;  /* inside on_new */
+  crawl_err              broken;    /* a failed job lost part of the set: sticky */
+  struct seen_disk_stats disk_st;   /* as of the last spill answered */
+  struct seen_stats      st;
 };
+
+static void batch_init(struct seen *s, struct seen_batch *b)
+{
+  memset(b, 0, sizeof *b);
+  buf_init(&b->recs, s->pend_bytes / 2);
+}
+
+static void batch_free(struct seen_batch *b)
+{
+  mem_free(b->pend);
+  buf_free(&b->recs);
+  memset(b, 0, sizeof *b);
+}
+
+static size_t batch_mem(const struct seen_batch *b)
+{
+  return b->cap * sizeof *b->pend + b->recs.cap;
+}
 
 crawl_err seen_open(const struct seen_opts *o, struct seen **out)
 {
   *out = NULL;
-  if(!o->dir || !o->on_new)
+  if(!o->dir || !o->on_new || !o->wq)
     return CRAWL_ERR_INVALID;
   struct seen *s = mem_calloc(1, sizeof *s);
-  if(!s || !(s->dir = mem_strdup(o->dir))) {
-    mem_free(s);
+  if(!s)
     return CRAWL_ERR_NOMEM;
+  crawl_err e = seen_disk_open(o->dir, o->max_runs, &s->disk);
+  if(e) {
+    mem_free(s);
+    return e;
   }
-  size_t set_bytes = o->mem_budget / 4 * 3;
-  fpset_init(&s->mem, set_bytes);
-  s->pend_budget = o->mem_budget - set_bytes;
-  buf_init(&s->recs, s->pend_budget / 2);
-  s->max_runs = o->max_runs ? o->max_runs : 4;
+  s->set_bytes = o->mem_budget / 4 * 3;
+  fpset_init(&s->mem, s->set_bytes);
+  /* The rest: the batch filled and the one looked up, together. */
+  s->pend_bytes = o->mem_budget - s->set_bytes;
+  batch_init(s, &s->cur);
   s->on_new = o->on_new;
   s->arg = o->arg;
-  s->next_run = 1;
+  s->wq = o->wq;
   *out = s;
   return CRAWL_OK;
 }
@@ -86,286 +107,340 @@ void seen_close(struct seen **sp)
   if(!s)
     return;
   *sp = NULL;
+  wq_drain(s->wq);  /* jobs point at s */
   fpset_free(&s->mem);
-  mem_free(s->pend);
-  buf_free(&s->recs);
-  mem_free(s->runs.v);
-  mem_free(s->retired.v);
-  mem_free(s->dir);
+  batch_free(&s->cur);
+  seen_disk_close(&s->disk);
   mem_free(s);
 }
 
-static crawl_err seen_path(const struct seen *s, const char *name, char *out)
+struct seen_disk *seen_disk_of(struct seen *s)
 {
-  int n = snprintf(out, PATH_MAX_LEN, "%s/%s", s->dir, name);
-  return n > 0 && n < PATH_MAX_LEN ? CRAWL_OK : CRAWL_ERR_TOO_LARGE;
+  return s->disk;
 }
 
-static crawl_err runs_push(struct run_list *l, const struct run_ref *r)
+/* ---- Looking a batch up ----------------------------------------------------- */
+
+/* The pending budget: half for entries, half for records, shared by the
+ * batch filled and the one being looked up. A batch is sent at two thirds
+ * of it, so the next one has a third to fill while the disk thread looks
+ * the first up: large batches (few passes over the runs) and the loop
+ * waits only when a third fills faster than a pass. */
+static size_t entries_total(const struct seen *s)
 {
-  if(l->n == l->cap) {
-    size_t ncap = l->cap ? l->cap * 2 : 8;
-    struct run_ref *nv = mem_realloc(l->v, ncap * sizeof *nv);
-    if(!nv)
-      return CRAWL_ERR_NOMEM;
-    l->v = nv;
-    l->cap = ncap;
-  }
-  l->v[l->n++] = *r;
-  return CRAWL_OK;
+  return s->pend_bytes / 2 / PEND_ENTRY_BYTES;
 }
 
-/* ---- The pending batch ------------------------------------------------- */
-
-static size_t pend_max_entries(const struct seen *s)
+static size_t recs_total(const struct seen *s)
 {
-  return s->pend_budget / 2 / PEND_ENTRY_BYTES;
+  return s->pend_bytes / 2;
 }
 
-static bool pend_fits(const struct seen *s, size_t len)
+static size_t less(size_t a, size_t b)
 {
-  return s->npend + 1 <= pend_max_entries(s) && len <= s->recs.max - s->recs.len;
+  return a > b ? a - b : 0;
+}
+
+/* Room of the batch being filled: what the one being looked up leaves. */
+static size_t batch_max_entries(const struct seen *s)
+{
+  return less(entries_total(s), s->scanning ? s->scanning->b.cap : 0);
+}
+
+static bool batch_fits(struct seen *s, size_t len)
+{
+  size_t recs = less(recs_total(s), s->scanning ? s->scanning->b.recs.cap : 0);
+  s->cur.recs.max = recs > s->cur.recs.cap ? recs : s->cur.recs.cap;
+  return s->cur.n + 1 <= batch_max_entries(s) && s->cur.recs.len + len <= recs;
+}
+
+static bool batch_ripe(const struct seen *s)
+{
+  return 3 * s->cur.n >= 2 * entries_total(s) || 3 * s->cur.recs.len >= 2 * recs_total(s);
 }
 
 static crawl_err pend_push(struct seen *s, uint64_t fp, const void *rec, size_t len)
 {
-  if(s->npend == s->pend_cap) {
-    size_t ncap = s->pend_cap ? s->pend_cap * 2 : 256;
-    if(ncap > pend_max_entries(s))
-      ncap = pend_max_entries(s);
-    struct seen_pend *nv = mem_realloc(s->pend, ncap * sizeof *nv);
+  struct seen_batch *b = &s->cur;
+  if(b->n == b->cap) {
+    size_t ncap = b->cap ? b->cap * 2 : 256;
+    if(ncap > batch_max_entries(s))
+      ncap = batch_max_entries(s);
+    struct seen_pend *nv = mem_realloc(b->pend, ncap * sizeof *nv);
     if(!nv)
       return CRAWL_ERR_NOMEM;
-    s->pend = nv;
-    s->pend_cap = ncap;
+    b->pend = nv;
+    b->cap = ncap;
   }
-  size_t off = s->recs.len;
-  if(buf_add(&s->recs, rec, len))
+  size_t off = b->recs.len;
+  if(buf_add(&b->recs, rec, len))
     return CRAWL_ERR_NOMEM;
-  s->pend[s->npend++] = (struct seen_pend){ fp, off, (uint32_t)len, 0 };
+  b->pend[b->n++] = (struct seen_pend){ fp, off, (uint32_t)len };
   return CRAWL_OK;
 }
 
 static int key_cmp(const void *a, const void *b)
 {
-  uint64_t x = ((const struct pend_key *)a)->fp, y = ((const struct pend_key *)b)->fp;
+  uint64_t x = ((const struct seen_key *)a)->fp, y = ((const struct seen_key *)b)->fp;
   return (x > y) - (x < y);
 }
 
-/* One sequential pass over a run, marking the pending entries it holds. */
-static crawl_err scan_run(struct seen *s, const struct run_ref *r,
-                          const struct pend_key *k, size_t nk)
+static crawl_err scan_run(struct wq_job *j)
 {
-  char path[PATH_MAX_LEN];
-  struct seen_run_r *rd = mem_alloc(sizeof *rd);
-  crawl_err e = rd ? seen_path(s, r->name, path) : CRAWL_ERR_NOMEM;
-  if(!e)
-    e = seen_run_open(rd, path, NULL);
-  uint64_t v;
-  size_t j = 0;
-  while(!e && j < nk && seen_run_next(rd, &v)) {
-    while(j < nk && k[j].fp < v)
-      j++;
-    if(j < nk && k[j].fp == v)
-      s->pend[k[j++].idx].found = 1;
-  }
-  if(!e)
-    e = rd->err;
-  if(rd)
-    seen_run_close(rd);
-  mem_free(rd);
-  return e;
+  struct scan_job *sj = (struct scan_job *)j;
+  return seen_disk_scan(sj->s->disk, sj->keys, sj->b.n, sj->found);
 }
 
-static crawl_err pend_resolve(struct seen *s)
+/* New ones to on_new, in the order they were added. */
+static void scan_emit(struct seen *s, struct scan_job *sj)
 {
-  struct pend_key *k = mem_alloc(s->npend * sizeof *k);
-  if(!k)
-    return CRAWL_ERR_NOMEM;
-  for(size_t i = 0; i < s->npend; i++)
-    k[i] = (struct pend_key){ s->pend[i].fp, i };
-  qsort(k, s->npend, sizeof *k, key_cmp);
-  crawl_err e = CRAWL_OK;
-  for(size_t r = 0; r < s->runs.n && !e; r++)
-    e = scan_run(s, &s->runs.v[r], k, s->npend);
-  mem_free(k);
-  return e;
-}
-
-crawl_err seen_flush(struct seen *s)
-{
-  if(s->broken)
-    return s->broken;
-  if(s->npend == 0)
-    return CRAWL_OK;
-  crawl_err e = pend_resolve(s);
-  if(e)
-    return e;
-  /* Detach the batch: the set is consistent while on_new runs. */
-  struct seen_pend *p = s->pend;
-  size_t n = s->npend;
-  struct buf recs = s->recs;
-  s->pend = NULL;
-  s->npend = s->pend_cap = 0;
-  buf_init(&s->recs, recs.max);
-  s->st.flushes++;
   s->emitting = true;
-  for(size_t i = 0; i < n; i++) {
-    if(p[i].found) {
+  for(size_t i = 0; i < sj->b.n; i++) {
+    const struct seen_pend *p = &sj->b.pend[i];
+    if(sj->found[i]) {
       s->st.pending_old++;
       continue;
     }
     s->st.pending_new++;
     s->st.distinct++;
-    s->on_new(s->arg, p[i].fp, recs.data + p[i].off, p[i].len);
+    s->on_new(s->arg, p->fp, sj->b.recs.data + p->off, p->len);
   }
   s->emitting = false;
-  mem_free(p);
-  buf_free(&recs);
+}
+
+static void scan_done(struct wq_job *j, crawl_err e)
+{
+  struct scan_job *sj = (struct scan_job *)j;
+  struct seen *s = sj->s;
+  s->scanning = NULL;
+  if(e && !s->broken)
+    s->broken = e;
+  if(!e)
+    scan_emit(s, sj);
+  batch_free(&sj->b);
+  mem_free(sj->keys);
+  mem_free(sj->found);
+  mem_free(sj);
+}
+
+/* The batch's keys, sorted, for the disk thread's one pass over the runs. */
+static struct scan_job *scan_new(const struct seen_batch *b)
+{
+  struct scan_job *sj = mem_calloc(1, sizeof *sj);
+  if(sj) {
+    sj->keys = mem_alloc(b->n * sizeof *sj->keys);
+    sj->found = mem_calloc(b->n, 1);
+  }
+  if(sj && sj->keys && sj->found) {
+    for(size_t i = 0; i < b->n; i++)
+      sj->keys[i] = (struct seen_key){ b->pend[i].fp, i };
+    qsort(sj->keys, b->n, sizeof *sj->keys, key_cmp);
+    return sj;
+  }
+  if(sj) {
+    mem_free(sj->keys);
+    mem_free(sj->found);
+  }
+  mem_free(sj);
+  return NULL;
+}
+
+crawl_err seen_flush(struct seen *s)
+{
+  if(s->broken || s->cur.n == 0 || s->scanning)
+    return s->broken;
+  struct scan_job *sj = scan_new(&s->cur);
+  if(!sj)
+    return CRAWL_ERR_NOMEM;
+  size_t n = s->cur.n;
+  sj->s = s;
+  sj->b = s->cur;
+  batch_init(s, &s->cur);
+  sj->j = (struct wq_job){ .run = scan_run, .done = scan_done,
+                           .bytes = batch_mem(&sj->b) + n * (sizeof *sj->keys + 1) };
+  s->scanning = sj;
+  s->st.flushes++;
+  wq_push(s->wq, &sj->j);
   return CRAWL_OK;
 }
 
-/* ---- Spills and merges ------------------------------------------------- */
-
-static void run_name(struct seen *s, struct run_ref *r)
+/* The batch is full: send it, after the one being looked up. */
+static crawl_err batch_room(struct seen *s)
 {
-  snprintf(r->name, sizeof r->name, "seen-%06" PRIu64 ".run", s->next_run++);
+  while(s->scanning && !s->broken && wq_wait(s->wq))
+    ;
+  if(s->scanning && !s->broken)
+    return CRAWL_ERR_INVALID;  /* waiting from inside a done function */
+  return seen_flush(s);
 }
 
-/* A k-way merge of the runs: one reader and its current value per run. */
-struct merge {
-  struct seen_run_r *rd;
-  uint64_t          *head;
-  bool              *live;
-  size_t             n, opened;
-};
-
-static crawl_err merge_open(struct seen *s, struct merge *m)
+crawl_err seen_settle(struct seen *s)
 {
-  m->n = s->runs.n;
-  m->rd = mem_calloc(m->n, sizeof *m->rd);
-  m->head = mem_calloc(m->n, sizeof *m->head);
-  m->live = mem_calloc(m->n, sizeof *m->live);
-  crawl_err e = m->rd && m->head && m->live ? CRAWL_OK : CRAWL_ERR_NOMEM;
-  for(; !e && m->opened < m->n; m->opened++) {
-    char in[PATH_MAX_LEN];
-    size_t i = m->opened;
-    e = seen_path(s, s->runs.v[i].name, in);
-    if(!e)
-      e = seen_run_open(&m->rd[i], in, NULL);
-    if(!e)
-      m->live[i] = seen_run_next(&m->rd[i], &m->head[i]);
+  while(!s->broken && (s->scanning || s->cur.n)) {
+    if(!s->scanning) {
+      crawl_err e = seen_flush(s);
+      if(e)
+        return e;
+    } else if(!wq_wait(s->wq)) {
+      return CRAWL_ERR_INVALID;
+    }
   }
+  return s->broken;
+}
+
+size_t seen_pending(const struct seen *s)
+{
+  return s->cur.n + (s->scanning ? s->scanning->b.n : 0);
+}
+
+/* ---- Spills ---------------------------------------------------------------- */
+
+static void mem_limit(struct seen *s)
+{
+  size_t left = s->set_bytes > s->spill_bytes ? s->set_bytes - s->spill_bytes : 0;
+  s->mem.max_bytes = left < FPSET_MIN_BYTES ? FPSET_MIN_BYTES : left;
+}
+
+static crawl_err spill_run(struct wq_job *j)
+{
+  struct spill_job *sp = (struct spill_job *)j;
+  crawl_err e = seen_disk_spill(sp->s->disk, sp->v, sp->n);
+  seen_disk_stats(sp->s->disk, &sp->after);
+  mem_free(sp->v);  /* the run is on disk: its memory goes now */
+  sp->v = NULL;
   return e;
 }
 
-/* Smallest head first; the writer drops repeats. */
-static crawl_err merge_run(struct merge *m, struct seen_run_w *w)
+static void spill_done(struct wq_job *j, crawl_err e)
 {
-  for(;;) {
-    size_t k = m->n;
-    for(size_t i = 0; i < m->n; i++)
-      if(m->live[i] && (k == m->n || m->head[i] < m->head[k]))
-        k = i;
-    if(k == m->n)
-      return CRAWL_OK;
-    seen_run_put(w, m->head[k]);
-    m->live[k] = seen_run_next(&m->rd[k], &m->head[k]);
-    if(!m->live[k] && m->rd[k].err)
-      return m->rd[k].err;
+  struct spill_job *sp = (struct spill_job *)j;
+  struct seen *s = sp->s;
+  s->spills_out--;
+  s->spill_bytes -= sp->n * sizeof *sp->v;
+  mem_limit(s);
+  if(e && !s->broken)
+    s->broken = e;  /* that run's fingerprints are gone: stop answering */
+  if(!e) {
+    s->disk_st = sp->after;
+    s->st.merges = sp->after.merges;
   }
+  mem_free(sp->v);
+  mem_free(sp);
 }
 
-static void merge_close(struct merge *m)
+static int u64_cmp(const void *a, const void *b)
 {
-  for(size_t i = 0; i < m->opened && m->rd; i++)
-    seen_run_close(&m->rd[i]);
-  mem_free(m->rd);
-  mem_free(m->head);
-  mem_free(m->live);
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
 }
 
-/* The merged run replaces the inputs, which are retired, not removed. */
-static crawl_err merge_swap(struct seen *s, const struct run_ref *out)
+/* The fingerprints of the batches, sorted: they stay in memory. */
+static uint64_t *pending_sorted(const struct seen *s, size_t *n)
 {
-  crawl_err e = CRAWL_OK;
-  for(size_t i = 0; !e && i < s->runs.n; i++)
-    e = runs_push(&s->retired, &s->runs.v[i]);
-  if(e)
-    return e;
-  s->runs.n = 0;
-  s->st.merges++;
-  return runs_push(&s->runs, out);  /* room exists: the list was just emptied */
+  size_t a = s->cur.n, b = s->scanning ? s->scanning->b.n : 0;
+  uint64_t *p = mem_alloc((a + b + 1) * sizeof *p);
+  if(!p)
+    return NULL;
+  for(size_t i = 0; i < a; i++)
+    p[i] = s->cur.pend[i].fp;
+  for(size_t i = 0; i < b; i++)
+    p[a + i] = s->scanning->keys[i].fp;
+  qsort(p, a + b, sizeof *p, u64_cmp);
+  *n = a + b;
+  return p;
 }
 
-/* Merge every run into one. */
-static crawl_err seen_merge(struct seen *s)
+static bool sorted_has(const uint64_t *p, size_t n, size_t *at, uint64_t v)
 {
-  struct merge m = { 0 };
-  struct run_ref out;
-  char path[PATH_MAX_LEN];
-  struct seen_run_w *w = mem_calloc(1, sizeof *w);
-  run_name(s, &out);
-  crawl_err e = w ? merge_open(s, &m) : CRAWL_ERR_NOMEM;
-  if(!e)
-    e = seen_path(s, out.name, path);
-  if(!e)
-    e = seen_run_create(w, path);
-  if(!e)
-    e = merge_run(&m, w);
-  out.count = w ? w->count : 0;
-  if(!e)
-    e = seen_run_commit(w);
-  else if(w && w->f)
-    seen_run_abort(w);
-  merge_close(&m);
-  mem_free(w);
-  return e ? e : merge_swap(s, &out);
+  while(*at < n && p[*at] < v)
+    (*at)++;
+  return *at < n && p[*at] == v;
 }
 
-static crawl_err spill_open(struct seen *s, struct run_ref *r, struct seen_run_w **wp)
+/* Sort the set in place and keep, at the front of its table, what goes to
+ * the run: every value but the pending ones. Returns the table, taken
+ * from the set (now empty, with no table). */
+static uint64_t *spill_take(struct seen *s, const uint64_t *p, size_t np, size_t *m)
 {
-  char path[PATH_MAX_LEN];
-  run_name(s, r);
-  crawl_err e = seen_path(s, r->name, path);
-  struct seen_run_w *w = e ? NULL : mem_alloc(sizeof *w);
-  if(!e && !w)
-    e = CRAWL_ERR_NOMEM;
-  if(!e)
-    e = seen_run_create(w, path);
-  if(e)
-    mem_free(w);
-  *wp = e ? NULL : w;
+  size_t n, k = 0, at = 0;
+  bool zero = s->mem.has_zero && !(np && p[0] == 0);
+  uint64_t *v = (uint64_t *)fpset_take_sorted(&s->mem, &n);
+  for(size_t i = 0; i < n; i++)
+    if(!sorted_has(p, np, &at, v[i]))
+      v[k++] = v[i];
+  if(zero) {  /* room: the table had a free slot at least */
+    memmove(v + 1, v, k * sizeof *v);
+    v[0] = 0;
+    k++;
+  }
+  s->mem.slot = NULL;
+  s->mem.cap = s->mem.count = 0;
+  s->mem.has_zero = false;
+  *m = k;
+  return v;
+}
+
+/* Wait for a run being written, when the set needs its memory. */
+static bool mem_wait(struct seen *s)
+{
+  return s->spills_out > 0 && !s->broken && wq_wait(s->wq);
+}
+
+static crawl_err mem_add(struct seen *s, uint64_t fp)
+{
+  crawl_err e;
+  while((e = fpset_add(&s->mem, fp, NULL)) == CRAWL_ERR_FULL && mem_wait(s))
+    ;
   return e;
 }
 
-/* Write the in-memory set as a run and empty it. */
+static crawl_err spill_push(struct seen *s, uint64_t *v, size_t m)
+{
+  if(m == 0) {  /* every value is pending: they stay in memory */
+    mem_free(v);
+    return CRAWL_OK;
+  }
+  struct spill_job *sp = mem_calloc(1, sizeof *sp);
+  if(!sp) {
+    mem_free(v);
+    return CRAWL_ERR_NOMEM;
+  }
+  uint64_t *fit = mem_realloc(v, m * sizeof *v);  /* the table was larger */
+  *sp = (struct spill_job){ .s = s, .v = fit ? fit : v, .n = m };
+  sp->j = (struct wq_job){ .run = spill_run, .done = spill_done, .bytes = m * sizeof *v };
+  s->spills_out++;
+  s->spill_bytes += sp->j.bytes;
+  s->has_runs = true;
+  s->st.spills++;
+  mem_limit(s);
+  wq_push(s->wq, &sp->j);
+  return CRAWL_OK;
+}
+
+/* Hand the set to the disk thread as a run, keeping the pending ones. */
 static crawl_err seen_spill(struct seen *s)
 {
-  crawl_err e = seen_flush(s);
-  struct run_ref r = { "", 0 };
-  struct seen_run_w *w = NULL;
-  if(!e)
-    e = spill_open(s, &r, &w);
-  if(e)
-    return e;  /* nothing lost: the set is intact */
-  size_t n;
-  bool zero = s->mem.has_zero;
-  const uint64_t *v = fpset_take_sorted(&s->mem, &n);
-  if(zero)
-    seen_run_put(w, 0);
-  for(size_t i = 0; i < n; i++)
-    seen_run_put(w, v[i]);
-  r.count = w->count;
-  e = seen_run_commit(w);
-  mem_free(w);
-  fpset_clear(&s->mem);
-  if(!e)
-    e = runs_push(&s->runs, &r);
-  if(e)
-    return s->broken = e;  /* the set's content is gone: stop answering */
-  s->st.spills++;
-  return s->runs.n > s->max_runs ? seen_merge(s) : CRAWL_OK;
+  size_t np, m;
+  uint64_t *p = pending_sorted(s, &np);
+  if(!p)
+    return CRAWL_ERR_NOMEM;  /* nothing lost: the set is intact */
+  uint64_t *v = spill_take(s, p, np, &m);
+  crawl_err e = spill_push(s, v, m);
+  for(size_t i = 0; !e && i < np; i++)
+    e = mem_add(s, p[i]);
+  mem_free(p);
+  if(e && !s->broken)
+    s->broken = e;  /* the set lost values: stop answering */
+  return e;
+}
+
+/* The set is full: wait for a run being written to free its memory, or
+ * write one. */
+static crawl_err mem_room(struct seen *s)
+{
+  while(fpset_full(&s->mem) && mem_wait(s))
+    ;
+  return fpset_full(&s->mem) ? seen_spill(s) : CRAWL_OK;
 }
 
 /* ---- Adding ------------------------------------------------------------ */
@@ -383,56 +458,57 @@ crawl_err seen_add(struct seen *s, uint64_t fp, const void *rec, size_t len,
     s->st.mem_hits++;
     return CRAWL_OK;
   }
-  crawl_err e = fpset_full(&s->mem) ? seen_spill(s) : CRAWL_OK;
-  if(!e && s->runs.n > 0 && !pend_fits(s, len))
-    e = seen_flush(s);
-  if(!e && s->runs.n > 0 && !pend_fits(s, len))
+  crawl_err e = mem_room(s);
+  if(!e && s->has_runs && !batch_fits(s, len))
+    e = batch_room(s);
+  if(!e && s->has_runs && !batch_fits(s, len))
     e = CRAWL_ERR_TOO_LARGE;  /* one record over the whole batch budget */
-  if(!e && s->runs.n > 0)
+  if(!e && s->has_runs)
     e = pend_push(s, fp, rec, len);
   if(e)
     return e;
-  e = fpset_add(&s->mem, fp, NULL);
-  if(e && s->runs.n > 0)
-    s->npend--;  /* undo: the record's bytes are reclaimed at the flush */
+  e = mem_add(s, fp);
+  if(e && s->has_runs)
+    s->cur.n--;  /* undo: the record's bytes are reclaimed with the batch */
+  if(!e && s->has_runs && !s->scanning && batch_ripe(s))
+    e = seen_flush(s);
   if(e)
     return e;
-  *ans = s->runs.n > 0 ? SEEN_PENDING : SEEN_NEW;
+  *ans = s->has_runs ? SEEN_PENDING : SEEN_NEW;
   if(*ans == SEEN_NEW)
     s->st.distinct++;
   return CRAWL_OK;
 }
 
-size_t seen_pending(const struct seen *s)
-{
-  return s->npend;
-}
-
 void seen_stats(const struct seen *s, struct seen_stats *st)
 {
   *st = s->st;
-  st->pending = s->npend;
+  st->pending = seen_pending(s);
   st->in_memory = s->mem.count;
-  st->runs = (unsigned)s->runs.n;
-  st->mem_bytes = fpset_bytes(&s->mem) + s->pend_cap * sizeof *s->pend + s->recs.cap;
-  st->disk_bytes = 0;
-  for(size_t i = 0; i < s->runs.n; i++)
-    st->disk_bytes += 16 + 8 * s->runs.v[i].count;
+  st->runs = s->disk_st.runs;
+  st->disk_bytes = s->disk_st.disk_bytes;
+  st->mem_bytes = fpset_bytes(&s->mem) + batch_mem(&s->cur) + s->spill_bytes;
+  if(s->scanning)
+    st->mem_bytes += s->scanning->j.bytes;
 }
 
 /* ---- Checkpoints ------------------------------------------------------- */
 
-crawl_err seen_save(struct seen *s, struct ckfile *c)
+static void batch_save(const struct seen_batch *b, struct ckfile *c)
 {
-  crawl_err e = seen_flush(s);
-  if(e)
-    return e;
-  ckfile_put_u64(c, s->next_run);
-  ckfile_put_u64(c, s->runs.n);
-  for(size_t i = 0; i < s->runs.n; i++) {
-    ckfile_put_str(c, s->runs.v[i].name);
-    ckfile_put_u64(c, s->runs.v[i].count);
+  for(size_t i = 0; i < b->n; i++) {
+    ckfile_put_u64(c, b->pend[i].fp);
+    ckfile_put_u64(c, b->pend[i].len);
+    ckfile_put_bytes(c, b->recs.data + b->pend[i].off, b->pend[i].len);
   }
+}
+
+void seen_save(const struct seen *s, struct ckfile *c)
+{
+  ckfile_put_u64(c, seen_pending(s));  /* in the order they were added */
+  if(s->scanning)
+    batch_save(&s->scanning->b, c);
+  batch_save(&s->cur, c);
   ckfile_put_u64(c, s->mem.count);
   if(s->mem.has_zero)
     ckfile_put_u64(c, 0);
@@ -441,85 +517,49 @@ crawl_err seen_save(struct seen *s, struct ckfile *c)
       ckfile_put_u64(c, s->mem.slot[i]);
   ckfile_put_u64(c, s->st.distinct);
   ckfile_put_u64(c, s->st.spills);
-  ckfile_put_u64(c, s->st.merges);
-  return CRAWL_OK;
 }
 
-void seen_commit(struct seen *s)
+/* A pending record back into the batch (its fingerprint comes back with
+ * the set, next). */
+static crawl_err load_pending(struct seen *s, struct ckfile *c)
 {
-  char path[PATH_MAX_LEN];
-  for(size_t i = 0; i < s->retired.n; i++)
-    if(!seen_path(s, s->retired.v[i].name, path))
-      unlink(path);
-  s->retired.n = 0;
-}
-
-static bool listed(const struct run_list *l, const char *name)
-{
-  for(size_t i = 0; i < l->n; i++)
-    if(!strcmp(l->v[i].name, name))
-      return true;
-  return false;
-}
-
-/* Run files the checkpoint does not know were written after it. */
-static void remove_strays(struct seen *s)
-{
-  DIR *d = opendir(s->dir);
-  struct dirent *de;
-  char path[PATH_MAX_LEN];
-  while(d && (de = readdir(d)) != NULL) {
-    if(strncmp(de->d_name, "seen-", 5) || listed(&s->runs, de->d_name))
-      continue;
-    if(!seen_path(s, de->d_name, path))
-      unlink(path);
+  uint64_t fp = ckfile_get_u64(c), len = ckfile_get_u64(c);
+  if(c->err || len > s->cur.recs.max) {
+    ckfile_fail(c, CRAWL_ERR_CORRUPT);
+    return c->err;
   }
-  if(d)
-    closedir(d);
-}
-
-static crawl_err load_run(struct seen *s, struct ckfile *c)
-{
-  struct run_ref r = { "", 0 };
-  char *name = ckfile_get_str(c, RUN_NAME_MAX - 1);
-  r.count = ckfile_get_u64(c);
-  if(!name)
-    return c->err ? c->err : CRAWL_ERR_CORRUPT;
-  memcpy(r.name, name, strlen(name) + 1);
-  mem_free(name);
-  char path[PATH_MAX_LEN];
-  struct seen_run_r rd;
-  uint64_t count = 0;
-  crawl_err e = seen_path(s, r.name, path);
+  char *rec = mem_alloc(len + 1);
+  if(!rec)
+    return CRAWL_ERR_NOMEM;
+  ckfile_get_bytes(c, rec, (size_t)len);
+  crawl_err e = c->err;
+  if(!e && !batch_fits(s, (size_t)len))
+    e = batch_room(s);
   if(!e)
-    e = seen_run_open(&rd, path, &count);
-  if(!e)
-    seen_run_close(&rd);
-  if(!e && count != r.count)
-    e = CRAWL_ERR_CORRUPT;
-  return e ? e : runs_push(&s->runs, &r);
+    e = pend_push(s, fp, rec, (size_t)len);
+  mem_free(rec);
+  return e;
 }
 
 crawl_err seen_load(struct seen *s, struct ckfile *c)
 {
-  s->next_run = ckfile_get_u64(c);
-  uint64_t nruns = ckfile_get_u64(c);
-  crawl_err e = CRAWL_OK;
-  for(uint64_t i = 0; i < nruns && !e && !c->err; i++)
-    e = load_run(s, c);
+  struct seen_disk_stats ds;
+  seen_disk_stats(s->disk, &ds);
+  s->disk_st = ds;
+  s->st.merges = ds.merges;
+  s->has_runs = ds.runs > 0;
+  uint64_t np = ckfile_get_u64(c);
+  crawl_err e = np && !s->has_runs ? CRAWL_ERR_CORRUPT : CRAWL_OK;
+  for(uint64_t i = 0; i < np && !e && !c->err; i++)
+    e = load_pending(s, c);
   uint64_t n = ckfile_get_u64(c);
   for(uint64_t i = 0; i < n && !e && !c->err; i++) {
     uint64_t v = ckfile_get_u64(c);
-    e = fpset_full(&s->mem) ? seen_spill(s) : CRAWL_OK;  /* a smaller budget now */
+    e = mem_room(s);  /* a smaller budget now */
     if(!e)
-      e = fpset_add(&s->mem, v, NULL);
+      e = mem_add(s, v);
   }
   s->st.distinct = ckfile_get_u64(c);
   s->st.spills = ckfile_get_u64(c);
-  s->st.merges = ckfile_get_u64(c);
-  if(!e)
-    e = c->err;
-  if(!e)
-    remove_strays(s);
-  return e;
+  return e ? e : c->err;
 }

@@ -6,24 +6,34 @@
  *
  *  - fingerprints added since the last spill live in an in-memory hash set
  *    (fpset) that never outgrows three quarters of mem_budget;
- *  - when it is full it is written out, sorted, as a run file in dir and
- *    emptied; when there are more than max_runs runs they are merged into
- *    one (a sequential k-way merge);
+ *  - when it is full it is handed, sorted, to the disk thread (wq.h), which
+ *    writes it as a run file in dir; past max_runs runs it merges them
+ *    into one (seen_disk.h). The set starts again empty;
  *  - once runs exist, a fingerprint not in memory cannot be answered at
  *    once: it joins the pending batch (with the caller's record, e.g. the
- *    URL) and is answered for the whole batch by one sequential pass over
- *    the runs, when the batch fills the rest of the budget, at a spill, or
- *    when the caller asks (seen_flush, e.g. when the frontier runs low).
- *    New ones then reach on_new, in the order they were added.
+ *    URL), and the whole batch is looked up by the disk thread in one
+ *    sequential pass over the runs, when the batch is full or when the
+ *    caller asks (seen_flush, e.g. when the frontier runs low). New ones
+ *    then reach on_new, in the order they were added, when the owner of
+ *    the disk thread reaps its jobs (wq_reap).
  *
  * So answers are NEW (at once), OLD (at once) or PENDING (NEW later via
- * on_new, or silently OLD). A fingerprint is NEW exactly once. */
+ * on_new, or silently OLD). A fingerprint is NEW exactly once: a pending
+ * fingerprint stays in memory (a repeat is OLD at once) and is never
+ * written to a run until its batch is answered, so a spill cannot answer
+ * it OLD to itself.
+ *
+ * Memory: the set, the batch being filled, one batch being looked up and
+ * the runs being written all count against mem_budget; when the disk is
+ * behind, seen_add waits for it rather than go over. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "clients/ckfile.h"
 #include "clients/crawl_err.h"
+#include "clients/seen_disk.h"
+#include "clients/wq.h"
 
 /* Called for each pending fingerprint found new, with the record given to
  * seen_add (valid during the call only). It must not call seen_add (which
@@ -32,10 +42,11 @@ typedef void seen_new_fn(void *arg, uint64_t fp, const void *rec, size_t len);
 
 struct seen_opts {
   const char  *dir;         /* run files (must exist) */
-  size_t       mem_budget;  /* bytes: in-memory set + pending batch */
+  size_t       mem_budget;  /* bytes: in-memory set, batches, runs being written */
   unsigned     max_runs;    /* merge beyond this many runs; 0 = 4 */
   seen_new_fn *on_new;
   void        *arg;
+  struct wq   *wq;          /* the disk thread; its owner reaps it */
 };
 
 enum seen_answer { SEEN_NEW, SEEN_OLD, SEEN_PENDING };
@@ -44,34 +55,41 @@ struct seen_stats {
   uint64_t distinct;      /* fingerprints answered NEW so far */
   uint64_t lookups, mem_hits, pending_new, pending_old;
   uint64_t flushes, spills, merges;
-  uint64_t pending;       /* waiting now */
+  uint64_t pending;       /* waiting now, or being looked up */
   uint64_t in_memory;     /* fingerprints in the in-memory set */
   unsigned runs;
-  size_t   mem_bytes;     /* set table + pending batch, as allocated */
+  size_t   mem_bytes;     /* set table, batches, runs being written */
   size_t   disk_bytes;    /* run files */
 };
 
 struct seen;
 
-/* The directory and on_new are required. */
+/* The directory, on_new and wq are required. */
 crawl_err seen_open(const struct seen_opts *o, struct seen **out);
-/* Frees memory; run files stay (they belong to the last checkpoint). */
+/* Waits for its jobs, frees memory; run files stay (they belong to the
+ * last checkpoint). */
 void      seen_close(struct seen **sp);
 /* rec (len bytes) is kept only while the answer is PENDING. */
 crawl_err seen_add(struct seen *s, uint64_t fp, const void *rec, size_t len,
                    enum seen_answer *ans);
+/* Send the pending batch to be looked up, unless one is being looked up
+ * already (then it goes at a later call). Never waits. */
 crawl_err seen_flush(struct seen *s);
+/* Flush and wait until every pending fingerprint is answered. */
+crawl_err seen_settle(struct seen *s);
+/* Waiting or being looked up. */
 size_t    seen_pending(const struct seen *s);
 void      seen_stats(const struct seen *s, struct seen_stats *st);
+/* The part on disk, for the disk thread's jobs (checkpoints). */
+struct seen_disk *seen_disk_of(struct seen *s);
 
-/* Checkpoint: flushes the pending batch first (so on_new runs), then
- * writes the run list and the in-memory set. Runs merged away stay on disk
- * until seen_commit, called once the checkpoint holding this save is
- * durable: until then the previous checkpoint still needs them. */
-crawl_err seen_save(struct seen *s, struct ckfile *c);
-void      seen_commit(struct seen *s);
-/* Into a freshly opened d: the runs must be in dir; run files of dir that
- * the checkpoint does not list (written after it) are removed. */
+/* Checkpoint: the in-memory set and every pending fingerprint with its
+ * record, into an image (the run list is the disk thread's part:
+ * seen_disk_save, in the same checkpoint, written after every run this
+ * set handed over). */
+void      seen_save(const struct seen *s, struct ckfile *c);
+/* Into a freshly opened set whose disk part was loaded: pending records
+ * become the pending batch again. */
 crawl_err seen_load(struct seen *s, struct ckfile *c);
 
 #endif

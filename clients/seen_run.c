@@ -4,29 +4,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clients/le.h"
 #include "common/mem.h"
 
 static const char run_magic[8] = { 'W', 'P', 'F', 'S', 'R', 'U', 'N', '1' };
 #define RUN_HEAD 16
 
-static void le_put(uint8_t *out, uint64_t v)
-{
-  for(int i = 0; i < 8; i++)
-    out[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t le_get(const uint8_t *in)
-{
-  uint64_t v = 0;
-  for(int i = 7; i >= 0; i--)
-    v = (v << 8) | in[i];
-  return v;
-}
 
 static void run_head(uint8_t out[RUN_HEAD], uint64_t count)
 {
   memcpy(out, run_magic, 8);
-  le_put(out + 8, count);
+  le_put(out + 8, count, 8);
 }
 
 crawl_err seen_run_create(struct seen_run_w *w, const char *path)
@@ -55,7 +43,7 @@ static void run_flush(struct seen_run_w *w)
 {
   uint8_t out[SEEN_RUN_IOBUF * 8];
   for(size_t i = 0; i < w->len; i++)
-    le_put(out + 8 * i, w->buf[i]);
+    le_put(out + 8 * i, w->buf[i], 8);
   if(!w->err && w->len && fwrite(out, 8, w->len, w->f) != w->len)
     w->err = CRAWL_ERR_IO;
   w->len = 0;
@@ -126,7 +114,7 @@ crawl_err seen_run_open(struct seen_run_r *r, const char *path, uint64_t *count)
   crawl_err e = CRAWL_OK;
   if(fread(head, 1, sizeof head, r->f) != sizeof head || memcmp(head, run_magic, 8))
     e = CRAWL_ERR_CORRUPT;
-  r->left = le_get(head + 8);
+  r->left = le_get(head + 8, 8);
   off_t size = 0;
   if(!e && (fseeko(r->f, 0, SEEK_END) != 0 || (size = ftello(r->f)) < 0 ||
             fseeko(r->f, RUN_HEAD, SEEK_SET) != 0))
@@ -151,7 +139,7 @@ static bool run_fill(struct seen_run_r *r)
     return false;
   }
   for(size_t i = 0; i < want; i++)
-    r->buf[i] = le_get(in + 8 * i);
+    r->buf[i] = le_get(in + 8 * i, 8);
   r->left -= want;
   r->pos = 0;
   r->len = want;

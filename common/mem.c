@@ -1,17 +1,20 @@
 #include "common/mem.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long fail_at;  /* countdown; 0 = off */
-static long live;
+/* Atomic: the crawler allocates on its disk thread too. */
+static atomic_ulong fail_at;  /* countdown; 0 = off */
+static atomic_long  live;
 
 static int mem_should_fail(void)
 {
-  if(fail_at == 0)
-    return 0;
-  return --fail_at == 0;
+  unsigned long k = atomic_load(&fail_at);
+  while(k != 0 && !atomic_compare_exchange_weak(&fail_at, &k, k - 1))
+    ;
+  return k == 1;
 }
 
 void mem_fail_at(unsigned long k) { fail_at = k; }

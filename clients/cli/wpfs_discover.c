@@ -37,6 +37,7 @@ struct dopts {
   long   max_segment_repeats;
   long   near_distance;
   char  *out;
+  bool   path_ascend;
   bool   progress;
   long   results;
   bool   resume;
@@ -44,12 +45,14 @@ struct dopts {
   char  *seeds;
   size_t seen_mem;
   long   site_budget;
+  size_t sitemap_max_bytes;
   bool   sitemaps;
   long   stall_ms;
   char  *token;
   long   wait_ms;
   size_t warc_max_bytes;
   long   window;
+  size_t write_queue_bytes;
 };
 
 #define OFF(f) offsetof(struct dopts, f)
@@ -65,7 +68,7 @@ static const struct cfg_key keys[] = {
   { "follow_nofollow", CFG_BOOL, OFF(follow_nofollow), "false", 1, 0, NULL,
     "follow rel=nofollow links and pages with meta robots nofollow" },
   { "frontier_bytes", CFG_SIZE, OFF(frontier_bytes), "1g", 65536, 1e12, NULL,
-    "memory for the frontier (URLs past it are dropped, counted frontier_full)" },
+    "memory for the frontier; URLs past it wait on disk in --out/frontier" },
   { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
     "gateway base URL" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL,
@@ -90,6 +93,9 @@ static const struct cfg_key keys[] = {
     "SimHash bits within which two pages are near duplicates" },
   { "out", CFG_STR, OFF(out), NULL, 1, 0, NULL,
     "output directory: WARC files, crawl.jsonl, checkpoint (required)" },
+  { "path_ascend", CFG_BOOL, OFF(path_ascend), "false", 1, 0, NULL,
+    "also crawl the directories above each fetched URL (/a/b/c: /a/b/, /a/, /), "
+    "through the same filters, seen test and trap defences" },
   { "progress", CFG_BOOL, OFF(progress), "true", 1, 0, NULL,
     "one line of progress on stderr when it is a terminal" },
   { "results", CFG_INT, OFF(results), "500", 1, 1000, NULL,
@@ -104,6 +110,8 @@ static const struct cfg_key keys[] = {
     "memory of the URL-seen set; beyond, it spills sorted runs to --out/seen" },
   { "site_budget", CFG_INT, OFF(site_budget), "100000", 0, 1e12, NULL,
     "URLs queued per host (0: no limit)" },
+  { "sitemap_max_bytes", CFG_SIZE, OFF(sitemap_max_bytes), "50m", 4096, 1e10, NULL,
+    "XML read of one sitemap, after gzip decompression (sitemap.xml.gz); the rest is cut" },
   { "sitemaps", CFG_BOOL, OFF(sitemaps), "true", 1, 0, NULL,
     "read the sitemaps robots.txt names (asked of the gateway per host)" },
   { "stall_ms", CFG_MSEC, OFF(stall_ms), "10m", 1000, 86400000, NULL,
@@ -116,6 +124,9 @@ static const struct cfg_key keys[] = {
     "WARC files are closed past this size and a new one begun" },
   { "window", CFG_INT, OFF(window), "5000", 1, 1e7, NULL,
     "URLs outstanding at the gateway" },
+  { "write_queue_bytes", CFG_SIZE, OFF(write_queue_bytes), "64m", 65536, 1e12, NULL,
+    "pages and checkpoints waiting for the disk thread; past half, no more results are "
+    "read until it catches up" },
 };
 
 static const struct cfg_prog prog = {
@@ -124,6 +135,22 @@ static const struct cfg_prog prog = {
   keys, sizeof keys / sizeof keys[0],
 };
 
+#define SEED_LINE_MAX 4096
+
+/* Read one line; false at the end. *too_long when it went past the
+ * buffer (the rest of it is skipped). */
+static bool seed_line(FILE *f, char *line, size_t size, bool *too_long)
+{
+  if(!fgets(line, (int)size, f))
+    return false;
+  size_t len = strcspn(line, "\r\n");
+  *too_long = line[len] == '\0' && !feof(f);
+  while(*too_long && fgets(line, (int)size, f) && !strchr(line, '\n'))
+    ;
+  line[len] = '\0';
+  return true;
+}
+
 static int add_seeds(struct crawl *c, const char *path)
 {
   FILE *f = fopen(path, "r");
@@ -131,24 +158,33 @@ static int add_seeds(struct crawl *c, const char *path)
     fprintf(stderr, "wpfs-discover: cannot read seeds file %s\n", path);
     return -1;
   }
-  char line[4096];
+  char line[SEED_LINE_MAX + 2];
+  unsigned long no = 0;
   int n = 0, bad = 0;
-  while(fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\r\n")] = '\0';
+  bool too_long;
+  crawl_err e = CRAWL_OK;
+  while(!e && seed_line(f, line, sizeof line, &too_long)) {
     const char *s = line + strspn(line, " \t");
-    if(!*s || *s == '#')
+    no++;
+    if(!too_long && (!*s || *s == '#'))
       continue;
-    crawl_err e = crawl_add_seed(c, s);
-    if(e == CRAWL_ERR_INVALID)
-      bad++, fprintf(stderr, "wpfs-discover: not a seed URL: %s\n", s);
-    else if(e)
-      break;
-    else
-      n++;
+    e = too_long ? CRAWL_ERR_INVALID : crawl_add_seed(c, s);
+    if(e == CRAWL_ERR_INVALID) {
+      bad++;
+      fprintf(stderr, "wpfs-discover: %s line %lu: %s\n", path, no,
+              too_long ? "longer than a URL can be" : "not a seed URL");
+      e = CRAWL_OK;
+    } else {
+      n += !e;
+    }
   }
+  if(!e && ferror(f))
+    e = CRAWL_ERR_IO;
   fclose(f);
+  if(e)
+    fprintf(stderr, "wpfs-discover: seeds file %s: %s\n", path, crawl_err_text(e));
   LOG(LOG_INFO, "%d seeds, %d refused", n, bad);
-  return n > 0 || bad == 0 ? 0 : -1;
+  return !e && (n > 0 || bad == 0) ? 0 : -1;
 }
 
 static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
@@ -159,6 +195,7 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   o->max_depth = d->max_depth < 0 ? UINT32_MAX : (uint32_t)d->max_depth;
   o->deny_ext = d->deny_ext;
   o->obey_nofollow = !d->follow_nofollow;
+  o->path_ascend = d->path_ascend;
   o->trap.max_path_depth = (unsigned)d->max_path_depth;
   o->trap.max_segment_repeats = (unsigned)d->max_segment_repeats;
   o->trap.site_budget = (uint64_t)d->site_budget;
@@ -169,6 +206,8 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   o->frontier_bytes = d->frontier_bytes;
   o->max_per_host = (unsigned)d->max_per_host;
   o->warc_max_bytes = d->warc_max_bytes;
+  o->sitemap_max_text = d->sitemap_max_bytes;
+  o->write_queue_bytes = d->write_queue_bytes;
   return linkfilter_scope_parse(d->scope, &o->scope);
 }
 
@@ -187,6 +226,7 @@ static void fill_discover(const struct dopts *d, struct discover_opts *o)
   o->stall_ms = (uint64_t)d->stall_ms;
   o->sitemaps = d->sitemaps;
   o->progress = d->progress;
+  o->write_soft_bytes = d->write_queue_bytes / 2;
 }
 
 static int usage_check(const struct dopts *d)

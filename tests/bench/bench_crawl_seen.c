@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clients/seen.h"
+#include "clients/wq.h"
 #include "common/clock.h"
 
 struct count {
@@ -53,7 +54,10 @@ static double run(const char *dir, size_t budget, uint64_t distinct, uint64_t li
                   struct seen_stats *st, uint64_t *news)
 {
   struct count c = { 0 };
-  struct seen_opts o = { dir, budget, 4, on_new, &c };
+  struct wq *wq;
+  if(wq_open(64u << 20, &wq))
+    exit(1);
+  struct seen_opts o = { dir, budget, 4, on_new, &c, wq };
   struct seen *s;
   if(seen_open(&o, &s))
     exit(1);
@@ -73,11 +77,12 @@ static double run(const char *dir, size_t budget, uint64_t distinct, uint64_t li
       exit(1);
     c.news += a == SEEN_NEW;
   }
-  seen_flush(s);
+  seen_settle(s);
   double secs = (double)(clock_mono_us() - t0) / 1e6;
   seen_stats(s, st);
   *news = c.news;
   seen_close(&s);
+  wq_close(&wq);
   return secs;
 }
 

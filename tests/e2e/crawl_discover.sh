@@ -1,7 +1,8 @@
 #!/bin/bash
 # wpfs-discover crawls a testweb world through the gateway (redis, llfs,
-# hlfs, dnsmasq for the site names): every page of every site fetched
-# exactly once (testweb's own record), nothing robots.txt disallows fetched,
+# hlfs, dnsmasq for the site names), with a frontier of 64 KiB (most URLs
+# wait on disk): every page of every site fetched exactly once (testweb's
+# own record), nothing robots.txt disallows fetched,
 # spider traps contained by their defences, duplicates detected and not
 # followed, sitemaps read, the crawl log and the WARC files (read back by
 # warcio) agree, and the summary line tells the same story.
@@ -29,8 +30,11 @@ start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn
 OUT=$T_DIR/out
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 echo "http://$LINKER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
+# A small write queue: the loop pauses for its disk thread now and then;
+# the smallest frontier: most URLs wait on disk.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$OUT" --scope any --site-budget "$BUDGET" --checkpoint-ms 500 --log-level info \
+  --write-queue-bytes 65536 --frontier-bytes 65536 \
   >"$T_DIR/summary" 2>"$T_DIR/discover.log"
 is "$?" 0 "wpfs-discover exits 0 when the frontier is exhausted"
 S=$(tail -1 "$T_DIR/summary")
@@ -55,6 +59,11 @@ for i in $(seq 0 $((SITES - 1))); do
 done
 is "$twice" 0 "no page requested twice by the gateway on the crawler's behalf"
 is "$missing" 0 "every page of every site fetched"
+cmp_ge "$(sum frontier_spilled)" 1 "...through a 64 KiB frontier: URLs waited on disk"
+is "$(sum frontier_refilled)" "$(sum frontier_spilled)" "...and all came back"
+is "$(sum drop_frontier_full)" 0 "...none dropped"
+cmp_ge "$(printf '%.0f' "$(sum frontier_disk_bytes_per_url)")" 40 \
+  "bytes per URL on disk reported (a record: 12 bytes, the URL and its host)"
 
 # robots.txt: the disallowed link was refused by the gateway, never fetched.
 paths "$LINKER" >"$T_DIR/paths.linker"

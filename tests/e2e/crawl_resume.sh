@@ -5,7 +5,9 @@
 # requested twice (testweb's record), no URL is recorded twice, every page
 # is fetched, the lines written after the last checkpoint were replayed,
 # and the WARC files (warcio) hold exactly the records the crawl log names
-# (what the kill left half-written is cut).
+# (what the kill left half-written is cut). A small write queue makes the
+# crawler wait for its disk thread now and then, kill included; the
+# smallest frontier keeps most URLs on disk, in the checkpoints too.
 # timeout: 240
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=8
@@ -22,7 +24,8 @@ OUT=$T_DIR/out
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 run() {  # exec: in the background, $! is the crawler itself
   WPFS_TOKEN=$TOKEN exec "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
-    --out "$OUT" --scope any --checkpoint-ms 300 --batch 50 --window 100 --log-level warn "$@"
+    --out "$OUT" --scope any --checkpoint-ms 300 --batch 50 --window 100 --log-level warn \
+    --write-queue-bytes 65536 --frontier-bytes 65536 "$@"
 }
 lines() { [ -f "$OUT/crawl.jsonl" ] && wc -l <"$OUT/crawl.jsonl" || echo 0; }
 at_least() { [ "$(lines)" -ge "$1" ]; }
@@ -66,6 +69,8 @@ for i in $(seq 0 $((SITES - 1))); do
 done
 is "$twice" 0 "no page requested twice, kill and resume included"
 is "$missing" 0 "every page fetched"
+cmp_ge "$(jq -r .frontier_spilled <<<"$S")" 1 "...through a 64 KiB frontier: URLs waited on disk"
+is "$(jq -r .drop_frontier_full <<<"$S")" 0 "...none dropped"
 
 (cd "$WPFS_ROOT" && node tests/e2e/crawl_warc_list.mjs "$OUT"/warc/*.warc.gz) >"$T_DIR/warc.jsonl"
 is "$?" 0 "warcio reads every WARC file, the one written when the kill came included"

@@ -56,6 +56,7 @@ enum tw_kind tw_kind_parse(const char *s, size_t n);
   X(drip_ms,     INT,  "slow drip: wait this long between two pieces")        \
   X(etag,        BOOL, "send an ETag; answer 304 to a matching If-None-Match") \
   X(every,       INT,  "change: the body changes every N fetches (0: never)") \
+  X(gzip,        BOOL, "the body as a gzip file (a .gz download: no Content-Encoding)") \
   X(header,      STR,  "one extra header line, \"Name: value\"")              \
   X(hold_ms,     INT,  "wait this long before the first byte of the response") \
   X(kind,        STR,  "path config: the kind of response the path serves")   \

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "tests/testweb/tw_fill.h"
 #include "tests/testweb/tw_page.h"
@@ -263,6 +264,60 @@ static void kind_sitemap(struct tw_route *r)
   kind_body_seg(r);
 }
 
+/* The plan's body, segments and repeats, into one buffer. */
+static bool gzip_gather(const struct tw_plan *pl, struct buf *out)
+{
+  for(unsigned i = 0; i < pl->nseg; i++)
+    for(uint64_t k = 0; k < pl->seg[i].reps; k++)
+      if(buf_add(out, pl->seg[i].p, pl->seg[i].len))
+        return false;
+  return true;
+}
+
+static bool gzip_deflate(const struct buf *in, struct buf *out)
+{
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return false;
+  uLong bound = deflateBound(&z, (uLong)in->len);
+  char *p = bound <= out->max ? malloc(bound) : NULL;
+  z.next_in = (Bytef *)in->data;
+  z.avail_in = (uInt)in->len;
+  z.next_out = (Bytef *)p;
+  z.avail_out = (uInt)bound;
+  bool ok = p && deflate(&z, Z_FINISH) == Z_STREAM_END && !buf_add(out, p, bound - z.avail_out);
+  deflateEnd(&z);
+  free(p);
+  return ok;
+}
+
+/* gzip=1: the body is served as a gzip file, the way a sitemap.xml.gz is:
+ * compressed here, with no Content-Encoding (a client must not decode it).
+ * A gzip bomb is already gzip data: it only loses its Content-Encoding. */
+static void kind_gzip_file(struct tw_route *r)
+{
+  r->ctype = "application/gzip";
+  if(r->kind == TW_K_BOMB) {
+    r->encoding = NULL;
+    return;
+  }
+  uint64_t n = tw_plan_body_len(r->pl);
+  struct buf in;
+  buf_init(&in, r->pl->body.max);
+  bool ok = n != TW_FOREVER && n <= in.max && gzip_gather(r->pl, &in);
+  buf_reset(&r->pl->body);
+  r->pl->nseg = 0;
+  if(ok)
+    ok = gzip_deflate(&in, &r->pl->body);
+  buf_free(&in);
+  if(!ok) {
+    tw_route_text(r, 500, "testweb: the body cannot be gzipped (too large)\n");
+    return;
+  }
+  kind_body_seg(r);
+}
+
 void tw_kind_run(struct tw_route *r)
 {
   static void (*const run[TW_K__COUNT])(struct tw_route *) = {
@@ -277,4 +332,6 @@ void tw_kind_run(struct tw_route *r)
     [TW_K_ROBOTS] = kind_robots,       [TW_K_SITEMAP] = kind_sitemap,
   };
   run[r->kind](r);
+  if(TW_BEH_OR(&r->beh, gzip, 0) && r->status >= 200 && r->status != 204 && r->status != 304)
+    kind_gzip_file(r);
 }

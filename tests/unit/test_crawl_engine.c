@@ -18,8 +18,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "clients/crawl.h"
+#include "clients/crawl_int.h"  /* the disk thread, to hold it up */
 #include "clients/crawllog.h"
 #include "clients/warc_read.h"
 #include "common/buf.h"
@@ -113,6 +115,21 @@ static int page_number(const char *path)
   return -1;
 }
 
+static void gzip_body(const char *text, struct buf *out)
+{
+  z_stream z;
+  unsigned char tmp[1024];
+  memset(&z, 0, sizeof z);
+  assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = (Bytef *)(uintptr_t)text;
+  z.avail_in = (uInt)strlen(text);
+  z.next_out = tmp;
+  z.avail_out = sizeof tmp;
+  assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+  buf_add(out, tmp, sizeof tmp - z.avail_out);
+  deflateEnd(&z);
+}
+
 static void web_special(int site, const char *path, struct web_answer *a)
 {
   uint64_t h = 1469598103934665603ull;
@@ -130,6 +147,17 @@ static void web_special(int site, const char *path, struct web_answer *a)
   } else if(!strncmp(path, "/q?", 3)) {
     int q = (int)strtol(path + 5, NULL, 10);
     buf_addf(&a->body, "<a href=/q?s=%d>more</a>", q + 1);
+    filler(h, 60, &a->body);
+  } else if(!strcmp(path, "/old-sitemap.xml")) {
+    a->status = 301;
+    snprintf(a->location, sizeof a->location, "/sitemap.xml.gz");
+  } else if(!strcmp(path, "/sitemap.xml.gz")) {
+    char set[256];
+    snprintf(set, sizeof set, "<urlset><url><loc>http://s%d.test/only-in-sitemap.html</loc>"
+             "</url></urlset>", site);
+    gzip_body(set, &a->body);
+    a->ctype = "application/gzip";
+  } else if(!strcmp(path, "/only-in-sitemap.html")) {
     filler(h, 60, &a->body);
   } else if(site == 4 && !strncmp(path, "/near/", 6)) {
     filler(99, 300, &a->body);
@@ -251,10 +279,15 @@ static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct
 static size_t run(struct crawl *c, struct fetched *f, size_t stop_after, size_t ckpt_every)
 {
   struct frontier_item it[16];
-  size_t done = 0;
+  size_t done = 0, idle = 0;
   while(!crawl_finished(c)) {
     size_t n = crawl_take(c, 16, it);
-    assert_true(n > 0);
+    if(n == 0) {  /* the seen set's answers are on their way, or just came */
+      if(!crawl_wait(c))
+        assert_true(++idle < 100);
+      continue;
+    }
+    idle = 0;
     for(size_t i = 0; i < n; i++) {
       assert_int_equal(deliver(c, &it[i], f), CRAWL_OK);
       if(++done == stop_after)
@@ -477,6 +510,317 @@ static void test_scope_and_depth(void **state)
   fetched_free(&f);
 }
 
+/* A sitemap that moved (301) is a sitemap where it went; a .xml.gz one is
+ * not a file type to skip, and its gzip data is read. */
+static void test_sitemap_gzip(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("sitemap", dir, sizeof dir);
+  o.scope = LINKFILTER_HOST;
+  struct crawl *c;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s3.test/"), CRAWL_OK);
+  assert_int_equal(crawl_add_sitemap(c, "http://s3.test/old-sitemap.xml"), CRAWL_OK);
+  assert_int_equal(crawl_add_url(c, "http://s3.test/page.xml.gz", 1, 1), CRAWL_OK);
+  static struct fetched f;
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(times(&f, "http://s3.test/old-sitemap.xml"), 1);
+  assert_int_equal(times(&f, "http://s3.test/sitemap.xml.gz"), 1);
+  assert_int_equal(times(&f, "http://s3.test/only-in-sitemap.html"), 1);
+  assert_int_equal(times(&f, "http://s3.test/page.xml.gz"), 0);  /* not a sitemap: a file */
+  assert_int_equal(st.sitemaps, 1);
+  assert_int_equal(st.sitemaps_gzip, 1);
+  assert_int_equal(st.sitemaps_cut, 0);
+  assert_int_equal(st.sitemap_urls, 1);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* Each site's /p/ (a 404) is fetched once: found only by path ascent. */
+static void assert_ascended(const struct fetched *f)
+{
+  char url[64];
+  for(int s = 0; s < SITES; s++) {
+    snprintf(url, sizeof url, "http://s%d.test/p/", s);
+    if(times(f, url) != 1)
+      fail_msg("not fetched once by path ascent: %s", url);
+  }
+}
+
+/* --path-ascend: the directories above fetched URLs are crawled once, and
+ * the trap defences still hold (the trap's own directories are trap URLs). */
+static void test_path_ascend(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("ascend", dir, sizeof dir);
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run(c, &f, 0, 0);
+  assert_int_equal(times(&f, "http://s1.test/p/"), 0);  /* off by default */
+  crawl_close(&c);
+  fetched_free(&f);
+  o = opts("ascend2", dir, sizeof dir);
+  o.path_ascend = true;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  assert_ascended(&f);
+  assert_int_equal(times(&f, "http://s1.test/cal/2024/"), 1);
+  assert_int_equal(times(&f, "http://s1.test/cal/"), 1);
+  assert_true(st.ascents > 0);
+  assert_true(st.drop[DROP_REPEATED_SEGMENTS] > 0);
+  assert_true(count_prefix(&f, "http://s1.test/") <= 1000);
+  check_outputs(dir, &st);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* A 404 recorded after the last checkpoint, then a crash: resuming replays
+ * its line, and the directories above it are queued again (a 404 has no
+ * WARC record to read back, so the replay itself must ascend). */
+static void test_ascend_replay(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("ascend-replay", dir, sizeof dir);
+  o.path_ascend = true;
+  struct crawl *c;
+  struct frontier_item it[4];
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s2.test/gone/a/x.html"), CRAWL_OK);
+  assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+  assert_int_equal(crawl_take(c, 4, it), 1);
+  assert_int_equal(deliver(c, &it[0], &f), CRAWL_OK);
+  crawl_sync(c);  /* its line is on disk, then a kill */
+  crawl_close(&c);
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.replayed, 1);
+  assert_int_equal(times(&f, "http://s2.test/gone/a/x.html"), 1);
+  assert_int_equal(times(&f, "http://s2.test/gone/a/"), 1);
+  assert_int_equal(times(&f, "http://s2.test/gone/"), 1);
+  assert_int_equal(times(&f, "http://s2.test/"), 1);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* A page whose headers are past the WARC record's caps keeps its crawl log
+ * line (with the reason), gets no record, and the crawl goes on. */
+static void test_record_too_large(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("too-large", dir, sizeof dir);
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s0.test/p/1.html"), CRAWL_OK);
+  struct frontier_item it[2];
+  assert_int_equal(crawl_take(c, 2, it), 1);
+  size_t big = (1u << 20) + 1;
+  char *v = mem_alloc(big + 1);
+  memset(v, 'v', big);
+  v[big] = '\0';
+  struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
+  const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
+  struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
+                            1700000000000ull, 3 };
+  assert_int_equal(crawl_result(c, &r), CRAWL_OK);
+  mem_free(v);
+  run(c, &f, 0, 0);  /* the rest of the crawl goes on */
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.records_too_large, 1);
+  assert_int_equal(crawl_error(c), CRAWL_OK);
+  assert_true(st.pages > 1);
+  char path[600], line[8192];
+  snprintf(path, sizeof path, "%s/crawl.jsonl", dir);
+  FILE *lf = fopen(path, "r");
+  assert_non_null(fgets(line, sizeof line, lf));
+  fclose(lf);
+  assert_non_null(strstr(line, "\"reason\":\"warc_record_too_large\""));
+  assert_null(strstr(line, "\"warc\":"));
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* ---- A disk that does not move ------------------------------------------------ */
+
+struct plug {
+  struct wq_job j;
+  int           fd[2];
+};
+
+static crawl_err plug_run(struct wq_job *j)
+{
+  struct plug *p = (struct plug *)j;
+  char c;
+  return read(p->fd[0], &c, 1) == 1 ? CRAWL_OK : CRAWL_ERR_IO;
+}
+
+static void plug_done(struct wq_job *j, crawl_err e)
+{
+  struct plug *p = (struct plug *)j;
+  (void)e;
+  close(p->fd[0]);
+  close(p->fd[1]);
+  mem_free(p);
+}
+
+/* The disk thread stops at this job until plug_pull. */
+static int plug_in(struct crawl *c)
+{
+  struct plug *p = mem_calloc(1, sizeof *p);
+  assert_int_equal(pipe(p->fd), 0);
+  p->j.run = plug_run;
+  p->j.done = plug_done;
+  int out = p->fd[1];
+  wq_push(c->wq, &p->j);
+  return out;
+}
+
+static void plug_pull(int fd)
+{
+  assert_int_equal(write(fd, "x", 1), 1);
+}
+
+static size_t log_lines(const char *dir)
+{
+  char path[1024], line[8192];
+  snprintf(path, sizeof path, "%s/crawl.jsonl", dir);
+  FILE *f = fopen(path, "r");
+  size_t n = 0;
+  while(f && fgets(line, sizeof line, f))
+    n++;
+  if(f)
+    fclose(f);
+  return n;
+}
+
+static void fence_cb(void *arg, crawl_err e)
+{
+  *(int *)arg = e == CRAWL_OK ? 1 : -1;
+}
+
+/* Results until the engine says the disk is behind (half its cap): none
+ * of them waits for the disk. */
+static size_t deliver_while_room(struct crawl *c, size_t cap, struct fetched *f)
+{
+  struct frontier_item it[4];
+  size_t n = 0;
+  while(crawl_backlog(c) < cap / 2) {
+    size_t k = crawl_take(c, 1, it);
+    assert_int_equal(k, 1);
+    assert_int_equal(deliver(c, &it[0], f), CRAWL_OK);
+    n++;
+    assert_true(crawl_backlog(c) <= cap);
+  }
+  return n;
+}
+
+/* The disk thread held up: results are recorded, checkpoints taken and
+ * fences set without waiting, up to the byte cap; nothing is on disk (not
+ * a line, not a checkpoint) and no fence fires until the disk moves; then
+ * everything lands, in order, and the crawl ends as any other. */
+static void test_slow_disk(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("slow-disk", dir, sizeof dir);
+  o.write_queue_bytes = 256u << 10;
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  int plug = plug_in(c);
+  size_t n = deliver_while_room(c, o.write_queue_bytes, &f);
+  assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+  int fenced = 0;
+  assert_int_equal(crawl_fence(c, fence_cb, &fenced), CRAWL_OK);
+  crawl_poll(c);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  print_message("# disk held up: %zu results recorded, %zu bytes waiting\n", n,
+                crawl_backlog(c));
+  assert_true(n >= 10);
+  assert_int_equal(st.pages, n);
+  assert_int_equal(log_lines(dir), 0);
+  assert_int_equal(crawl_checkpoints_out(c), 1);
+  char ck[600];
+  snprintf(ck, sizeof ck, "%s/checkpoint", dir);
+  assert_int_equal(access(ck, F_OK), -1);
+  assert_int_equal(fenced, 0);
+  plug_pull(plug);
+  crawl_sync(c);
+  assert_int_equal(fenced, 1);
+  assert_int_equal(log_lines(dir), n);
+  assert_int_equal(access(ck, F_OK), 0);
+  assert_int_equal(crawl_checkpoints_out(c), 0);
+  run(c, &f, 0, 0);
+  crawl_stats(c, &st);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  check_outputs(dir, &st);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* Killed while the disk was held up: the results it had were never
+ * written, so they are not finished (their lines are not in the log, and
+ * the gateway, never acknowledged, sends them again); the resumed crawl
+ * fetches them again and records each page once. */
+static void test_kill_before_the_disk(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("kill-slow", dir, sizeof dir);
+  fflush(NULL);
+  pid_t pid = fork();
+  if(pid == 0) {
+    struct crawl *c;
+    static struct fetched f;
+    if(crawl_open(&o, false, &c))
+      _exit(3);
+    add_seeds(c);
+    run(c, &f, 30, 0);
+    crawl_checkpoint(c);
+    crawl_sync(c);  /* 30 lines and a checkpoint on disk */
+    plug_in(c);
+    run(c, &f, 20, 0);
+    crawl_checkpoint(c);
+    raise(SIGKILL);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  assert_int_equal(log_lines(dir), 30);
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.pages, 30);
+  assert_int_equal(st.replayed, 0);
+  run(c, &f, 0, 0);
+  crawl_stats(c, &st);
+  check_outputs(dir, &st);  /* each URL once in the log, records agree */
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 static void append_to_last_warc(const char *dir)
 {
   char warc_dir[600], last[256] = "", path[1024];
@@ -497,11 +841,13 @@ static void append_to_last_warc(const char *dir)
 /* A child crawls, checkpoints every 25 results and is killed after 60;
  * the crash also leaves half a record at the end of a WARC file and half a
  * line in the crawl log. The parent resumes and finishes. */
-static void test_kill_and_resume(void **state)
+static void kill_and_resume(const char *sub, size_t frontier_bytes)
 {
-  (void)state;
   char dir[512], list[600];
-  struct crawl_opts o = opts("resume", dir, sizeof dir);
+  struct crawl_opts o = opts(sub, dir, sizeof dir);
+  o.path_ascend = true;  /* the directories found before the kill are not lost */
+  o.frontier_bytes = frontier_bytes;
+  o.frontier_seg_bytes = 4096;
   snprintf(list, sizeof list, "%s/child-fetched", tmpdir);
   fflush(NULL);
   pid_t pid = fork();
@@ -512,6 +858,7 @@ static void test_kill_and_resume(void **state)
       _exit(3);
     add_seeds(c);
     run(c, &f, 60, 25);
+    crawl_sync(c);  /* the 60 results are acknowledged: on disk */
     FILE *out = fopen(list, "w");
     for(int i = 0; i < f.n; i++)
       fprintf(out, "%s\n", f.url[i]);
@@ -547,6 +894,58 @@ static void test_kill_and_resume(void **state)
   crawl_stats(c, &st);
   assert_each_once(&f);
   assert_all_pages(&f);
+  assert_ascended(&f);
+  check_outputs(dir, &st);
+  struct crawl_sizes sz;
+  crawl_sizes(c, &sz);
+  print_message("# frontier of %zu bytes: %llu URLs went to disk\n", frontier_bytes,
+                (unsigned long long)sz.frontier.spilled);
+  assert_int_equal(st.drop[DROP_FRONTIER_FULL], 0);
+  assert_true(frontier_bytes > (1u << 20) || sz.frontier.spilled > 100);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+static void test_kill_and_resume(void **state)
+{
+  (void)state;
+  kill_and_resume("resume", 1u << 30);
+}
+
+/* The same with a frontier of 16 KiB: most URLs wait on disk, in the
+ * checkpoints too. */
+static void test_kill_and_resume_tiny_frontier(void **state)
+{
+  (void)state;
+  kill_and_resume("resume-tiny", 16u << 10);
+}
+
+/* A frontier of 16 KiB holds a handful of URLs: the rest wait on disk,
+ * and every page is still fetched once, none dropped. */
+static void test_tiny_frontier(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("tiny-frontier", dir, sizeof dir);
+  o.frontier_bytes = 16u << 10;
+  o.frontier_seg_bytes = 4096;
+  struct crawl *c;
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run(c, &f, 0, 0);
+  struct crawl_stats st;
+  struct crawl_sizes sz;
+  crawl_stats(c, &st);
+  crawl_sizes(c, &sz);
+  assert_each_once(&f);
+  assert_all_pages(&f);
+  assert_int_equal(st.drop[DROP_FRONTIER_FULL], 0);
+  assert_true(sz.frontier.spilled > 100);
+  assert_int_equal(sz.frontier.refilled, sz.frontier.spilled);
+  assert_int_equal(sz.frontier.on_disk, 0);
+  print_message("# %d fetched through a 16 KiB frontier: %llu URLs went to disk and came back\n",
+                f.n, (unsigned long long)sz.frontier.spilled);
   check_outputs(dir, &st);
   crawl_close(&c);
   fetched_free(&f);
@@ -557,7 +956,15 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_full_crawl, setup, teardown),
     cmocka_unit_test_setup_teardown(test_scope_and_depth, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sitemap_gzip, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_ascend_replay, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_record_too_large, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_slow_disk, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_kill_before_the_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_tiny_frontier, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_kill_and_resume_tiny_frontier, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

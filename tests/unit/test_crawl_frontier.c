@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "clients/fpmap.h"
 #include "clients/frontier.h"
+#include "clients/frontier_disk.h"
 #include "clients/linkfilter.h"
 #include "clients/trap.h"
 #include "common/hash.h"
@@ -21,7 +23,7 @@
 
 static struct frontier *open_frontier(size_t bytes, unsigned per_host)
 {
-  struct frontier_opts o = { bytes, per_host };
+  struct frontier_opts o = { bytes, per_host, NULL, NULL, 0 };
   struct frontier *f;
   assert_int_equal(frontier_open(&o, &f), CRAWL_OK);
   return f;
@@ -197,6 +199,203 @@ static void test_checkpoint(void **state)
   frontier_close(&f);
 }
 
+/* ---- The part on disk -------------------------------------------------------- */
+
+#define DISK_HOSTS 20
+#define DISK_PAGES 150
+
+static char ddir[256];
+
+static struct frontier *open_disk(struct wq *wq, size_t bytes)
+{
+  struct frontier_opts o = { bytes, 0, ddir, wq, 4096 };  /* small segments: several */
+  struct frontier *f;
+  assert_int_equal(frontier_open(&o, &f), CRAWL_OK);
+  return f;
+}
+
+static size_t seg_files(void)
+{
+  DIR *d = opendir(ddir);
+  struct dirent *de;
+  size_t n = 0;
+  while(d && (de = readdir(d)) != NULL)
+    n += !strncmp(de->d_name, "frontier-", 9);
+  if(d)
+    closedir(d);
+  return n;
+}
+
+/* Take everything left: each URL once, each host's URLs in the order they
+ * were pushed, memory under the budget; URLs come back from disk as the
+ * memory empties. seen[host * DISK_PAGES + page] counts takes. */
+static void drain(struct frontier *f, struct wq *wq, size_t budget, uint8_t *seen)
+{
+  struct frontier_item it[32];
+  int last[DISK_HOSTS];
+  memset(last, -1, sizeof last);
+  for(;;) {
+    size_t n = frontier_take(f, 32, it);
+    struct frontier_stats st;
+    frontier_stats(f, &st);
+    assert_true(st.bytes <= budget);
+    if(n == 0 && st.on_disk == 0)
+      break;
+    if(n == 0) {
+      assert_true(wq_wait(wq));  /* a read back is on its way */
+      continue;
+    }
+    for(size_t i = 0; i < n; i++) {
+      int h, p;
+      assert_int_equal(sscanf(it[i].url, "http://h%d.test/%d", &h, &p), 2);
+      assert_true(h < DISK_HOSTS && p < DISK_PAGES);
+      assert_true(p > last[h]);
+      last[h] = p;
+      seen[h * DISK_PAGES + p]++;
+      assert_int_equal(frontier_done(f, it[i].fp, NULL), CRAWL_OK);
+    }
+  }
+}
+
+static void push_all(struct frontier *f)
+{
+  char url[64], host[16];
+  for(int p = 0; p < DISK_PAGES; p++)
+    for(int h = 0; h < DISK_HOSTS; h++) {
+      snprintf(host, sizeof host, "h%d.test", h);
+      snprintf(url, sizeof url, "http://%s/%d", host, p);
+      assert_int_equal(frontier_push(f, url, host, 1, 1), CRAWL_OK);
+    }
+}
+
+/* 3,000 URLs through a 16 KiB frontier: none refused, each taken once, in
+ * order per host; the segments read are retired and removed. */
+static void test_disk_spill(void **state)
+{
+  (void)state;
+  struct wq *wq;
+  static uint8_t seen[DISK_HOSTS * DISK_PAGES];
+  memset(seen, 0, sizeof seen);
+  assert_int_equal(wq_open(0, &wq), CRAWL_OK);
+  struct frontier *f = open_disk(wq, 16u << 10);
+  push_all(f);
+  struct frontier_stats st;
+  frontier_stats(f, &st);
+  print_message("# %d URLs: %zu in memory (%zu bytes, %.0f each), %llu on disk "
+                "(%llu bytes, %.1f each)\n", DISK_HOSTS * DISK_PAGES, st.queued, st.bytes,
+                (double)st.bytes / (double)st.queued, (unsigned long long)st.on_disk,
+                (unsigned long long)st.disk_bytes, (double)st.disk_bytes / (double)st.on_disk);
+  assert_true(st.on_disk > 2000);
+  assert_int_equal(st.queued + st.on_disk, DISK_HOSTS * DISK_PAGES);
+  wq_drain(wq);
+  assert_true(seg_files() > 3);
+  drain(f, wq, 16u << 10, seen);
+  for(size_t i = 0; i < sizeof seen; i++)
+    assert_int_equal(seen[i], 1);
+  frontier_stats(f, &st);
+  assert_int_equal(st.refilled, st.spilled);
+  char **old = frontier_retired(f);
+  assert_non_null(old);
+  frontier_disk_remove((const char *const *)old);
+  for(size_t i = 0; old[i]; i++)
+    mem_free(old[i]);
+  mem_free(old);
+  assert_int_equal(seg_files(), 0);  /* every segment read and retired */
+  frontier_close(&f);
+  wq_close(&wq);
+}
+
+/* A checkpoint with URLs on disk: after a crash (appends after it, a
+ * stray segment) the load cuts and removes what it does not know, and
+ * every URL not taken before comes out once; one finished while on disk
+ * (forgotten) never does. */
+static void test_disk_checkpoint(void **state)
+{
+  (void)state;
+  struct wq *wq;
+  static uint8_t seen[DISK_HOSTS * DISK_PAGES];
+  memset(seen, 0, sizeof seen);
+  assert_int_equal(wq_open(0, &wq), CRAWL_OK);
+  struct frontier *f = open_disk(wq, 64u << 10);
+  push_all(f);
+  struct frontier_item it[10];
+  size_t n = 0, done = 0;
+  while(done < 30 || n < 10) {  /* 30 done, then 10 outstanding at the checkpoint */
+    size_t k = frontier_take(f, done < 30 ? 1 : 10 - n, it + (done < 30 ? 0 : n));
+    if(k == 0) {
+      assert_true(wq_wait(wq));
+      continue;
+    }
+    if(done == 30) {
+      n += k;
+      continue;
+    }
+    int h, p;
+    assert_int_equal(sscanf(it[0].url, "http://h%d.test/%d", &h, &p), 2);
+    seen[h * DISK_PAGES + p]++;
+    assert_int_equal(frontier_done(f, it[0].fp, NULL), CRAWL_OK);
+    done++;
+  }
+  char path[512];
+  snprintf(path, sizeof path, "%s/ck", ddir);
+  struct ckfile c;
+  assert_int_equal(ckfile_create(&c, path, "TESTFRON"), CRAWL_OK);
+  frontier_save(f, &c);
+  wq_drain(wq);  /* the checkpoint comes after the appends it counts */
+  assert_int_equal(ckfile_commit(&c), CRAWL_OK);
+  /* After the checkpoint: more URLs (appended), then the crash. */
+  assert_int_equal(frontier_push(f, "http://h1.test/9999", "h1.test", 1, 1), CRAWL_OK);
+  struct ckfile img;
+  ckfile_create_image(&img);
+  frontier_save(f, &img);  /* hands the buffers to the disk thread */
+  ckfile_discard(&img);
+  wq_drain(wq);
+  frontier_close(&f);
+  snprintf(path, sizeof path, "%s/frontier-L1-999999.q", ddir);
+  FILE *stray = fopen(path, "w");
+  fclose(stray);
+  f = open_disk(wq, 64u << 10);
+  snprintf(path, sizeof path, "%s/ck", ddir);
+  assert_int_equal(ckfile_open(&c, path, "TESTFRON"), CRAWL_OK);
+  frontier_load(f, &c);
+  assert_int_equal(ckfile_close(&c), CRAWL_OK);
+  snprintf(path, sizeof path, "%s/frontier-L1-999999.q", ddir);
+  assert_int_equal(access(path, F_OK), -1);  /* stray removed */
+  assert_int_equal(frontier_forget(f, fp_of("h7.test", 140)), CRAWL_OK);
+  seen[7 * DISK_PAGES + 140]++;  /* finished while on disk: must not come out */
+  drain(f, wq, 64u << 10, seen);
+  for(size_t i = 0; i < sizeof seen; i++)
+    if(seen[i] != 1)
+      fail_msg("h%zu.test/%zu taken %d times in all", i / DISK_PAGES, i % DISK_PAGES, seen[i]);
+  frontier_close(&f);
+  wq_close(&wq);
+}
+
+static int disk_setup(void **state)
+{
+  (void)state;
+  snprintf(ddir, sizeof ddir, "%s/wpfs-frontier.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  return mkdtemp(ddir) ? 0 : -1;
+}
+
+static int disk_teardown(void **state)
+{
+  (void)state;
+  DIR *d = opendir(ddir);
+  struct dirent *de;
+  char p[512];
+  while(d && (de = readdir(d)) != NULL) {
+    if(de->d_name[0] == '.')
+      continue;
+    snprintf(p, sizeof p, "%s/%s", ddir, de->d_name);
+    unlink(p);
+  }
+  if(d)
+    closedir(d);
+  rmdir(ddir);
+  return 0;
+}
+
 static void test_fpmap_delete_keeps_probes(void **state)
 {
   (void)state;
@@ -320,6 +519,8 @@ int main(void)
     cmocka_unit_test(test_per_host_bound_retry_done),
     cmocka_unit_test(test_budget),
     cmocka_unit_test(test_checkpoint),
+    cmocka_unit_test_setup_teardown(test_disk_spill, disk_setup, disk_teardown),
+    cmocka_unit_test_setup_teardown(test_disk_checkpoint, disk_setup, disk_teardown),
     cmocka_unit_test(test_fpmap_delete_keeps_probes),
     cmocka_unit_test(test_traps),
     cmocka_unit_test(test_linkfilter),

@@ -1,6 +1,6 @@
 /* clients/gwproto.c (the gateway's JSON both ways, strict where it must
  * be), crawllog.c (lines, partial last line cut, scan), sitemap.c (urlset
- * and index), progress.c (the line's text; nothing when not a terminal). */
+ * and index, gzip, bombs, pieces) and gunzip.c, progress.c (the line's text; nothing when not a terminal). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "clients/crawllog.h"
 #include "clients/gwproto.h"
@@ -190,15 +191,155 @@ static void test_sitemap(void **state)
                     "<url><loc> http://a.test/1 </loc><lastmod>2024-01-01</lastmod></url>\n"
                     "<url><LOC>http://a.test/2?x=1&amp;y=2</LOC></url></urlset>";
   struct buf b;
+  struct sitemap_info si;
   buf_init(&b, 4096);
-  assert_int_equal(sitemap_parse(set, strlen(set), NULL, loc_cb, &b), CRAWL_OK);
+  assert_int_equal(sitemap_read(set, strlen(set), NULL, loc_cb, &b, &si), CRAWL_OK);
   assert_string_equal(b.data, "http://a.test/1;http://a.test/2?x=1&y=2;");
+  assert_false(si.gzip);
+  assert_int_equal(si.end, GUNZIP_WHOLE);
+  assert_int_equal(si.text, strlen(set));
   buf_reset(&b);
   const char *idx = "<sitemapindex><sitemap><loc>http://a.test/s1.xml</loc></sitemap>"
                     "<sitemap><loc><![CDATA[http://a.test/s2.xml]]></loc></sitemap></sitemapindex>";
-  assert_int_equal(sitemap_parse(idx, strlen(idx), NULL, loc_cb, &b), CRAWL_OK);
+  assert_int_equal(sitemap_read(idx, strlen(idx), NULL, loc_cb, &b, &si), CRAWL_OK);
   assert_non_null(strstr(b.data, "I:http://a.test/s1.xml;"));
   buf_free(&b);
+}
+
+/* gzip of p[0..n) as one member (level 1: fast on megabytes of zeros). */
+static void gz(const void *p, size_t n, struct buf *out)
+{
+  z_stream z = { 0 };
+  assert_int_equal(deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  size_t bound = deflateBound(&z, (uLong)n);
+  char *tmp = mem_alloc(bound);
+  z.next_in = (Bytef *)(uintptr_t)p;
+  z.avail_in = (uInt)n;
+  z.next_out = (Bytef *)tmp;
+  z.avail_out = (uInt)bound;
+  assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+  assert_int_equal(buf_add(out, tmp, bound - z.avail_out), CM_OK);
+  deflateEnd(&z);
+  mem_free(tmp);
+}
+
+/* A compressed sitemap reads as the plain one; several members are one
+ * stream; a damaged or cut stream gives what came before the damage. */
+static void test_sitemap_gzip(void **state)
+{
+  (void)state;
+  const char *set = "<urlset><url><loc>http://a.test/1</loc></url>"
+                    "<url><loc>http://a.test/2</loc></url></urlset>";
+  const char *more = "<urlset><url><loc>http://a.test/3</loc></url></urlset>";
+  struct buf z, b;
+  struct sitemap_info si;
+  buf_init(&z, 1 << 20);
+  buf_init(&b, 4096);
+  gz(set, strlen(set), &z);
+  assert_int_equal(sitemap_read(z.data, z.len, NULL, loc_cb, &b, &si), CRAWL_OK);
+  assert_string_equal(b.data, "http://a.test/1;http://a.test/2;");
+  assert_true(si.gzip);
+  assert_int_equal(si.end, GUNZIP_WHOLE);
+  assert_int_equal(si.text, strlen(set));
+  size_t one = z.len;
+  gz(more, strlen(more), &z);
+  buf_reset(&b);
+  assert_int_equal(sitemap_read(z.data, z.len, NULL, loc_cb, &b, &si), CRAWL_OK);
+  assert_string_equal(b.data, "http://a.test/1;http://a.test/2;http://a.test/3;");
+  assert_int_equal(si.end, GUNZIP_WHOLE);
+  /* The second member cut short: the first one is whole. */
+  buf_reset(&b);
+  assert_int_equal(sitemap_read(z.data, one + 12, NULL, loc_cb, &b, &si), CRAWL_OK);
+  assert_string_equal(b.data, "http://a.test/1;http://a.test/2;");
+  assert_int_equal(si.end, GUNZIP_SHORT);
+  /* A wrong CRC in the first member's trailer. */
+  z.data[one - 6] ^= 0x55;
+  buf_reset(&b);
+  assert_int_equal(sitemap_read(z.data, z.len, NULL, loc_cb, &b, &si), CRAWL_OK);
+  assert_int_equal(si.end, GUNZIP_BROKEN);
+  assert_string_equal(b.data, "http://a.test/1;http://a.test/2;");
+  /* Only the magic. */
+  assert_int_equal(sitemap_read("\x1f\x8bxx", 4, NULL, loc_cb, &b, &si), CRAWL_OK);
+  assert_int_equal(si.end, GUNZIP_BROKEN);
+  assert_int_equal(si.text, 0);
+  buf_free(&z);
+  buf_free(&b);
+}
+
+static int count_cb(void *arg, const char *loc, size_t len, bool index)
+{
+  size_t *n = arg;
+  (void)loc;
+  (void)len;
+  n[index ? 1 : 0]++;
+  return 0;
+}
+
+/* A gzip bomb (256 MiB of zeros in 1.1 MiB) stops at the cap; a stream
+ * ending exactly at the cap is whole. */
+static void test_sitemap_bomb(void **state)
+{
+  (void)state;
+  size_t big = 256u << 20;
+  char *zeros = mem_calloc(1, big);
+  struct buf z;
+  buf_init(&z, 8u << 20);
+  gz(zeros, big, &z);
+  mem_free(zeros);
+  print_message("# bomb: %zu bytes inflate to %zu\n", z.len, big);
+  struct sitemap_opts o = { { 0 }, 1u << 20 };
+  struct sitemap_info si;
+  size_t n[2] = { 0, 0 };
+  assert_int_equal(sitemap_read(z.data, z.len, &o, count_cb, n, &si), CRAWL_OK);
+  assert_int_equal(si.end, GUNZIP_CAP);
+  assert_int_equal(si.text, o.max_text);
+  assert_int_equal(n[0] + n[1], 0);
+  const char *set = "<urlset><url><loc>http://a.test/1</loc></url></urlset>";
+  buf_reset(&z);
+  gz(set, strlen(set), &z);
+  o.max_text = strlen(set);
+  assert_int_equal(sitemap_read(z.data, z.len, &o, count_cb, n, &si), CRAWL_OK);
+  assert_int_equal(si.end, GUNZIP_WHOLE);
+  assert_int_equal(n[0], 1);
+  o.max_text = strlen(set) - 1;
+  assert_int_equal(sitemap_read(z.data, z.len, &o, count_cb, n, &si), CRAWL_OK);
+  assert_int_equal(si.end, GUNZIP_CAP);
+  assert_int_equal(sitemap_read(set, strlen(set), &o, count_cb, n, &si), CRAWL_OK);
+  assert_int_equal(si.end, GUNZIP_CAP);  /* plain text has the same cap */
+  buf_free(&z);
+}
+
+/* A sitemap of 50,000 URLs (5 MiB, more than the parser takes at once) is
+ * read in pieces cut between entries: every <loc> is found once, and the
+ * entries of an index keep their parent across the cuts. */
+static void test_sitemap_pieces(void **state)
+{
+  (void)state;
+  struct buf x, z;
+  buf_init(&x, 16u << 20);
+  buf_init(&z, 16u << 20);
+  for(int idx = 0; idx < 2; idx++) {
+    buf_reset(&x);
+    buf_adds(&x, idx ? "<sitemapindex>" : "<urlset>");
+    for(int i = 0; i < 50000; i++)
+      buf_addf(&x, idx ? "<sitemap><loc>http://a.test/sitemap-%d.xml.gz</loc></sitemap>\n"
+                       : "<url><loc>http://a.test/some/longer/path/%d.html</loc>"
+                         "<lastmod>2024-01-01</lastmod><priority>0.5</priority></url>\n", i);
+    buf_adds(&x, idx ? "</sitemapindex>" : "</urlset>");
+    buf_reset(&z);
+    gz(x.data, x.len, &z);
+    size_t n[2] = { 0, 0 };
+    struct sitemap_info si;
+    assert_int_equal(sitemap_read(z.data, z.len, NULL, count_cb, n, &si), CRAWL_OK);
+    assert_int_equal(n[idx], 50000);
+    assert_int_equal(n[!idx], 0);
+    assert_true(si.pieces >= x.len / SITEMAP_PIECE);
+    assert_int_equal(si.failed, 0);
+    assert_int_equal(si.text, x.len);
+    print_message("# %s: %zu bytes, %zu pieces\n", idx ? "index" : "urlset", x.len, si.pieces);
+  }
+  buf_free(&x);
+  buf_free(&z);
 }
 
 static void test_progress(void **state)
@@ -230,6 +371,9 @@ int main(void)
     cmocka_unit_test(test_results),
     cmocka_unit_test(test_crawllog),
     cmocka_unit_test(test_sitemap),
+    cmocka_unit_test(test_sitemap_gzip),
+    cmocka_unit_test(test_sitemap_bomb),
+    cmocka_unit_test(test_sitemap_pieces),
     cmocka_unit_test(test_progress),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
