@@ -44,6 +44,7 @@ struct gw_cfg {
   X(page_store_errors, "pages that could not be stored")                 \
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
   X(results_served,    "results handed to clients")                     \
+  X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
   X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
@@ -62,7 +63,8 @@ struct gw {
 #define GW_MAGIC 0x6a7e3a11u
   uv_loop_t           *loop;
   struct gw_cfg        cfg;
-  struct store        *store;
+  struct store        *store;        /* the state Redis: queues, leases, results */
+  struct store        *pages;        /* the page cache's Redis (hlfs/pages.h), or store */
   struct state        *st;
   struct sched        *sched;
   struct llfs_client  *llfs;

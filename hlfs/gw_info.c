@@ -55,6 +55,8 @@ int gw_ready(void *arg, char *why, size_t whylen)
     snprintf(why, whylen, "shutting down");
   else if(!store_is_up(g->store))
     snprintf(why, whylen, "redis unreachable");
+  else if(!store_is_up(g->pages))
+    snprintf(why, whylen, "page cache redis unreachable");
   else if(!g->llfs_ok)
     snprintf(why, whylen, "fetcher service unreachable");
   else
@@ -300,6 +302,9 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_fetches_in_flight", "", sched_in_flight(g->sched));
   metrics_family(b, "hlfs_redis_up", "gauge", "1 when Redis is reachable.");
   metrics_sample_u(b, "hlfs_redis_up", "", store_is_up(g->store));
+  metrics_family(b, "hlfs_page_cache_up", "gauge",
+                 "1 when the page cache's Redis is reachable (the state Redis without cache_redis).");
+  metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
   metrics_family(b, "hlfs_politeness_delays_total", "counter",
@@ -384,8 +389,8 @@ void gw_h_page(struct api_req *rq, void *arg)
   *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon };
   page_key(canon, key, sizeof key);
   bool del = !strcmp(api_req_method(rq), "DELETE");
-  store_err e = del ? page_del(g->store, key, page_deleted, pc)
-                    : page_get(g->store, key, page_got, pc);
+  store_err e = del ? page_del(g->pages, key, page_deleted, pc)
+                    : page_get(g->pages, key, page_got, pc);
   if(e) {
     gw_store_down(rq, e);
     page_call_free(pc);

@@ -96,7 +96,7 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
   page_key(url, f->key, sizeof f->key);
   f->out.ref = f->key;
   f->storing = true;
-  store_err e = page_put(f->g->store, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
+  store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
   free(hdrs);
   if(e)
     fetch_stored(f, e);
@@ -153,7 +153,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
     f->out.outcome = "not_modified";
     f->out.ref = f->key;
     f->g->stats.revalidated++;
-    if(page_touch(f->g->store, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
+    if(page_touch(f->g->pages, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
                   f) != STORE_OK)
       fetch_stored(f, STORE_DOWN);
     return;
@@ -250,7 +250,7 @@ static int ops_start(void *arg, struct sched_job *job)
   in->user = f;
   if(in->kind == SCHED_PAGE) {
     page_key(in->url, f->key, sizeof f->key);
-    if(page_get(g->store, f->key, fetch_cached, f) == STORE_OK)
+    if(page_get(g->pages, f->key, fetch_cached, f) == STORE_OK)
       return 0;
   }
   if(fetch_go(f, NULL, 0)) {

@@ -22,6 +22,7 @@ static void render_page(json_t *res, const struct page *p);
 /* ---- one result as JSON ----------------------------------------------------- */
 
 struct gw_render {
+  struct gw *g;
   json_t *res;
   gw_result_cb *cb;
   void *arg;
@@ -69,6 +70,8 @@ static void render_got(void *arg, store_err err, const struct page *p)
     render_page(r->res, p);
   else
     json_object_set_new(r->res, "page", json_string(err ? "unavailable" : "expired"));
+  if(!p && !err)
+    r->g->stats.results_page_expired++;
   r->cb(r->arg, r->res);
   mem_free(r);
 }
@@ -97,8 +100,8 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
   const char *ref = state_result_field(r, "ref");
   struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
   if(rd) {
-    *rd = (struct gw_render){ o, cb, arg };
-    if(page_get(g->store, ref, render_got, rd) == STORE_OK)
+    *rd = (struct gw_render){ g, o, cb, arg };
+    if(page_get(g->pages, ref, render_got, rd) == STORE_OK)
       return;
     mem_free(rd);
   }

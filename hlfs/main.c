@@ -16,6 +16,7 @@
 struct hlfs_cfg {
   double backoff_base_ms, backoff_max_ms;
   long   budget;
+  char  *cache_redis;
   long   claim_batch;
   double delay_factor;
   char  *listen_addr;
@@ -63,6 +64,9 @@ static const struct cfg_key hlfs_keys[] = {
     "cap of the error backoff" },
   { "budget", CFG_INT, OFF(budget), "256", 1, 100000, NULL,
     "fetches in flight in this replica (the global cap is the sum over replicas)" },
+  { "cache_redis", CFG_STR, OFF(cache_redis), NULL, 1, 0, NULL,
+    "page cache Redis host:port (maxmemory, allkeys-lru); unset or empty: the state Redis, "
+    "safe only with noeviction" },
   { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
   { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, "WPFS_DELAY_FACTOR",
     "next request to a site waits at least this times the last response time" },
@@ -172,6 +176,9 @@ static void proc_close(struct hlfs_proc *p)
   sched_free(&p->g.sched);
   llfs_client_free(&p->g.llfs);
   state_free(&p->g.st);
+  if(p->g.pages == p->g.store)
+    p->g.pages = NULL;
+  store_close(&p->g.pages);
   store_close(&p->g.store);
   auth_free(&p->g.auth);
   rules_cache_free(&p->g.rules);
@@ -229,23 +236,36 @@ static void proc_on_ping(uv_timer_t *t)
 
 /* ---- starting -------------------------------------------------------------------- */
 
-static int proc_store(struct hlfs_proc *p)
+/* A store for the Redis at addr ("host:port"); NULL after logging why. */
+static struct store *proc_redis(struct hlfs_proc *p, const char *what, const char *addr)
 {
   char host[256];
-  const char *colon = strrchr(p->cfg.redis, ':');
+  const char *colon = strrchr(addr, ':');
   long port = colon ? strtol(colon + 1, NULL, 10) : 6379;
-  size_t hn = colon ? (size_t)(colon - p->cfg.redis) : strlen(p->cfg.redis);
+  size_t hn = colon ? (size_t)(colon - addr) : strlen(addr);
   if(hn == 0 || hn >= sizeof host || port < 1 || port > 65535) {
-    LOG(LOG_ERROR, "redis: \"%s\" is not host:port", p->cfg.redis);
-    return -1;
+    LOG(LOG_ERROR, "%s: \"%s\" is not host:port", what, addr);
+    return NULL;
   }
-  memcpy(host, p->cfg.redis, hn);
+  memcpy(host, addr, hn);
   host[hn] = '\0';
   struct store_cfg sc = { .host = host, .port = (int)port, .connect_timeout_ms = 2000,
                           .cmd_timeout_ms = 10000, .backoff_min_ms = 100,
                           .backoff_max_ms = 5000, .max_pending = 100000 };
-  p->g.store = store_new(p->loop, &sc);
-  return p->g.store ? 0 : -1;
+  return store_new(p->loop, &sc);
+}
+
+/* The state Redis, and the page cache's own when cache_redis names one. */
+static int proc_store(struct hlfs_proc *p)
+{
+  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis)))
+    return -1;
+  if(!p->cfg.cache_redis || !*p->cfg.cache_redis) {
+    p->g.pages = p->g.store;
+    return 0;
+  }
+  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis);
+  return p->g.pages ? 0 : -1;
 }
 
 static int proc_gw_cfg(struct hlfs_proc *p)
@@ -364,6 +384,7 @@ static int proc_start(struct hlfs_proc *p)
   proc_sched(p);
   gw_sync_start(&p->g);
   store_start(p->g.store);
+  store_start(p->g.pages);
   sched_start(p->g.sched);
   uv_timer_start(&p->ping, proc_on_ping, 0, 2000);
   return proc_http(p);

@@ -2,8 +2,10 @@
 #define WPFS_HLFS_PAGES_H
 /* Fetched pages in Redis: one HASH per canonical URL, key
  * "page:{<host>}:<xxh3 of the URL, hex>". The body is stored zstd-compressed; metadata as fields.
- * Pages expire after the configured TTL; Redis eviction (maxmemory with a
- * volatile-* policy) bounds their total size.
+ * Pages expire after the configured TTL. The store given is the page
+ * cache's own Redis, whose maxmemory with allkeys-lru bounds their total
+ * size (any page may vanish at any time), or the state Redis, which never
+ * evicts (docs/operations.md, "Page cache").
  *
  * Contracts: those of hlfs/store.h (non-zero return: no callback). */
 #include <stdbool.h>
