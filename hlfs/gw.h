@@ -14,6 +14,7 @@
 #include "hlfs/llfs_client.h"
 #include "hlfs/pages.h"
 #include "hlfs/robots.h"
+#include "hlfs/robots_memo.h"
 #include "hlfs/robots_policy.h"
 #include "hlfs/rules_cache.h"
 #include "hlfs/sched.h"
@@ -46,6 +47,7 @@ struct gw_cfg {
   X(results_served,    "results handed to clients")                     \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
+  X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
   X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
   X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
   X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory")
@@ -70,6 +72,7 @@ struct gw {
   struct llfs_client  *llfs;
   struct auth         *auth;
   struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
+  struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
@@ -110,9 +113,14 @@ void gw_metrics(struct buf *out, void *arg);
 typedef void gw_result_cb(void *arg, json_t *result);
 void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
 
-/* A stored page as JSON (GET /v1/pages): metadata, age, body in base64. */
-json_t *gw_page_json(const struct page *p);
 void gw_h_page(struct api_req *rq, void *arg);             /* gw_info.c */
+
+/* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
+ * age, body in base64) when rid is NULL, else the Result of a synchronous
+ * fetch answered from the page cache (outcome "cached", id rid). */
+cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms);
+/* Answer rq 200 with that text (503 on out of memory). */
+void gw_page_reply(struct api_req *rq, const struct page *p, const char *rid, uint64_t now_ms);
 
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);
@@ -123,6 +131,12 @@ extern const struct sched_fetch_ops gw_fetch_ops_proto;
 extern const struct sched_robots_ops gw_robots_ops_proto;
 /* Does a record of this policy status take its rules from its body? */
 bool gw_robots_has_rules(int status);
+/* May url be served from the page cache without queueing it? Only when a
+ * claim of this replica checked its origin against a robots record that
+ * is valid for at least another second, and whose parsed rules (if any)
+ * are still in memory and allow url. false means "queue it": the claim
+ * decides as usual. */
+bool gw_robots_allows_now(struct gw *g, const char *url);
 /* The parsed rules of rec's body (cached); NULL on out of memory. Valid
  * until the next call. */
 const struct robots *gw_robots_rules(struct gw *g, const char *origin,

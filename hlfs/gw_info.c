@@ -353,7 +353,7 @@ static void page_got(void *arg, store_err err, const struct page *p)
     api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
                 pc->canon);
   else
-    api_reply_json(pc->rq, 200, gw_page_json(p));
+    gw_page_reply(pc->rq, p, NULL, clock_wall_ms());
   page_call_free(pc);
 }
 

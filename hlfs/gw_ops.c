@@ -11,6 +11,9 @@
 #include "hlfs/gw.h"
 
 #define GW_FETCH_MAGIC 0x6f37c4a1u
+/* Records expiring sooner than this are not trusted by gw_robots_allows_now:
+ * their expiry is on Redis' clock, compared with this replica's. */
+#define GW_ROBOTS_MARGIN_MS 1000
 
 struct gw_fetch {
   unsigned magic;
@@ -201,14 +204,6 @@ static size_t cached_validators(const struct page *p, char *inm, char *ims, size
   return n;
 }
 
-static bool cached_fresh(const struct sched_job_info *in, const struct page *p)
-{
-  uint64_t now = clock_wall_ms();
-  uint64_t age_s = now > p->fetched_at ? (now - p->fetched_at) / 1000 : 0;
-  return p->outcome && !strcmp(p->outcome, "ok") &&
-         (in->max_age_s == QENC_MAXAGE_ANY || age_s <= in->max_age_s);
-}
-
 /* The page store answered: serve the copy, revalidate it, or fetch. */
 static void fetch_cached(void *arg, store_err err, const struct page *p)
 {
@@ -220,7 +215,7 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
     fetch_free(f);
     return;
   }
-  if(!err && p && cached_fresh(sched_job_info(f->job), p)) {
+  if(!err && p && page_fresh(p, sched_job_info(f->job)->max_age_s, clock_wall_ms())) {
     f->g->stats.cache_hits++;
     f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
                                      .ref = f->key };
@@ -371,19 +366,13 @@ static bool ops_digest(void *arg, const char *origin, const struct sched_robots_
   return false;
 }
 
-static enum sched_verdict ops_check(void *arg, const char *origin,
-                                    const struct state_robots *rec, const char *url)
+/* url under parsed rules r (NULL: none could be had). */
+static enum sched_verdict robots_verdict(struct gw *g, const struct robots *r, const char *url)
 {
-  struct gw *g = arg;
   struct robots_verdict v;
   char *target = NULL;
   size_t tlen = 0;
-  if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
-    return SCHED_UNAVAILABLE;
-  if(!gw_robots_has_rules(rec->status))
-    return SCHED_ALLOW;
   size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  const struct robots *r = gw_robots_rules(g, origin, rec);
   if(!r || robots_url_target(url, strlen(url), &target, &tlen) ||
      robots_query(r, g->cfg.agent, tok, target, tlen, &v)) {
     mem_free(target);
@@ -391,6 +380,34 @@ static enum sched_verdict ops_check(void *arg, const char *origin,
   }
   mem_free(target);
   return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
+}
+
+static enum sched_verdict ops_check(void *arg, const char *origin,
+                                    const struct state_robots *rec, const char *url)
+{
+  struct gw *g = arg;
+  struct robots_memo_rec m = { rec->status, rec->fetched_at, rec->expires_at,
+                               rec->body ? rec->body_len : 0 };
+  robots_memo_put(g->robots_seen, origin, &m);
+  if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    return SCHED_UNAVAILABLE;
+  if(!gw_robots_has_rules(rec->status))
+    return SCHED_ALLOW;
+  return robots_verdict(g, gw_robots_rules(g, origin, rec), url);
+}
+
+bool gw_robots_allows_now(struct gw *g, const char *url)
+{
+  char origin[SITE_ORIGIN_MAX];
+  struct robots_memo_rec m;
+  if(site_origin(url, origin, sizeof origin) || !robots_memo_get(g->robots_seen, origin, &m) ||
+     m.expires_at < clock_wall_ms() + GW_ROBOTS_MARGIN_MS ||
+     m.status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    return false;
+  if(!gw_robots_has_rules(m.status))
+    return true;
+  const struct robots *r = rules_cache_peek(g->rules, origin, m.fetched_at, m.body_len);
+  return robots_verdict(g, r, url) == SCHED_ALLOW;
 }
 
 const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

@@ -17,8 +17,6 @@
 #define GW_POLL_MS 100
 #define GW_READ_MAGIC 0x6e5d7ea1u
 
-static void render_page(json_t *res, const struct page *p);
-
 /* ---- one result as JSON ----------------------------------------------------- */
 
 struct gw_render {
@@ -39,21 +37,11 @@ static json_t *b64_json(const char *p, size_t n)
   return j;
 }
 
-json_t *gw_page_json(const struct page *p)
-{
-  json_t *j = json_pack("{s:s, s:s, s:I}", "url", p->url ? p->url : "", "outcome",
-                        p->outcome ? p->outcome : "", "status", (json_int_t)p->status);
-  uint64_t now = clock_wall_ms();
-  json_object_set_new(j, "age_s", json_integer((json_int_t)(now > p->fetched_at
-                                                             ? (now - p->fetched_at) / 1000 : 0)));
-  render_page(j, p);
-  return j;
-}
-
 static void render_page(json_t *res, const struct page *p)
 {
   json_error_t je;
   json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
+  json_object_set_new(res, "age_s", json_integer((json_int_t)page_age_s(p, clock_wall_ms())));
   json_object_set_new(res, "fetched_at", json_integer((json_int_t)p->fetched_at));
   json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
   if(p->redirect)

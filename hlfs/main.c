@@ -182,6 +182,7 @@ static void proc_close(struct hlfs_proc *p)
   store_close(&p->g.store);
   auth_free(&p->g.auth);
   rules_cache_free(&p->g.rules);
+  robots_memo_free(&p->g.robots_seen);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->ping, NULL);
@@ -302,6 +303,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     return -1;
   }
   p->g.rules = rules_cache_new(c->robots_rules_max, c->robots_rules_bytes);
+  p->g.robots_seen = robots_memo_new(c->robots_rules_max < 1024 ? 1024 : c->robots_rules_max);
   return 0;
 }
 

@@ -196,3 +196,13 @@ store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t 
     mem_free(op);
   return e;
 }
+
+uint64_t page_age_s(const struct page *p, uint64_t now_ms)
+{
+  return now_ms > p->fetched_at ? (now_ms - p->fetched_at) / 1000 : 0;
+}
+
+bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
+{
+  return p->outcome && !strcmp(p->outcome, "ok") && page_age_s(p, now_ms) <= max_age_s;
+}
