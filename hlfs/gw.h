@@ -12,6 +12,7 @@
 #include "common/url.h"
 #include "hlfs/auth.h"
 #include "hlfs/llfs_client.h"
+#include "hlfs/page_memo.h"
 #include "hlfs/pages.h"
 #include "hlfs/robots.h"
 #include "hlfs/robots_memo.h"
@@ -35,6 +36,7 @@ struct gw_cfg {
   struct robots_limits robots_limits;
   unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
   size_t      robots_rules_bytes;     /* and their heap bytes at most */
+  size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
 };
 
 #define GW_COUNTERS(X)                                                   \
@@ -50,7 +52,9 @@ struct gw_cfg {
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
   X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
   X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
-  X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory")
+  X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory") \
+  X(page_memo_hits,    "answers made from a page kept rendered in memory, confirmed by the page cache") \
+  X(page_memo_stale,   "pages kept in memory found changed in the page cache (read again)")
 
 struct gw_stats {
 #define X(n, h) uint64_t n;
@@ -73,6 +77,7 @@ struct gw {
   struct auth         *auth;
   struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
   struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
+  struct page_memo    *memo;         /* hot pages, rendered (gw_page.c) */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
@@ -119,8 +124,17 @@ void gw_h_page(struct api_req *rq, void *arg);             /* gw_info.c */
  * age, body in base64) when rid is NULL, else the Result of a synchronous
  * fetch answered from the page cache (outcome "cached", id rid). */
 cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms);
-/* Answer rq 200 with that text (503 on out of memory). */
-void gw_page_reply(struct api_req *rq, const struct page *p, const char *rid, uint64_t now_ms);
+/* A key's stored copy: head has url, outcome, status, fetched_at (and
+ * hash); tail is the rest of its JSON text. NULL head: no such copy (err
+ * STORE_OK) or err. Everything lives only during the callback. */
+typedef void gw_page_cb(void *arg, store_err err, const struct page *head, const char *tail,
+                        size_t tail_len);
+/* Read key's copy, from the pages kept rendered when the page cache
+ * confirms them (hlfs/page_memo.h). Contracts of hlfs/store.h. */
+store_err gw_page_read(struct gw *g, const char *key, gw_page_cb *cb, void *arg);
+/* Answer rq 200 with head's text then tail (503 on out of memory). */
+void gw_page_reply(struct api_req *rq, const struct page *head, const char *tail,
+                   size_t tail_len, const char *rid, uint64_t now_ms);
 
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);

@@ -7,10 +7,10 @@
  *
  * Cache hits take a shorter way: when robots.txt, as this replica last saw
  * it for the URL's origin, allows the URL (gw_robots_allows_now), the page
- * cache is read first, and a copy young enough is the answer at once:
- * one Redis command, nothing queued (docs/api.md). Anything else (no such
- * copy, too old, a robots record not in memory, the cache unreachable)
- * queues the URL as above. */
+ * cache is read first (hlfs/gw_page.c), and a copy young enough is the
+ * answer at once: one page-cache command, nothing queued (docs/api.md).
+ * Anything else (no such copy, too old, a robots record not in memory, the
+ * cache unreachable) queues the URL as above. */
 #include <stdio.h>
 #include <string.h>
 
@@ -243,7 +243,8 @@ static void fetch_queue(struct gw *g, struct gw_waiter *w)
 }
 
 /* The page cache answered the fast path: the copy, or the queue. */
-static void fetch_cache_got(void *arg, store_err err, const struct page *p)
+static void fetch_cache_got(void *arg, store_err err, const struct page *p, const char *tail,
+                            size_t tail_len)
 {
   struct gw_waiter *w = arg;
   struct gw *g = w->g;
@@ -260,7 +261,7 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p)
   g->stats.sync_cache_hits++;
   tenant_result(&g->tenants, w->client, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
-  gw_page_reply(w->rq, p, api_req_id(w->rq), now);
+  gw_page_reply(w->rq, p, tail, tail_len, api_req_id(w->rq), now);
   waiter_unlink_free(g, w);
 }
 
@@ -269,7 +270,7 @@ static void fetch_start(struct gw *g, struct gw_waiter *w)
 {
   if(gw_robots_allows_now(g, w->canon)) {
     page_key(w->canon, w->key, sizeof w->key);
-    if(page_get(g->pages, w->key, fetch_cache_got, w) == STORE_OK) {
+    if(gw_page_read(g, w->key, fetch_cache_got, w) == STORE_OK) {
       api_req_on_abort(w->rq, waiter_gone, w);
       return;
     }

@@ -339,7 +339,8 @@ static void page_call_free(struct gw_page_call *pc)
 
 static void page_call_abort(void *arg) { ((struct gw_page_call *)arg)->aborted = true; }
 
-static void page_got(void *arg, store_err err, const struct page *p)
+static void page_got(void *arg, store_err err, const struct page *p, const char *tail,
+                     size_t tail_len)
 {
   struct gw_page_call *pc = arg;
   if(pc->aborted) {
@@ -353,7 +354,7 @@ static void page_got(void *arg, store_err err, const struct page *p)
     api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
                 pc->canon);
   else
-    gw_page_reply(pc->rq, p, NULL, clock_wall_ms());
+    gw_page_reply(pc->rq, p, tail, tail_len, NULL, clock_wall_ms());
   page_call_free(pc);
 }
 
@@ -390,7 +391,7 @@ void gw_h_page(struct api_req *rq, void *arg)
   page_key(canon, key, sizeof key);
   bool del = !strcmp(api_req_method(rq), "DELETE");
   store_err e = del ? page_del(g->pages, key, page_deleted, pc)
-                    : page_get(g->pages, key, page_got, pc);
+                    : gw_page_read(g, key, page_got, pc);
   if(e) {
     gw_store_down(rq, e);
     page_call_free(pc);

@@ -366,19 +366,15 @@ static bool ops_digest(void *arg, const char *origin, const struct sched_robots_
   return false;
 }
 
-/* url under parsed rules r (NULL: none could be had). */
-static enum sched_verdict robots_verdict(struct gw *g, const struct robots *r, const char *url)
+/* A request target (path and query) under parsed rules r (NULL: none
+ * could be had). */
+static enum sched_verdict robots_verdict(struct gw *g, const struct robots *r,
+                                         const char *target, size_t tlen)
 {
   struct robots_verdict v;
-  char *target = NULL;
-  size_t tlen = 0;
   size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  if(!r || robots_url_target(url, strlen(url), &target, &tlen) ||
-     robots_query(r, g->cfg.agent, tok, target, tlen, &v)) {
-    mem_free(target);
+  if(!r || robots_query(r, g->cfg.agent, tok, target, tlen, &v))
     return SCHED_UNAVAILABLE;
-  }
-  mem_free(target);
   return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
 }
 
@@ -393,21 +389,30 @@ static enum sched_verdict ops_check(void *arg, const char *origin,
     return SCHED_UNAVAILABLE;
   if(!gw_robots_has_rules(rec->status))
     return SCHED_ALLOW;
-  return robots_verdict(g, gw_robots_rules(g, origin, rec), url);
+  char *target = NULL;
+  size_t tlen = 0;
+  if(robots_url_target(url, strlen(url), &target, &tlen))
+    return SCHED_UNAVAILABLE;
+  enum sched_verdict v = robots_verdict(g, gw_robots_rules(g, origin, rec), target, tlen);
+  mem_free(target);
+  return v;
 }
 
+/* On every cache hit: one split of the canonical URL, no allocation. */
 bool gw_robots_allows_now(struct gw *g, const char *url)
 {
   char origin[SITE_ORIGIN_MAX];
+  struct url_parts up;
   struct robots_memo_rec m;
-  if(site_origin(url, origin, sizeof origin) || !robots_memo_get(g->robots_seen, origin, &m) ||
+  if(url_split(url, &up) || site_origin_split(&up, origin, sizeof origin) ||
+     !robots_memo_get(g->robots_seen, origin, &m) ||
      m.expires_at < clock_wall_ms() + GW_ROBOTS_MARGIN_MS ||
      m.status == ROBOTS_P_UNREACHABLE_DISALLOW)
     return false;
   if(!gw_robots_has_rules(m.status))
     return true;
   const struct robots *r = rules_cache_peek(g->rules, origin, m.fetched_at, m.body_len);
-  return robots_verdict(g, r, url) == SCHED_ALLOW;
+  return robots_verdict(g, r, up.target, up.target_len) == SCHED_ALLOW;
 }
 
 const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

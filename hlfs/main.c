@@ -33,6 +33,7 @@ struct hlfs_cfg {
   long   max_url_len;
   long   max_wait_ms;
   long   min_delay_ms;
+  size_t page_memo_bytes;
   long   page_ttl_s;
   long   poll_ms;
   char  *port_file;
@@ -95,6 +96,8 @@ static const struct cfg_key hlfs_keys[] = {
     "longest wait of a long-poll or synchronous fetch" },
   { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, "WPFS_MIN_DELAY_MS",
     "least time between two requests to one site" },
+  { "page_memo_bytes", CFG_SIZE, OFF(page_memo_bytes), "64m", 0, 17179869184.0, NULL,
+    "hot pages kept rendered in this replica; each use is confirmed by the page cache (0: none)" },
   { "page_ttl_s", CFG_INT, OFF(page_ttl_s), "604800", 1, 31536000, NULL,
     "how long fetched pages are kept" },
   { "poll_ms", CFG_MSEC, OFF(poll_ms), "500", 10, 60000, NULL,
@@ -183,6 +186,7 @@ static void proc_close(struct hlfs_proc *p)
   auth_free(&p->g.auth);
   rules_cache_free(&p->g.rules);
   robots_memo_free(&p->g.robots_seen);
+  page_memo_free(&p->g.memo);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->ping, NULL);
@@ -292,6 +296,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .robots = robots_policy_defaults(), .robots_limits = robots_limits_default(),
     .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
     .robots_rules_bytes = p->cfg.robots_rules_bytes,
+    .page_memo_bytes = p->cfg.page_memo_bytes,
   };
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
   c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
@@ -304,6 +309,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
   }
   p->g.rules = rules_cache_new(c->robots_rules_max, c->robots_rules_bytes);
   p->g.robots_seen = robots_memo_new(c->robots_rules_max < 1024 ? 1024 : c->robots_rules_max);
+  p->g.memo = page_memo_new(c->page_memo_bytes);
   return 0;
 }
 

@@ -26,6 +26,8 @@ struct page {
   bool        truncated;
   const char *body;          /* decoded body */
   size_t      body_len;
+  const char *hash;          /* content hash, hex: set by page_put, read back by
+                                page_get (NULL for copies stored without one) */
 };
 
 /* Key of url's page into out (PAGE_KEY_MAX bytes); url is canonical. The
@@ -41,6 +43,15 @@ store_err page_put(struct store *s, const char *key, const struct page *p, uint3
  * during the callback. */
 typedef void page_get_cb(void *arg, store_err err, const struct page *p);
 store_err page_get(struct store *s, const char *key, page_get_cb *cb, void *arg);
+
+/* The stored copy's validator without its body: found false when there is
+ * no such page; hash and at_ms (NULL/0 when absent) live only during the
+ * callback. A copy whose hash and fetch time equal those of a copy read
+ * earlier is that copy, byte for byte (page_put writes a new hash with
+ * every page, page_touch a new fetch time). */
+typedef void page_check_cb(void *arg, store_err err, bool found, const char *hash,
+                           uint64_t at_ms);
+store_err page_check(struct store *s, const char *key, page_check_cb *cb, void *arg);
 
 /* A 304 confirmed the copy: it is now as fresh as at_ms. */
 store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t ttl_s,

@@ -70,7 +70,9 @@ cmp_ge "$(cache info stats | info_field evicted_keys)" $((accepted - 1500)) \
 max=$(sort -n "$T_DIR/sampler.log" | tail -1)
 echo "# page cache used_memory: at most $max bytes over $(wc -l <"$T_DIR/sampler.log") samples; cap $CAP"
 cmp_ge "$(wc -l <"$T_DIR/sampler.log")" 20 "used_memory sampled during the run"
-cmp_le "$max" $CAP "used_memory stayed under maxmemory"
+# Redis evicts before each command; the sampling INFO's own reply buffer
+# counts in used_memory too, hence a little slack over the cap.
+cmp_le "$max" $((CAP + 65536)) "used_memory stayed at maxmemory"
 cmp_le "$(cache dbsize)" 1500 "no more pages than fit are kept"
 
 # The earliest results' pages are gone; the last ones read are there.

@@ -5,8 +5,9 @@
 # allows the URL (the one its claims were last checked against, valid for
 # at least another second); then nothing is queued and the site sees
 # nothing. Without such a record, or once it expires, the URL is queued
-# and the claim decides (robots first). A purge through another replica
-# holds at once.
+# and the claim decides (robots first). Copies kept rendered in a replica
+# are served only when the page cache confirms them: a new copy or a purge
+# through another replica holds at once.
 . "$WPFS_ROOT/tests/lib.sh"
 start_redis
 start_redis_cache 64mb
@@ -91,11 +92,46 @@ is "$(echo "$r" | jq -r .outcome)/$(accepted)/$(metric hlfs_sync_cache_hits_tota
   "then at once"
 is "$(hits $site2 /p/2.html)" 1 "the site saw one request for the page"
 
-# A purge through b holds for a at once: there is no copy in a to go stale.
-out=$(gw DELETE "/v1/pages?url=$(jq -rn --arg u "$url2" '$u|@uri')")
+# Pages kept rendered in a replica are served only when the page cache
+# confirms they are still the stored copy: a new copy stored through
+# another replica, or a purge through it, holds at once.
+site0=127.10.0.1
+url3="http://$site0:$TESTWEB_PORT/p/3.html"
+tw_put_site $site0 '{"pages": 5, "change_every": 1}' >/dev/null  # a new version per fetch
+on "$A"
+body() { echo "$1" | jq -r .body_base64 | base64 -d | grep -o 'version [0-9]*'; }
+r=$(fetch "$url3" 0)
+v1=$(body "$r")
+is "$(echo "$r" | jq -r .outcome)" ok "replica a fetches a page that changes on every fetch ($v1)"
+fetch "$url3" 3600 >/dev/null
+m0=$(metric hlfs_page_memo_hits_total)
+r=$(fetch "$url3" 3600)
+is "$(echo "$r" | jq -r .outcome)/$(body "$r")" "cached/$v1" "served from the copy kept in memory"
+is "$(metric hlfs_page_memo_hits_total)" $((m0 + 1)) "once the page cache confirmed it"
+sleep 1.1
+on "$B"
+r=$(fetch "$url3" 0)
+v2=$(body "$r")
+is "$(echo "$r" | jq -r .outcome)/$(hits $site0 /p/3.html)" ok/2 \
+  "replica b refetches it: a new copy is stored ($v2)"
+ok "a new version" test "$v2" != "$v1"
+on "$A"
+s0=$(metric hlfs_page_memo_stale_total)
+r=$(fetch "$url3" 3600)
+is "$(echo "$r" | jq -r .outcome)/$(body "$r")" "cached/$v2" "replica a serves the new copy, not its own"
+is "$(metric hlfs_page_memo_stale_total)" $((s0 + 1)) "its kept copy was found stale"
+r=$(fetch "$url3" 3600)
+is "$(metric hlfs_page_memo_hits_total)" $((m0 + 2)) "and keeps the new one"
+
+on "$B"
+out=$(gw DELETE "/v1/pages?url=$(jq -rn --arg u "$url3" '$u|@uri')")
 is "$(echo "$out" | jq -r .purged)" true "purged through replica b"
 on "$A"
-r=$(fetch "$url2" 3600)
-is "$(echo "$r" | jq -r .outcome)/$(hits $site2 /p/2.html)" ok/2 \
-  "replica a fetches the page again"
+r=$(fetch "$url3" 3600)
+is "$(echo "$r" | jq -r .outcome)/$(hits $site0 /p/3.html)" ok/3 \
+  "replica a does not serve its kept copy: it fetches the page again"
+out=$(gw DELETE "/v1/pages?url=$(jq -rn --arg u "$url2" '$u|@uri')")
+on "$B"
+gw GET "/v1/pages?url=$(jq -rn --arg u "$url2" '$u|@uri')" >/dev/null
+is "$(gws)" 404 "a purge through a holds for GET /v1/pages through b"
 done_testing
