@@ -128,10 +128,11 @@ bench_run() {
 
 # paced_run LABEL BASE MODE FILE [TOKEN]: the same load held near RATE
 # requests/s (each connection waits between its requests; wrk's latency
-# leaves the wait out). The wait is corrected after each run that misses
-# the rate; of the runs that reach it (BENCH_REPEAT of them, within
-# BENCH_REPEAT + 2 runs), the one with the lowest p99 is shown, as for the
-# other figures. Sets RPS, P50, P99 (RPS 0: the rate was never reached).
+# leaves the wait out). The wait is corrected after each run below the
+# rate or more than a quarter above it; of the runs in between
+# (BENCH_REPEAT of them, within BENCH_REPEAT + 2 runs), the one with the
+# lowest p99 is shown, as for the other figures. Sets RPS, P50, P99 (RPS 0:
+# no run in between).
 paced_run() {
   local label=$1 base=$2 mode=$3 file=$4 token=${5:-} out k good=0 r p50 p99 pace
   pace=$(awk -v c="$conns" -v r="$RATE" 'BEGIN { printf "%.2f", c * 1000 / r - 0.5 }')
@@ -143,7 +144,7 @@ paced_run() {
     REQS=$((REQS + $(awk '/requests in/ { print $1 }' <<<"$out")))
     p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
     p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")
-    if [ "${r:-0}" -ge "$RATE" ]; then
+    if [ "${r:-0}" -ge "$RATE" ] && [ "$r" -le $((RATE * 5 / 4)) ]; then
       good=$((good + 1))
       if [ "$RPS" = 0 ] || awk -v a="$p99" -v b="$P99" 'BEGIN { exit !(a < b) }'; then
         RPS=$r P50=$p50 P99=$p99
@@ -151,7 +152,7 @@ paced_run() {
       continue
     fi
     pace=$(awk -v p="$pace" -v c="$conns" -v got="${r:-1}" -v r="$RATE" \
-      'BEGIN { p -= (c * 1000 / got - c * 1000 / (r * 1.03)); printf "%.2f", p < 0 ? 0 : p }')
+      'BEGIN { p += c * 1000 / (r * 1.05) - c * 1000 / (got ? got : 1); printf "%.2f", p < 0 ? 0 : p }')
   done
   printf '   %-40s %7d req/s  p50 %5s ms  p99 %5s ms  (wait %s ms)\n' "$label" "$RPS" "$P50" "$P99" \
     "$pace"
