@@ -12,8 +12,10 @@
 #include "common/url.h"
 #include "hlfs/auth.h"
 #include "hlfs/llfs_client.h"
+#include "hlfs/page_memo.h"
 #include "hlfs/pages.h"
 #include "hlfs/robots.h"
+#include "hlfs/robots_memo.h"
 #include "hlfs/robots_policy.h"
 #include "hlfs/rules_cache.h"
 #include "hlfs/sched.h"
@@ -35,6 +37,7 @@ struct gw_cfg {
   struct robots_limits robots_limits;
   unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
   size_t      robots_rules_bytes;     /* and their heap bytes at most */
+  size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
 };
 
 #define GW_COUNTERS(X)                                                   \
@@ -45,10 +48,14 @@ struct gw_cfg {
   X(page_store_errors, "pages that could not be stored")                 \
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
   X(results_served,    "results handed to clients")                     \
+  X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
+  X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
   X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
   X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
-  X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory")
+  X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory") \
+  X(page_memo_hits,    "answers made from a page kept rendered in memory, confirmed by the page cache") \
+  X(page_memo_stale,   "pages kept in memory found changed in the page cache (read again)")
 
 struct gw_stats {
 #define X(n, h) uint64_t n;
@@ -63,12 +70,15 @@ struct gw {
 #define GW_MAGIC 0x6a7e3a11u
   uv_loop_t           *loop;
   struct gw_cfg        cfg;
-  struct store        *store;
+  struct store        *store;        /* the state Redis: queues, leases, results */
+  struct store        *pages;        /* the page cache's Redis (hlfs/pages.h), or store */
   struct state        *st;
   struct sched        *sched;
   struct llfs_client  *llfs;
   struct auth         *auth;
   struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
+  struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
+  struct page_memo    *memo;         /* hot pages, rendered (gw_page.c) */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
@@ -109,9 +119,23 @@ void gw_metrics(struct buf *out, void *arg);
 typedef void gw_result_cb(void *arg, json_t *result);
 void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
 
-/* A stored page as JSON (GET /v1/pages): metadata, age, body in base64. */
-json_t *gw_page_json(const struct page *p);
 void gw_h_page(struct api_req *rq, void *arg);             /* gw_info.c */
+
+/* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
+ * age, body in base64) when rid is NULL, else the Result of a synchronous
+ * fetch answered from the page cache (outcome "cached", id rid). */
+cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms);
+/* A key's stored copy: head has url, outcome, status, fetched_at (and
+ * hash); tail is the rest of its JSON text. NULL head: no such copy (err
+ * STORE_OK) or err. Everything lives only during the callback. */
+typedef void gw_page_cb(void *arg, store_err err, const struct page *head, const char *tail,
+                        size_t tail_len);
+/* Read key's copy, from the pages kept rendered when the page cache
+ * confirms them (hlfs/page_memo.h). Contracts of hlfs/store.h. */
+store_err gw_page_read(struct gw *g, const char *key, gw_page_cb *cb, void *arg);
+/* Answer rq 200 with head's text then tail (503 on out of memory). */
+void gw_page_reply(struct api_req *rq, const struct page *head, const char *tail,
+                   size_t tail_len, const char *rid, uint64_t now_ms);
 
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);
@@ -122,6 +146,12 @@ extern const struct sched_fetch_ops gw_fetch_ops_proto;
 extern const struct sched_robots_ops gw_robots_ops_proto;
 /* Does a record of this policy status take its rules from its body? */
 bool gw_robots_has_rules(int status);
+/* May url be served from the page cache without queueing it? Only when a
+ * claim of this replica checked its origin against a robots record that
+ * is valid for at least another second, and whose parsed rules (if any)
+ * are still in memory and allow url. false means "queue it": the claim
+ * decides as usual. */
+bool gw_robots_allows_now(struct gw *g, const char *url);
 /* The parsed rules of rec's body (cached); NULL on out of memory. Valid
  * until the next call. */
 const struct robots *gw_robots_rules(struct gw *g, const char *origin,

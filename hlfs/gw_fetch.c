@@ -3,7 +3,14 @@
  * client "sync.<replica>" (so politeness and robots apply unchanged and any
  * replica may fetch it); its result lands in that client's stream, which
  * only this replica reads, and goes to the waiting HTTP request by id. If
- * the deadline passes first the answer is 504 with the request id. */
+ * the deadline passes first the answer is 504 with the request id.
+ *
+ * Cache hits take a shorter way: when robots.txt, as this replica last saw
+ * it for the URL's origin, allows the URL (gw_robots_allows_now), the page
+ * cache is read first (hlfs/gw_page.c), and a copy young enough is the
+ * answer at once: one page-cache command, nothing queued (docs/api.md).
+ * Anything else (no such copy, too old, a robots record not in memory, the
+ * cache unreachable) queues the URL as above. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +32,8 @@ struct gw_waiter {
   char *canon;
   char follow[8];          /* follow_redirects as the state layer takes it */
   uint64_t deadline_ms;
+  uint64_t max_age_s;      /* exactly as asked (the queue keeps it rounded down) */
+  char key[PAGE_KEY_MAX];  /* the page cache's key of canon */
   bool submitted;
   struct gw_waiter *next;
 };
@@ -214,12 +223,63 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
   }
   if(!(w->canon = gw_canon(g, rq, "url", url)))
     return -1;
+  w->max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age;
   snprintf(w->follow, sizeof w->follow, "%lld", follow);
   w->item = (struct state_item){ .url = w->canon, .prio = (unsigned)prio,
-                                 .max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age,
-                                 .follow = follow ? w->follow : NULL };
+                                 .max_age_s = w->max_age_s, .follow = follow ? w->follow : NULL };
   w->deadline_ms = clock_mono_ms() + (uint64_t)wait;
   return 0;
+}
+
+/* Queue w's URL and wait for its result. */
+static void fetch_queue(struct gw *g, struct gw_waiter *w)
+{
+  w->next = g->waiters;
+  g->waiters = w;
+  store_err e = state_submit(g->st, &g->sync_client, &w->item, 1, waiter_submitted, w);
+  if(e) {
+    api_req_on_abort(w->rq, NULL, NULL);
+    gw_store_down(w->rq, e);
+    waiter_unlink_free(g, w);
+    return;
+  }
+  api_req_on_abort(w->rq, waiter_gone, w);
+}
+
+/* The page cache answered the fast path: the copy, or the queue. */
+static void fetch_cache_got(void *arg, store_err err, const struct page *p, const char *tail,
+                            size_t tail_len)
+{
+  struct gw_waiter *w = arg;
+  struct gw *g = w->g;
+  uint64_t now = clock_wall_ms();
+  if(!w->rq) {  /* the client went away */
+    waiter_unlink_free(g, w);
+    return;
+  }
+  if(err || !p || !page_fresh(p, w->max_age_s, now)) {
+    fetch_queue(g, w);
+    return;
+  }
+  g->stats.cache_hits++;
+  g->stats.sync_cache_hits++;
+  tenant_result(&g->tenants, w->client, "cached");
+  api_req_on_abort(w->rq, NULL, NULL);
+  gw_page_reply(w->rq, p, tail, tail_len, api_req_id(w->rq), now);
+  waiter_unlink_free(g, w);
+}
+
+/* Try the page cache first when robots.txt is known to allow the URL. */
+static void fetch_start(struct gw *g, struct gw_waiter *w)
+{
+  if(gw_robots_allows_now(g, w->canon)) {
+    page_key(w->canon, w->key, sizeof w->key);
+    if(gw_page_read(g, w->key, fetch_cache_got, w) == STORE_OK) {
+      api_req_on_abort(w->rq, waiter_gone, w);
+      return;
+    }
+  }
+  fetch_queue(g, w);
 }
 
 void gw_h_fetch(struct api_req *rq, void *arg)
@@ -246,13 +306,5 @@ void gw_h_fetch(struct api_req *rq, void *arg)
     return;
   }
   g->stats.sync_fetches++;
-  w->next = g->waiters;
-  g->waiters = w;
-  store_err e = state_submit(g->st, &g->sync_client, &w->item, 1, waiter_submitted, w);
-  if(e) {
-    gw_store_down(rq, e);
-    waiter_unlink_free(g, w);
-    return;
-  }
-  api_req_on_abort(rq, waiter_gone, w);
+  fetch_start(g, w);
 }

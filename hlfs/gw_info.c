@@ -55,6 +55,8 @@ int gw_ready(void *arg, char *why, size_t whylen)
     snprintf(why, whylen, "shutting down");
   else if(!store_is_up(g->store))
     snprintf(why, whylen, "redis unreachable");
+  else if(!store_is_up(g->pages))
+    snprintf(why, whylen, "page cache redis unreachable");
   else if(!g->llfs_ok)
     snprintf(why, whylen, "fetcher service unreachable");
   else
@@ -300,6 +302,9 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_fetches_in_flight", "", sched_in_flight(g->sched));
   metrics_family(b, "hlfs_redis_up", "gauge", "1 when Redis is reachable.");
   metrics_sample_u(b, "hlfs_redis_up", "", store_is_up(g->store));
+  metrics_family(b, "hlfs_page_cache_up", "gauge",
+                 "1 when the page cache's Redis is reachable (the state Redis without cache_redis).");
+  metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
   metrics_family(b, "hlfs_politeness_delays_total", "counter",
@@ -334,7 +339,8 @@ static void page_call_free(struct gw_page_call *pc)
 
 static void page_call_abort(void *arg) { ((struct gw_page_call *)arg)->aborted = true; }
 
-static void page_got(void *arg, store_err err, const struct page *p)
+static void page_got(void *arg, store_err err, const struct page *p, const char *tail,
+                     size_t tail_len)
 {
   struct gw_page_call *pc = arg;
   if(pc->aborted) {
@@ -348,7 +354,7 @@ static void page_got(void *arg, store_err err, const struct page *p)
     api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
                 pc->canon);
   else
-    api_reply_json(pc->rq, 200, gw_page_json(p));
+    gw_page_reply(pc->rq, p, tail, tail_len, NULL, clock_wall_ms());
   page_call_free(pc);
 }
 
@@ -384,8 +390,8 @@ void gw_h_page(struct api_req *rq, void *arg)
   *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon };
   page_key(canon, key, sizeof key);
   bool del = !strcmp(api_req_method(rq), "DELETE");
-  store_err e = del ? page_del(g->store, key, page_deleted, pc)
-                    : page_get(g->store, key, page_got, pc);
+  store_err e = del ? page_del(g->pages, key, page_deleted, pc)
+                    : gw_page_read(g, key, page_got, pc);
   if(e) {
     gw_store_down(rq, e);
     page_call_free(pc);

@@ -12,6 +12,9 @@
 #include "hlfs/gw.h"
 
 #define GW_FETCH_MAGIC 0x6f37c4a1u
+/* Records expiring sooner than this are not trusted by gw_robots_allows_now:
+ * their expiry is on Redis' clock, compared with this replica's. */
+#define GW_ROBOTS_MARGIN_MS 1000
 
 struct gw_fetch {
   unsigned magic;
@@ -97,7 +100,7 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
   page_key(url, f->key, sizeof f->key);
   f->out.ref = f->key;
   f->storing = true;
-  store_err e = page_put(f->g->store, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
+  store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
   free(hdrs);
   if(e)
     fetch_stored(f, e);
@@ -173,7 +176,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
     f->out.outcome = "not_modified";
     f->out.ref = f->key;
     f->g->stats.revalidated++;
-    if(page_touch(f->g->store, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
+    if(page_touch(f->g->pages, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
                   f) != STORE_OK)
       fetch_stored(f, STORE_DOWN);
     return;
@@ -221,18 +224,6 @@ static size_t cached_validators(const struct page *p, char *inm, char *ims, size
   return n;
 }
 
-static uint64_t cached_age_s(const struct page *p)
-{
-  uint64_t now = clock_wall_ms();
-  return now > p->fetched_at ? (now - p->fetched_at) / 1000 : 0;
-}
-
-static bool cached_fresh(const struct sched_job_info *in, const struct page *p)
-{
-  return p->outcome && !strcmp(p->outcome, "ok") &&
-         (in->max_age_s == QENC_MAXAGE_ANY || cached_age_s(p) <= in->max_age_s);
-}
-
 /* The page store answered: serve the copy, revalidate it, or fetch. */
 static void fetch_cached(void *arg, store_err err, const struct page *p)
 {
@@ -244,11 +235,11 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
     fetch_free(f);
     return;
   }
-  if(!err && p && cached_fresh(sched_job_info(f->job), p)) {
+  if(!err && p && page_fresh(p, sched_job_info(f->job)->max_age_s, clock_wall_ms())) {
     f->g->stats.cache_hits++;
     char *target = fetch_target(f->g, p->redirect);
     f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
-                                     .ref = f->key, .age_s = cached_age_s(p),
+                                     .ref = f->key, .age_s = page_age_s(p, clock_wall_ms()),
                                      .location = target };
     fetch_finish(f);  /* the scheduler copies the strings */
     mem_free(target);
@@ -277,7 +268,7 @@ static int ops_start(void *arg, struct sched_job *job)
   in->user = f;
   if(in->kind == SCHED_PAGE) {
     page_key(in->url, f->key, sizeof f->key);
-    if(page_get(g->store, f->key, fetch_cached, f) == STORE_OK)
+    if(page_get(g->pages, f->key, fetch_cached, f) == STORE_OK)
       return 0;
   }
   if(fetch_go(f, NULL, 0)) {
@@ -398,26 +389,53 @@ static bool ops_digest(void *arg, const char *origin, const struct sched_robots_
   return false;
 }
 
+/* A request target (path and query) under parsed rules r (NULL: none
+ * could be had). */
+static enum sched_verdict robots_verdict(struct gw *g, const struct robots *r,
+                                         const char *target, size_t tlen)
+{
+  struct robots_verdict v;
+  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  if(!r || robots_query(r, g->cfg.agent, tok, target, tlen, &v))
+    return SCHED_UNAVAILABLE;
+  return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
+}
+
 static enum sched_verdict ops_check(void *arg, const char *origin,
                                     const struct state_robots *rec, const char *url)
 {
   struct gw *g = arg;
-  struct robots_verdict v;
-  char *target = NULL;
-  size_t tlen = 0;
+  struct robots_memo_rec m = { rec->status, rec->fetched_at, rec->expires_at,
+                               rec->body ? rec->body_len : 0 };
+  robots_memo_put(g->robots_seen, origin, &m);
   if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
     return SCHED_UNAVAILABLE;
   if(!gw_robots_has_rules(rec->status))
     return SCHED_ALLOW;
-  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  const struct robots *r = gw_robots_rules(g, origin, rec);
-  if(!r || robots_url_target(url, strlen(url), &target, &tlen) ||
-     robots_query(r, g->cfg.agent, tok, target, tlen, &v)) {
-    mem_free(target);
+  char *target = NULL;
+  size_t tlen = 0;
+  if(robots_url_target(url, strlen(url), &target, &tlen))
     return SCHED_UNAVAILABLE;
-  }
+  enum sched_verdict v = robots_verdict(g, gw_robots_rules(g, origin, rec), target, tlen);
   mem_free(target);
-  return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
+  return v;
+}
+
+/* On every cache hit: one split of the canonical URL, no allocation. */
+bool gw_robots_allows_now(struct gw *g, const char *url)
+{
+  char origin[SITE_ORIGIN_MAX];
+  struct url_parts up;
+  struct robots_memo_rec m;
+  if(url_split(url, &up) || site_origin_split(&up, origin, sizeof origin) ||
+     !robots_memo_get(g->robots_seen, origin, &m) ||
+     m.expires_at < clock_wall_ms() + GW_ROBOTS_MARGIN_MS ||
+     m.status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    return false;
+  if(!gw_robots_has_rules(m.status))
+    return true;
+  const struct robots *r = rules_cache_peek(g->rules, origin, m.fetched_at, m.body_len);
+  return robots_verdict(g, r, up.target, up.target_len) == SCHED_ALLOW;
 }
 
 const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

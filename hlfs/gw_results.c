@@ -17,11 +17,10 @@
 #define GW_POLL_MS 100
 #define GW_READ_MAGIC 0x6e5d7ea1u
 
-static void render_page(json_t *res, const struct page *p);
-
 /* ---- one result as JSON ----------------------------------------------------- */
 
 struct gw_render {
+  struct gw *g;
   json_t *res;
   gw_result_cb *cb;
   void *arg;
@@ -38,22 +37,12 @@ static json_t *b64_json(const char *p, size_t n)
   return j;
 }
 
-json_t *gw_page_json(const struct page *p)
-{
-  json_t *j = json_pack("{s:s, s:s, s:I}", "url", p->url ? p->url : "", "outcome",
-                        p->outcome ? p->outcome : "", "status", (json_int_t)p->status);
-  render_page(j, p);
-  return j;
-}
-
 static void render_page(json_t *res, const struct page *p)
 {
   json_error_t je;
   json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
-  uint64_t now = clock_wall_ms();
+  json_object_set_new(res, "age_s", json_integer((json_int_t)page_age_s(p, clock_wall_ms())));
   json_object_set_new(res, "fetched_at", json_integer((json_int_t)p->fetched_at));
-  json_object_set_new(res, "age_s", json_integer((json_int_t)(now > p->fetched_at
-                                                               ? (now - p->fetched_at) / 1000 : 0)));
   json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
   if(p->redirect)
     json_object_set_new(res, "redirect", json_string(p->redirect));
@@ -69,6 +58,8 @@ static void render_got(void *arg, store_err err, const struct page *p)
     render_page(r->res, p);
   else
     json_object_set_new(r->res, "page", json_string(err ? "unavailable" : "expired"));
+  if(!p && !err)
+    r->g->stats.results_page_expired++;
   r->cb(r->arg, r->res);
   mem_free(r);
 }
@@ -113,8 +104,8 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
   const char *ref = state_result_field(r, "ref");
   struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
   if(rd) {
-    *rd = (struct gw_render){ o, cb, arg };
-    if(page_get(g->store, ref, render_got, rd) == STORE_OK)
+    *rd = (struct gw_render){ g, o, cb, arg };
+    if(page_get(g->pages, ref, render_got, rd) == STORE_OK)
       return;
     mem_free(rd);
   }

@@ -17,6 +17,7 @@
 struct hlfs_cfg {
   double backoff_base_ms, backoff_max_ms;
   long   budget;
+  char  *cache_redis;
   long   claim_batch;
   double delay_factor;
   char  *listen_addr;
@@ -34,6 +35,7 @@ struct hlfs_cfg {
   long   max_url_len;
   long   max_wait_ms;
   long   min_delay_ms;
+  size_t page_memo_bytes;
   long   page_ttl_s;
   long   poll_ms;
   char  *port_file;
@@ -65,6 +67,9 @@ static const struct cfg_key hlfs_keys[] = {
     "cap of the error backoff" },
   { "budget", CFG_INT, OFF(budget), "256", 1, 100000, NULL,
     "fetches in flight in this replica (the global cap is the sum over replicas)" },
+  { "cache_redis", CFG_STR, OFF(cache_redis), NULL, 1, 0, NULL,
+    "page cache Redis host:port (maxmemory, allkeys-lru); unset or empty: the state Redis, "
+    "safe only with noeviction" },
   { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
   { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, "WPFS_DELAY_FACTOR",
     "next request to a site waits at least this times the last response time" },
@@ -95,6 +100,8 @@ static const struct cfg_key hlfs_keys[] = {
     "longest wait of a long-poll or synchronous fetch" },
   { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, "WPFS_MIN_DELAY_MS",
     "least time between two requests to one site" },
+  { "page_memo_bytes", CFG_SIZE, OFF(page_memo_bytes), "64m", 0, 17179869184.0, NULL,
+    "hot pages kept rendered in this replica; each use is confirmed by the page cache (0: none)" },
   { "page_ttl_s", CFG_INT, OFF(page_ttl_s), "604800", 1, 31536000, NULL,
     "how long fetched pages are kept" },
   { "poll_ms", CFG_MSEC, OFF(poll_ms), "500", 10, 60000, NULL,
@@ -176,9 +183,14 @@ static void proc_close(struct hlfs_proc *p)
   sched_free(&p->g.sched);
   llfs_client_free(&p->g.llfs);
   state_free(&p->g.st);
+  if(p->g.pages == p->g.store)
+    p->g.pages = NULL;
+  store_close(&p->g.pages);
   store_close(&p->g.store);
   auth_free(&p->g.auth);
   rules_cache_free(&p->g.rules);
+  robots_memo_free(&p->g.robots_seen);
+  page_memo_free(&p->g.memo);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->ping, NULL);
@@ -233,23 +245,36 @@ static void proc_on_ping(uv_timer_t *t)
 
 /* ---- starting -------------------------------------------------------------------- */
 
-static int proc_store(struct hlfs_proc *p)
+/* A store for the Redis at addr ("host:port"); NULL after logging why. */
+static struct store *proc_redis(struct hlfs_proc *p, const char *what, const char *addr)
 {
   char host[256];
-  const char *colon = strrchr(p->cfg.redis, ':');
+  const char *colon = strrchr(addr, ':');
   long port = colon ? strtol(colon + 1, NULL, 10) : 6379;
-  size_t hn = colon ? (size_t)(colon - p->cfg.redis) : strlen(p->cfg.redis);
+  size_t hn = colon ? (size_t)(colon - addr) : strlen(addr);
   if(hn == 0 || hn >= sizeof host || port < 1 || port > 65535) {
-    LOG(LOG_ERROR, "redis: \"%s\" is not host:port", p->cfg.redis);
-    return -1;
+    LOG(LOG_ERROR, "%s: \"%s\" is not host:port", what, addr);
+    return NULL;
   }
-  memcpy(host, p->cfg.redis, hn);
+  memcpy(host, addr, hn);
   host[hn] = '\0';
   struct store_cfg sc = { .host = host, .port = (int)port, .connect_timeout_ms = 2000,
                           .cmd_timeout_ms = 10000, .backoff_min_ms = 100,
                           .backoff_max_ms = 5000, .max_pending = 100000 };
-  p->g.store = store_new(p->loop, &sc);
-  return p->g.store ? 0 : -1;
+  return store_new(p->loop, &sc);
+}
+
+/* The state Redis, and the page cache's own when cache_redis names one. */
+static int proc_store(struct hlfs_proc *p)
+{
+  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis)))
+    return -1;
+  if(!p->cfg.cache_redis || !*p->cfg.cache_redis) {
+    p->g.pages = p->g.store;
+    return 0;
+  }
+  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis);
+  return p->g.pages ? 0 : -1;
 }
 
 static int proc_gw_cfg(struct hlfs_proc *p)
@@ -276,6 +301,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .robots = robots_policy_defaults(), .robots_limits = robots_limits_default(),
     .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
     .robots_rules_bytes = p->cfg.robots_rules_bytes,
+    .page_memo_bytes = p->cfg.page_memo_bytes,
   };
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
   c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
@@ -287,6 +313,8 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     return -1;
   }
   p->g.rules = rules_cache_new(c->robots_rules_max, c->robots_rules_bytes);
+  p->g.robots_seen = robots_memo_new(c->robots_rules_max < 1024 ? 1024 : c->robots_rules_max);
+  p->g.memo = page_memo_new(c->page_memo_bytes);
   return 0;
 }
 
@@ -369,6 +397,7 @@ static int proc_start(struct hlfs_proc *p)
   proc_sched(p);
   gw_sync_start(&p->g);
   store_start(p->g.store);
+  store_start(p->g.pages);
   sched_start(p->g.sched);
   uv_timer_start(&p->ping, proc_on_ping, 0, 2000);
   return proc_http(p);

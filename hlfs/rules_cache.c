@@ -170,6 +170,19 @@ const struct robots *rules_cache_get(struct rules_cache *c, const char *origin,
   return e->r;
 }
 
+const struct robots *rules_cache_peek(struct rules_cache *c, const char *origin,
+                                      uint64_t fetched_at, size_t len)
+{
+  struct rc_ent *e = c->max ? rc_find(c, origin, fetched_at, len,
+                                      rc_hash(origin, fetched_at, len)) : NULL;
+  if(!e)
+    return NULL;
+  c->st.hits++;
+  rc_unlink(c, e);
+  rc_push_front(c, e);
+  return e->r;
+}
+
 void rules_cache_stats(const struct rules_cache *c, struct rules_cache_stats *st)
 {
   *st = c->st;

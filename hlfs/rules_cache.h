@@ -31,6 +31,10 @@ void rules_cache_free(struct rules_cache **cp);
 const struct robots *rules_cache_get(struct rules_cache *c, const char *origin,
                                      uint64_t fetched_at, const char *body, size_t len,
                                      const struct robots_limits *lim);
+/* The parsed set for (origin, fetched_at, len) if it is kept, else NULL:
+ * never parses (for callers that do not hold the body). */
+const struct robots *rules_cache_peek(struct rules_cache *c, const char *origin,
+                                      uint64_t fetched_at, size_t len);
 void rules_cache_stats(const struct rules_cache *c, struct rules_cache_stats *st);
 
 #endif

@@ -2,10 +2,12 @@
 
 #include <curl/curl.h>
 #include <libpsl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/hash.h"
+#include "common/url.h"
 
 int site_mode_parse(const char *s, enum site_mode *out)
 {
@@ -112,6 +114,14 @@ cm_err site_origin(const char *url, char *out, size_t outlen)
   curl_free(host);
   curl_free(port);
   return e;
+}
+
+cm_err site_origin_split(const struct url_parts *p, char *out, size_t outlen)
+{
+  bool v6 = p->host_kind == URL_HOST_IPV6;
+  int n = snprintf(out, outlen, "%s://%s%s%s:%u", p->scheme, v6 ? "[" : "", p->host,
+                   v6 ? "]" : "", (unsigned)p->port);
+  return n < 0 || (size_t)n >= outlen ? CM_TOO_LARGE : CM_OK;
 }
 
 unsigned site_shard(const char *site, unsigned nshards)

@@ -23,6 +23,10 @@ cm_err site_of_url(enum site_mode mode, const char *url, const char *addr,
                    char *out, size_t outlen);
 /* scheme://host:port of url (robots.txt is per origin, RFC 9309). */
 cm_err site_origin(const char *url, char *out, size_t outlen);
+/* The same origin from a canonical URL's parts (common/url.h url_split),
+ * without parsing it again. */
+struct url_parts;
+cm_err site_origin_split(const struct url_parts *p, char *out, size_t outlen);
 /* Which Redis shard holds the site's keys (stable: xxh3 of the name). */
 unsigned site_shard(const char *site, unsigned nshards);
 

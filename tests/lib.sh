@@ -72,6 +72,25 @@ start_redis() {
   bail "redis-server did not start"
 }
 
+# start_redis_cache MAXMEMORY: sets CACHE_REDIS_PORT, CACHE_REDIS_PID; a
+# second, empty redis-server configured as the page cache is deployed:
+# memory capped, least recently used keys evicted, nothing persisted.
+start_redis_cache() {
+  local try
+  for try in 1 2 3 4 5; do
+    CACHE_REDIS_PORT=$(freeport)
+    bg redis-cache redis-server --port "$CACHE_REDIS_PORT" --bind 127.0.0.1 --save '' \
+      --appendonly no --dir "$T_DIR" --logfile "" --protected-mode no \
+      --maxmemory "$1" --maxmemory-policy allkeys-lru
+    CACHE_REDIS_PID=$BG_PID
+    if wait_for 5 redis-cli -p "$CACHE_REDIS_PORT" ping; then
+      return 0
+    fi
+    kill "$BG_PID" 2>/dev/null
+  done
+  bail "redis-server (page cache) did not start"
+}
+
 # Servers of the test world, each in its own file.
 for _h in "$WPFS_ROOT"/tests/harness_*.sh; do
   [ -f "$_h" ] && . "$_h"

@@ -588,6 +588,14 @@ function main() {
         const svc = m && service(m[1].split('.')[0]);
         if (!m || !svc) R.problem(at(w.d, p, `WPFS_REDIS "${addr}" does not name a Service of this stack`));
         else if (!(svc.obj.spec.ports || []).some(q => q.port === Number(m[2]))) R.problem(at(svc, ['spec', 'ports'], `Service ${m[1]} has no port ${m[2]} (WPFS_REDIS)`));
+        const caddr = cfg.env.WPFS_CACHE_REDIS || cfg.cache_redis;
+        const cm2 = /^([^:]+):(\d+)$/.exec(caddr || '');
+        const csvc = cm2 && service(cm2[1].split('.')[0]);
+        const cacheComp = csvc && csvc.obj.spec.selector && csvc.obj.spec.selector['app.kubernetes.io/component'];
+        if (!caddr) R.problem(at(w.d, p, 'WPFS_CACHE_REDIS is unset: pages would fill the state Redis, which must never evict'));
+        else if (!cm2 || !csvc) R.problem(at(w.d, p, `WPFS_CACHE_REDIS "${caddr}" does not name a Service of this stack`));
+        else if (cacheComp !== 'redis-cache') R.problem(at(w.d, p, `WPFS_CACHE_REDIS "${caddr}" is the Service of ${cacheComp}, not of the page cache (redis-cache)`));
+        else if (!(csvc.obj.spec.ports || []).some(q => q.port === Number(cm2[2]))) R.problem(at(csvc, ['spec', 'ports'], `Service ${cm2[1]} has no port ${cm2[2]} (WPFS_CACHE_REDIS)`));
         for (const u of String(cfg.env.WPFS_LLFS || cfg.llfs || '').split(',').filter(Boolean)) {
           const um = /^http:\/\/([^:/]+)(?::(\d+))?\/?$/.exec(u.trim());
           const s = um && service(um[1].split('.')[0]);
@@ -730,22 +738,39 @@ function main() {
     }
   });
 
-  R.check('redis: AOF on, on a persistent volume, configured from the same file as the image', () => {
-    const sts = byKind('StatefulSet').find(d => (d.obj.spec.template.spec.containers || []).some(c => /redis/.test(String(c.image))));
-    if (!sts) { R.problem('no StatefulSet runs Redis'); return; }
+  /* The Redis StatefulSet whose pods carry the component label comp, its
+   * container and the redis.conf its first argument names (a file of a
+   * mounted ConfigMap); null after reporting what is missing. */
+  const redisOf = comp => {
+    const sts = byKind('StatefulSet').find(d => ((d.obj.spec.template.metadata || {}).labels || {})['app.kubernetes.io/component'] === comp);
+    if (!sts) { R.problem(`no StatefulSet of component ${comp}`); return null; }
     const w = workloads.find(x => x.d === sts);
-    const { c, p } = containersOf(w).find(x => /redis/.test(String(x.c.image)));
+    const cont = containersOf(w).find(x => /redis/.test(String(x.c.image)));
+    if (!cont) { R.problem(at(sts, [], 'runs no Redis image')); return null; }
+    const { c, p } = cont;
     const confPath = (c.args || [])[0];
     const mount = confPath && (c.volumeMounts || []).find(m => confPath.startsWith(m.mountPath.replace(/\/?$/, '/')));
     const vol = mount && (w.spec.volumes || []).find(v => v.name === mount.name);
-    if (!vol || !vol.configMap) { R.problem(at(sts, p.concat('args'), `${confPath} is not a file of a mounted ConfigMap`)); return; }
+    if (!vol || !vol.configMap) { R.problem(at(sts, p.concat('args'), `${confPath} is not a file of a mounted ConfigMap`)); return null; }
     const fileName = confPath.slice(mount.mountPath.replace(/\/?$/, '/').length);
     const key = vol.configMap.items ? (vol.configMap.items.find(it => it.path === fileName) || {}).key : fileName;
     const cm = find('ConfigMap', vol.configMap.name);
     const text = cm && (cm.obj.data || {})[key];
-    if (!text) { R.problem(at(sts, p.concat('args'), `ConfigMap ${vol.configMap.name} has no ${key}`)); return; }
+    if (!text) { R.problem(at(sts, p.concat('args'), `ConfigMap ${vol.configMap.name} has no ${key}`)); return null; }
     const conf = redisConf(text);
-    const get = k => (conf.get(k) || [])[0];
+    const port = Number((conf.get('port') || [])[0] || 6379);
+    if (!(c.ports || []).some(x => x.containerPort === port)) R.problem(at(sts, p.concat('ports'), `redis.conf says port ${port}`));
+    return { sts, w, c, p, cm, key, text, get: k => (conf.get(k) || [])[0] };
+  };
+  const sameAsImage = (r, file) => {
+    const image = path.join(path.dirname(DOCKERFILE), file);
+    if (fs.existsSync(image) && fs.readFileSync(image, 'utf8') !== r.text) R.problem(at(r.cm, ['data', r.key], `differs from ${rel(image)} (the image's copy): keep them equal`));
+  };
+
+  R.check('redis: AOF on, on a persistent volume, configured from the same file as the image', () => {
+    const r = redisOf('redis');
+    if (!r) return;
+    const { sts, c, cm, key, get } = r;
     if (get('appendonly') !== 'yes') R.problem(at(cm, ['data', key], 'appendonly yes is required: accepted work must survive a restart'));
     if (!['everysec', 'always'].includes(get('appendfsync') || 'everysec')) R.problem(at(cm, ['data', key], `appendfsync ${get('appendfsync')} may lose more than a second of work`));
     if (get('maxmemory-policy') && get('maxmemory-policy') !== 'noeviction') R.problem(at(cm, ['data', key], `maxmemory-policy ${get('maxmemory-policy')} would evict queued work`));
@@ -753,10 +778,22 @@ function main() {
     const dm = (c.volumeMounts || []).find(m => m.mountPath.replace(/\/$/, '') === dataDir.replace(/\/$/, ''));
     const claims = (sts.obj.spec.volumeClaimTemplates || []).map(x => x.metadata.name);
     if (!dm || !claims.includes(dm.name)) R.problem(at(sts, ['spec', 'volumeClaimTemplates'], `the data dir ${dataDir} is not a mounted volumeClaimTemplate (the AOF would die with the pod)`));
-    const port = Number(get('port') || 6379);
-    if (!(c.ports || []).some(x => x.containerPort === port)) R.problem(at(sts, p.concat('ports'), `redis.conf says port ${port}`));
-    const image = path.join(path.dirname(DOCKERFILE), 'redis.conf');
-    if (fs.existsSync(image) && fs.readFileSync(image, 'utf8') !== text) R.problem(at(cm, ['data', key], `differs from ${rel(image)} (the image's copy): keep them equal`));
+    sameAsImage(r, 'redis.conf');
+  });
+
+  R.check('redis-cache: memory capped with allkeys-lru, nothing persisted, one replica, configured from the same file as the image', () => {
+    const r = redisOf('redis-cache');
+    if (!r) return;
+    const { sts, c, p, cm, key, get } = r;
+    /* Redis sizes: 1kb = 1024 but 1k = 1000 (and so on for m, g). */
+    const max = parseQuantity(String(get('maxmemory') || '0').toLowerCase().replace(/^(\d+)(k|m|g)(b?)$/, (x, n, u, b) => n + (b ? { k: 'Ki', m: 'Mi', g: 'Gi' } : { k: 'k', m: 'M', g: 'G' })[u]));
+    if (!max) R.problem(at(cm, ['data', key], 'maxmemory is required: the page cache must be bounded'));
+    if (get('maxmemory-policy') !== 'allkeys-lru') R.problem(at(cm, ['data', key], `maxmemory-policy ${get('maxmemory-policy') || 'noeviction'}: want allkeys-lru (pages carry a TTL but must go before it when memory is full)`));
+    if ((get('appendonly') || 'no') !== 'no' || (get('save') !== undefined && get('save') !== '')) R.problem(at(cm, ['data', key], 'a cache persists nothing: appendonly no and save ""'));
+    const lim = parseQuantity(((c.resources || {}).limits || {}).memory);
+    if (max && lim !== null && lim < max * 1.25) R.problem(at(sts, p.concat(['resources', 'limits', 'memory']), `below maxmemory plus a quarter (${Math.ceil(max * 1.25 / 2 ** 20)}Mi): fragmentation and client buffers would get it OOM-killed`));
+    if ((sts.obj.spec.replicas || 1) !== 1) R.problem(at(sts, ['spec', 'replicas'], 'one cache: every gateway must see the same pages (a purge holds for all)'));
+    sameAsImage(r, 'redis-cache.conf');
   });
 
   R.check('network policies: default deny, and exactly the intended paths are open', () => {
@@ -814,9 +851,11 @@ function main() {
     const expect = [];
     const yes = (a, b, port, proto) => expect.push([a, b, port, proto || 'TCP', true]);
     const no = (a, b, port, proto) => expect.push([a, b, port, proto || 'TCP', false]);
-    if (!comp('hlfs') || !comp('llfs') || !comp('redis')) { R.problem('want workloads labelled app.kubernetes.io/component hlfs, llfs and redis'); return; }
+    if (!comp('hlfs') || !comp('llfs') || !comp('redis') || !comp('redis-cache')) { R.problem('want workloads labelled app.kubernetes.io/component hlfs, llfs, redis and redis-cache'); return; }
     yes('crawler', 'hlfs', 8080); yes('prometheus', 'hlfs', 8080); yes('prometheus', 'llfs', 8081);
-    yes('hlfs', 'llfs', 8081); yes('hlfs', 'redis', 6379);
+    yes('hlfs', 'llfs', 8081); yes('hlfs', 'redis', 6379); yes('hlfs', 'redis-cache', 6380);
+    no('crawler', 'redis-cache', 6380); no('llfs', 'redis-cache', 6380); no('prometheus', 'redis-cache', 6380);
+    no('redis-cache', 'redis', 6379); no('redis-cache', '93.184.215.14', 443);
     for (const s of ['hlfs', 'llfs']) { yes(s, 'dns', 53, 'UDP'); yes(s, 'dns', 53, 'TCP'); }
     yes('llfs', '93.184.215.14', 80); yes('llfs', '93.184.215.14', 443); yes('llfs', '2606:2800:21f:cb07::1', 443);
     no('stranger', 'hlfs', 8080); no('crawler', 'llfs', 8081); no('crawler', 'redis', 6379); no('stranger', 'llfs', 8081);

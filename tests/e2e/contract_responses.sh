@@ -106,6 +106,11 @@ expect "fetch: a page" 200 -d "$(js --arg a "$(u 3 /p/3)" '{url: $a, wait_ms: 50
 is "$(cx_json '.outcome + "/" + (.status|tostring)')" "ok/200" "fetch: ok 200"
 expect "fetch: the same page from the cache" 200 \
   -d "$(js --arg a "$(u 3 /p/3)" '{url: $a, max_age_s: 3600, priority: 1}')" POST /v1/fetch
+is "$(cx_json '.outcome + "/" + (.attempts|tostring) + "/" + (.age_s|type)')" "cached/0/number" \
+  "fetch: cached without queueing, with its age"
+is "$(cx_json .id)" "$(cx_hdr X-Request-Id)" "fetch: a cache answer's id is the HTTP request id"
+expect "fetch: max_age_s 0" 200 \
+  -d "$(js --arg a "$(u 3 /p/3)" '{url: $a, max_age_s: 0, wait_ms: 5000}')" POST /v1/fetch
 expect "fetch: robots.txt disallows" 200 -d "$(js --arg a "$(u 3 /private/z)" '{url: $a}')" POST /v1/fetch
 is "$(cx_json .outcome)" robots_disallowed "fetch: robots_disallowed"
 expect "fetch: a redirect followed" 200 \

@@ -68,6 +68,10 @@ mutant "Secret name that does not exist" "referenced" hlfs.yaml 's/secretName: w
 mutant "gateway bound to loopback" "listen" hlfs.yaml 's/WPFS_LISTEN_ADDR: "0.0.0.0"/WPFS_LISTEN_ADDR: 127.0.0.1/'
 mutant "container allowed to escalate privileges" "security" redis.yaml 's/allowPrivilegeEscalation: false/allowPrivilegeEscalation: true/'
 mutant "Redis without AOF" "redis" redis.yaml 's/appendonly yes/appendonly no/'
+mutant "page cache Redis that never evicts" "redis-cache" redis-cache.yaml 's/maxmemory-policy allkeys-lru/maxmemory-policy noeviction/'
+mutant "page cache Redis without a memory cap" "redis-cache" redis-cache.yaml '/^    maxmemory 2gb$/d'
+mutant "pages sent to the state Redis" "listen" hlfs.yaml 's/WPFS_CACHE_REDIS: wpfs-redis-cache:6380/WPFS_CACHE_REDIS: wpfs-redis:6379/'
+mutant "page cache open to the fetcher" "network" network-policies.yaml '/name: wpfs-redis-cache$/,$ s/component: hlfs$/component: llfs/'
 mutant "fetcher egress open to 10.0.0.0/8" "network" network-policies.yaml '/- 10.0.0.0\/8/d'
 mutant "policy peer label misspelt" "network" network-policies.yaml '0,/component: hlfs/! s/component: hlfs$/component: hlf/'
 done_testing

@@ -4,7 +4,7 @@
 # first argument, exec'd so that it is PID 1's program and gets SIGTERM), the
 # curl-free healthcheck, and Redis with the image's redis.conf (AOF on: a
 # write survives a restart). Then the stack as Kubernetes wires it, in a
-# private network namespace like a pod's: redis, llfs and hlfs on their
+# private network namespace like a pod's: both Redis, llfs and hlfs on their
 # default ports, with the settings of the ConfigMaps in deploy/k8s and the
 # Service names resolving to loopback; the gateway must become ready.
 . "$WPFS_ROOT/tests/lib.sh"
@@ -85,6 +85,24 @@ ok "redis-server restarts on its AOF" redis_up
 is "$(redis-cli -p "$rport" get wpfs:deploy:probe)" accepted "a write survives the restart"
 kill -TERM "$REDIS_PID" 2>/dev/null
 
+# --- the page cache's Redis with the image's redis-cache.conf: bounded,
+# evicting, persisting nothing (the data directory stays empty).
+cport=$(freeport)
+mkdir -p "$T_DIR/cache"
+sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/container/redis-cache.conf >"$T_DIR/redis-cache.conf"
+bg redis-cache redis-server "$T_DIR/redis-cache.conf" --port "$cport" --bind 127.0.0.1
+CACHE_PID=$BG_PID
+ok "redis-server accepts the page cache's configuration" wait_for 10 redis-cli -p "$cport" ping
+is "$(grep -E '^port ' deploy/container/redis-cache.conf)" "port 6380" "the page cache listens on 6380 (the state on 6379)"
+is "$(redis-cli -p "$cport" config get maxmemory-policy | tail -1)" allkeys-lru "page cache: maxmemory-policy allkeys-lru"
+cmp_ge "$(redis-cli -p "$cport" config get maxmemory | tail -1)" 1048576 "page cache: maxmemory set"
+is "$(redis-cli -p "$cport" config get appendonly | tail -1)/$(redis-cli -p "$cport" config get save | tail -1)" \
+  "no/" "page cache: no AOF, no snapshots"
+redis-cli -p "$cport" set wpfs:deploy:probe cached >/dev/null
+kill -TERM "$CACHE_PID" 2>/dev/null
+for _ in $(seq 100); do kill -0 "$CACHE_PID" 2>/dev/null || break; sleep 0.1; done
+is "$(ls -A "$T_DIR/cache")" "" "page cache: nothing written to disk"
+
 # --- the stack in a pod-like network namespace
 if ! command -v ip >/dev/null || ! unshare -n -m true 2>/dev/null; then
   echo "# no network namespaces here (unshare -n -m, ip): the wired stack is not run"
@@ -112,7 +130,8 @@ ok "ConfigMap wpfs-llfs read" test -s "$T_DIR/llfs.env"
 ok "ConfigMap wpfs-hlfs read" test -s "$T_DIR/hlfs.env"
 # One development key instead of the Secret's (empty) list.
 printf '{"clients": [{"name": "deploytest", "token": "deploy-test-token-1234"}]}\n' >"$T_DIR/tokens.json"
-printf '127.0.0.1 localhost wpfs-redis wpfs-llfs wpfs-hlfs\n::1 localhost\n' >"$T_DIR/hosts"
+printf '127.0.0.1 localhost wpfs-redis wpfs-redis-cache wpfs-llfs wpfs-hlfs\n::1 localhost\n' >"$T_DIR/hosts"
+sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/container/redis-cache.conf >"$T_DIR/pod-redis-cache.conf"
 
 cat >"$T_DIR/pod.sh" <<'POD'
 set -u
@@ -127,6 +146,9 @@ hc="$WPFS_IMAGE_BINDIR/wpfs-healthcheck"
 redis-server "$T_DIR/pod-redis.conf" --maxmemory 64mb >"$T_DIR/pod-redis.log" 2>&1 &
 pids+=($!)
 check "redis listens on 6379 as configured" until_ok 100 redis-cli -h wpfs-redis -p 6379 ping
+redis-server "$T_DIR/pod-redis-cache.conf" >"$T_DIR/pod-redis-cache.log" 2>&1 &
+pids+=($!)
+check "the page cache's redis listens on 6380 as configured" until_ok 100 redis-cli -h wpfs-redis-cache -p 6380 ping
 mapfile -t llfs_env <"$T_DIR/llfs.env"
 mapfile -t hlfs_env <"$T_DIR/hlfs.env"
 env "${llfs_env[@]}" sh deploy/container/entrypoint.sh llfs >"$T_DIR/pod-llfs.log" 2>&1 &
@@ -141,6 +163,9 @@ pids+=($!)
 hlfs=$!
 check "hlfs answers /healthz on its default port 8080" until_ok 100 "$hc" 8080
 check "hlfs /readyz: Redis and llfs reached through the Service names of the ConfigMap" until_ok 100 "$hc" 8080 /readyz
+metric() { (exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 &&
+  awk -v m="$1" '$1 == m { print $2 }' <&3); }
+check "hlfs reaches the page cache's redis by its Service name" test "$(metric hlfs_page_cache_up)" = 1
 check "llfs /readyz" "$hc" 8081 /readyz
 status() {  # TOKEN: the status of GET /v1/stats with that key
   (exec 3<>/dev/tcp/127.0.0.1/8080 &&
@@ -167,6 +192,6 @@ while IFS= read -r line; do
   esac
 done <"$T_DIR/pod.out"
 if grep -q '^not ok' "$T_DIR/pod.out"; then
-  for f in pod-llfs pod-hlfs pod-redis; do tail -5 "$T_DIR/$f.log" | sed "s/^/# $f: /"; done
+  for f in pod-llfs pod-hlfs pod-redis pod-redis-cache; do tail -5 "$T_DIR/$f.log" | sed "s/^/# $f: /"; done
 fi
 done_testing

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "hlfs/gw.h"
 
 #define NOW 1700000000000ULL
@@ -20,9 +21,11 @@ static struct gw *gw_new(void)
 {
   static struct gw g;
   rules_cache_free(&g.rules);
+  robots_memo_free(&g.robots_seen);
   g = (struct gw){ .cfg = { .agent = "wpfs/0.1", .robots = robots_policy_defaults(),
                             .robots_limits = robots_limits_default() } };
   g.rules = rules_cache_new(16, 1 << 20);
+  g.robots_seen = robots_memo_new(16);
   return &g;
 }
 
@@ -172,6 +175,40 @@ static void test_body_capped(void **state)
   rules_cache_free(&g->rules);
 }
 
+/* A cache answer without queueing is allowed only under the record the
+ * last check of the origin used, while it is valid for another second,
+ * its rules still parsed in memory, and only for URLs they allow. */
+static void test_allows_now(void **state)
+{
+  (void)state;
+  struct gw *g = gw_new();
+  uint64_t now = clock_wall_ms();
+  struct state_robots rec = { .status = ROBOTS_P_OK, .body = good, .body_len = strlen(good),
+                              .fetched_at = 5, .expires_at = now + DAY };
+  assert_false(gw_robots_allows_now(g, "http://o.test/a"));  /* never checked */
+  assert_int_equal(check(g, &rec, "http://o.test/a"), SCHED_ALLOW);
+  assert_true(gw_robots_allows_now(g, "http://o.test/a"));
+  assert_true(gw_robots_allows_now(g, "http://o.test/b?c=d"));
+  assert_false(gw_robots_allows_now(g, "http://o.test/private/x"));
+  assert_false(gw_robots_allows_now(g, "http://other.test/a"));
+  assert_false(gw_robots_allows_now(g, "https://o.test/a"));  /* another origin */
+  rec.expires_at = now + 500;  /* valid, but not for another second */
+  check(g, &rec, "http://o.test/a");
+  assert_false(gw_robots_allows_now(g, "http://o.test/a"));
+  rec.expires_at = now + DAY;
+  rec.fetched_at = 6;  /* a new fetch whose rules are not parsed yet */
+  robots_memo_put(g->robots_seen, "http://o.test:80",
+                  &(struct robots_memo_rec){ rec.status, rec.fetched_at, rec.expires_at,
+                                             rec.body_len });
+  assert_false(gw_robots_allows_now(g, "http://o.test/a"));
+  struct state_robots gone = { .status = ROBOTS_P_UNREACHABLE_DISALLOW, .expires_at = now + DAY };
+  check(g, &gone, "http://o.test/a");
+  assert_false(gw_robots_allows_now(g, "http://o.test/a"));
+  struct state_robots none = { .status = ROBOTS_P_UNAVAILABLE_ALLOW, .expires_at = now + DAY };
+  check(g, &none, "http://o.test/a");
+  assert_true(gw_robots_allows_now(g, "http://o.test/private/x"));  /* no rules: all allowed */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -179,6 +216,7 @@ int main(void)
     cmocka_unit_test(test_unavailable_drops_copy),
     cmocka_unit_test(test_redirects_and_lifetimes),
     cmocka_unit_test(test_body_capped),
+    cmocka_unit_test(test_allows_now),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

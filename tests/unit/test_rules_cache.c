@@ -1,6 +1,7 @@
 /* hlfs/rules_cache.c: parsed robots.txt sets by (origin, fetched_at, body
  * length): hits, least-recently-used eviction by entries and by bytes, the
- * "no cache" mode, and every allocation failing in turn. */
+ * "no cache" mode, every allocation failing in turn, and lookups that never
+ * parse (peek). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,6 +125,27 @@ static void test_nomem(void **state)
   rules_cache_free(&c);
 }
 
+/* peek never parses: a miss is NULL (not "no rules, all allowed"). */
+static void test_peek(void **state)
+{
+  (void)state;
+  struct rules_cache *c = rules_cache_new(8, 1 << 20);
+  struct rules_cache_stats st;
+  assert_null(rules_cache_peek(c, "http://o.test:80", 1, strlen(body_a)));
+  const struct robots *r = get(c, "http://o.test:80", 1, body_a);
+  assert_ptr_equal(rules_cache_peek(c, "http://o.test:80", 1, strlen(body_a)), r);
+  assert_null(rules_cache_peek(c, "http://o.test:80", 2, strlen(body_a)));
+  assert_null(rules_cache_peek(c, "http://o.test:80", 1, strlen(body_a) + 1));
+  rules_cache_stats(c, &st);
+  assert_int_equal(st.parses, 1);
+  assert_int_equal(st.hits, 1);
+  rules_cache_free(&c);
+  c = rules_cache_new(0, 0);
+  get(c, "http://o.test:80", 1, body_a);
+  assert_null(rules_cache_peek(c, "http://o.test:80", 1, strlen(body_a)));
+  rules_cache_free(&c);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -132,6 +154,7 @@ int main(void)
     cmocka_unit_test(test_bytes_bound),
     cmocka_unit_test(test_no_cache),
     cmocka_unit_test(test_nomem),
+    cmocka_unit_test(test_peek),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/mem.h"
+#include "common/url.h"
+#include "hlfs/robots.h"
 #include "hlfs/site.h"
 
 static void test_site_modes(void **state)
@@ -48,6 +51,39 @@ static void test_origin(void **state)
   assert_string_equal(o, "http://127.0.0.1:8080");
 }
 
+/* From url_split's parts, the origin is the one site_origin parses out, and
+ * the target the one robots.txt rules are matched on. */
+static void test_origin_split(void **state)
+{
+  (void)state;
+  static const char *const urls[] = {
+    "http://example.com/", "https://example.com/a?b=c", "http://example.com:8080/x",
+    "https://127.0.0.1:8443/", "http://[::1]:8080/p", "http://[2001:db8::1]/",
+    "http://xn--bcher-kva.example/", "https://a.b.c.example.co.uk:1/x?y#",
+    "http://example.com/a%2Fb?", "http://example.com/%7Euser/?q=%20x&r",
+  };
+  char o1[SITE_ORIGIN_MAX], o2[SITE_ORIGIN_MAX], tiny[8];
+  for(size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
+    struct url_opts opt = url_opts_default();
+    struct url_parts p;
+    char *canon = NULL;
+    assert_int_equal(url_canon(urls[i], strlen(urls[i]), &opt, &canon), URL_OK);
+    assert_int_equal(url_split(canon, &p), URL_OK);
+    assert_int_equal(site_origin(canon, o1, sizeof o1), CM_OK);
+    assert_int_equal(site_origin_split(&p, o2, sizeof o2), CM_OK);
+    assert_string_equal(o1, o2);
+    assert_int_equal(site_origin_split(&p, tiny, sizeof tiny), CM_TOO_LARGE);
+    /* and the request target is the path robots.txt rules are matched on */
+    char *target;
+    size_t tn;
+    assert_int_equal(robots_url_target(canon, strlen(canon), &target, &tn), ROBOTS_OK);
+    assert_int_equal(tn, p.target_len);
+    assert_memory_equal(target, p.target, tn);
+    mem_free(target);
+    mem_free(canon);
+  }
+}
+
 static void test_shard_and_modes(void **state)
 {
   (void)state;
@@ -75,6 +111,7 @@ int main(void)
     cmocka_unit_test(test_site_modes),
     cmocka_unit_test(test_site_rejects),
     cmocka_unit_test(test_origin),
+    cmocka_unit_test(test_origin_split),
     cmocka_unit_test(test_shard_and_modes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
