@@ -257,7 +257,10 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p, cons
     waiter_unlink_free(g, w);
     return;
   }
-  if(err || !p || !page_fresh(p, w->max_age_s, now)) {
+  /* a 3xx to follow goes through the queue: each hop is a request at its
+   * own site (the scheduler serves stored hops from the cache too) */
+  bool follow = w->item.follow && p && p->redirect && p->status >= 300 && p->status < 400;
+  if(err || !p || follow || !page_fresh(p, w->max_age_s, now)) {
     fetch_queue(g, w);
     return;
   }
