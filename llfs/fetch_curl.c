@@ -1,5 +1,5 @@
-/* libcurl's multi socket API on the libuv loop, and one transfer per job:
- * options (pinned address, limits, no redirects), the write, header,
+/* One libcurl transfer per job on the fetcher's multi handle (its sockets
+ * and timer on the loop: fetch_sock.c): options (pinned address, limits, no redirects), the write, header,
  * progress and open-socket callbacks that enforce the caps and the guard,
  * and the mapping of CURLE_* to outcomes (only this file sees them). */
 #include <errno.h>
@@ -7,122 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/mem.h"
 #include "llfs/fetch_int.h"
 
-/* ---- the multi handle on the loop ---- */
-
-static void fc_check_done(struct fetcher *f);
-
-static void fc_on_poll(uv_poll_t *p, int status, int events)
-{
-  struct fetch_sock *s = p->data;
-  FETCH_CHECK(s && s->magic == FETCH_SOCK_MAGIC);
-  struct fetcher *f = s->f;
-  int running, flags = 0;
-  /* On a socket error (a reset) libuv stops the handle and reports no
-   * events: let libcurl read, so it takes what arrived before the error
-   * and finds the errno itself, then watch again if it still wants to. */
-  if(status < 0)
-    events = UV_READABLE | UV_WRITABLE;
-  if(events & UV_READABLE)
-    flags |= CURL_CSELECT_IN;
-  if(events & UV_WRITABLE)
-    flags |= CURL_CSELECT_OUT;
-  curl_multi_socket_action(f->multi, s->fd, flags, &running);
-  if(status < 0 && !s->closing)
-    uv_poll_start(&s->poll, s->events, fc_on_poll);
-  fc_check_done(f);
-}
-
-static void fc_on_uv_timer(uv_timer_t *t)
-{
-  struct fetcher *f = t->data;
-  int running;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC);
-  curl_multi_socket_action(f->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-  fc_check_done(f);
-}
-
-static int fc_on_timer(CURLM *m, long ms, void *userp)
-{
-  struct fetcher *f = userp;
-  (void)m;
-  if(ms < 0)
-    uv_timer_stop(&f->curl_timer);
-  else
-    uv_timer_start(&f->curl_timer, fc_on_uv_timer, (uint64_t)ms, 0);
-  return 0;
-}
-
-static void fc_sock_closed(uv_handle_t *h)
-{
-  struct fetch_sock *s = h->data;
-  struct fetcher *f = s->f;
-  s->magic = 0;
-  mem_free(s);
-  fetch_unref(f);
-}
-
-static void fc_sock_close(struct fetcher *f, struct fetch_sock *s)
-{
-  if(s->prev)
-    s->prev->next = s->next;
-  else
-    f->socks = s->next;
-  if(s->next)
-    s->next->prev = s->prev;
-  s->closing = true;
-  uv_poll_stop(&s->poll);
-  uv_close((uv_handle_t *)&s->poll, fc_sock_closed);
-}
-
-static struct fetch_sock *fc_sock_open(struct fetcher *f, curl_socket_t fd)
-{
-  struct fetch_sock *s = mem_calloc(1, sizeof *s);
-  if(!s)
-    return NULL;
-  if(uv_poll_init_socket(f->loop, &s->poll, fd)) {
-    mem_free(s);
-    return NULL;
-  }
-  s->magic = FETCH_SOCK_MAGIC;
-  s->fd = fd;
-  s->f = f;
-  s->poll.data = s;
-  s->next = f->socks;
-  if(f->socks)
-    f->socks->prev = s;
-  f->socks = s;
-  f->open_handles++;
-  return s;
-}
-
-static int fc_on_socket(CURL *e, curl_socket_t fd, int what, void *userp, void *socketp)
-{
-  struct fetcher *f = userp;
-  struct fetch_sock *s = socketp;
-  (void)e;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC && (!s || s->magic == FETCH_SOCK_MAGIC));
-  if(what == CURL_POLL_REMOVE) {
-    if(s) {
-      curl_multi_assign(f->multi, fd, NULL);
-      fc_sock_close(f, s);
-    }
-    return 0;
-  }
-  if(!s) {
-    if(!(s = fc_sock_open(f, fd)))
-      return -1;
-    curl_multi_assign(f->multi, fd, s);
-  }
-  s->events = (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
-  uv_poll_start(&s->poll, s->events, fc_on_poll);
-  return 0;
-}
+/* ---- the multi handle ---- */
 
 int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
 {
@@ -131,19 +21,13 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
     return -1;
   }
   f->curl_global = true;
-  uv_timer_init(f->loop, &f->curl_timer);
-  f->curl_timer.data = f;
-  f->open_handles++;
   f->multi = curl_multi_init();
   f->share = curl_share_init();
   if(!f->multi || !f->share) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  curl_multi_setopt(f->multi, CURLMOPT_SOCKETFUNCTION, fc_on_socket);
-  curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f);
-  curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, fc_on_timer);
-  curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+  fetch_sock_init(f);
   curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, f->cfg.max_host_connections);
   curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->cfg.max_connections);
   curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
@@ -160,10 +44,7 @@ void fetch_curl_fini(struct fetcher *f)
     curl_share_cleanup(f->share);
   f->multi = NULL;
   f->share = NULL;
-  while(f->socks)
-    fc_sock_close(f, f->socks);
-  if(f->curl_timer.data)
-    uv_close((uv_handle_t *)&f->curl_timer, fetch_handle_closed);
+  fetch_sock_fini(f);
   if(f->curl_global)
     curl_global_cleanup();
   f->curl_global = false;
@@ -254,7 +135,7 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
     j->sock_blocked = v;
     return CURL_SOCKET_BAD;
   }
-  curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  curl_socket_t fd = fetch_sock_open(j->f, a->family, a->socktype, a->protocol);
   if(fd != CURL_SOCKET_BAD) {
     j->opened = true;
     j->f->st.conn_opened++;
@@ -392,7 +273,7 @@ static void fc_done(struct fetch_job *j, CURLcode rc)
   job_finish(j, o, o ? detail : "");
 }
 
-static void fc_check_done(struct fetcher *f)
+void fetch_curl_check_done(struct fetcher *f)
 {
   CURLMsg *m;
   int left;
@@ -449,6 +330,8 @@ static void fc_callbacks(struct fetch_job *j)
   curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fc_on_open);
   curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, fetch_sock_close);
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, j->f);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
 }
 
