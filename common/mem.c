@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long fail_at;  /* countdown; 0 = off */
-static long live;
+static _Thread_local unsigned long fail_at;  /* countdown; 0 = off */
+static _Thread_local long live;
 
 static int mem_should_fail(void)
 {

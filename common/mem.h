@@ -16,7 +16,10 @@ void *xalloc(size_t n);
 char *xstrdup(const char *s);
 
 /* Test hooks: make the k-th allocation from now fail (0 = never), and count
- * blocks handed out and not yet freed through mem_*. */
+ * blocks handed out and not yet freed through mem_*. Both are per thread
+ * (a test drives one thread; a shared counter would cost every allocation
+ * of a multi-threaded server an atomic operation on one cache line), so a
+ * block freed by another thread than its allocator's skews both counts. */
 void   mem_fail_at(unsigned long k);
 long   mem_live(void);
 
