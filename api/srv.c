@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/str.h"
 
 #define API_SRV_MAGIC 0x1f0c2b9du
 
@@ -309,7 +310,7 @@ static void srv_req_id(struct api_srv *s, struct api_req *rq)
     memcpy(rq->id, h, n + 1);
     return;
   }
-  snprintf(rq->id, sizeof rq->id, "%016llx", (unsigned long long)(s->id_base + ++s->id_seq));
+  str_hex64(rq->id, s->id_base + ++s->id_seq);
 }
 
 static struct api_req *srv_req_new(struct api_srv *s, struct MHD_Connection *conn,
@@ -323,7 +324,7 @@ static struct api_req *srv_req_new(struct api_srv *s, struct MHD_Connection *con
   rq->conn = conn;
   rq->route = -1;
   rq->t_start_us = clock_mono_us();
-  snprintf(rq->method, sizeof rq->method, "%s", method);
+  str_copy(rq->method, sizeof rq->method, method);
   rq->path = mem_strdup(url);
   buf_init(&rq->body, s->cfg.max_body);
   if(!rq->path) {
@@ -491,7 +492,8 @@ static int srv_mhd_start(struct api_srv *s)
     { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.conn_timeout_s, NULL },
     /* MHD clears this pool for every request: 32 KiB holds any sane
      * request head (431 beyond) without paying for 64. */
-    { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)(32 * 1024), NULL },
+    { MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      (intptr_t)(s->cfg.conn_memory ? s->cfg.conn_memory : 32 * 1024), NULL },
     { MHD_OPTION_END, 0, NULL },   /* the listening socket, or the notifier */
     { MHD_OPTION_END, 0, NULL },
   };

@@ -37,6 +37,8 @@ struct api_srv_cfg {
   size_t      max_body;     /* request bodies over this get 413 */
   long        max_conns;
   long        conn_timeout_s;
+  size_t      conn_memory;  /* per connection, cleared for every request;
+                               bounds the request head (0: 32 KiB) */
   const struct api_route *routes;
   size_t      nroutes;
   void       *arg;          /* handed to handlers and hooks */

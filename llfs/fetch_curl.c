@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/str.h"
 #include "llfs/fetch_int.h"
 
 /* ---- the multi handle ---- */
@@ -248,7 +249,7 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_HTTP_VERSION, &v);
   r->http_version = r->status ? fc_http_version(v) : 0;
   if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
-    snprintf(r->addr, sizeof r->addr, "%s", s);
+    str_copy(r->addr, sizeof r->addr, s);
   if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
     r->port = (unsigned)v;
   s = NULL;
@@ -292,9 +293,20 @@ void fetch_curl_check_done(struct fetcher *f)
  * the URL's name. */
 static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
 {
-  char ip[64], line[96];
-  dns_addr_format(a, ip, sizeof ip);
-  snprintf(line, sizeof line, a->family == AF_INET6 ? "::[%s]:%u" : "::%s:%u", ip, j->u.port);
+  char line[96];
+  const char *ip = j->res.addr;   /* formatted by the caller */
+  size_t n = 0, iplen = strlen(ip);
+  bool v6 = a->family == AF_INET6;
+  line[n++] = ':';
+  line[n++] = ':';
+  if(v6)
+    line[n++] = '[';
+  memcpy(line + n, ip, iplen);
+  n += iplen;
+  if(v6)
+    line[n++] = ']';
+  line[n++] = ':';
+  str_u64(line + n, j->u.port);
   struct curl_slist *l = curl_slist_append(NULL, line);
   if(!l)
     return -1;
@@ -304,77 +316,91 @@ static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
 
 static void fc_limits(struct fetch_job *j)
 {
-  const struct fetch_cfg *c = &j->f->cfg;
   uint64_t now = clock_mono_ms();
   long left = j->deadline_ms > now ? (long)(j->deadline_ms - now) : 1;
   curl_easy_setopt(j->easy, CURLOPT_TIMEOUT_MS, left);
   curl_easy_setopt(j->easy, CURLOPT_CONNECTTIMEOUT_MS, j->connect_ms < left ? j->connect_ms : left);
-  if(c->low_speed_bytes) {
-    curl_easy_setopt(j->easy, CURLOPT_LOW_SPEED_LIMIT, (long)c->low_speed_bytes);
-    curl_easy_setopt(j->easy, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
-  }
   /* libcurl's own timeout should end the transfer; ours is the backstop. */
   job_rearm(j, (uint64_t)left + 2000);
 }
 
-static void fc_callbacks(struct fetch_job *j)
+/* What is the same for every fetch, set once per handle: a kept handle is
+ * not reset between fetches (curl_easy_reset and setting all of this
+ * again cost more than a tenth of libcurl's work per fetch). */
+static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
 {
-  CURL *e = j->easy;
-  curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)j);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, j);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, j);
-  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
-  curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
-  curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fc_on_open);
-  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
-  curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, fetch_sock_close);
-  curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, j->f);
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
-}
-
-static CURLcode fc_setopts(struct fetch_job *j)
-{
-  const struct fetch_cfg *c = &j->f->cfg;
-  CURL *e = j->easy;
-  CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, j->u.canon);
-  if(!rc)
-    rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  const struct fetch_cfg *c = &f->cfg;
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   if(!rc)
     rc = curl_easy_setopt(e, CURLOPT_PROXY, "");   /* ignore *_proxy variables */
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
+  if(!rc && c->tls_ca_file)
+    rc = curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
   if(rc)
     return rc;
-  curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to);
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-  curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
+  curl_easy_setopt(e, CURLOPT_SHARE, f->share);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
+  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
+  curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fc_on_open);
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, fetch_sock_close);
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, f);
+  if(c->low_speed_bytes) {
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, (long)c->low_speed_bytes);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
+  }
+  return CURLE_OK;
+}
+
+/* What is the job's: every one of these is set for each fetch. */
+static CURLcode fc_setopts(struct fetch_job *j)
+{
+  CURL *e = j->easy;
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, j->u.canon);
+  if(rc)
+    return rc;
+  curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to);
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, j->hdrs);
-  curl_easy_setopt(e, CURLOPT_SHARE, j->f->share);
-  if(c->tls_ca_file)
-    curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
-  if(j->method == FETCH_HEAD)
-    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-  fc_callbacks(j);
+  curl_easy_setopt(e, CURLOPT_NOBODY, j->method == FETCH_HEAD ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)j);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, j);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, j);
+  curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
   fc_limits(j);
   return CURLE_OK;
 }
 
 static CURL *fc_easy_get(struct fetcher *f)
 {
-  return f->neasy_pool ? f->easy_pool[--f->neasy_pool] : curl_easy_init();
+  if(f->neasy_pool)
+    return f->easy_pool[--f->neasy_pool];
+  CURL *e = curl_easy_init();
+  if(e && fc_easy_setup(f, e)) {
+    curl_easy_cleanup(e);
+    return NULL;
+  }
+  return e;
 }
 
-/* Keep a finished handle (options reset; connections live in the multi). */
+/* Keep a finished handle for the next fetch (connections live in the
+ * multi); it must hold nothing libcurl could read of the finished job. */
 static void fc_easy_put(struct fetcher *f, CURL *e)
 {
   if(f->neasy_pool < FETCH_EASY_POOL && !f->freeing) {
-    curl_easy_reset(e);
+    curl_easy_setopt(e, CURLOPT_CONNECT_TO, NULL);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, NULL);
     f->easy_pool[f->neasy_pool++] = e;
     return;
   }

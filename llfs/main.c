@@ -54,6 +54,13 @@ static const struct cfg_prog llfs_prog = {
   llfs_keys, sizeof llfs_keys / sizeof llfs_keys[0],
 };
 
+/* libmicrohttpd clears a connection's memory for every request: 8 KiB
+ * holds the gateway's request heads many times over (a head over 7-8 KiB
+ * gets 431), and clearing 32 KiB per fetch counted for as many
+ * instructions as the rest of the server's request handling (callgrind
+ * under tests/bench/bench_llfs.sh), and flushed the L1 cache. */
+#define LLFS_CONN_MEMORY (8 * 1024)
+
 struct llfs_proc {
   uv_loop_t *loop;
   struct llfs_cfg cfg;
@@ -137,6 +144,7 @@ static int proc_start(struct llfs_proc *p)
   struct api_srv_cfg sc = {
     .service = "llfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
     .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 120,
+    .conn_memory = LLFS_CONN_MEMORY,
     .routes = llfs_routes, .nroutes = llfs_nroutes,
     .ready = llfs_ready, .metrics_async = llfs_metrics,
   };

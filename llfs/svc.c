@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/str.h"
 
 #define LLFS_CALL_MAGIC 0x2ca11f00u
 #define FRAMED_TYPE "application/x-wpfs-fetch"
@@ -258,7 +259,7 @@ static void call_reply(struct llfs_call *c, struct fetch_res *r)
     return;
   }
   if(c->framed) {
-    snprintf(mlen, sizeof mlen, "%zu", meta_len);
+    str_u64(mlen, meta_len);
     api_reply_header(c->rq, "Wpfs-Meta-Length", mlen);
   }
   api_reply(c->rq, 200, c->framed ? FRAMED_TYPE : "application/json", out, len);
@@ -273,7 +274,7 @@ static void call_keep(struct llfs_call *c, struct fetch_res *r)
   buf_init(&r->body, 0);      /* moved: the engine's copies are empty now */
   buf_init(&r->headers, 0);
   r->redirect = NULL;
-  snprintf(c->detail, sizeof c->detail, "%s", r->detail ? r->detail : "");
+  str_copy(c->detail, sizeof c->detail, r->detail ? r->detail : "");
   c->res.detail = c->detail;
   if(r->url && strcmp(r->url, c->in.url))
     c->url = mem_strdup(r->url);
@@ -403,7 +404,7 @@ static void h_fetch(struct api_req *rq, void *arg)
   c->svc = svc;
   c->rq = rq;
   c->framed = wants_framed(rq);
-  snprintf(c->req_id, sizeof c->req_id, "%s", api_req_id(rq));
+  str_copy(c->req_id, sizeof c->req_id, api_req_id(rq));
   int rc = llfs_req_decode(body, &svc->lim, &c->in, &err);
   json_decref(body);
   if(rc) {
