@@ -76,6 +76,13 @@ void metrics_lat_add(struct metrics_lat *h, uint64_t us)
   h->sum_s += s;
 }
 
+void metrics_lat_merge(struct metrics_lat *into, const struct metrics_lat *from)
+{
+  for(size_t i = 0; i <= METRICS_LAT_BUCKETS; i++)
+    into->count[i] += from->count[i];
+  into->sum_s += from->sum_s;
+}
+
 void metrics_lat_write(struct buf *b, const char *name, const char *labels,
                        const struct metrics_lat *h)
 {

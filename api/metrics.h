@@ -27,6 +27,8 @@ struct metrics_lat {
 };
 extern const double metrics_lat_bounds_s[METRICS_LAT_BUCKETS];
 void metrics_lat_add(struct metrics_lat *h, uint64_t us);
+/* into += from (histograms of several servers or threads). */
+void metrics_lat_merge(struct metrics_lat *into, const struct metrics_lat *from);
 void metrics_lat_write(struct buf *b, const char *name, const char *labels,
                        const struct metrics_lat *h);
 

@@ -1,7 +1,9 @@
 /* libmicrohttpd on the libuv loop. MHD runs without threads in epoll mode:
  * its epoll fd is watched by a uv_poll, its timeout by a uv_timer, and every
  * wake-up calls MHD_run once. Requests whose handler answers later are
- * suspended (MHD_suspend_connection) and resumed by api_reply. */
+ * suspended (MHD_suspend_connection) and resumed by api_reply. A server
+ * either listens itself or is a member of a group (group.c), which
+ * accepts for it on another thread. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,16 +18,13 @@
 #include "api/metrics.h"
 #include "api/req_int.h"
 #include "api/route.h"
+#include "api/srv_int.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/str.h"
 
 #define API_SRV_MAGIC 0x1f0c2b9du
-
-struct route_stats {
-  uint64_t by_class[6];  /* status / 100 */
-  struct metrics_lat lat;
-};
 
 struct api_srv {
   unsigned magic;
@@ -35,13 +34,52 @@ struct api_srv {
   uv_timer_t timer;
   struct api_srv_cfg cfg;
   int port;
-  int listen_fd;
-  size_t pending;
+  int listen_fd;             /* -1: not listening (quiesced, or a member) */
   uint64_t id_base;
   uint64_t id_seq;
-  struct route_stats *rs;  /* cfg.nroutes + 1 (last: built-in and unmatched) */
+  struct srv_counters own;   /* a server on its own */
+  struct srv_counters *ctr;  /* &own, or the group's slot of a member */
+  struct api_srv_group *group;
+  unsigned member;
+  bool conn_started;         /* MHD said STARTED inside MHD_add_connection */
   int handles_open;
 };
+
+/* ---- counters ---------------------------------------------------------- */
+
+void srv_counters_init(struct srv_counters *c, size_t nroutes)
+{
+  pthread_mutex_init(&c->mu, NULL);
+  c->nroutes = nroutes;
+  c->rs = xalloc((nroutes + 1) * sizeof *c->rs);
+  c->pending = 0;
+}
+
+void srv_counters_fini(struct srv_counters *c)
+{
+  pthread_mutex_destroy(&c->mu);
+  free(c->rs);
+  c->rs = NULL;
+}
+
+void srv_counters_add(struct srv_counters *into, struct srv_counters *from)
+{
+  pthread_mutex_lock(&from->mu);
+  for(size_t i = 0; i <= into->nroutes && i <= from->nroutes; i++) {
+    for(int c = 0; c < 6; c++)
+      into->rs[i].by_class[c] += from->rs[i].by_class[c];
+    metrics_lat_merge(&into->rs[i].lat, &from->rs[i].lat);
+  }
+  into->pending += from->pending;
+  pthread_mutex_unlock(&from->mu);
+}
+
+static void srv_pending_add(struct api_srv *s, int d)
+{
+  pthread_mutex_lock(&s->ctr->mu);
+  s->ctr->pending += (size_t)d;
+  pthread_mutex_unlock(&s->ctr->mu);
+}
 
 static void srv_run(struct api_srv *s);
 static void srv_on_timer(uv_timer_t *t);
@@ -52,8 +90,11 @@ static void srv_count(struct api_srv *s, struct api_req *rq)
 {
   size_t i = rq->route >= 0 ? (size_t)rq->route : s->cfg.nroutes;
   unsigned cls = rq->status / 100;
-  s->rs[i].by_class[cls < 6 ? cls : 0]++;
-  metrics_lat_add(&s->rs[i].lat, clock_mono_us() - rq->t_start_us);
+  uint64_t us = clock_mono_us() - rq->t_start_us;
+  pthread_mutex_lock(&s->ctr->mu);
+  s->ctr->rs[i].by_class[cls < 6 ? cls : 0]++;
+  metrics_lat_add(&s->ctr->rs[i].lat, us);
+  pthread_mutex_unlock(&s->ctr->mu);
 }
 
 static void srv_free_body(void *p) { mem_free(p); }
@@ -84,7 +125,7 @@ void api_srv_answered(struct api_srv *s, struct api_req *rq)
   if(!rq->suspended)
     return;
   rq->suspended = false;
-  s->pending--;
+  srv_pending_add(s, -1);
   MHD_resume_connection(rq->conn);
   uv_timer_start(&s->timer, srv_on_timer, 0, 0);
 }
@@ -106,7 +147,7 @@ static void srv_readyz(struct api_srv *s, struct api_req *rq)
   api_reply_json(rq, 200, json_pack("{s:s}", "status", "ready"));
 }
 
-static void srv_metrics_http(struct api_srv *s, struct buf *b)
+static void srv_metrics_http(struct api_srv *s, struct buf *b, const struct srv_counters *c)
 {
   static const char *cls[] = { "other", "1xx", "2xx", "3xx", "4xx", "5xx" };
   char name[128];
@@ -114,35 +155,73 @@ static void srv_metrics_http(struct api_srv *s, struct buf *b)
   snprintf(name, sizeof name, "%s_http_requests_total", s->cfg.service);
   metrics_family(b, name, "counter", "HTTP requests answered, by route and status class.");
   for(size_t i = 0; i <= s->cfg.nroutes; i++)
-    for(int c = 0; c < 6; c++)
-      if(s->rs[i].by_class[c]) {
+    for(int k = 0; k < 6; k++)
+      if(c->rs[i].by_class[k]) {
         snprintf(lb, sizeof lb, "route=\"%s\",code=\"%s\"",
-                 i < s->cfg.nroutes ? s->cfg.routes[i].name : "builtin", cls[c]);
-        metrics_sample_u(b, name, lb, s->rs[i].by_class[c]);
+                 i < s->cfg.nroutes ? s->cfg.routes[i].name : "builtin", cls[k]);
+        metrics_sample_u(b, name, lb, c->rs[i].by_class[k]);
       }
   snprintf(name, sizeof name, "%s_http_request_duration_seconds", s->cfg.service);
   metrics_family(b, name, "histogram", "Time from request arrival to answer, by route.");
   for(size_t i = 0; i <= s->cfg.nroutes; i++) {
     snprintf(lb, sizeof lb, "route=\"%s\"",
              i < s->cfg.nroutes ? s->cfg.routes[i].name : "builtin");
-    metrics_lat_write(b, name, lb, &s->rs[i].lat);
+    metrics_lat_write(b, name, lb, &c->rs[i].lat);
   }
+}
+
+/* How a group's connections are spread over its members. */
+static void srv_metrics_conns(struct api_srv *s, struct buf *b)
+{
+  char name[128], lb[32];
+  snprintf(name, sizeof name, "%s_http_connections", s->cfg.service);
+  metrics_family(b, name, "gauge", "Open client connections, by HTTP thread.");
+  for(unsigned i = 0; i < group_members(s->group); i++) {
+    snprintf(lb, sizeof lb, "thread=\"%u\"", i);
+    metrics_sample_u(b, name, lb, (uint64_t)group_conns(s->group, i));
+  }
+}
+
+/* The HTTP families count every member of a group: a scrape lands on one
+ * member, and must see the whole process. */
+static void srv_metrics_reply(struct api_srv *s, struct api_req *rq,
+                              void (*append)(struct buf *out, void *arg), void *arg)
+{
+  struct buf b;
+  struct srv_counters all;
+  char name[128];
+  srv_counters_init(&all, s->cfg.nroutes);
+  if(s->group)
+    group_sum(s->group, &all);
+  else
+    srv_counters_add(&all, s->ctr);
+  buf_init(&b, 8 << 20);
+  srv_metrics_http(s, &b, &all);
+  snprintf(name, sizeof name, "%s_http_requests_pending", s->cfg.service);
+  metrics_family(&b, name, "gauge", "Requests accepted and not yet answered.");
+  metrics_sample_u(&b, name, "", all.pending);
+  srv_counters_fini(&all);
+  if(s->group)
+    srv_metrics_conns(s, &b);
+  if(append)
+    append(&b, arg);
+  size_t len;
+  char *body = buf_steal(&b, &len);
+  api_reply(rq, 200, "text/plain; version=0.0.4", body, body ? len : 0);
+}
+
+void api_metrics_reply(struct api_req *rq, void (*append)(struct buf *out, void *arg),
+                       void *arg)
+{
+  srv_metrics_reply(rq->srv, rq, append, arg);
 }
 
 static void srv_metrics(struct api_srv *s, struct api_req *rq)
 {
-  struct buf b;
-  char name[128];
-  buf_init(&b, 8 << 20);
-  srv_metrics_http(s, &b);
-  snprintf(name, sizeof name, "%s_http_requests_pending", s->cfg.service);
-  metrics_family(&b, name, "gauge", "Requests accepted and not yet answered.");
-  metrics_sample_u(&b, name, "", s->pending);
-  if(s->cfg.metrics)
-    s->cfg.metrics(&b, s->cfg.arg);
-  size_t len;
-  char *body = buf_steal(&b, &len);
-  api_reply(rq, 200, "text/plain; version=0.0.4", body, body ? len : 0);
+  if(s->cfg.metrics_async)
+    s->cfg.metrics_async(rq, s->cfg.arg);
+  else
+    srv_metrics_reply(s, rq, s->cfg.metrics, s->cfg.arg);
 }
 
 static bool srv_builtin(struct api_srv *s, struct api_req *rq)
@@ -231,7 +310,7 @@ static void srv_req_id(struct api_srv *s, struct api_req *rq)
     memcpy(rq->id, h, n + 1);
     return;
   }
-  snprintf(rq->id, sizeof rq->id, "%016llx", (unsigned long long)(s->id_base + ++s->id_seq));
+  str_hex64(rq->id, s->id_base + ++s->id_seq);
 }
 
 static struct api_req *srv_req_new(struct api_srv *s, struct MHD_Connection *conn,
@@ -245,7 +324,7 @@ static struct api_req *srv_req_new(struct api_srv *s, struct MHD_Connection *con
   rq->conn = conn;
   rq->route = -1;
   rq->t_start_us = clock_mono_us();
-  snprintf(rq->method, sizeof rq->method, "%s", method);
+  str_copy(rq->method, sizeof rq->method, method);
   rq->path = mem_strdup(url);
   buf_init(&rq->body, s->cfg.max_body);
   if(!rq->path) {
@@ -265,7 +344,7 @@ static enum MHD_Result srv_after_handler(struct api_srv *s, struct api_req *rq)
   if(rq->st == API_RQ_ANSWERED)
     return srv_queue(s, rq);
   rq->suspended = true;
-  s->pending++;
+  srv_pending_add(s, 1);
   MHD_suspend_connection(rq->conn);
   return MHD_YES;
 }
@@ -312,7 +391,7 @@ static void srv_completed(void *cls, struct MHD_Connection *conn, void **con_cls
     return;
   if(rq->st == API_RQ_HANDLING) {  /* died before its answer */
     if(rq->suspended)
-      s->pending--;
+      srv_pending_add(s, -1);
     if(rq->on_abort)
       rq->on_abort(rq->abort_arg);
   }
@@ -355,7 +434,7 @@ static void srv_mhd_log(void *cls, const char *fmt, va_list ap)
   LOG(LOG_WARN, "http server: %s", msg);
 }
 
-static int srv_listen(const char *addr, long port, int *fd_out, int *port_out)
+int srv_listen(const char *addr, long port, int *fd_out, int *port_out)
 {
   struct sockaddr_storage ss = { 0 };
   struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
@@ -388,21 +467,46 @@ static int srv_listen(const char *addr, long port, int *fd_out, int *port_out)
   return 0;
 }
 
+/* A member's connections come from its group: MHD must tell when one
+ * ends, so that the group's count of live connections stays exact. */
+static void srv_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                            enum MHD_ConnectionNotificationCode code)
+{
+  struct api_srv *s = cls;
+  (void)conn;
+  (void)socket_ctx;
+  if(code == MHD_CONNECTION_NOTIFY_STARTED)
+    s->conn_started = true;
+  else if(code == MHD_CONNECTION_NOTIFY_CLOSED)
+    group_conn_closed(s->group, s->member);
+}
+
 static int srv_mhd_start(struct api_srv *s)
 {
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
                    MHD_USE_TURBO;
-  s->d = MHD_start_daemon(
-    flags, 0, NULL, NULL, srv_access, s,
-    MHD_OPTION_EXTERNAL_LOGGER, srv_mhd_log, s,
-    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listen_fd,
-    MHD_OPTION_NOTIFY_COMPLETED, srv_completed, s,
-    MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_conns,
-    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.conn_timeout_s,
+  struct MHD_OptionItem opts[] = {
+    { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)srv_mhd_log, s },
+    { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)srv_completed, s },
+    { MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->cfg.max_conns, NULL },
+    { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.conn_timeout_s, NULL },
     /* MHD clears this pool for every request: 32 KiB holds any sane
      * request head (431 beyond) without paying for 64. */
-    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-    MHD_OPTION_END);
+    { MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      (intptr_t)(s->cfg.conn_memory ? s->cfg.conn_memory : 32 * 1024), NULL },
+    { MHD_OPTION_END, 0, NULL },   /* the listening socket, or the notifier */
+    { MHD_OPTION_END, 0, NULL },
+  };
+  size_t last = sizeof opts / sizeof opts[0] - 2;
+  if(s->group) {
+    flags |= MHD_USE_NO_LISTEN_SOCKET;
+    opts[last] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
+                                          (intptr_t)srv_conn_notify, s };
+  } else {
+    opts[last] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, s->listen_fd, NULL };
+  }
+  s->d = MHD_start_daemon(flags, 0, NULL, NULL, srv_access, s, MHD_OPTION_ARRAY, opts,
+                          MHD_OPTION_END);
   if(!s->d)
     return EIO;
   const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -414,40 +518,98 @@ static int srv_mhd_start(struct api_srv *s)
   return 0;
 }
 
-int api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out)
+static struct api_srv *srv_new(uv_loop_t *loop, const struct api_srv_cfg *cfg)
 {
   struct api_srv *s = xalloc(sizeof *s);
   s->magic = API_SRV_MAGIC;
   s->loop = loop;
   s->cfg = *cfg;
-  s->rs = xalloc((cfg->nroutes + 1) * sizeof *s->rs);
+  s->listen_fd = -1;
+  srv_counters_init(&s->own, cfg->nroutes);
+  s->ctr = &s->own;
   if(getrandom(&s->id_base, sizeof s->id_base, 0) != sizeof s->id_base)
     s->id_base = clock_wall_ms() << 20;
-  int e = srv_listen(cfg->listen_addr, cfg->port, &s->listen_fd, &s->port);
-  if(e) {
-    LOG(LOG_ERROR, "cannot listen on %s:%ld: %s", cfg->listen_addr, cfg->port, strerror(e));
-    free(s->rs);
-    free(s);
-    return e;
-  }
-  uv_timer_init(loop, &s->timer);
+  return s;
+}
+
+static void srv_free(struct api_srv *s)
+{
+  srv_counters_fini(&s->own);
+  s->magic = 0;
+  free(s);
+}
+
+/* The daemon and the loop handles, once s knows how it gets connections. */
+static int srv_launch(struct api_srv *s)
+{
+  uv_timer_init(s->loop, &s->timer);
   s->timer.data = s;
-  if((e = srv_mhd_start(s)) != 0) {
+  int e = srv_mhd_start(s);
+  if(e) {
     LOG(LOG_ERROR, "cannot start the HTTP server");
-    close(s->listen_fd);
+    if(s->d)
+      MHD_stop_daemon(s->d);
     uv_close((uv_handle_t *)&s->timer, NULL);
-    uv_run(loop, UV_RUN_NOWAIT);
-    free(s->rs);
-    free(s);
+    uv_run(s->loop, UV_RUN_NOWAIT);
     return e;
   }
   srv_run(s);
+  return 0;
+}
+
+int api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out)
+{
+  struct api_srv *s = srv_new(loop, cfg);
+  int e = srv_listen(cfg->listen_addr, cfg->port, &s->listen_fd, &s->port);
+  if(e) {
+    LOG(LOG_ERROR, "cannot listen on %s:%ld: %s", cfg->listen_addr, cfg->port, strerror(e));
+    srv_free(s);
+    return e;
+  }
+  if((e = srv_launch(s)) != 0) {
+    close(s->listen_fd);
+    srv_free(s);
+    return e;
+  }
   *out = s;
   return 0;
 }
 
+int srv_start_member(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv_group *g,
+                     unsigned i, struct api_srv **out)
+{
+  struct api_srv *s = srv_new(loop, cfg);
+  s->group = g;
+  s->member = i;
+  s->port = api_group_port(g);
+  s->ctr = group_counters(g, i);
+  int e = srv_launch(s);
+  if(e) {
+    srv_free(s);
+    return e;
+  }
+  *out = s;
+  return 0;
+}
+
+int srv_add_conn(struct api_srv *s, int fd, const struct sockaddr *sa, socklen_t len)
+{
+  s->conn_started = false;
+  if(MHD_add_connection(s->d, fd, sa, len) != MHD_YES && !s->conn_started)
+    return -1;   /* MHD closed fd without ever counting it */
+  uv_timer_start(&s->timer, srv_on_timer, 0, 0);   /* MHD_run reads it */
+  return 0;
+}
+
 int api_srv_port(const struct api_srv *s) { return s->port; }
-size_t api_srv_pending(const struct api_srv *s) { return s->pending; }
+
+size_t api_srv_pending(const struct api_srv *s)
+{
+  pthread_mutex_lock(&s->ctr->mu);
+  size_t n = s->ctr->pending;
+  pthread_mutex_unlock(&s->ctr->mu);
+  return n;
+}
 
 void api_srv_quiesce(struct api_srv *s)
 {
@@ -462,11 +624,8 @@ void api_srv_quiesce(struct api_srv *s)
 static void srv_on_close(uv_handle_t *h)
 {
   struct api_srv *s = h->data;
-  if(--s->handles_open == 0) {
-    s->magic = 0;
-    free(s->rs);
-    free(s);
-  }
+  if(--s->handles_open == 0)
+    srv_free(s);
 }
 
 void api_srv_stop(struct api_srv **sp)
@@ -476,6 +635,8 @@ void api_srv_stop(struct api_srv **sp)
     return;
   *sp = NULL;
   api_srv_quiesce(s);
+  if(s->group)
+    group_leave(s->group, s->member);
   /* MHD resumes and closes suspended connections itself; our completion
    * hook then runs each request's abort hook. */
   MHD_stop_daemon(s->d);

@@ -37,6 +37,8 @@ struct api_srv_cfg {
   size_t      max_body;     /* request bodies over this get 413 */
   long        max_conns;
   long        conn_timeout_s;
+  size_t      conn_memory;  /* per connection, cleared for every request;
+                               bounds the request head (0: 32 KiB) */
   const struct api_route *routes;
   size_t      nroutes;
   void       *arg;          /* handed to handlers and hooks */
@@ -44,6 +46,10 @@ struct api_srv_cfg {
   int  (*ready)(void *arg, char *why, size_t whylen);
   /* /metrics: the service appends its own families. */
   void (*metrics)(struct buf *out, void *arg);
+  /* Or, when the service's counters must be read elsewhere (another
+   * thread's loop): take the request, answer it later with
+   * api_metrics_reply. */
+  void (*metrics_async)(struct api_req *rq, void *arg);
 };
 
 int  api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out);
@@ -54,6 +60,32 @@ void api_srv_quiesce(struct api_srv *s);
 size_t api_srv_pending(const struct api_srv *s);
 /* Abort what is pending (503), close everything, free. */
 void api_srv_stop(struct api_srv **sp);
+
+/* A group: several servers on one port, each on its own loop and thread
+ * (llfs --workers). The group listens, and accepts on the loop it is made
+ * on, handing each new connection to the next member in turn;
+ * cfg->max_conns bounds the connections of all members together, and
+ * /metrics of any member counts the requests of all of them. Members are
+ * ordinary servers otherwise (api_srv_pending, api_srv_stop...), except
+ * that api_srv_quiesce does nothing to them: api_group_quiesce stops the
+ * accepting for all. */
+struct api_srv_group;
+/* Bind and listen (cfg's address, port and max_conns); nothing is
+ * accepted before api_group_accept. */
+int  api_group_new(uv_loop_t *loop, const struct api_srv_cfg *cfg, unsigned members,
+                   struct api_srv_group **out);
+int  api_group_port(const struct api_srv_group *g);
+/* Member i (< members), on loop: call it on loop's thread. cfg is the
+ * group's but for arg (and the hooks), which are the member's own. */
+int  api_group_join(struct api_srv_group *g, unsigned i, uv_loop_t *loop,
+                    const struct api_srv_cfg *cfg, struct api_srv **out);
+/* Start accepting (once the members have joined); on the group's loop. */
+void api_group_accept(struct api_srv_group *g);
+/* Close the listening socket: new connections are refused at once;
+ * members go on with the connections they have. */
+void api_group_quiesce(struct api_srv_group *g);
+/* Once every member is stopped: close and free (run the loop after). */
+void api_group_free(struct api_srv_group **gp);
 
 /* Reading the request. Strings live as long as the request. */
 const char *api_req_method(const struct api_req *rq);
@@ -71,6 +103,10 @@ void api_reply_header(struct api_req *rq, const char *name, const char *value);
 void api_reply(struct api_req *rq, unsigned status, const char *ctype, char *body,
                size_t len);
 void api_reply_json(struct api_req *rq, unsigned status, json_t *j);
+/* Answer a request given to metrics_async: the server's families, then
+ * what append writes. */
+void api_metrics_reply(struct api_req *rq, void (*append)(struct buf *out, void *arg),
+                       void *arg);
 /* RFC 9457 problem: type is the stable slug ("invalid-url"), turned into
  * "urn:wpfs:problem:<slug>"; ext (may be NULL) adds members. */
 void api_problem(struct api_req *rq, unsigned status, const char *type,

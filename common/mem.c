@@ -5,20 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Atomic: the crawler allocates on its disk thread too. */
+/* Process-wide, because blocks cross threads (the crawler's disk thread
+ * frees what the loop allocated; llfs's HTTP threads hand calls to the
+ * engine). Relaxed atomics: only the totals matter, and the common path
+ * (no failure armed) is a plain load plus one uncontended-in-practice add. */
 static atomic_ulong fail_at;  /* countdown; 0 = off */
 static atomic_long  live;
 
+#define LIVE_ADD(d) atomic_fetch_add_explicit(&live, (d), memory_order_relaxed)
+
 static int mem_should_fail(void)
 {
-  unsigned long k = atomic_load(&fail_at);
+  unsigned long k = atomic_load_explicit(&fail_at, memory_order_relaxed);
   while(k != 0 && !atomic_compare_exchange_weak(&fail_at, &k, k - 1))
     ;
   return k == 1;
 }
 
-void mem_fail_at(unsigned long k) { fail_at = k; }
-long mem_live(void) { return live; }
+void mem_fail_at(unsigned long k) { atomic_store(&fail_at, k); }
+long mem_live(void) { return atomic_load(&live); }
 
 void *mem_alloc(size_t n)
 {
@@ -26,7 +31,7 @@ void *mem_alloc(size_t n)
     return NULL;
   void *p = malloc(n ? n : 1);
   if(p)
-    live++;
+    LIVE_ADD(1);
   return p;
 }
 
@@ -36,7 +41,7 @@ void *mem_calloc(size_t n, size_t size)
     return NULL;
   void *p = calloc(n ? n : 1, size ? size : 1);
   if(p)
-    live++;
+    LIVE_ADD(1);
   return p;
 }
 
@@ -46,7 +51,7 @@ void *mem_realloc(void *p, size_t n)
     return NULL;
   void *q = realloc(p, n ? n : 1);
   if(q && !p)
-    live++;
+    LIVE_ADD(1);
   return q;
 }
 
@@ -66,7 +71,7 @@ void mem_free(void *p)
 {
   if(!p)
     return;
-  live--;
+  LIVE_ADD(-1);
   free(p);
 }
 

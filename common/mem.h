@@ -16,7 +16,9 @@ void *xalloc(size_t n);
 char *xstrdup(const char *s);
 
 /* Test hooks: make the k-th allocation from now fail (0 = never), and count
- * blocks handed out and not yet freed through mem_*. */
+ * blocks handed out and not yet freed through mem_*. Both are process-wide
+ * (relaxed atomics): blocks may be freed on another thread than their
+ * allocator's, and the count must still come back to zero. */
 void   mem_fail_at(unsigned long k);
 long   mem_live(void);
 

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "common/str.h"
 #include "common/url_int.h"
 
 static bool name_char(unsigned char c)
@@ -24,8 +25,13 @@ static bool ip_is_canonical(int af, const char *txt)
 {
   unsigned char a[16];
   char back[INET6_ADDRSTRLEN];
-  return inet_pton(af, txt, a) == 1 && inet_ntop(af, a, back, sizeof back) &&
-         strcmp(back, txt) == 0;
+  if(inet_pton(af, txt, a) != 1)
+    return false;
+  if(af == AF_INET)
+    str_ipv4(back, a);
+  else if(!inet_ntop(af, a, back, sizeof back))
+    return false;
+  return strcmp(back, txt) == 0;
 }
 
 static bool labels_ok(const char *h, size_t n)

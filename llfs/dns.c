@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/mem.h"
+#include "common/str.h"
 #include "llfs/dns_int.h"
 
 _Noreturn void dns_panic(const char *file, int line, const char *what)
@@ -64,7 +65,9 @@ int dns_addr_parse(const char *s, size_t n, struct dns_addr *out)
 
 void dns_addr_format(const struct dns_addr *a, char *out, size_t outlen)
 {
-  if(!inet_ntop(a->family, a->b, out, (socklen_t)outlen) && outlen)
+  if(a->family == AF_INET && outlen >= INET_ADDRSTRLEN)
+    str_ipv4(out, a->b);   /* once or twice per fetch: no sprintf */
+  else if(!inet_ntop(a->family, a->b, out, (socklen_t)outlen) && outlen)
     out[0] = '\0';
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/str.h"
 #include "llfs/fetch_int.h"
 
 _Noreturn void fetch_panic(const char *file, int line, const char *what)
@@ -284,7 +285,7 @@ static enum outcome job_fill(struct fetch_job *j, const struct fetch_req *rq)
   j->timeout_ms = clamp_l(rq->timeout_ms, c->timeout_ms);
   j->max_body = clamp_z(rq->max_body, c->max_body_bytes);
   j->max_decoded = clamp_z(rq->max_decoded, c->max_decoded_bytes);
-  snprintf(j->req_id, sizeof j->req_id, "%s", rq->req_id ? rq->req_id : "");
+  str_copy(j->req_id, sizeof j->req_id, rq->req_id ? rq->req_id : "");
   fetch_res_init(&j->res, c->max_header_bytes, j->max_decoded);
   j->res.url = j->u.canon;
   return OUTCOME_OK;

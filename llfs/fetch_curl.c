@@ -1,5 +1,5 @@
-/* libcurl's multi socket API on the libuv loop, and one transfer per job:
- * options (pinned address, limits, no redirects), the write, header,
+/* One libcurl transfer per job on the fetcher's multi handle (its sockets
+ * and timer on the loop: fetch_sock.c): options (pinned address, limits, no redirects), the write, header,
  * progress and open-socket callbacks that enforce the caps and the guard,
  * and the mapping of CURLE_* to outcomes (only this file sees them). */
 #include <errno.h>
@@ -7,122 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/str.h"
 #include "llfs/fetch_int.h"
 
-/* ---- the multi handle on the loop ---- */
-
-static void fc_check_done(struct fetcher *f);
-
-static void fc_on_poll(uv_poll_t *p, int status, int events)
-{
-  struct fetch_sock *s = p->data;
-  FETCH_CHECK(s && s->magic == FETCH_SOCK_MAGIC);
-  struct fetcher *f = s->f;
-  int running, flags = 0;
-  /* On a socket error (a reset) libuv stops the handle and reports no
-   * events: let libcurl read, so it takes what arrived before the error
-   * and finds the errno itself, then watch again if it still wants to. */
-  if(status < 0)
-    events = UV_READABLE | UV_WRITABLE;
-  if(events & UV_READABLE)
-    flags |= CURL_CSELECT_IN;
-  if(events & UV_WRITABLE)
-    flags |= CURL_CSELECT_OUT;
-  curl_multi_socket_action(f->multi, s->fd, flags, &running);
-  if(status < 0 && !s->closing)
-    uv_poll_start(&s->poll, s->events, fc_on_poll);
-  fc_check_done(f);
-}
-
-static void fc_on_uv_timer(uv_timer_t *t)
-{
-  struct fetcher *f = t->data;
-  int running;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC);
-  curl_multi_socket_action(f->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-  fc_check_done(f);
-}
-
-static int fc_on_timer(CURLM *m, long ms, void *userp)
-{
-  struct fetcher *f = userp;
-  (void)m;
-  if(ms < 0)
-    uv_timer_stop(&f->curl_timer);
-  else
-    uv_timer_start(&f->curl_timer, fc_on_uv_timer, (uint64_t)ms, 0);
-  return 0;
-}
-
-static void fc_sock_closed(uv_handle_t *h)
-{
-  struct fetch_sock *s = h->data;
-  struct fetcher *f = s->f;
-  s->magic = 0;
-  mem_free(s);
-  fetch_unref(f);
-}
-
-static void fc_sock_close(struct fetcher *f, struct fetch_sock *s)
-{
-  if(s->prev)
-    s->prev->next = s->next;
-  else
-    f->socks = s->next;
-  if(s->next)
-    s->next->prev = s->prev;
-  s->closing = true;
-  uv_poll_stop(&s->poll);
-  uv_close((uv_handle_t *)&s->poll, fc_sock_closed);
-}
-
-static struct fetch_sock *fc_sock_open(struct fetcher *f, curl_socket_t fd)
-{
-  struct fetch_sock *s = mem_calloc(1, sizeof *s);
-  if(!s)
-    return NULL;
-  if(uv_poll_init_socket(f->loop, &s->poll, fd)) {
-    mem_free(s);
-    return NULL;
-  }
-  s->magic = FETCH_SOCK_MAGIC;
-  s->fd = fd;
-  s->f = f;
-  s->poll.data = s;
-  s->next = f->socks;
-  if(f->socks)
-    f->socks->prev = s;
-  f->socks = s;
-  f->open_handles++;
-  return s;
-}
-
-static int fc_on_socket(CURL *e, curl_socket_t fd, int what, void *userp, void *socketp)
-{
-  struct fetcher *f = userp;
-  struct fetch_sock *s = socketp;
-  (void)e;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC && (!s || s->magic == FETCH_SOCK_MAGIC));
-  if(what == CURL_POLL_REMOVE) {
-    if(s) {
-      curl_multi_assign(f->multi, fd, NULL);
-      fc_sock_close(f, s);
-    }
-    return 0;
-  }
-  if(!s) {
-    if(!(s = fc_sock_open(f, fd)))
-      return -1;
-    curl_multi_assign(f->multi, fd, s);
-  }
-  s->events = (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
-  uv_poll_start(&s->poll, s->events, fc_on_poll);
-  return 0;
-}
+/* ---- the multi handle ---- */
 
 int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
 {
@@ -131,19 +22,13 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
     return -1;
   }
   f->curl_global = true;
-  uv_timer_init(f->loop, &f->curl_timer);
-  f->curl_timer.data = f;
-  f->open_handles++;
   f->multi = curl_multi_init();
   f->share = curl_share_init();
   if(!f->multi || !f->share) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  curl_multi_setopt(f->multi, CURLMOPT_SOCKETFUNCTION, fc_on_socket);
-  curl_multi_setopt(f->multi, CURLMOPT_SOCKETDATA, f);
-  curl_multi_setopt(f->multi, CURLMOPT_TIMERFUNCTION, fc_on_timer);
-  curl_multi_setopt(f->multi, CURLMOPT_TIMERDATA, f);
+  fetch_sock_init(f);
   curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, f->cfg.max_host_connections);
   curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->cfg.max_connections);
   curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
@@ -160,10 +45,7 @@ void fetch_curl_fini(struct fetcher *f)
     curl_share_cleanup(f->share);
   f->multi = NULL;
   f->share = NULL;
-  while(f->socks)
-    fc_sock_close(f, f->socks);
-  if(f->curl_timer.data)
-    uv_close((uv_handle_t *)&f->curl_timer, fetch_handle_closed);
+  fetch_sock_fini(f);
   if(f->curl_global)
     curl_global_cleanup();
   f->curl_global = false;
@@ -254,7 +136,7 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
     j->sock_blocked = v;
     return CURL_SOCKET_BAD;
   }
-  curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  curl_socket_t fd = fetch_sock_open(j->f, a->family, a->socktype, a->protocol);
   if(fd != CURL_SOCKET_BAD) {
     j->opened = true;
     j->f->st.conn_opened++;
@@ -367,7 +249,7 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_HTTP_VERSION, &v);
   r->http_version = r->status ? fc_http_version(v) : 0;
   if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
-    snprintf(r->addr, sizeof r->addr, "%s", s);
+    str_copy(r->addr, sizeof r->addr, s);
   if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
     r->port = (unsigned)v;
   s = NULL;
@@ -392,7 +274,7 @@ static void fc_done(struct fetch_job *j, CURLcode rc)
   job_finish(j, o, o ? detail : "");
 }
 
-static void fc_check_done(struct fetcher *f)
+void fetch_curl_check_done(struct fetcher *f)
 {
   CURLMsg *m;
   int left;
@@ -411,9 +293,20 @@ static void fc_check_done(struct fetcher *f)
  * the URL's name. */
 static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
 {
-  char ip[64], line[96];
-  dns_addr_format(a, ip, sizeof ip);
-  snprintf(line, sizeof line, a->family == AF_INET6 ? "::[%s]:%u" : "::%s:%u", ip, j->u.port);
+  char line[96];
+  const char *ip = j->res.addr;   /* formatted by the caller */
+  size_t n = 0, iplen = strlen(ip);
+  bool v6 = a->family == AF_INET6;
+  line[n++] = ':';
+  line[n++] = ':';
+  if(v6)
+    line[n++] = '[';
+  memcpy(line + n, ip, iplen);
+  n += iplen;
+  if(v6)
+    line[n++] = ']';
+  line[n++] = ':';
+  str_u64(line + n, j->u.port);
   struct curl_slist *l = curl_slist_append(NULL, line);
   if(!l)
     return -1;
@@ -423,75 +316,91 @@ static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
 
 static void fc_limits(struct fetch_job *j)
 {
-  const struct fetch_cfg *c = &j->f->cfg;
   uint64_t now = clock_mono_ms();
   long left = j->deadline_ms > now ? (long)(j->deadline_ms - now) : 1;
   curl_easy_setopt(j->easy, CURLOPT_TIMEOUT_MS, left);
   curl_easy_setopt(j->easy, CURLOPT_CONNECTTIMEOUT_MS, j->connect_ms < left ? j->connect_ms : left);
-  if(c->low_speed_bytes) {
-    curl_easy_setopt(j->easy, CURLOPT_LOW_SPEED_LIMIT, (long)c->low_speed_bytes);
-    curl_easy_setopt(j->easy, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
-  }
   /* libcurl's own timeout should end the transfer; ours is the backstop. */
   job_rearm(j, (uint64_t)left + 2000);
 }
 
-static void fc_callbacks(struct fetch_job *j)
+/* What is the same for every fetch, set once per handle: a kept handle is
+ * not reset between fetches (curl_easy_reset and setting all of this
+ * again cost more than a tenth of libcurl's work per fetch). */
+static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
 {
-  CURL *e = j->easy;
-  curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)j);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, j);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, j);
-  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
-  curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
-  curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fc_on_open);
-  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
-}
-
-static CURLcode fc_setopts(struct fetch_job *j)
-{
-  const struct fetch_cfg *c = &j->f->cfg;
-  CURL *e = j->easy;
-  CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, j->u.canon);
-  if(!rc)
-    rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  const struct fetch_cfg *c = &f->cfg;
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   if(!rc)
     rc = curl_easy_setopt(e, CURLOPT_PROXY, "");   /* ignore *_proxy variables */
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
+  if(!rc && c->tls_ca_file)
+    rc = curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
   if(rc)
     return rc;
-  curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to);
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-  curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
+  curl_easy_setopt(e, CURLOPT_SHARE, f->share);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
+  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
+  curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fc_on_open);
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, fetch_sock_close);
+  curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, f);
+  if(c->low_speed_bytes) {
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, (long)c->low_speed_bytes);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
+  }
+  return CURLE_OK;
+}
+
+/* What is the job's: every one of these is set for each fetch. */
+static CURLcode fc_setopts(struct fetch_job *j)
+{
+  CURL *e = j->easy;
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, j->u.canon);
+  if(rc)
+    return rc;
+  curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to);
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, j->hdrs);
-  curl_easy_setopt(e, CURLOPT_SHARE, j->f->share);
-  if(c->tls_ca_file)
-    curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
-  if(j->method == FETCH_HEAD)
-    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-  fc_callbacks(j);
+  curl_easy_setopt(e, CURLOPT_NOBODY, j->method == FETCH_HEAD ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)j);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, j);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, j);
+  curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
   fc_limits(j);
   return CURLE_OK;
 }
 
 static CURL *fc_easy_get(struct fetcher *f)
 {
-  return f->neasy_pool ? f->easy_pool[--f->neasy_pool] : curl_easy_init();
+  if(f->neasy_pool)
+    return f->easy_pool[--f->neasy_pool];
+  CURL *e = curl_easy_init();
+  if(e && fc_easy_setup(f, e)) {
+    curl_easy_cleanup(e);
+    return NULL;
+  }
+  return e;
 }
 
-/* Keep a finished handle (options reset; connections live in the multi). */
+/* Keep a finished handle for the next fetch (connections live in the
+ * multi); it must hold nothing libcurl could read of the finished job. */
 static void fc_easy_put(struct fetcher *f, CURL *e)
 {
   if(f->neasy_pool < FETCH_EASY_POOL && !f->freeing) {
-    curl_easy_reset(e);
+    curl_easy_setopt(e, CURLOPT_CONNECT_TO, NULL);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, NULL);
     f->easy_pool[f->neasy_pool++] = e;
     return;
   }

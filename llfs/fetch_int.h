@@ -1,7 +1,8 @@
 #ifndef WPFS_LLFS_FETCH_INT_H
 #define WPFS_LLFS_FETCH_INT_H
 /* Private to llfs/fetch*.c: the fetcher, its jobs and the seams between
- * the job life cycle (fetch.c), the libcurl glue (fetch_curl.c), the URL
+ * the job life cycle (fetch.c), the libcurl glue (fetch_curl.c and its
+ * sockets, fetch_sock.c), the URL
  * split (fetch_url.c), results (fetch_res.c) and counters (fetch_stats.c). */
 #include <curl/curl.h>
 
@@ -75,15 +76,17 @@ struct fetch_job {
   struct fetch_res  res;
 };
 
+/* The watcher of one socket libcurl opened (fetch_sock.c). */
 struct fetch_sock {
   uv_poll_t          poll;          /* first: the handle's data is the sock */
   unsigned           magic;
 #define FETCH_SOCK_MAGIC 0x3a58c1e7u
   curl_socket_t      fd;
-  int                events;       /* UV_READABLE/UV_WRITABLE libcurl wants */
+  int                want;          /* UV_READABLE/UV_WRITABLE libcurl wants;
+                                       0 while idle in the connection cache */
+  int                watching;      /* what the uv_poll is started with */
   bool               closing;
   struct fetcher    *f;
-  struct fetch_sock *prev, *next;
 };
 
 struct fetcher {
@@ -97,7 +100,8 @@ struct fetcher {
   uv_timer_t        curl_timer;
   uv_timer_t        kick;         /* reaps f->done, admits from f->queue */
   uv_timer_t        stop_timer;   /* shutdown deadline */
-  struct fetch_sock *socks;
+  struct fetch_sock **sock_by_fd;  /* watchers by fd number */
+  size_t            nsock_by_fd, nsocks;
   struct job_list   queue, active, done;
   struct fetch_stats st;
   int               open_handles;
@@ -125,8 +129,19 @@ void fetch_unref(struct fetcher *f);
 /* Move the job's deadline timer to ms from now. */
 void job_rearm(struct fetch_job *j, uint64_t ms);
 
+/* fetch_sock.c */
+void fetch_sock_init(struct fetcher *f);
+void fetch_sock_fini(struct fetcher *f);
+/* CURLOPT_OPENSOCKETFUNCTION's socket(2), with its watcher. */
+curl_socket_t fetch_sock_open(struct fetcher *f, int family, int type, int protocol);
+/* CURLOPT_CLOSESOCKETFUNCTION (clientp: the fetcher, which outlives every
+ * connection, unlike the job that opened it). */
+int fetch_sock_close(void *clientp, curl_socket_t fd);
+
 /* fetch_curl.c */
 int  fetch_curl_init(struct fetcher *f, char *err, size_t errlen);
+/* Finish the transfers libcurl reports done. */
+void fetch_curl_check_done(struct fetcher *f);
 void fetch_curl_fini(struct fetcher *f);
 /* Start the transfer of a resolved, guarded job; outcome 0 or the error
  * that ended it (the caller then finishes the job). */

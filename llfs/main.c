@@ -1,18 +1,22 @@
-/* llfs: the low-level fetcher service. Process concerns only: config,
- * loop, HTTP server, signals and the graceful stop. */
+/* llfs: the low-level fetcher service. Process concerns only: config, the
+ * engine and the listening socket on this thread's loop, the HTTP threads
+ * (http.c), signals and the graceful stop. */
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
+#include "llfs/http.h"
 #include "llfs/svc.h"
 
 struct llfs_cfg {
+  long   http_threads;
   char  *listen_addr;
   long   listen_port;
   char  *log_level;
@@ -27,6 +31,8 @@ struct llfs_cfg {
 #define OFF(f) offsetof(struct llfs_cfg, f)
 static const struct cfg_key llfs_keys[] = {
   FETCH_CFG_KEYS(OFF(fetch)),
+  { "http_threads", CFG_INT, OFF(http_threads), "0", 0, 256, NULL,
+    "threads serving HTTP beside the engine's (0: one per online CPU)" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
   { "listen_port", CFG_INT, OFF(listen_port), "8081", 0, 65535, NULL,
@@ -48,82 +54,112 @@ static const struct cfg_prog llfs_prog = {
   llfs_keys, sizeof llfs_keys / sizeof llfs_keys[0],
 };
 
+/* libmicrohttpd clears a connection's memory for every request: 8 KiB
+ * holds the gateway's request heads many times over (a head over 7-8 KiB
+ * gets 431), and clearing 32 KiB per fetch counted for as many
+ * instructions as the rest of the server's request handling (callgrind
+ * under tests/bench/bench_llfs.sh), and flushed the L1 cache. */
+#define LLFS_CONN_MEMORY (8 * 1024)
+
 struct llfs_proc {
   uv_loop_t *loop;
   struct llfs_cfg cfg;
-  struct llfs_svc svc;
-  struct api_srv *srv;
+  struct llfs_engine engine;    /* on this thread's loop */
+  struct api_srv_group *group;  /* the listening socket, accepted on this loop */
+  struct llfs_https https;
+  bool stopping;
   uv_signal_t sigterm, sigint;
-  uv_timer_t drain;
 };
 
 static void proc_close_all(struct llfs_proc *p)
 {
-  api_srv_stop(&p->srv);
-  fetcher_free(&p->svc.f);
-  buf_free(&p->svc.meta);
+  https_close(&p->https);     /* joins: no HTTP thread runs past this */
+  engine_close(&p->engine);   /* calls still out are dropped here */
+  https_free(&p->https);
+  api_group_free(&p->group);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
-  uv_close((uv_handle_t *)&p->drain, NULL);
 }
 
-/* Answers of the last fetches are queued; give MHD a moment to send them. */
-static void proc_on_drain(uv_timer_t *t)
+/* Every answer is handed to an HTTP server and sent. */
+static void proc_drained(void *arg)
 {
-  struct llfs_proc *p = t->data;
-  if(api_srv_pending(p->srv) > 0 || p->svc.calls_live > 0)
-    return;
-  uv_timer_stop(t);
+  struct llfs_proc *p = arg;
   LOG(LOG_INFO, "stopped");
   proc_close_all(p);
 }
 
+/* The engine's fetches are done (or cut at the grace): the HTTP threads
+ * report once their last answers are out. */
 static void proc_fetches_done(void *arg)
 {
   struct llfs_proc *p = arg;
-  uv_timer_start(&p->drain, proc_on_drain, 100, 50);
+  https_drain(&p->https);
 }
 
 static void proc_on_signal(uv_signal_t *s, int signum)
 {
   struct llfs_proc *p = s->data;
-  if(p->svc.stopping)
+  struct fetch_stats st;
+  if(p->stopping)
     return;
-  LOG(LOG_INFO, "signal %d: stopping, %lu fetches in flight, grace %ld ms", signum,
-      p->svc.calls_live, p->cfg.shutdown_grace_ms);
-  p->svc.stopping = true;
-  api_srv_quiesce(p->srv);
-  fetcher_shutdown(p->svc.f, p->cfg.shutdown_grace_ms, proc_fetches_done, p);
+  p->stopping = true;
+  fetcher_stats(p->engine.f, &st);
+  LOG(LOG_INFO, "signal %d: stopping, %llu fetches in flight, grace %ld ms", signum,
+      (unsigned long long)(st.in_flight + st.queued), p->cfg.shutdown_grace_ms);
+  atomic_store_explicit(&p->https.sh.stopping, true, memory_order_relaxed);
+  api_group_quiesce(p->group);
+  fetcher_shutdown(p->engine.f, p->cfg.shutdown_grace_ms, proc_fetches_done, p);
+}
+
+static unsigned proc_nthreads(const struct llfs_cfg *c)
+{
+  long n = c->http_threads ? c->http_threads : sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
+static void proc_https_cfg(struct llfs_proc *p, const struct api_srv_cfg *sc)
+{
+  struct llfs_https *hs = &p->https;
+  hs->engine = &p->engine;
+  hs->lim = (struct llfs_limits){
+    .connect_timeout_ms = p->cfg.fetch.connect_timeout_ms, .timeout_ms = p->cfg.fetch.timeout_ms,
+    .max_body = p->cfg.fetch.max_body_bytes, .max_decoded = p->cfg.fetch.max_decoded_bytes,
+    .max_url_len = (size_t)p->cfg.max_url_len,
+  };
+  hs->srv = *sc;
+  hs->group = p->group;
+  hs->n = proc_nthreads(&p->cfg);
+  hs->drained = proc_drained;
+  hs->drained_arg = p;
 }
 
 static int proc_start(struct llfs_proc *p)
 {
   char err[256];
-  p->svc.magic = LLFS_SVC_MAGIC;
-  buf_init(&p->svc.meta, 0);  /* each answer sets its own cap (svc.c) */
-  p->svc.lim = (struct llfs_limits){
-    .connect_timeout_ms = p->cfg.fetch.connect_timeout_ms, .timeout_ms = p->cfg.fetch.timeout_ms,
-    .max_body = p->cfg.fetch.max_body_bytes, .max_decoded = p->cfg.fetch.max_decoded_bytes,
-    .max_url_len = (size_t)p->cfg.max_url_len,
-  };
-  p->svc.f = fetcher_new(p->loop, &p->cfg.fetch, err, sizeof err);
-  if(!p->svc.f) {
+  if(engine_start(&p->engine, p->loop, &p->cfg.fetch, err, sizeof err)) {
     LOG(LOG_ERROR, "fetcher: %s", err);
     return -1;
   }
   struct api_srv_cfg sc = {
     .service = "llfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
     .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 120,
-    .routes = llfs_routes, .nroutes = llfs_nroutes, .arg = &p->svc,
-    .ready = llfs_ready, .metrics = llfs_metrics,
+    .conn_memory = LLFS_CONN_MEMORY,
+    .routes = llfs_routes, .nroutes = llfs_nroutes,
+    .ready = llfs_ready, .metrics_async = llfs_metrics,
   };
-  if(api_srv_start(p->loop, &sc, &p->srv))
+  if(api_group_new(p->loop, &sc, proc_nthreads(&p->cfg), &p->group))
     return -1;
-  if(p->cfg.port_file && portfile_write(p->cfg.port_file, api_srv_port(p->srv))) {
+  proc_https_cfg(p, &sc);
+  if(https_start(&p->https, p->loop))
+    return -1;
+  api_group_accept(p->group);
+  if(p->cfg.port_file && portfile_write(p->cfg.port_file, api_group_port(p->group))) {
     LOG(LOG_ERROR, "cannot write %s", p->cfg.port_file);
     return -1;
   }
-  LOG(LOG_INFO, "listening on %s:%d", p->cfg.listen_addr, api_srv_port(p->srv));
+  LOG(LOG_INFO, "listening on %s:%d, %u HTTP threads", p->cfg.listen_addr,
+      api_group_port(p->group), p->https.n);
   return 0;
 }
 
@@ -131,8 +167,7 @@ static void proc_signals(struct llfs_proc *p)
 {
   uv_signal_init(p->loop, &p->sigterm);
   uv_signal_init(p->loop, &p->sigint);
-  uv_timer_init(p->loop, &p->drain);
-  p->sigterm.data = p->sigint.data = p->drain.data = p;
+  p->sigterm.data = p->sigint.data = p;
   uv_signal_start(&p->sigterm, proc_on_signal, SIGTERM);
   uv_signal_start(&p->sigint, proc_on_signal, SIGINT);
   signal(SIGPIPE, SIG_IGN);
@@ -170,16 +205,15 @@ int main(int argc, char **argv)
     return 2;
   }
   log_init("llfs", lvl);
+  json_object_seed(0);   /* jansson's hash seed, before any thread */
   p.loop = uv_default_loop();
   proc_signals(&p);
-  if(proc_start(&p)) {
+  int failed = proc_start(&p);
+  if(failed)
     proc_close_all(&p);
-    uv_run(p.loop, UV_RUN_DEFAULT);
-    cfg_free(&llfs_prog, &p.cfg);
-    return 1;
-  }
   uv_run(p.loop, UV_RUN_DEFAULT);
   uv_loop_close(p.loop);
+  engine_fini(&p.engine);
   cfg_free(&llfs_prog, &p.cfg);
-  return 0;
+  return failed ? 1 : 0;
 }

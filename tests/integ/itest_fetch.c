@@ -376,6 +376,122 @@ static void test_connection_reuse(void **state)
   fx_free(&f);
 }
 
+/* A peer that keeps the connection alive after its answer, as HTTP/1.1
+ * allows, then closes it 50 ms later without a word, as idle servers do. */
+struct closer {
+  uv_tcp_t   srv, cli;
+  uv_timer_t later;
+  char       buf[4096];
+  int        conns, closes;
+  bool       busy;
+};
+
+static void closer_alloc(uv_handle_t *h, size_t n, uv_buf_t *b)
+{
+  struct closer *k = h->data;
+  (void)n;
+  *b = uv_buf_init(k->buf, sizeof k->buf);
+}
+
+static void closer_cli_closed(uv_handle_t *h)
+{
+  struct closer *k = h->data;
+  k->busy = false;
+  k->closes++;
+}
+
+static void closer_on_later(uv_timer_t *t)
+{
+  struct closer *k = t->data;
+  uv_close((uv_handle_t *)&k->cli, closer_cli_closed);
+}
+
+static void closer_on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+  static char ans[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+  struct closer *k = st->data;
+  static uv_write_t w;
+  uv_buf_t out = uv_buf_init(ans, sizeof ans - 1);
+  if(n <= 0 || !memmem(b->base, (size_t)n, "\r\n\r\n", 4))
+    return;
+  uv_write(&w, st, &out, 1, NULL);
+  uv_timer_start(&k->later, closer_on_later, 50, 0);
+}
+
+static void closer_on_conn(uv_stream_t *srv, int status)
+{
+  struct closer *k = srv->data;
+  assert_int_equal(status, 0);
+  assert_false(k->busy);   /* one connection at a time is all this test needs */
+  uv_tcp_init(loop, &k->cli);
+  k->cli.data = k;
+  assert_int_equal(uv_accept(srv, (uv_stream_t *)&k->cli), 0);
+  k->busy = true;
+  k->conns++;
+  uv_read_start((uv_stream_t *)&k->cli, closer_alloc, closer_on_read);
+}
+
+static int closer_start(struct closer *k)
+{
+  struct sockaddr_in a;
+  struct sockaddr_storage ss;
+  int len = sizeof ss;
+  memset(k, 0, sizeof *k);
+  uv_ip4_addr("127.0.0.1", 0, &a);
+  uv_tcp_init(loop, &k->srv);
+  uv_timer_init(loop, &k->later);
+  k->srv.data = k->later.data = k;
+  assert_int_equal(uv_tcp_bind(&k->srv, (const struct sockaddr *)&a, 0), 0);
+  assert_int_equal(uv_listen((uv_stream_t *)&k->srv, 8, closer_on_conn), 0);
+  uv_tcp_getsockname(&k->srv, (struct sockaddr *)&ss, &len);
+  return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static uint64_t cpu_ms(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+         (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
+/* An idle kept-alive socket stays watched for reading (fetch_sock.c). When
+ * the server closes it, the watcher must stop rather than wake the loop
+ * for ever, and the next fetch must open a fresh connection. */
+static void test_idle_connection_closed_by_server(void **state)
+{
+  (void)state;
+  struct closer k;
+  char u[64];
+  snprintf(u, sizeof u, "http://127.0.0.1:%d/", closer_start(&k));
+  struct fetch_cfg c = cfg_test();
+  struct fetcher *f = fx_new(&c);
+  struct got g = { 0 };
+  fetch_wait(f, u, &g);
+  expect(&g, OUTCOME_OK);
+  assert_int_equal(g.blen, 2);
+  uint64_t cpu0 = cpu_ms();
+  run_for(400);   /* the peer closes the idle connection meanwhile */
+  uint64_t spent = cpu_ms() - cpu0;
+  if(spent >= 100)
+    print_error("the loop spent %llu ms of CPU in 400 ms idle\n", (unsigned long long)spent);
+  assert_true(spent < 100);
+  assert_int_equal(k.closes, 1);
+  fetch_wait(f, u, &g);
+  expect(&g, OUTCOME_OK);
+  assert_false(g.reused);
+  struct fetch_stats st;
+  fetcher_stats(f, &st);
+  assert_int_equal(st.conn_opened, 2);
+  assert_int_equal(k.conns, 2);
+  got_clear(&g);
+  run_until(&k.closes, 2, 2000);
+  assert_int_equal(k.closes, 2);
+  uv_close((uv_handle_t *)&k.srv, NULL);
+  uv_close((uv_handle_t *)&k.later, NULL);
+  fx_free(&f);
+}
+
 static void test_dns_cache_seen_by_server(void **state)
 {
   (void)state;
@@ -1104,6 +1220,7 @@ int main(void)
     cmocka_unit_test(test_redirect_not_followed),
     cmocka_unit_test(test_status_and_retry_after),
     cmocka_unit_test(test_connection_reuse),
+    cmocka_unit_test(test_idle_connection_closed_by_server),
     cmocka_unit_test(test_dns_cache_seen_by_server),
     cmocka_unit_test(test_one_query_many_fetches),
     cmocka_unit_test(test_blocked_addresses),

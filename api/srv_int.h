@@ -1,0 +1,53 @@
+#ifndef WPFS_API_SRV_INT_H
+#define WPFS_API_SRV_INT_H
+/* Inside the api library only: the seams between one server (srv.c) and
+ * a group of them on several threads (group.c). */
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "api/metrics.h"
+#include "api/srv.h"
+
+struct route_stats {
+  uint64_t by_class[6];  /* status / 100 */
+  struct metrics_lat lat;
+};
+
+/* The HTTP counters of one server, written on its loop's thread and read
+ * by /metrics of any member of its group: under mu. A group member's live
+ * in the group, which outlives its members. */
+struct srv_counters {
+  pthread_mutex_t     mu;
+  size_t              nroutes;
+  struct route_stats *rs;       /* nroutes + 1 (last: built-in and unmatched) */
+  size_t              pending;  /* requests accepted, not yet answered */
+};
+
+/* srv.c */
+/* Bind and listen (IPv4 or IPv6 literal; port 0: any); 0 or an errno. */
+int  srv_listen(const char *addr, long port, int *fd_out, int *port_out);
+void srv_counters_init(struct srv_counters *c, size_t nroutes);
+void srv_counters_fini(struct srv_counters *c);
+/* into (not locked: the caller's own) += from (locked). */
+void srv_counters_add(struct srv_counters *into, struct srv_counters *from);
+/* A server for member i of g, without a listening socket. */
+int  srv_start_member(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv_group *g,
+                      unsigned i, struct api_srv **out);
+/* Hand an accepted connection to s (on s's thread); MHD owns fd from here,
+ * and closes it if it cannot take it (-1). */
+int  srv_add_conn(struct api_srv *s, int fd, const struct sockaddr *sa, socklen_t len);
+
+/* group.c */
+struct srv_counters *group_counters(struct api_srv_group *g, unsigned i);
+/* Sum of every member's counters into acc (initialized by the caller). */
+void group_sum(struct api_srv_group *g, struct srv_counters *acc);
+/* MHD closed a connection of member i (any thread). */
+void group_conn_closed(struct api_srv_group *g, unsigned i);
+/* Open connections of member i, and the number of members. */
+long group_conns(const struct api_srv_group *g, unsigned i);
+unsigned group_members(const struct api_srv_group *g);
+/* Member i stops (on its thread): no more connections for it; those
+ * handed and not yet taken are closed. */
+void group_leave(struct api_srv_group *g, unsigned i);
+
+#endif
