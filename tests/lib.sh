@@ -16,6 +16,16 @@ t_cleanup() {
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$p" 2>/dev/null
   done
+  # Services report sanitizer findings (leaks at exit too) in their logs:
+  # any of them fails the test, whatever its checks said.
+  local bad
+  bad=$(grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T_DIR"/*.log 2>/dev/null)
+  if [ -n "$bad" ]; then
+    echo "not ok - sanitizer report in $(echo "$bad" | xargs -n1 basename | tr '\n' ' ')"
+    grep -hE -A20 'ERROR: (Address|Leak)Sanitizer|runtime error:' $bad | head -60 | sed 's/^/# /'
+    [ "${T_KEEP:-0}" = 1 ] || rm -rf "$T_DIR"
+    exit 1
+  fi
   [ "${T_KEEP:-0}" = 1 ] || rm -rf "$T_DIR"
 }
 trap t_cleanup EXIT
