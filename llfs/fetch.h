@@ -94,17 +94,17 @@ struct fetch_cfg {
   { "max_body_bytes", CFG_SIZE, FETCH_CFG_OFF(base, max_body_bytes), "10m", 1,            \
     1073741824, NULL, "body bytes read off the wire (before decoding): default and maximum" },           \
   { "max_connections", CFG_INT, FETCH_CFG_OFF(base, max_connections), "1024", 1, 1000000, \
-    NULL, "connections libcurl keeps open (keep-alive cache)" },                          \
+    NULL, "connections libcurl keeps open (keep-alive cache), per fetcher: per llfs worker" },                          \
   { "max_decoded_bytes", CFG_SIZE, FETCH_CFG_OFF(base, max_decoded_bytes), "20m", 1,      \
     1073741824, NULL, "decoded (gunzipped...) body bytes: default and maximum" },         \
   { "max_header_bytes", CFG_SIZE, FETCH_CFG_OFF(base, max_header_bytes), "64k", 256,      \
     1048576, NULL, "response header bytes; more is too_large" },                          \
   { "max_host_connections", CFG_INT, FETCH_CFG_OFF(base, max_host_connections), "4", 1,   \
-    10000, NULL, "connections per host:port at once" },                                   \
+    10000, NULL, "connections per host:port at once, per fetcher: per llfs worker" },                                   \
   { "max_in_flight", CFG_INT, FETCH_CFG_OFF(base, max_in_flight), "256", 1, 100000, NULL, \
-    "fetches resolving or transferring at once" },                                        \
+    "fetches resolving or transferring at once (all llfs workers together)" },                                        \
   { "max_queue", CFG_INT, FETCH_CFG_OFF(base, max_queue), "10000", 0, 10000000, NULL,     \
-    "fetches waiting for a slot; beyond this fetch_start says overloaded" },              \
+    "fetches waiting for a slot (all llfs workers together); beyond: overloaded" },              \
   { "timeout_ms", CFG_MSEC, FETCH_CFG_OFF(base, timeout_ms), "30s", 1, 600000, NULL,      \
     "total time of one fetch: default and maximum per request" },                         \
   { "tls_ca_file", CFG_STR, FETCH_CFG_OFF(base, tls_ca_file), NULL, 1, 0, NULL,           \
