@@ -1,8 +1,8 @@
 /* Several servers on one port, each on its own loop and thread: the group
- * owns the listening socket, accepts on the loop it was made on, and
- * hands each connection to the next member (round robin, so connections
- * spread evenly whatever the kernel's wake-up order), through a queue and
- * a uv_async on the member's loop. It also keeps every member's HTTP
+ * owns the listening socket, accepts on the loop it was made on, and hands
+ * each connection to the member with the fewest open connections (rather
+ * than leaving the spread to the kernel's wake-up order), through a queue
+ * and a uv_async on the member's loop. It also keeps every member's HTTP
  * counters, so that /metrics of any member can add them up even while
  * another member is stopping. */
 #include <errno.h>
@@ -17,6 +17,7 @@
 
 #define GROUP_MAGIC 0x6e0c9a21u
 #define GROUP_PAUSE_MS 100   /* accepting pauses this long when out of fds */
+#define GROUP_MAX_MEMBERS 256
 
 /* An accepted connection on its way to a member. Allocated on the
  * accepting thread and freed on the member's: plain malloc, so that the
@@ -47,7 +48,7 @@ struct api_srv_group {
   int                port;
   long               max_conns;
   atomic_long        live;        /* connections handed out and not closed */
-  unsigned           nslots, next;
+  unsigned           nslots;
   struct group_slot *slots;
   uv_poll_t          poll;
   uv_timer_t         pause;
@@ -123,11 +124,33 @@ unsigned group_members(const struct api_srv_group *g) { return g->nslots; }
 
 /* ---- the accepting side ---- */
 
-/* To the next member that takes connections; 0, or -1 when none does. */
+/* The member with the fewest open connections among those not tried yet
+ * (the first of them on a tie), or -1. */
+static int group_pick(const struct api_srv_group *g, const bool *tried)
+{
+  int best = -1;
+  long best_open = 0;
+  for(unsigned i = 0; i < g->nslots; i++) {
+    long open = atomic_load_explicit(&g->slots[i].open, memory_order_relaxed);
+    if(!tried[i] && (best < 0 || open < best_open)) {
+      best = (int)i;
+      best_open = open;
+    }
+  }
+  return best;
+}
+
+/* To the member with the fewest open connections: connections of any
+ * lifetime stay balanced, and a client that opens one connection at a
+ * time keeps landing on the same member (and on the connections to the
+ * sites that member keeps alive). 0, or -1 when no member takes any. */
 static int group_hand(struct api_srv_group *g, struct group_conn *c)
 {
-  for(unsigned tries = 0; tries < g->nslots; tries++) {
-    struct group_slot *sl = &g->slots[g->next++ % g->nslots];
+  bool tried[GROUP_MAX_MEMBERS] = { false };
+  int i;
+  while((i = group_pick(g, tried)) >= 0) {
+    struct group_slot *sl = &g->slots[i];
+    tried[i] = true;
     pthread_mutex_lock(&sl->mu);
     bool open = sl->joined && !sl->left;
     if(open) {
@@ -238,7 +261,7 @@ int api_group_new(uv_loop_t *loop, const struct api_srv_cfg *cfg, unsigned membe
   g->magic = GROUP_MAGIC;
   g->loop = loop;
   g->max_conns = cfg->max_conns;
-  g->nslots = members ? members : 1;
+  g->nslots = members < 1 ? 1 : members > GROUP_MAX_MEMBERS ? GROUP_MAX_MEMBERS : members;
   g->slots = xalloc(g->nslots * sizeof *g->slots);
   for(unsigned i = 0; i < g->nslots; i++) {
     g->slots[i].g = g;

@@ -184,8 +184,7 @@ static void srv_metrics_conns(struct api_srv *s, struct buf *b)
 
 /* The HTTP families count every member of a group: a scrape lands on one
  * member, and must see the whole process. */
-static void srv_metrics_reply(struct api_srv *s, struct api_req *rq,
-                              void (*append)(struct buf *out, void *arg), void *arg)
+static void srv_metrics(struct api_srv *s, struct api_req *rq)
 {
   struct buf b;
   struct srv_counters all;
@@ -203,25 +202,11 @@ static void srv_metrics_reply(struct api_srv *s, struct api_req *rq,
   srv_counters_fini(&all);
   if(s->group)
     srv_metrics_conns(s, &b);
-  if(append)
-    append(&b, arg);
+  if(s->cfg.metrics)
+    s->cfg.metrics(&b, s->cfg.arg);
   size_t len;
   char *body = buf_steal(&b, &len);
   api_reply(rq, 200, "text/plain; version=0.0.4", body, body ? len : 0);
-}
-
-void api_metrics_reply(struct api_req *rq, void (*append)(struct buf *out, void *arg),
-                       void *arg)
-{
-  srv_metrics_reply(rq->srv, rq, append, arg);
-}
-
-static void srv_metrics(struct api_srv *s, struct api_req *rq)
-{
-  if(s->cfg.metrics_async)
-    s->cfg.metrics_async(rq, s->cfg.arg);
-  else
-    srv_metrics_reply(s, rq, s->cfg.metrics, s->cfg.arg);
 }
 
 static bool srv_builtin(struct api_srv *s, struct api_req *rq)

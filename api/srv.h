@@ -46,10 +46,6 @@ struct api_srv_cfg {
   int  (*ready)(void *arg, char *why, size_t whylen);
   /* /metrics: the service appends its own families. */
   void (*metrics)(struct buf *out, void *arg);
-  /* Or, when the service's counters must be read elsewhere (another
-   * thread's loop): take the request, answer it later with
-   * api_metrics_reply. */
-  void (*metrics_async)(struct api_req *rq, void *arg);
 };
 
 int  api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out);
@@ -63,7 +59,8 @@ void api_srv_stop(struct api_srv **sp);
 
 /* A group: several servers on one port, each on its own loop and thread
  * (llfs --workers). The group listens, and accepts on the loop it is made
- * on, handing each new connection to the next member in turn;
+ * on, handing each new connection to the member with the fewest open
+ * connections (at most 256 members);
  * cfg->max_conns bounds the connections of all members together, and
  * /metrics of any member counts the requests of all of them. Members are
  * ordinary servers otherwise (api_srv_pending, api_srv_stop...), except
@@ -103,10 +100,6 @@ void api_reply_header(struct api_req *rq, const char *name, const char *value);
 void api_reply(struct api_req *rq, unsigned status, const char *ctype, char *body,
                size_t len);
 void api_reply_json(struct api_req *rq, unsigned status, json_t *j);
-/* Answer a request given to metrics_async: the server's families, then
- * what append writes. */
-void api_metrics_reply(struct api_req *rq, void (*append)(struct buf *out, void *arg),
-                       void *arg);
 /* RFC 9457 problem: type is the stable slug ("invalid-url"), turned into
  * "urn:wpfs:problem:<slug>"; ext (may be NULL) adds members. */
 void api_problem(struct api_req *rq, unsigned status, const char *type,

@@ -1,7 +1,9 @@
 /* The resolver's policy and public API: names, the cache rules (TTL clamp,
- * negative caching), coalescing of waiters, and deferred callbacks. */
+ * negative caching), coalescing of waiters, deferred callbacks, and the
+ * sharing of one cache by the resolvers of several threads (dns_int.h). */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,26 +92,50 @@ static int dns_norm_name(const char *host, char *out, size_t outlen)
   return 0;
 }
 
-static void dns_on_kick(uv_timer_t *t)
+/* Bookkeeping of d's live waiters, on d's thread. */
+static void dns_waiter_gone(struct dns *d)
 {
-  struct dns *d = t->data;
+  if(--d->nwaiters == 0)
+    uv_unref((uv_handle_t *)&d->wake);
+}
+
+/* The waiters on d->ready, called from d's loop. */
+static void dns_call_ready(struct dns *d)
+{
   struct dns_waiter *w;
   DNS_CHECK(d && d->magic == DNS_MAGIC);
   d->in_cb = true;
-  while((w = d->ready.first)) {
-    dns_wlist_remove(&d->ready, w);
+  for(;;) {
+    pthread_mutex_lock(&d->ready_mu);
+    if((w = d->ready.first))
+      dns_wlist_remove(&d->ready, w);
+    pthread_mutex_unlock(&d->ready_mu);
+    if(!w)
+      break;
     w->magic = 0;
+    dns_waiter_gone(d);
     w->cb(&w->res, w->arg);
     mem_free(w);
   }
   d->in_cb = false;
 }
 
-static void dns_make_ready(struct dns *d, struct dns_waiter *w)
+static void dns_on_kick(uv_timer_t *t) { dns_call_ready(t->data); }
+static void dns_on_wake(uv_async_t *a) { dns_call_ready(a->data); }
+
+/* w is answered: onto its resolver's ready list, and that loop woken.
+ * self is the resolver whose thread runs this. Under shared->mu when w
+ * waited on an entry (w->e changes under it). */
+static void dns_make_ready(struct dns *self, struct dns_waiter *w)
 {
+  struct dns *d = w->d;
   w->e = NULL;
+  pthread_mutex_lock(&d->ready_mu);
   dns_wlist_push(&d->ready, w);
-  if(!uv_is_active((uv_handle_t *)&d->kick))
+  pthread_mutex_unlock(&d->ready_mu);
+  if(d != self)
+    uv_async_send(&d->wake);
+  else if(!uv_is_active((uv_handle_t *)&d->kick))
     uv_timer_start(&d->kick, dns_on_kick, 0, 0);
 }
 
@@ -130,26 +156,33 @@ static long dns_clamp_ttl(const struct dns *d, long ttl)
   return ttl;
 }
 
-static void dns_drop_waiters(struct dns_wlist *l)
+static void dns_drop(struct dns_wlist *l, struct dns_waiter *w)
 {
-  struct dns_waiter *w;
-  while((w = l->first)) {
-    dns_wlist_remove(l, w);
-    w->magic = 0;
-    mem_free(w);
-  }
+  dns_wlist_remove(l, w);
+  dns_waiter_gone(w->d);
+  w->magic = 0;
+  mem_free(w);
 }
 
-void dns_query_done(struct dns_entry *e, enum outcome o, const struct dns_addr *a, size_t n,
-                    long ttl_s)
+/* d is going away while its channel still asks for e: its own waiters
+ * are gone already (dns_free); those of other resolvers hear that the
+ * query was stopped. */
+static void dns_query_dropped(struct dns *d, struct dns_entry *e)
 {
-  struct dns *d = e->d;
-  DNS_CHECK(d->magic == DNS_MAGIC && e->st == DNS_ENT_PENDING);
-  if(d->freeing) {
-    dns_drop_waiters(&e->waiters);
-    dns_cache_remove(&d->cache, e);
-    return;
+  struct dns_waiter *w;
+  while((w = e->waiters.first)) {
+    dns_wlist_remove(&e->waiters, w);
+    DNS_CHECK(w->d != d);
+    w->res.outcome = OUTCOME_SHUTTING_DOWN;
+    dns_make_ready(d, w);
   }
+  dns_cache_remove(&d->sh->cache, e);
+}
+
+static void dns_query_answered(struct dns *d, struct dns_entry *e, enum outcome o,
+                               const struct dns_addr *a, size_t n, long ttl_s)
+{
+  struct dns_shared *sh = d->sh;
   uint64_t now = clock_mono_ms();
   e->outcome = o;
   e->naddr = o == OUTCOME_OK ? n : 0;
@@ -162,7 +195,7 @@ void dns_query_done(struct dns_entry *e, enum outcome o, const struct dns_addr *
     e->expires_ms = now + (uint64_t)d->cfg.negative_ttl_s * 1000;
   }
   if(o != OUTCOME_OK)
-    d->st.failures++;
+    sh->st.failures++;
   struct dns_waiter *w;
   while((w = e->waiters.first)) {
     dns_wlist_remove(&e->waiters, w);
@@ -172,9 +205,23 @@ void dns_query_done(struct dns_entry *e, enum outcome o, const struct dns_addr *
   /* e is the argument of the c-ares callback running now, but it is ours:
    * c-ares never looks at it again, so it may go at once. */
   if(e->st == DNS_ENT_PENDING)
-    dns_cache_remove(&d->cache, e);   /* a failure that is not cached */
+    dns_cache_remove(&sh->cache, e);   /* a failure that is not cached */
   else
-    d->st.evictions += dns_cache_answered(&d->cache, e);
+    sh->st.evictions += dns_cache_answered(&sh->cache, e);
+}
+
+void dns_query_done(struct dns_entry *e, enum outcome o, const struct dns_addr *a, size_t n,
+                    long ttl_s)
+{
+  struct dns *d = e->d;
+  DNS_CHECK(d->magic == DNS_MAGIC);
+  pthread_mutex_lock(&d->sh->mu);
+  DNS_CHECK(e->st == DNS_ENT_PENDING && e->d == d);
+  if(d->freeing)
+    dns_query_dropped(d, e);
+  else
+    dns_query_answered(d, e, o, a, n, ttl_s);
+  pthread_mutex_unlock(&d->sh->mu);
 }
 
 static struct dns_waiter *dns_waiter_new(struct dns *d, dns_cb *cb, void *arg)
@@ -186,6 +233,8 @@ static struct dns_waiter *dns_waiter_new(struct dns *d, dns_cb *cb, void *arg)
   w->d = d;
   w->cb = cb;
   w->arg = arg;
+  if(d->nwaiters++ == 0)
+    uv_ref((uv_handle_t *)&d->wake);
   return w;
 }
 
@@ -195,13 +244,17 @@ static void dns_join(struct dns_entry *e, struct dns_waiter *w)
   dns_wlist_push(&e->waiters, w);
 }
 
-/* w waits for name: from the cache, by joining a query, or a new query. */
-static enum outcome dns_lookup(struct dns *d, const char *name, struct dns_waiter *w)
+/* w waits for name: from the cache, by joining a query (of any resolver
+ * sharing the cache), or a new query on d's channel, which is returned
+ * for the caller to start once the mutex is released. */
+static enum outcome dns_lookup(struct dns *d, const char *name, struct dns_waiter *w,
+                               struct dns_entry **ask)
 {
+  struct dns_shared *sh = d->sh;
   uint64_t h = hash_fp64(name, strlen(name));
-  struct dns_entry *e = dns_cache_find(&d->cache, name, h);
+  struct dns_entry *e = dns_cache_find(&sh->cache, name, h);
   if(e && e->st == DNS_ENT_PENDING) {
-    d->st.coalesced++;
+    sh->st.coalesced++;
     w->res.cached = true;
     dns_join(e, w);
     return OUTCOME_OK;
@@ -209,23 +262,35 @@ static enum outcome dns_lookup(struct dns *d, const char *name, struct dns_waite
   uint64_t now = clock_mono_ms();
   if(e && now < e->expires_ms) {
     if(e->st == DNS_ENT_POSITIVE)
-      d->st.hits++;
+      sh->st.hits++;
     else
-      d->st.negative_hits++;
-    dns_cache_touch(&d->cache, e);
+      sh->st.negative_hits++;
+    dns_cache_touch(&sh->cache, e);
     w->res.cached = true;
     dns_fill(&w->res, e, now);
     dns_make_ready(d, w);
     return OUTCOME_OK;
   }
   if(e)
-    dns_cache_requery(&d->cache, e);
+    dns_cache_requery(&sh->cache, e, d);
   else if(!(e = dns_cache_add(d, name, h)))
     return OUTCOME_NO_MEMORY;
-  d->st.misses++;
+  sh->st.misses++;
+  sh->st.queries++;
   dns_join(e, w);
-  dns_ares_query(d, e);   /* may answer at once: w is then on d->ready */
+  *ask = e;
   return OUTCOME_OK;
+}
+
+static void dns_literal(struct dns *d, const struct dns_addr *lit, struct dns_waiter *w)
+{
+  pthread_mutex_lock(&d->sh->mu);
+  d->sh->st.literals++;
+  pthread_mutex_unlock(&d->sh->mu);
+  w->res.literal = true;
+  w->res.naddr = 1;
+  w->res.addr[0] = *lit;
+  dns_make_ready(d, w);
 }
 
 enum outcome dns_resolve(struct dns *d, const char *host, dns_cb *cb, void *arg,
@@ -233,6 +298,7 @@ enum outcome dns_resolve(struct dns *d, const char *host, dns_cb *cb, void *arg,
 {
   char name[DNS_NAME_MAX + 1];
   struct dns_addr lit;
+  struct dns_entry *ask = NULL;
   DNS_CHECK(d && d->magic == DNS_MAGIC);
   if(wp)
     *wp = NULL;
@@ -245,20 +311,21 @@ enum outcome dns_resolve(struct dns *d, const char *host, dns_cb *cb, void *arg,
   if(!w)
     return OUTCOME_NO_MEMORY;
   if(is_lit) {
-    d->st.literals++;
-    w->res.literal = true;
-    w->res.naddr = 1;
-    w->res.addr[0] = lit;
-    dns_make_ready(d, w);
+    dns_literal(d, &lit, w);
   } else {
-    enum outcome o = dns_lookup(d, name, w);
+    pthread_mutex_lock(&d->sh->mu);
+    enum outcome o = dns_lookup(d, name, w, &ask);
+    pthread_mutex_unlock(&d->sh->mu);
     if(o) {
+      dns_waiter_gone(d);
       mem_free(w);
       return o;
     }
   }
   if(wp)
     *wp = w;
+  if(ask)
+    dns_ares_query(d, ask);   /* may answer at once: w is then on d->ready */
   return OUTCOME_OK;
 }
 
@@ -269,16 +336,88 @@ void dns_cancel(struct dns_waiter **wp)
     return;
   *wp = NULL;
   DNS_CHECK(w->magic == DNS_WAITER_MAGIC);
-  dns_wlist_remove(w->e ? &w->e->waiters : &w->d->ready, w);
+  struct dns *d = w->d;
+  pthread_mutex_lock(&d->sh->mu);
+  if(w->e) {
+    dns_wlist_remove(&w->e->waiters, w);
+  } else {
+    pthread_mutex_lock(&d->ready_mu);
+    dns_wlist_remove(&d->ready, w);
+    pthread_mutex_unlock(&d->ready_mu);
+  }
+  pthread_mutex_unlock(&d->sh->mu);
+  dns_waiter_gone(d);
   w->magic = 0;
   mem_free(w);
 }
 
 void dns_stats(const struct dns *d, struct dns_stats *out)
 {
-  *out = d->st;
-  out->entries = d->cache.nanswered;
-  out->in_flight = d->cache.npending;
+  struct dns_shared *sh = d->sh;
+  pthread_mutex_lock(&sh->mu);
+  *out = sh->st;
+  out->entries = sh->cache.nanswered;
+  out->in_flight = sh->cache.npending;
+  pthread_mutex_unlock(&sh->mu);
+}
+
+/* ---- the shared part ---- */
+
+struct dns_shared *dns_shared_new(const struct dns_cfg *cfg, char *err, size_t errlen)
+{
+  struct dns_shared *sh = mem_calloc(1, sizeof *sh);
+  if(!sh || dns_cache_init(&sh->cache, cfg->cache_max)) {
+    snprintf(err, errlen, "out of memory");
+    mem_free(sh);
+    return NULL;
+  }
+  sh->cfg = *cfg;
+  sh->servers = cfg->servers ? mem_strdup(cfg->servers) : NULL;
+  sh->cfg.servers = sh->servers;
+  if(cfg->servers && !sh->servers) {
+    snprintf(err, errlen, "out of memory");
+    dns_cache_fini(&sh->cache);
+    mem_free(sh);
+    return NULL;
+  }
+  pthread_mutex_init(&sh->mu, NULL);
+  sh->magic = DNS_SHARED_MAGIC;
+  sh->refs = 1;
+  return sh;
+}
+
+static void dns_shared_unref(struct dns_shared *sh)
+{
+  pthread_mutex_lock(&sh->mu);
+  DNS_CHECK(sh->magic == DNS_SHARED_MAGIC && sh->refs > 0);
+  bool last = --sh->refs == 0;
+  pthread_mutex_unlock(&sh->mu);
+  if(!last)
+    return;
+  dns_cache_fini(&sh->cache);
+  pthread_mutex_destroy(&sh->mu);
+  mem_free(sh->servers);
+  sh->magic = 0;
+  mem_free(sh);
+}
+
+void dns_shared_free(struct dns_shared **shp)
+{
+  struct dns_shared *sh = *shp;
+  if(!sh)
+    return;
+  *shp = NULL;
+  dns_shared_unref(sh);
+}
+
+/* ---- one loop's resolver ---- */
+
+static void dns_release(struct dns *d)
+{
+  pthread_mutex_destroy(&d->ready_mu);
+  dns_shared_unref(d->sh);
+  d->magic = 0;
+  mem_free(d);
 }
 
 void dns_handle_closed(uv_handle_t *h)
@@ -294,46 +433,66 @@ void dns_handle_closed(uv_handle_t *h)
     d = h->data;
   }
   DNS_CHECK(d->magic == DNS_MAGIC && d->open_handles > 0);
-  if(--d->open_handles == 0 && d->freeing) {
-    mem_free(d->servers);
-    d->magic = 0;
-    mem_free(d);
-  }
+  if(--d->open_handles == 0 && d->freeing)
+    dns_release(d);
 }
 
-static void dns_release(struct dns *d)
+struct dns *dns_new_shared(uv_loop_t *loop, struct dns_shared *sh, char *err, size_t errlen)
 {
-  dns_cache_fini(&d->cache);
-  mem_free(d->servers);
-  d->magic = 0;
-  mem_free(d);
-}
-
-struct dns *dns_new(uv_loop_t *loop, const struct dns_cfg *cfg, char *err, size_t errlen)
-{
+  DNS_CHECK(sh && sh->magic == DNS_SHARED_MAGIC);
   struct dns *d = mem_calloc(1, sizeof *d);
-  if(!d || dns_cache_init(&d->cache, cfg->cache_max)) {
+  if(!d) {
     snprintf(err, errlen, "out of memory");
-    mem_free(d);
     return NULL;
   }
   d->magic = DNS_MAGIC;
   d->loop = loop;
-  d->cfg = *cfg;
-  d->servers = cfg->servers ? mem_strdup(cfg->servers) : NULL;
-  d->cfg.servers = d->servers;
-  if((cfg->servers && !d->servers) || dns_ares_init(d, err, errlen)) {
-    if(!err[0])
-      snprintf(err, errlen, "out of memory");
+  d->sh = sh;
+  d->cfg = sh->cfg;
+  pthread_mutex_init(&d->ready_mu, NULL);
+  pthread_mutex_lock(&sh->mu);
+  sh->refs++;
+  pthread_mutex_unlock(&sh->mu);
+  if(dns_ares_init(d, err, errlen)) {
     dns_ares_fini(d);
     dns_release(d);
     return NULL;
   }
   uv_timer_init(loop, &d->ares_timer);
   uv_timer_init(loop, &d->kick);
-  d->ares_timer.data = d->kick.data = d;
-  d->open_handles = 2;
+  uv_async_init(loop, &d->wake, dns_on_wake);
+  uv_unref((uv_handle_t *)&d->wake);   /* until a waiter needs it */
+  d->ares_timer.data = d->kick.data = d->wake.data = d;
+  d->open_handles = 3;
   return d;
+}
+
+struct dns *dns_new(uv_loop_t *loop, const struct dns_cfg *cfg, char *err, size_t errlen)
+{
+  struct dns_shared *sh = dns_shared_new(cfg, err, errlen);
+  if(!sh)
+    return NULL;
+  struct dns *d = dns_new_shared(loop, sh, err, errlen);
+  dns_shared_free(&sh);   /* d holds its own reference */
+  return d;
+}
+
+/* d's waiters, wherever they wait, go without their callbacks. */
+static void dns_drop_own(struct dns *d)
+{
+  struct dns_shared *sh = d->sh;
+  pthread_mutex_lock(&sh->mu);
+  for(struct dns_entry *e = sh->cache.pending; e; e = e->pnext)
+    for(struct dns_waiter *w = e->waiters.first, *next; w; w = next) {
+      next = w->next;
+      if(w->d == d)
+        dns_drop(&e->waiters, w);
+    }
+  pthread_mutex_lock(&d->ready_mu);
+  while(d->ready.first)
+    dns_drop(&d->ready, d->ready.first);
+  pthread_mutex_unlock(&d->ready_mu);
+  pthread_mutex_unlock(&sh->mu);
 }
 
 void dns_free(struct dns **dp)
@@ -344,9 +503,9 @@ void dns_free(struct dns **dp)
   *dp = NULL;
   DNS_CHECK(d->magic == DNS_MAGIC && !d->in_cb && !d->freeing);
   d->freeing = true;
-  dns_ares_fini(d);
-  dns_drop_waiters(&d->ready);
-  dns_cache_fini(&d->cache);
+  dns_drop_own(d);
+  dns_ares_fini(d);   /* queries of d's channel end: dns_query_dropped */
   uv_close((uv_handle_t *)&d->ares_timer, dns_handle_closed);
   uv_close((uv_handle_t *)&d->kick, dns_handle_closed);
+  uv_close((uv_handle_t *)&d->wake, dns_handle_closed);
 }

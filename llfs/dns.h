@@ -11,7 +11,12 @@
  * IP literals are answered without a query.
  *
  * Callbacks always run from the loop, never from inside dns_resolve or
- * dns_cancel, so callers are never re-entered. Single-threaded. */
+ * dns_cancel, so callers are never re-entered.
+ *
+ * Threads: a struct dns belongs to one loop and is used from that loop's
+ * thread only. Several of them, on several threads, can share one cache
+ * (struct dns_shared): a name is then asked once for all of them, and
+ * waiters of another thread are called back on their own loop. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,9 +68,20 @@ struct dns_stats {
 
 struct dns;
 struct dns_waiter;
+struct dns_shared;
 
 /* Returns NULL with a reason in err (bad servers list, c-ares failure). */
 struct dns *dns_new(uv_loop_t *loop, const struct dns_cfg *cfg, char *err, size_t errlen);
+
+/* A cache (with its counters) for several resolvers, and a resolver on
+ * loop that uses it (call dns_new_shared on loop's thread, or before that
+ * thread runs the loop). dns_shared_free drops the creator's hold: the
+ * cache goes with the last of its resolvers. A resolver freed while
+ * another's waiter joined one of its queries ends that waiter with
+ * shutting_down, so free them together, when the process stops. */
+struct dns_shared *dns_shared_new(const struct dns_cfg *cfg, char *err, size_t errlen);
+struct dns *dns_new_shared(uv_loop_t *loop, struct dns_shared *sh, char *err, size_t errlen);
+void dns_shared_free(struct dns_shared **shp);
 
 /* Resolve host (a name, or an IPv4/IPv6 literal, brackets allowed).
  * Returns 0 and sets *wp (which may be NULL if the caller will never
@@ -79,6 +95,7 @@ enum outcome dns_resolve(struct dns *d, const char *host, dns_cb *cb, void *arg,
  * itself goes on, and its answer is still cached. Not valid after cb ran. */
 void dns_cancel(struct dns_waiter **wp);
 
+/* The counters of d's cache: shared resolvers all report the same. */
 void dns_stats(const struct dns *d, struct dns_stats *out);
 
 /* Drop every waiter without calling it, stop c-ares and close the loop

@@ -181,7 +181,6 @@ void dns_ares_query(struct dns *d, struct dns_entry *e)
    * name costs one A and one AAAA question. */
   snprintf(name, sizeof name, "%s.", e->name);
   struct ares_addrinfo_hints hints = { .ai_flags = ARES_AI_NOSORT, .ai_family = AF_UNSPEC };
-  d->st.queries++;
   ares_getaddrinfo(d->channel, name, NULL, &hints, dns_ares_on_answer, e);
   dns_ares_timer_update(d);
 }
@@ -209,9 +208,10 @@ int dns_ares_init(struct dns *d, char *err, size_t errlen)
     return -1;
   }
   d->channel_ok = true;
-  if(d->servers && *d->servers &&
-     (rc = ares_set_servers_ports_csv(d->channel, d->servers)) != ARES_SUCCESS) {
-    snprintf(err, errlen, "dns servers \"%.128s\": %s", d->servers, ares_strerror(rc));
+  const char *servers = d->cfg.servers;
+  if(servers && *servers &&
+     (rc = ares_set_servers_ports_csv(d->channel, servers)) != ARES_SUCCESS) {
+    snprintf(err, errlen, "dns servers \"%.128s\": %s", servers, ares_strerror(rc));
     return -1;
   }
   return 0;
@@ -221,9 +221,9 @@ void dns_ares_fini(struct dns *d)
 {
   if(!d->channel_ok)
     return;
-  /* Pending queries end here with ARES_EDESTRUCTION (d->freeing is set,
-   * so their waiters are dropped) and the sock-state callback closes
-   * every poll handle. */
+  /* Pending queries end here with ARES_EDESTRUCTION (d->freeing is set:
+   * d's own waiters are gone, other resolvers' hear shutting_down) and the
+   * sock-state callback closes every poll handle. */
   ares_destroy(d->channel);
   d->channel_ok = false;
 }

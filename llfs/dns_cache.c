@@ -1,5 +1,6 @@
-/* The resolver's name table: a chained hash of entries plus an LRU list of
- * the answered ones, capped at cache_max. */
+/* The resolver's name table: a chained hash of entries, an LRU list of
+ * the answered ones, capped at cache_max, and a list of those still being
+ * asked. Callers hold the shared mutex. */
 #include <string.h>
 
 #include "common/mem.h"
@@ -49,9 +50,31 @@ struct dns_entry *dns_cache_find(const struct dns_cache *c, const char *name, ui
   return NULL;
 }
 
+static void dns_pending_push(struct dns_cache *c, struct dns_entry *e)
+{
+  e->pprev = NULL;
+  e->pnext = c->pending;
+  if(c->pending)
+    c->pending->pprev = e;
+  c->pending = e;
+  c->npending++;
+}
+
+static void dns_pending_unlink(struct dns_cache *c, struct dns_entry *e)
+{
+  if(e->pprev)
+    e->pprev->pnext = e->pnext;
+  else
+    c->pending = e->pnext;
+  if(e->pnext)
+    e->pnext->pprev = e->pprev;
+  e->pprev = e->pnext = NULL;
+  c->npending--;
+}
+
 struct dns_entry *dns_cache_add(struct dns *d, const char *name, uint64_t h)
 {
-  struct dns_cache *c = &d->cache;
+  struct dns_cache *c = &d->sh->cache;
   size_t n = strlen(name);
   struct dns_entry *e = mem_calloc(1, sizeof *e + n + 1);
   if(!e)
@@ -63,7 +86,7 @@ struct dns_entry *dns_cache_add(struct dns *d, const char *name, uint64_t h)
   memcpy(e->name, name, n + 1);
   e->hnext = c->buckets[h & c->mask];
   c->buckets[h & c->mask] = e;
-  c->npending++;
+  dns_pending_push(c, e);
   return e;
 }
 
@@ -106,7 +129,7 @@ void dns_cache_remove(struct dns_cache *c, struct dns_entry *e)
   DNS_CHECK(!e->waiters.first);
   dns_unhash(c, e);
   if(e->st == DNS_ENT_PENDING)
-    c->npending--;
+    dns_pending_unlink(c, e);
   else {
     dns_lru_unlink(c, e);
     c->nanswered--;
@@ -118,7 +141,7 @@ size_t dns_cache_answered(struct dns_cache *c, struct dns_entry *e)
 {
   size_t evicted = 0;
   DNS_CHECK(e->st != DNS_ENT_PENDING);
-  c->npending--;
+  dns_pending_unlink(c, e);
   c->nanswered++;
   dns_lru_push_front(c, e);
   while(c->nanswered > c->max && c->lru_last != e) {
@@ -136,12 +159,13 @@ void dns_cache_touch(struct dns_cache *c, struct dns_entry *e)
   dns_lru_push_front(c, e);
 }
 
-void dns_cache_requery(struct dns_cache *c, struct dns_entry *e)
+void dns_cache_requery(struct dns_cache *c, struct dns_entry *e, struct dns *d)
 {
   DNS_CHECK(e->st != DNS_ENT_PENDING);
   dns_lru_unlink(c, e);
   c->nanswered--;
-  c->npending++;
+  dns_pending_push(c, e);
   e->st = DNS_ENT_PENDING;
   e->naddr = 0;
+  e->d = d;
 }

@@ -37,6 +37,13 @@ static void job_state(struct fetch_job *j, enum job_st to, int line)
 }
 #define JOB_STATE(j, s) job_state((j), JOB_##s, __LINE__)
 
+/* The gauges fetcher_stats reads from other threads. */
+static void fetch_publish(struct fetcher *f)
+{
+  atomic_store_explicit(&f->n_active, f->active.n, memory_order_relaxed);
+  atomic_store_explicit(&f->n_queued, f->queue.n, memory_order_relaxed);
+}
+
 void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   FETCH_CHECK(!j->on);
@@ -49,6 +56,7 @@ void job_list_push(struct job_list *l, struct fetch_job *j)
   l->last = j;
   l->n++;
   j->on = l;
+  fetch_publish(j->f);
 }
 
 void job_list_remove(struct fetch_job *j)
@@ -66,6 +74,11 @@ void job_list_remove(struct fetch_job *j)
   j->prev = j->next = NULL;
   l->n--;
   j->on = NULL;
+  fetch_publish(j->f);
+  if(l == &j->f->active)        /* the slot or place it took (fetch_slots.c) */
+    fetch_slot_give(j->f);
+  else if(l == &j->f->queue)
+    fetch_queue_give(j->f);
 }
 
 static void fetch_on_kick(uv_timer_t *t);
@@ -126,7 +139,9 @@ static void job_on_addrs(struct fetch_job *j, const struct dns_addr *a, size_t n
         job_finish(j, o, "transfer set-up failed");
       return;
     }
+    fetch_stats_lock(f);
     f->st.blocked[v]++;
+    fetch_stats_unlock(f);
     if(first == GUARD_OK) {
       first = v;
       dns_addr_format(&a[i], j->res.addr, sizeof j->res.addr);
@@ -202,9 +217,9 @@ void job_rearm(struct fetch_job *j, uint64_t ms)
   uv_timer_start(&j->timer, job_on_deadline, ms, 0);
 }
 
-static void fetch_pump(struct fetcher *f)
+void fetch_pump(struct fetcher *f)
 {
-  while(!f->freeing && f->queue.first && f->active.n < (size_t)f->cfg.max_in_flight)
+  while(!f->freeing && f->queue.first && fetch_slot_take(f))
     job_admit(f->queue.first);
 }
 
@@ -308,9 +323,10 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   struct fetch_job *j = NULL;
   if(jobp)
     *jobp = NULL;
+  bool now = false;
   if(f->shutting || f->freeing)
     o = OUTCOME_SHUTTING_DOWN;
-  else if(f->active.n >= (size_t)f->cfg.max_in_flight && f->queue.n >= (size_t)f->cfg.max_queue)
+  else if(fetch_slots_full(f))
     o = OUTCOME_OVERLOADED;
   else if(!(j = mem_calloc(1, sizeof *j)))
     o = OUTCOME_NO_MEMORY;
@@ -322,6 +338,9 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
     j->t_start = clock_mono_us();
     o = job_fill(j, rq);
   }
+  /* A slot now, or a place in the queue, or neither. */
+  if(!o && !(now = !f->queue.n && fetch_slot_take(f)) && !fetch_queue_take(f))
+    o = OUTCOME_OVERLOADED;
   if(o) {
     if(j)
       job_drop_new(j);
@@ -333,10 +352,12 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   f->open_handles++;
   j->deadline_ms = j->t_start / 1000 + (uint64_t)j->timeout_ms;
   uv_timer_start(&j->timer, job_on_deadline, (uint64_t)j->timeout_ms, 0);
+  fetch_stats_lock(f);
   f->st.accepted++;
+  fetch_stats_unlock(f);
   if(jobp)
     *jobp = j;
-  if(!f->queue.n && f->active.n < (size_t)f->cfg.max_in_flight) {
+  if(now) {
     job_admit(j);
   } else {
     job_list_push(&f->queue, j);
@@ -354,7 +375,9 @@ void fetch_cancel(struct fetch_job **jobp)
   FETCH_CHECK(j->magic == FETCH_JOB_MAGIC);
   if(j->st == JOB_CALLING || j->cancelled)
     return;
+  fetch_stats_lock(j->f);
   j->f->st.cancelled++;
+  fetch_stats_unlock(j->f);
   j->cancelled = true;
   if(j->st == JOB_DONE)
     return;
@@ -416,9 +439,8 @@ static void fetch_free_cfg(struct fetch_cfg *c)
   memset(c, 0, sizeof *c);
 }
 
-static struct dns *fetch_dns_new(struct fetcher *f, char *err, size_t errlen)
+static struct dns_cfg fetch_dns_cfg(const struct fetch_cfg *c)
 {
-  const struct fetch_cfg *c = &f->cfg;
   struct dns_cfg dc = {
     .servers = c->dns_servers,
     .ttl_floor_s = c->dns_ttl_floor_s,
@@ -427,12 +449,62 @@ static struct dns *fetch_dns_new(struct fetcher *f, char *err, size_t errlen)
     .timeout_ms = c->dns_timeout_ms,
     .cache_max = c->dns_cache_max > 0 ? (size_t)c->dns_cache_max : 1,
   };
+  return dc;
+}
+
+static struct dns *fetch_dns_new(struct fetcher *f, char *err, size_t errlen)
+{
+  struct dns_cfg dc = fetch_dns_cfg(&f->cfg);
   return dns_new(f->loop, &dc, err, errlen);
+}
+
+struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, size_t errlen)
+{
+  struct fetch_shared *sh = mem_calloc(1, sizeof *sh);
+  struct dns_cfg dc = fetch_dns_cfg(cfg);
+  if(!sh) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  sh->magic = FETCH_SHARED_MAGIC;
+  for(int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+    pthread_mutex_init(&sh->locks[i], NULL);
+  pthread_mutex_init(&sh->fetchers_mu, NULL);
+  sh->slots.max_active = cfg->max_in_flight > 0 ? cfg->max_in_flight : 1;
+  sh->slots.max_queued = cfg->max_queue;
+  if(!(sh->dns = dns_shared_new(&dc, err, errlen)) || fetch_curl_shared_init(sh, err, errlen)) {
+    fetch_shared_free(&sh);
+    return NULL;
+  }
+  return sh;
+}
+
+void fetch_shared_free(struct fetch_shared **shp)
+{
+  struct fetch_shared *sh = *shp;
+  if(!sh)
+    return;
+  *shp = NULL;
+  FETCH_CHECK(sh->magic == FETCH_SHARED_MAGIC);
+  fetch_curl_shared_fini(sh);
+  dns_shared_free(&sh->dns);
+  for(int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+    pthread_mutex_destroy(&sh->locks[i]);
+  pthread_mutex_destroy(&sh->fetchers_mu);
+  sh->magic = 0;
+  mem_free(sh);
 }
 
 struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *err,
                             size_t errlen)
 {
+  return fetcher_new_shared(loop, cfg, NULL, err, errlen);
+}
+
+struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
+                                   struct fetch_shared *sh, char *err, size_t errlen)
+{
+  FETCH_CHECK(!sh || sh->magic == FETCH_SHARED_MAGIC);
   struct fetcher *f = mem_calloc(1, sizeof *f);
   if(err && errlen)
     err[0] = '\0';
@@ -445,14 +517,18 @@ struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *
   }
   f->magic = FETCHER_MAGIC;
   f->loop = loop;
+  f->shared = sh;
+  pthread_mutex_init(&f->st_mu, NULL);
   if(f->cfg.max_in_flight < 1)
     f->cfg.max_in_flight = 1;
   uv_timer_init(loop, &f->kick);
   uv_timer_init(loop, &f->stop_timer);
   f->kick.data = f->stop_timer.data = f;
   f->open_handles = 2;
-  if(!(f->guard = guard_new(f->cfg.allow_cidrs, err, errlen)) ||
-     !(f->dns = fetch_dns_new(f, err, errlen)) || fetch_curl_init(f, err, errlen)) {
+  fetch_slots_join(f);
+  f->dns = sh ? dns_new_shared(loop, sh->dns, err, errlen) : fetch_dns_new(f, err, errlen);
+  if(!(f->guard = guard_new(f->cfg.allow_cidrs, err, errlen)) || !f->dns ||
+     fetch_curl_init(f, err, errlen)) {
     fetcher_teardown(f);
     return NULL;
   }
@@ -482,6 +558,7 @@ void fetch_unref(struct fetcher *f)
   if(--f->open_handles > 0 || !f->freeing)
     return;
   fetch_free_cfg(&f->cfg);
+  pthread_mutex_destroy(&f->st_mu);
   f->magic = 0;
   mem_free(f);
 }
@@ -503,6 +580,7 @@ static void fetcher_teardown(struct fetcher *f)
   f->freeing = true;
   f->free_pending = false;
   fetch_drop_all(f);
+  fetch_slots_leave(f);
   fetch_curl_fini(f);
   dns_free(&f->dns);
   guard_free(&f->guard);

@@ -1,7 +1,9 @@
 #ifndef WPFS_LLFS_FETCH_H
 #define WPFS_LLFS_FETCH_H
 /* The fetch engine of LLFS: one URL in, one HTTP response (or a precise
- * outcome) out, asynchronously on a libuv loop. Single-threaded.
+ * outcome) out, asynchronously on a libuv loop. A fetcher belongs to one
+ * loop and is used from that loop's thread; fetchers on several threads
+ * may share their DNS and TLS session caches (struct fetch_shared).
  *
  * Per fetch: canonicalize and split the URL -> resolve the host through
  * the DNS cache (llfs/dns.h) -> run the address guard (llfs/guard.h) on
@@ -10,7 +12,9 @@
  * Redirects are never followed: the absolute Location comes back in
  * res->redirect. Connections are kept alive per host and TLS sessions are
  * reused. At most max_in_flight fetches run; up to max_queue more wait in
- * FIFO order; beyond that fetch_start answers overloaded.
+ * FIFO order; beyond that fetch_start answers overloaded. Fetchers that
+ * share a fetch_shared count these limits together (each keeps its own
+ * FIFO; a slot freed by one lets the others admit).
  *
  * Contracts:
  *  - fetch_start returns 0 and the callback runs exactly once, later, from
@@ -90,17 +94,17 @@ struct fetch_cfg {
   { "max_body_bytes", CFG_SIZE, FETCH_CFG_OFF(base, max_body_bytes), "10m", 1,            \
     1073741824, NULL, "body bytes read off the wire (before decoding): default and maximum" },           \
   { "max_connections", CFG_INT, FETCH_CFG_OFF(base, max_connections), "1024", 1, 1000000, \
-    NULL, "connections libcurl keeps open (keep-alive cache)" },                          \
+    NULL, "connections libcurl keeps open (keep-alive cache), per fetcher: per llfs worker" },                          \
   { "max_decoded_bytes", CFG_SIZE, FETCH_CFG_OFF(base, max_decoded_bytes), "20m", 1,      \
     1073741824, NULL, "decoded (gunzipped...) body bytes: default and maximum" },         \
   { "max_header_bytes", CFG_SIZE, FETCH_CFG_OFF(base, max_header_bytes), "64k", 256,      \
     1048576, NULL, "response header bytes; more is too_large" },                          \
   { "max_host_connections", CFG_INT, FETCH_CFG_OFF(base, max_host_connections), "4", 1,   \
-    10000, NULL, "connections per host:port at once" },                                   \
+    10000, NULL, "connections per host:port at once, per fetcher: per llfs worker" },                                   \
   { "max_in_flight", CFG_INT, FETCH_CFG_OFF(base, max_in_flight), "256", 1, 100000, NULL, \
-    "fetches resolving or transferring at once" },                                        \
+    "fetches resolving or transferring at once (all llfs workers together)" },                                        \
   { "max_queue", CFG_INT, FETCH_CFG_OFF(base, max_queue), "10000", 0, 10000000, NULL,     \
-    "fetches waiting for a slot; beyond this fetch_start says overloaded" },              \
+    "fetches waiting for a slot (all llfs workers together); beyond: overloaded" },              \
   { "timeout_ms", CFG_MSEC, FETCH_CFG_OFF(base, timeout_ms), "30s", 1, 600000, NULL,      \
     "total time of one fetch: default and maximum per request" },                         \
   { "tls_ca_file", CFG_STR, FETCH_CFG_OFF(base, tls_ca_file), NULL, 1, 0, NULL,           \
@@ -201,6 +205,21 @@ struct fetch_job;
 struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *err,
                             size_t errlen);
 
+/* What the fetchers of one process share when each runs on its own thread
+ * (llfs --workers): one DNS cache, so a name is asked once for all of them
+ * (its dns_* settings are cfg's), libcurl's TLS session cache, so a
+ * session one of them made is resumed by the others, and the admission
+ * limits (cfg's max_in_flight and max_queue, over all of them).
+ * Connections stay each fetcher's own. NULL with a reason in err. */
+struct fetch_shared;
+struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, size_t errlen);
+/* fetcher_new, sharing sh (its dns_* settings are ignored); call it on
+ * loop's thread, or before that thread runs the loop. */
+struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
+                                   struct fetch_shared *sh, char *err, size_t errlen);
+/* Once every fetcher made with it is freed and its loop has run. */
+void fetch_shared_free(struct fetch_shared **shp);
+
 /* 0, or the outcome that refused the request at once: bad_url,
  * unsupported_scheme, bad_request (a header with CR/LF or without ':', a
  * pin that is not an IP address), overloaded, shutting_down, no_memory. jobp may be
@@ -212,7 +231,11 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
  * Only before the callback has started. */
 void fetch_cancel(struct fetch_job **jobp);
 
-void fetcher_stats(const struct fetcher *f, struct fetch_stats *out);
+/* From any thread. */
+void fetcher_stats(struct fetcher *f, struct fetch_stats *out);
+/* Add every counter and gauge of from to into, except dns: fetchers that
+ * share a cache all report its counters, so take them from one. */
+void fetch_stats_merge(struct fetch_stats *into, const struct fetch_stats *from);
 
 /* The fetcher's own resolver and address guard, for callers that must see
  * exactly what a fetch would (the service's /resolve route). Both live as

@@ -23,7 +23,7 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
   }
   f->curl_global = true;
   f->multi = curl_multi_init();
-  f->share = curl_share_init();
+  f->share = f->shared ? f->shared->share : curl_share_init();
   if(!f->multi || !f->share) {
     snprintf(err, errlen, "out of memory");
     return -1;
@@ -31,7 +31,8 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
   fetch_sock_init(f);
   curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, f->cfg.max_host_connections);
   curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->cfg.max_connections);
-  curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  if(!f->shared)
+    curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
   return 0;
 }
 
@@ -41,7 +42,7 @@ void fetch_curl_fini(struct fetcher *f)
     curl_easy_cleanup(f->easy_pool[--f->neasy_pool]);
   if(f->multi)
     curl_multi_cleanup(f->multi);   /* closes the kept-alive connections */
-  if(f->share)
+  if(f->share && !f->shared)
     curl_share_cleanup(f->share);
   f->multi = NULL;
   f->share = NULL;
@@ -49,6 +50,51 @@ void fetch_curl_fini(struct fetcher *f)
   if(f->curl_global)
     curl_global_cleanup();
   f->curl_global = false;
+}
+
+/* ---- the TLS session cache of fetchers on several threads ---- */
+
+static void fc_share_lock(CURL *e, curl_lock_data data, curl_lock_access access, void *userp)
+{
+  struct fetch_shared *sh = userp;
+  (void)e;
+  (void)access;
+  pthread_mutex_lock(&sh->locks[data]);
+}
+
+static void fc_share_unlock(CURL *e, curl_lock_data data, void *userp)
+{
+  struct fetch_shared *sh = userp;
+  (void)e;
+  pthread_mutex_unlock(&sh->locks[data]);
+}
+
+int fetch_curl_shared_init(struct fetch_shared *sh, char *err, size_t errlen)
+{
+  if(curl_global_init(CURL_GLOBAL_DEFAULT)) {
+    snprintf(err, errlen, "libcurl initialization failed");
+    return -1;
+  }
+  sh->curl_global = true;
+  if(!(sh->share = curl_share_init())) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  curl_share_setopt(sh->share, CURLSHOPT_LOCKFUNC, fc_share_lock);
+  curl_share_setopt(sh->share, CURLSHOPT_UNLOCKFUNC, fc_share_unlock);
+  curl_share_setopt(sh->share, CURLSHOPT_USERDATA, sh);
+  curl_share_setopt(sh->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  return 0;
+}
+
+void fetch_curl_shared_fini(struct fetch_shared *sh)
+{
+  if(sh->share)
+    curl_share_cleanup(sh->share);
+  sh->share = NULL;
+  if(sh->curl_global)
+    curl_global_cleanup();
+  sh->curl_global = false;
 }
 
 /* ---- one transfer ---- */
@@ -139,7 +185,9 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
   curl_socket_t fd = fetch_sock_open(j->f, a->family, a->socktype, a->protocol);
   if(fd != CURL_SOCKET_BAD) {
     j->opened = true;
+    fetch_stats_lock(j->f);
     j->f->st.conn_opened++;
+    fetch_stats_unlock(j->f);
   }
   return fd;
 }
@@ -259,9 +307,11 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &sz);
   r->bytes_raw = sz > 0 ? (uint64_t)sz : 0;
   r->reused = !j->opened && r->addr[0];
+  fetch_stats_lock(j->f);
   if(r->reused)
     j->f->st.conn_reused++;
   j->f->st.bytes_header += j->hdr_bytes;
+  fetch_stats_unlock(j->f);
   fc_timings(j);
 }
 

@@ -5,6 +5,8 @@
  * sockets, fetch_sock.c), the URL
  * split (fetch_url.c), results (fetch_res.c) and counters (fetch_stats.c). */
 #include <curl/curl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "llfs/fetch.h"
 #include "common/log.h"
@@ -33,6 +35,12 @@ enum job_over { OVER_NONE, OVER_HEADER, OVER_RAW, OVER_DECODED, OVER_NOMEM };
 struct job_list {
   struct fetch_job *first, *last;
   size_t n;
+};
+
+/* Fetches running and waiting, against their limits (fetch_slots.c). */
+struct fetch_slots {
+  atomic_long active, queued;
+  long        max_active, max_queued;
 };
 
 struct fetch_url {
@@ -96,14 +104,24 @@ struct fetcher {
   struct dns       *dns;
   struct guard     *guard;
   CURLM            *multi;
-  CURLSH           *share;
+  CURLSH           *share;        /* f->shared's, or the fetcher's own */
+  struct fetch_shared *shared;    /* NULL: nothing shared */
+  struct fetch_slots *slots;      /* &shared->slots, or &own_slots */
+  struct fetch_slots own_slots;
+  uv_async_t        pump;         /* shared: another thread freed a slot */
+  struct fetcher   *sprev, *snext;  /* on shared->fetchers */
   uv_timer_t        curl_timer;
   uv_timer_t        kick;         /* reaps f->done, admits from f->queue */
   uv_timer_t        stop_timer;   /* shutdown deadline */
   struct fetch_sock **sock_by_fd;  /* watchers by fd number */
   size_t            nsock_by_fd, nsocks;
   struct job_list   queue, active, done;
+  /* Counters are written on the fetcher's thread and read by
+   * fetcher_stats from any thread: st under st_mu (uncontended but for a
+   * scrape), the two gauges as copies of the list lengths. */
+  pthread_mutex_t   st_mu;
   struct fetch_stats st;
+  atomic_size_t     n_active, n_queued;
   int               open_handles;
   bool              curl_global;   /* curl_global_init succeeded */
   bool              shutting, stop_fired, done_called, in_kick, free_pending, freeing;
@@ -117,6 +135,8 @@ struct fetcher {
 };
 
 /* fetch.c */
+/* Admit queued fetches while slots are free. */
+void fetch_pump(struct fetcher *f);
 void job_list_push(struct job_list *l, struct fetch_job *j);
 void job_list_remove(struct fetch_job *j);
 /* The job ended with o (the result is filled as far as it got). */
@@ -140,6 +160,8 @@ int fetch_sock_close(void *clientp, curl_socket_t fd);
 
 /* fetch_curl.c */
 int  fetch_curl_init(struct fetcher *f, char *err, size_t errlen);
+int  fetch_curl_shared_init(struct fetch_shared *sh, char *err, size_t errlen);
+void fetch_curl_shared_fini(struct fetch_shared *sh);
 /* Finish the transfers libcurl reports done. */
 void fetch_curl_check_done(struct fetcher *f);
 void fetch_curl_fini(struct fetcher *f);
@@ -162,5 +184,31 @@ size_t fetch_res_header_line(struct fetch_res *r, const char *p, size_t n);
 /* fetch_stats.c */
 void fetch_stats_finish(struct fetcher *f, const struct fetch_job *j);
 void fetch_stats_refused(struct fetcher *f, enum outcome o);
+static inline void fetch_stats_lock(struct fetcher *f) { pthread_mutex_lock(&f->st_mu); }
+static inline void fetch_stats_unlock(struct fetcher *f) { pthread_mutex_unlock(&f->st_mu); }
+
+/* What the fetchers of one process share (fetch.h): the DNS cache and
+ * libcurl's TLS session cache, whose locks are these mutexes. */
+struct fetch_shared {
+  unsigned           magic;
+#define FETCH_SHARED_MAGIC 0x5a4ed0c1u
+  struct dns_shared *dns;
+  CURLSH            *share;
+  bool               curl_global;
+  pthread_mutex_t    locks[CURL_LOCK_DATA_LAST];
+  struct fetch_slots slots;       /* over every fetcher */
+  pthread_mutex_t    fetchers_mu;
+  struct fetcher    *fetchers;    /* to wake when a slot is freed */
+};
+
+/* fetch_slots.c */
+bool fetch_slot_take(struct fetcher *f);
+void fetch_slot_give(struct fetcher *f);
+bool fetch_queue_take(struct fetcher *f);
+void fetch_queue_give(struct fetcher *f);
+/* No slot free and the queue full (a hint: taking may still fail). */
+bool fetch_slots_full(const struct fetcher *f);
+void fetch_slots_join(struct fetcher *f);
+void fetch_slots_leave(struct fetcher *f);
 
 #endif

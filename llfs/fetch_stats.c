@@ -17,8 +17,10 @@ const char *fetch_phase_name(enum fetch_phase p)
 
 void fetch_stats_refused(struct fetcher *f, enum outcome o)
 {
+  fetch_stats_lock(f);
   if((unsigned)o < OUTCOME__COUNT)
     f->st.outcome[o]++;
+  fetch_stats_unlock(f);
 }
 
 /* A finished (not cancelled) job: its outcome, bytes and phase times. */
@@ -26,6 +28,7 @@ void fetch_stats_finish(struct fetcher *f, const struct fetch_job *j)
 {
   struct fetch_stats *s = &f->st;
   const struct fetch_res *r = &j->res;
+  fetch_stats_lock(f);
   s->outcome[r->outcome]++;
   s->bytes_raw += r->bytes_raw;
   s->bytes_decoded += r->bytes_decoded;
@@ -38,14 +41,46 @@ void fetch_stats_finish(struct fetcher *f, const struct fetch_job *j)
   if(r->status)
     metrics_lat_add(&s->phase[FETCH_PHASE_FIRST_BYTE], r->t.first_byte_us);
   metrics_lat_add(&s->phase[FETCH_PHASE_TOTAL], r->t.total_us);
+  fetch_stats_unlock(f);
 }
 
-void fetcher_stats(const struct fetcher *f, struct fetch_stats *out)
+/* From any thread (the service's /metrics runs on one worker and reads
+ * every worker's fetcher). */
+void fetcher_stats(struct fetcher *f, struct fetch_stats *out)
 {
   FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  fetch_stats_lock(f);
   *out = f->st;
-  out->in_flight = f->active.n;
-  out->queued = f->queue.n;
+  fetch_stats_unlock(f);
+  out->in_flight = atomic_load_explicit(&f->n_active, memory_order_relaxed);
+  out->queued = atomic_load_explicit(&f->n_queued, memory_order_relaxed);
+  memset(&out->dns, 0, sizeof out->dns);
   if(f->dns)
     dns_stats(f->dns, &out->dns);
+}
+
+static void lat_add(struct metrics_lat *into, const struct metrics_lat *from)
+{
+  for(size_t i = 0; i <= METRICS_LAT_BUCKETS; i++)
+    into->count[i] += from->count[i];
+  into->sum_s += from->sum_s;
+}
+
+void fetch_stats_merge(struct fetch_stats *into, const struct fetch_stats *from)
+{
+  for(size_t o = 0; o < OUTCOME__COUNT; o++)
+    into->outcome[o] += from->outcome[o];
+  for(size_t v = 0; v < GUARD__COUNT; v++)
+    into->blocked[v] += from->blocked[v];
+  into->accepted += from->accepted;
+  into->cancelled += from->cancelled;
+  into->in_flight += from->in_flight;
+  into->queued += from->queued;
+  into->conn_opened += from->conn_opened;
+  into->conn_reused += from->conn_reused;
+  into->bytes_raw += from->bytes_raw;
+  into->bytes_decoded += from->bytes_decoded;
+  into->bytes_header += from->bytes_header;
+  for(size_t p = 0; p < FETCH_PHASE__COUNT; p++)
+    lat_add(&into->phase[p], &from->phase[p]);
 }

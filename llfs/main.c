@@ -1,6 +1,6 @@
 /* llfs: the low-level fetcher service. Process concerns only: config, the
- * engine and the listening socket on this thread's loop, the HTTP threads
- * (http.c), signals and the graceful stop. */
+ * listening socket and its accepting loop (this thread's), the worker
+ * threads (worker.c), signals and the graceful stop. */
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,11 +12,10 @@
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
-#include "llfs/http.h"
 #include "llfs/svc.h"
+#include "llfs/worker.h"
 
 struct llfs_cfg {
-  long   http_threads;
   char  *listen_addr;
   long   listen_port;
   char  *log_level;
@@ -25,14 +24,13 @@ struct llfs_cfg {
   long   max_url_len;
   char  *port_file;
   long   shutdown_grace_ms;
+  long   workers;
   struct fetch_cfg fetch;
 };
 
 #define OFF(f) offsetof(struct llfs_cfg, f)
 static const struct cfg_key llfs_keys[] = {
   FETCH_CFG_KEYS(OFF(fetch)),
-  { "http_threads", CFG_INT, OFF(http_threads), "0", 0, 256, NULL,
-    "threads serving HTTP beside the engine's (0: one per online CPU)" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
   { "listen_port", CFG_INT, OFF(listen_port), "8081", 0, 65535, NULL,
@@ -48,6 +46,8 @@ static const struct cfg_key llfs_keys[] = {
     "write the bound port to this file once listening" },
   { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
     "on SIGTERM, time given to fetches in flight before they are cut" },
+  { "workers", CFG_INT, OFF(workers), "0", 0, 256, NULL,
+    "threads, each with its own loop, HTTP server and fetcher (0: one per online CPU)" },
 };
 static const struct cfg_prog llfs_prog = {
   "llfs", "wpfs low-level fetcher: fetches one URL per request, safely (see openapi.yaml).",
@@ -64,24 +64,24 @@ static const struct cfg_prog llfs_prog = {
 struct llfs_proc {
   uv_loop_t *loop;
   struct llfs_cfg cfg;
-  struct llfs_engine engine;    /* on this thread's loop */
-  struct api_srv_group *group;  /* the listening socket, accepted on this loop */
-  struct llfs_https https;
-  bool stopping;
+  struct fetch_shared *fsh;
+  struct api_srv_group *group;
+  struct llfs_workers ws;
+  bool workers_on, stopping;
   uv_signal_t sigterm, sigint;
 };
 
 static void proc_close_all(struct llfs_proc *p)
 {
-  https_close(&p->https);     /* joins: no HTTP thread runs past this */
-  engine_close(&p->engine);   /* calls still out are dropped here */
-  https_free(&p->https);
+  if(p->workers_on)
+    workers_close(&p->ws);   /* joins: every worker's fetcher and server are gone */
+  p->workers_on = false;
   api_group_free(&p->group);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
 }
 
-/* Every answer is handed to an HTTP server and sent. */
+/* Every worker's fetches are done and their answers sent. */
 static void proc_drained(void *arg)
 {
   struct llfs_proc *p = arg;
@@ -89,55 +89,46 @@ static void proc_drained(void *arg)
   proc_close_all(p);
 }
 
-/* The engine's fetches are done (or cut at the grace): the HTTP threads
- * report once their last answers are out. */
-static void proc_fetches_done(void *arg)
-{
-  struct llfs_proc *p = arg;
-  https_drain(&p->https);
-}
-
 static void proc_on_signal(uv_signal_t *s, int signum)
 {
   struct llfs_proc *p = s->data;
-  struct fetch_stats st;
   if(p->stopping)
     return;
   p->stopping = true;
-  fetcher_stats(p->engine.f, &st);
-  LOG(LOG_INFO, "signal %d: stopping, %llu fetches in flight, grace %ld ms", signum,
-      (unsigned long long)(st.in_flight + st.queued), p->cfg.shutdown_grace_ms);
-  atomic_store_explicit(&p->https.sh.stopping, true, memory_order_relaxed);
+  LOG(LOG_INFO, "signal %d: stopping, %lu fetches in flight, grace %ld ms", signum,
+      workers_calls_live(&p->ws), p->cfg.shutdown_grace_ms);
   api_group_quiesce(p->group);
-  fetcher_shutdown(p->engine.f, p->cfg.shutdown_grace_ms, proc_fetches_done, p);
+  workers_stop(&p->ws);
 }
 
-static unsigned proc_nthreads(const struct llfs_cfg *c)
+static unsigned proc_nworkers(const struct llfs_cfg *c)
 {
-  long n = c->http_threads ? c->http_threads : sysconf(_SC_NPROCESSORS_ONLN);
+  long n = c->workers ? c->workers : sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (unsigned)n : 1;
 }
 
-static void proc_https_cfg(struct llfs_proc *p, const struct api_srv_cfg *sc)
+static void proc_workers_cfg(struct llfs_proc *p, const struct api_srv_cfg *sc)
 {
-  struct llfs_https *hs = &p->https;
-  hs->engine = &p->engine;
-  hs->lim = (struct llfs_limits){
+  struct llfs_workers *ws = &p->ws;
+  ws->fetch = &p->cfg.fetch;
+  ws->lim = (struct llfs_limits){
     .connect_timeout_ms = p->cfg.fetch.connect_timeout_ms, .timeout_ms = p->cfg.fetch.timeout_ms,
     .max_body = p->cfg.fetch.max_body_bytes, .max_decoded = p->cfg.fetch.max_decoded_bytes,
     .max_url_len = (size_t)p->cfg.max_url_len,
   };
-  hs->srv = *sc;
-  hs->group = p->group;
-  hs->n = proc_nthreads(&p->cfg);
-  hs->drained = proc_drained;
-  hs->drained_arg = p;
+  ws->srv = *sc;
+  ws->grace_ms = p->cfg.shutdown_grace_ms;
+  ws->fsh = p->fsh;
+  ws->group = p->group;
+  ws->n = proc_nworkers(&p->cfg);
+  ws->drained = proc_drained;
+  ws->drained_arg = p;
 }
 
 static int proc_start(struct llfs_proc *p)
 {
   char err[256];
-  if(engine_start(&p->engine, p->loop, &p->cfg.fetch, err, sizeof err)) {
+  if(!(p->fsh = fetch_shared_new(&p->cfg.fetch, err, sizeof err))) {
     LOG(LOG_ERROR, "fetcher: %s", err);
     return -1;
   }
@@ -146,20 +137,21 @@ static int proc_start(struct llfs_proc *p)
     .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 120,
     .conn_memory = LLFS_CONN_MEMORY,
     .routes = llfs_routes, .nroutes = llfs_nroutes,
-    .ready = llfs_ready, .metrics_async = llfs_metrics,
+    .ready = llfs_ready, .metrics = llfs_metrics,
   };
-  if(api_group_new(p->loop, &sc, proc_nthreads(&p->cfg), &p->group))
+  if(api_group_new(p->loop, &sc, proc_nworkers(&p->cfg), &p->group))
     return -1;
-  proc_https_cfg(p, &sc);
-  if(https_start(&p->https, p->loop))
+  proc_workers_cfg(p, &sc);
+  if(workers_start(&p->ws, p->loop))
     return -1;
+  p->workers_on = true;
   api_group_accept(p->group);
   if(p->cfg.port_file && portfile_write(p->cfg.port_file, api_group_port(p->group))) {
     LOG(LOG_ERROR, "cannot write %s", p->cfg.port_file);
     return -1;
   }
-  LOG(LOG_INFO, "listening on %s:%d, %u HTTP threads", p->cfg.listen_addr,
-      api_group_port(p->group), p->https.n);
+  LOG(LOG_INFO, "listening on %s:%d, %u workers", p->cfg.listen_addr, api_group_port(p->group),
+      p->ws.n);
   return 0;
 }
 
@@ -205,7 +197,7 @@ int main(int argc, char **argv)
     return 2;
   }
   log_init("llfs", lvl);
-  json_object_seed(0);   /* jansson's hash seed, before any thread */
+  json_object_seed(0);   /* before any thread: jansson's hash seed */
   p.loop = uv_default_loop();
   proc_signals(&p);
   int failed = proc_start(&p);
@@ -213,7 +205,7 @@ int main(int argc, char **argv)
     proc_close_all(&p);
   uv_run(p.loop, UV_RUN_DEFAULT);
   uv_loop_close(p.loop);
-  engine_fini(&p.engine);
+  fetch_shared_free(&p.fsh);   /* the workers' fetchers are gone */
   cfg_free(&llfs_prog, &p.cfg);
   return failed ? 1 : 0;
 }

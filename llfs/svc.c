@@ -1,7 +1,5 @@
-/* POST /internal/v1/fetch (GET /internal/v1/resolve is svc_resolve.c). A
- * fetch is a call (engine.h): decoded on the HTTP thread, started on the
- * engine's loop, whose callback moves the result into the call, and
- * answered back on the HTTP thread, built once as either the framed
+/* POST /internal/v1/fetch (GET /internal/v1/resolve is svc_resolve.c). An
+ * answer is built once, when the engine calls back, as either the framed
  * representation (one JSON line then the raw body: what the gateway asks
  * for, no base64 on this hop) or JSON with the body in base64 (for people
  * with curl). */
@@ -22,31 +20,18 @@
 #define LLFS_META_KEEP (256u << 10)  /* scratch kept between answers */
 
 struct llfs_call {
-  struct llfs_xcall x;           /* first */
   unsigned magic;
-  /* the HTTP thread's */
   struct llfs_svc  *svc;
-  struct api_req   *rq;          /* NULL once the request died (abandoned) */
-  bool              framed;
-  /* the engine's, while it runs */
+  struct api_req   *rq;
   struct fetch_job *job;
-  /* both, one after the other */
   struct llfs_req   in;
-  char              req_id[40];
-  enum outcome      refused;     /* fetch_start said no at once */
-  struct fetch_res  res;         /* moved out of the engine's callback */
-  char              detail[256];
-  char             *url;         /* res.url when it is not in.url */
+  bool              framed;
 };
 
-/* Either thread: whichever has it last. */
-static void call_release(struct llfs_call *c)
+static void call_free(struct llfs_call *c)
 {
+  atomic_fetch_sub_explicit(&c->svc->calls_live, 1, memory_order_relaxed);
   llfs_req_clear(&c->in);
-  buf_free(&c->res.body);
-  buf_free(&c->res.headers);
-  mem_free(c->res.redirect);
-  mem_free(c->url);
   c->magic = 0;
   mem_free(c);
 }
@@ -239,7 +224,7 @@ static char *answer_json(const struct buf *meta, const struct fetch_res *r, size
 }
 
 /* The meta line goes into the service's scratch buffer, kept between
- * answers (one at a time: each HTTP thread has its own), so a warm service
+ * answers (one at a time: each worker has its own), so a warm service
  * builds an answer with one allocation, the answer itself. */
 static void call_reply(struct llfs_call *c, struct fetch_res *r)
 {
@@ -265,92 +250,25 @@ static void call_reply(struct llfs_call *c, struct fetch_res *r)
   api_reply(c->rq, 200, c->framed ? FRAMED_TYPE : "application/json", out, len);
 }
 
-/* ---- the engine's side ------------------------------------------------ */
-
-/* The result belongs to the engine for the callback only: keep it. */
-static void call_keep(struct llfs_call *c, struct fetch_res *r)
-{
-  c->res = *r;
-  buf_init(&r->body, 0);      /* moved: the engine's copies are empty now */
-  buf_init(&r->headers, 0);
-  r->redirect = NULL;
-  str_copy(c->detail, sizeof c->detail, r->detail ? r->detail : "");
-  c->res.detail = c->detail;
-  if(r->url && strcmp(r->url, c->in.url))
-    c->url = mem_strdup(r->url);
-  c->res.url = c->url ? c->url : c->in.url;
-}
-
 static void call_done(struct fetch_res *r, void *arg)
 {
   struct llfs_call *c = arg;
   if(!c || c->magic != LLFS_CALL_MAGIC)
     abort();
-  struct log_ctx lc = { .req = c->req_id, .url = r->url, .action = "fetched" };
+  struct log_ctx lc = { .req = api_req_id(c->rq), .url = r->url, .action = "fetched" };
   LOGC(LOG_DEBUG, &lc, "outcome %s status %ld bytes %zu", outcome_name(r->outcome),
        r->status, r->body.len);
   c->job = NULL;
-  call_keep(c, r);
-  engine_return(&c->x);
+  call_reply(c, r);
+  call_free(c);
 }
 
-static void call_run(struct llfs_xcall *x)
-{
-  struct llfs_call *c = (struct llfs_call *)x;
-  struct fetch_req fr = {
-    .url = c->in.url, .method = c->in.method == LLFS_HEAD ? FETCH_HEAD : FETCH_GET,
-    .headers = (const char *const *)c->in.headers, .nheaders = c->in.nheaders,
-    .connect_timeout_ms = c->in.connect_timeout_ms, .timeout_ms = c->in.timeout_ms,
-    .max_body = c->in.max_body, .max_decoded = c->in.max_decoded,
-    .pin_addr = c->in.pin, .req_id = c->req_id,
-  };
-  c->refused = fetch_start(x->e->f, &fr, call_done, c, &c->job);
-  if(c->refused)
-    engine_return(x);
-}
-
-/* Its HTTP thread is gone (at the very end only). */
-static void call_drop(struct llfs_xcall *x)
-{
-  call_release((struct llfs_call *)x);
-}
-
-/* ---- back on the HTTP thread ------------------------------------------ */
-
-static void fetch_refused(struct api_req *rq, enum outcome o);
-
-static void call_home(struct llfs_xcall *x)
-{
-  struct llfs_call *c = (struct llfs_call *)x;
-  if(c->rq) {
-    c->svc->calls_live--;
-    if(x->refused)
-      fetch_refused(c->rq, OUTCOME_SHUTTING_DOWN);
-    else if(c->refused)
-      fetch_refused(c->rq, c->refused);
-    else
-      call_reply(c, &c->res);
-  }
-  call_release(c);
-}
-
-/* The client's connection died first (only at server stop): the call goes
- * on in the engine and is dropped when it comes back. */
+/* The client's connection died first (only at server stop). */
 static void call_abort(void *arg)
 {
   struct llfs_call *c = arg;
-  c->rq = NULL;
-  c->svc->calls_live--;
-}
-
-void llfs_home_ready(struct mbox *mb)
-{
-  struct mbox_item *it = mbox_take(mb);
-  while(it) {
-    struct llfs_xcall *x = (struct llfs_xcall *)it;
-    it = it->next;
-    x->done(x);
-  }
+  fetch_cancel(&c->job);
+  call_free(c);
 }
 
 /* ---- POST /internal/v1/fetch -------------------------------------------------------- */
@@ -387,6 +305,24 @@ static bool wants_framed(struct api_req *rq)
   return acc && strstr(acc, FRAMED_TYPE);
 }
 
+static void call_start(struct llfs_svc *svc, struct api_req *rq, struct llfs_call *c)
+{
+  struct fetch_req fr = {
+    .url = c->in.url, .method = c->in.method == LLFS_HEAD ? FETCH_HEAD : FETCH_GET,
+    .headers = (const char *const *)c->in.headers, .nheaders = c->in.nheaders,
+    .connect_timeout_ms = c->in.connect_timeout_ms, .timeout_ms = c->in.timeout_ms,
+    .max_body = c->in.max_body, .max_decoded = c->in.max_decoded,
+    .pin_addr = c->in.pin, .req_id = api_req_id(rq),
+  };
+  enum outcome o = fetch_start(svc->f, &fr, call_done, c, &c->job);
+  if(o != OUTCOME_OK) {
+    call_free(c);
+    fetch_refused(rq, o);
+    return;
+  }
+  api_req_on_abort(rq, call_abort, c);
+}
+
 static void h_fetch(struct api_req *rq, void *arg)
 {
   struct llfs_svc *svc = arg;
@@ -404,19 +340,15 @@ static void h_fetch(struct api_req *rq, void *arg)
   c->svc = svc;
   c->rq = rq;
   c->framed = wants_framed(rq);
-  str_copy(c->req_id, sizeof c->req_id, api_req_id(rq));
+  atomic_fetch_add_explicit(&svc->calls_live, 1, memory_order_relaxed);
   int rc = llfs_req_decode(body, &svc->lim, &c->in, &err);
   json_decref(body);
   if(rc) {
-    call_release(c);
+    call_free(c);
     decode_failed(rq, &err);
     return;
   }
-  c->x = (struct llfs_xcall){ .run = call_run, .done = call_home, .drop = call_drop,
-                              .home = &svc->home };
-  svc->calls_live++;
-  api_req_on_abort(rq, call_abort, c);   /* before: engine_post may answer at once */
-  engine_post(svc->engine, &c->x);
+  call_start(svc, rq, c);
 }
 
 const struct api_route llfs_routes[] = {

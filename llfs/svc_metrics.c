@@ -1,23 +1,10 @@
 /* /metrics of LLFS: the engine's counters in Prometheus form. Names follow
- * the conventions: llfs_ prefix, _total for counters, base units. The
- * counters are the engine's, so they are copied on its loop (a call,
- * engine.h) and written out back on the HTTP thread. */
+ * the conventions: llfs_ prefix, _total for counters, base units. */
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include "api/metrics.h"
-#include "common/mem.h"
 #include "llfs/svc.h"
-
-#define LLFS_STATS_MAGIC 0x57a75c11u
-
-struct llfs_stats_call {
-  struct llfs_xcall  x;     /* first */
-  unsigned           magic;
-  struct llfs_svc   *svc;
-  struct api_req    *rq;    /* NULL once the request died */
-  struct fetch_stats st;
-};
 
 static void m_counter(struct buf *b, const char *name, const char *help, uint64_t v)
 {
@@ -75,84 +62,47 @@ static void m_dns(struct buf *b, const struct dns_stats *d)
   m_gauge(b, "llfs_dns_queries_in_flight", "DNS queries waiting for an answer.", d->in_flight);
 }
 
-/* Appended after the HTTP server's own families. */
-static void m_write(struct buf *b, void *arg)
+/* Every worker's fetcher, whichever worker the scrape landed on. */
+static void m_collect(struct llfs_shared *sh, struct fetch_stats *st)
 {
-  struct llfs_stats_call *sc = arg;
-  const struct fetch_stats *st = &sc->st;
-  m_outcomes(b, st);
-  m_counter(b, "llfs_fetches_accepted_total", "Fetches the engine took on (not refused at once).",
-            st->accepted);
-  m_counter(b, "llfs_fetches_cancelled_total", "Fetches whose client went away first.",
-            st->cancelled);
-  m_counter(b, "llfs_connections_opened_total", "New TCP connections.", st->conn_opened);
-  m_counter(b, "llfs_connections_reused_total", "Fetches carried by a kept-alive connection.",
-            st->conn_reused);
-  m_counter(b, "llfs_received_bytes_total", "Body bytes received on the wire.", st->bytes_raw);
-  m_counter(b, "llfs_decoded_bytes_total", "Body bytes after content decoding.",
-            st->bytes_decoded);
-  m_counter(b, "llfs_header_bytes_total", "Response header bytes received.", st->bytes_header);
-  m_gauge(b, "llfs_stopping", "1 once SIGTERM started the graceful stop.",
-          llfs_stopping(sc->svc));
-  m_gauge(b, "llfs_http_threads", "Threads serving HTTP (the engine has its own).",
-          sc->svc->sh->nthreads);
-  m_gauge(b, "llfs_fetches_in_flight", "Fetches resolving or transferring.", st->in_flight);
-  m_gauge(b, "llfs_fetches_queued", "Fetches waiting for a slot.", st->queued);
-  m_phases(b, st);
-  m_dns(b, &st->dns);
-}
-
-static void stats_run(struct llfs_xcall *x)
-{
-  struct llfs_stats_call *sc = (struct llfs_stats_call *)x;
-  fetcher_stats(x->e->f, &sc->st);
-  engine_return(x);
-}
-
-static void stats_free(struct llfs_xcall *x)
-{
-  struct llfs_stats_call *sc = (struct llfs_stats_call *)x;
-  sc->magic = 0;
-  mem_free(sc);
-}
-
-static void stats_home(struct llfs_xcall *x)
-{
-  struct llfs_stats_call *sc = (struct llfs_stats_call *)x;
-  if(sc->rq) {
-    sc->svc->calls_live--;
-    if(x->refused)
-      api_problem(sc->rq, 503, "shutting-down", "Fetcher shutting down", NULL,
-                  "this replica is stopping; retry on another");
-    else
-      api_metrics_reply(sc->rq, m_write, sc);
+  struct fetch_stats one;
+  bool dns = false;
+  memset(st, 0, sizeof *st);
+  pthread_rwlock_rdlock(&sh->fetchers);
+  for(unsigned i = 0; i < sh->nsvcs; i++) {
+    if(!sh->svcs[i]->f)
+      continue;   /* that worker is closing */
+    fetcher_stats(sh->svcs[i]->f, &one);
+    fetch_stats_merge(st, &one);
+    if(!dns)
+      st->dns = one.dns;   /* one cache for all: counted once */
+    dns = true;
   }
-  stats_free(x);
+  pthread_rwlock_unlock(&sh->fetchers);
 }
 
-static void stats_abort(void *arg)
-{
-  struct llfs_stats_call *sc = arg;
-  if(!sc || sc->magic != LLFS_STATS_MAGIC)
-    abort();
-  sc->rq = NULL;
-  sc->svc->calls_live--;
-}
-
-void llfs_metrics(struct api_req *rq, void *arg)
+void llfs_metrics(struct buf *b, void *arg)
 {
   struct llfs_svc *svc = arg;
-  struct llfs_stats_call *sc = mem_calloc(1, sizeof *sc);
-  if(!sc) {
-    api_problem(rq, 503, "overloaded", "Out of memory", NULL, "try again later");
-    return;
-  }
-  sc->x = (struct llfs_xcall){ .run = stats_run, .done = stats_home, .drop = stats_free,
-                               .home = &svc->home };
-  sc->magic = LLFS_STATS_MAGIC;
-  sc->svc = svc;
-  sc->rq = rq;
-  svc->calls_live++;
-  api_req_on_abort(rq, stats_abort, sc);
-  engine_post(svc->engine, &sc->x);
+  struct fetch_stats st;
+  m_collect(svc->sh, &st);
+  m_outcomes(b, &st);
+  m_counter(b, "llfs_fetches_accepted_total", "Fetches the engine took on (not refused at once).",
+            st.accepted);
+  m_counter(b, "llfs_fetches_cancelled_total", "Fetches whose client went away first.",
+            st.cancelled);
+  m_counter(b, "llfs_connections_opened_total", "New TCP connections.", st.conn_opened);
+  m_counter(b, "llfs_connections_reused_total", "Fetches carried by a kept-alive connection.",
+            st.conn_reused);
+  m_counter(b, "llfs_received_bytes_total", "Body bytes received on the wire.", st.bytes_raw);
+  m_counter(b, "llfs_decoded_bytes_total", "Body bytes after content decoding.",
+            st.bytes_decoded);
+  m_counter(b, "llfs_header_bytes_total", "Response header bytes received.", st.bytes_header);
+  m_gauge(b, "llfs_stopping", "1 once SIGTERM started the graceful stop.", llfs_stopping(svc));
+  m_gauge(b, "llfs_workers", "Worker threads, each with its own loop, HTTP server and fetcher.",
+          svc->sh->nsvcs);
+  m_gauge(b, "llfs_fetches_in_flight", "Fetches resolving or transferring.", st.in_flight);
+  m_gauge(b, "llfs_fetches_queued", "Fetches waiting for a slot.", st.queued);
+  m_phases(b, &st);
+  m_dns(b, &st.dns);
 }

@@ -15,18 +15,12 @@
 
 #define LLFS_RESOLVE_MAGIC 0x4e50a1c3u
 
-/* A call (engine.h): the resolve runs on the engine's loop, the answer is
- * built back on the HTTP thread. */
 struct llfs_resolve {
-  struct llfs_xcall  x;       /* first */
   unsigned magic;
   struct llfs_svc   *svc;
-  struct api_req    *rq;      /* NULL once the request died */
-  struct dns_waiter *w;       /* the engine's, while it waits */
-  enum outcome       refused; /* dns_resolve said no at once */
-  struct dns_result  res;
+  struct api_req    *rq;
+  struct dns_waiter *w;
   char               host[URL_HOST_MAX + 1];
-  char               req_id[40];
 };
 
 /* Why a host parameter is refused: field reason plus, when the URL library
@@ -133,7 +127,7 @@ static json_t *resolve_addr_json(const struct guard *g, const struct dns_addr *a
 
 static json_t *resolve_json(const struct llfs_resolve *r, const struct dns_result *res)
 {
-  const struct guard *g = r->svc->guard;
+  const struct guard *g = fetcher_guard(r->svc->f);
   json_t *addrs = json_array();
   if(!addrs)
     return NULL;
@@ -151,65 +145,27 @@ static json_t *resolve_json(const struct llfs_resolve *r, const struct dns_resul
   return o;
 }
 
-/* ---- on the engine's loop ------------------------------------------------ */
-
 static void resolve_done(const struct dns_result *res, void *arg)
 {
   struct llfs_resolve *r = arg;
   if(!r || r->magic != LLFS_RESOLVE_MAGIC)
     abort();
   r->w = NULL;
-  r->res = *res;
-  struct log_ctx lc = { .req = r->req_id, .action = "resolved" };
+  struct log_ctx lc = { .req = api_req_id(r->rq), .action = "resolved" };
   LOGC(LOG_DEBUG, &lc, "resolve %s: %s, %zu address(es)%s", r->host,
        outcome_name(res->outcome), res->naddr, res->cached ? ", cached" : "");
-  engine_return(&r->x);
-}
-
-static void resolve_run(struct llfs_xcall *x)
-{
-  struct llfs_resolve *r = (struct llfs_resolve *)x;
-  r->refused = dns_resolve(fetcher_dns(x->e->f), r->host, resolve_done, r, &r->w);
-  if(r->refused)
-    engine_return(x);
-}
-
-static void resolve_drop(struct llfs_xcall *x)
-{
-  struct llfs_resolve *r = (struct llfs_resolve *)x;
+  api_reply_json(r->rq, 200, resolve_json(r, res));
   resolve_free(&r);
 }
 
-/* ---- back on the HTTP thread --------------------------------------------- */
-
-static void resolve_refused(struct api_req *rq, enum outcome o);
-
-static void resolve_home(struct llfs_xcall *x)
-{
-  struct llfs_resolve *r = (struct llfs_resolve *)x;
-  if(r->rq) {
-    r->svc->calls_live--;
-    if(x->refused)
-      resolve_refused(r->rq, OUTCOME_SHUTTING_DOWN);
-    else if(r->refused == OUTCOME_BAD_URL)
-      resolve_bad_param(r->rq, &(struct resolve_err){ .reason = "not a host name the resolver takes" });
-    else if(r->refused)
-      resolve_refused(r->rq, r->refused);
-    else
-      api_reply_json(r->rq, 200, resolve_json(r, &r->res));
-  }
-  resolve_free(&r);
-}
-
-/* The request died first (server stop): the resolve goes on in the engine
- * and is dropped when it comes back. */
+/* The request died first (server stop): the resolver must not call us. */
 static void resolve_abort(void *arg)
 {
   struct llfs_resolve *r = arg;
   if(!r || r->magic != LLFS_RESOLVE_MAGIC)
     abort();
-  r->rq = NULL;
-  r->svc->calls_live--;
+  dns_cancel(&r->w);
+  resolve_free(&r);
 }
 
 /* ---- GET /internal/v1/resolve --------------------------------------------- */
@@ -242,13 +198,18 @@ void llfs_resolve(struct api_req *rq, void *arg)
     resolve_refused(rq, OUTCOME_NO_MEMORY);
     return;
   }
-  *r = (struct llfs_resolve){
-    .x = { .run = resolve_run, .done = resolve_home, .drop = resolve_drop, .home = &svc->home },
-    .magic = LLFS_RESOLVE_MAGIC, .svc = svc, .rq = rq,
-  };
+  *r = (struct llfs_resolve){ .magic = LLFS_RESOLVE_MAGIC, .svc = svc, .rq = rq };
   memcpy(r->host, host, sizeof host);
-  snprintf(r->req_id, sizeof r->req_id, "%s", api_req_id(rq));
-  svc->calls_live++;
-  api_req_on_abort(rq, resolve_abort, r);   /* before: engine_post may answer at once */
-  engine_post(svc->engine, &r->x);
+  enum outcome o = dns_resolve(fetcher_dns(svc->f), r->host, resolve_done, r, &r->w);
+  if(o == OUTCOME_BAD_URL) {
+    resolve_free(&r);
+    resolve_bad_param(rq, &(struct resolve_err){ .reason = "not a host name the resolver takes" });
+    return;
+  }
+  if(o != OUTCOME_OK) {
+    resolve_free(&r);
+    resolve_refused(rq, o);
+    return;
+  }
+  api_req_on_abort(rq, resolve_abort, r);
 }

@@ -1,7 +1,8 @@
 /* llfs/dns against a real dnsmasq (tests/harness_dns.sh): answers, the
  * cache proven from the server's side (its query log), TTL floor and
  * ceiling, negative caching, one query for many waiters, timeouts,
- * cancellation, the LRU cap. Needs DNS_SERVER and DNS_LOG.
+ * cancellation, the LRU cap, one cache shared by resolvers on two threads.
+ * Needs DNS_SERVER and DNS_LOG.
  * Run by tests/e2e/llfs_engine_dns.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +428,166 @@ static void test_free_with_queries_in_flight(void **state)
   assert_int_equal(mem_live(), 0);
 }
 
+
+/* ---- one cache, two threads ---- */
+
+/* A resolver on its own thread and loop, sharing the test's cache. It
+ * cannot use cmocka's asserts (they jump): it records what happened, and
+ * the test asserts once it has joined the thread. */
+struct peer {
+  struct dns_shared *sh;
+  const char        *name;
+  int                n;           /* resolves to make */
+  sem_t              ready, go;   /* peer -> test, test -> peer */
+  pthread_t          tid;
+  /* results */
+  int                calls, foreign_thread, start_errors, loop_close_rc;
+  enum outcome       last;
+  long               live;        /* the peer thread's mem_live at its end */
+};
+
+static void peer_on_result(const struct dns_result *r, void *arg)
+{
+  struct peer *p = arg;
+  p->calls++;
+  p->foreign_thread += !pthread_equal(pthread_self(), p->tid);
+  p->last = r->outcome;
+}
+
+static void *peer_main(void *arg)
+{
+  struct peer *p = arg;
+  uv_loop_t l;
+  char err[256];
+  uv_loop_init(&l);
+  struct dns *d = dns_new_shared(&l, p->sh, err, sizeof err);
+  sem_post(&p->ready);
+  sem_wait(&p->go);
+  for(int i = 0; d && i < p->n; i++)
+    p->start_errors += dns_resolve(d, p->name, peer_on_result, p, NULL) != OUTCOME_OK;
+  uint64_t end = clock_mono_ms() + 5000;
+  while(d && p->calls < p->n && clock_mono_ms() < end)
+    uv_run(&l, UV_RUN_ONCE);
+  dns_free(&d);
+  uv_run(&l, UV_RUN_DEFAULT);
+  p->loop_close_rc = uv_loop_close(&l);
+  p->live = mem_live();
+  return NULL;
+}
+
+static void peer_start(struct peer *p, struct dns_shared *sh, const char *name, int n)
+{
+  memset(p, 0, sizeof *p);
+  p->sh = sh;
+  p->name = name;
+  p->n = n;
+  sem_init(&p->ready, 0, 0);
+  sem_init(&p->go, 0, 0);
+  assert_int_equal(pthread_create(&p->tid, NULL, peer_main, p), 0);
+  sem_wait(&p->ready);
+}
+
+static void peer_join(struct peer *p)
+{
+  pthread_join(p->tid, NULL);
+  sem_destroy(&p->ready);
+  sem_destroy(&p->go);
+  assert_int_equal(p->start_errors, 0);
+  assert_int_equal(p->foreign_thread, 0);   /* called back on its own loop only */
+  assert_int_equal(p->loop_close_rc, 0);
+}
+
+static struct dns_shared *shared_make(void)
+{
+  struct dns_cfg c = cfg_default();
+  char err[256] = "";
+  struct dns_shared *sh = dns_shared_new(&c, err, sizeof err);
+  assert_non_null(sh);
+  return sh;
+}
+
+static struct dns *shared_view(struct dns_shared *sh)
+{
+  char err[256] = "";
+  struct dns *d = dns_new_shared(loop, sh, err, sizeof err);
+  if(!d)
+    print_error("dns_new_shared: %s\n", err);
+  assert_non_null(d);
+  return d;
+}
+
+/* Both threads ask one name at once: one query on the wire, every waiter
+ * called back on its own thread, the counters those of one cache. */
+static void test_shared_two_threads(void **state)
+{
+  (void)state;
+  enum { N = 50 };
+  long live0 = mem_live();
+  struct dns_shared *sh = shared_make();
+  struct dns *d = shared_view(sh);
+  static struct peer p;
+  peer_start(&p, sh, "site8.test", N);
+  static struct got g[N];
+  memset(g, 0, sizeof g);
+  sem_post(&p.go);
+  for(int i = 0; i < N; i++)
+    resolve(d, "site8.test", &g[i]);
+  int total = 0;
+  for(uint64_t end = clock_mono_ms() + 5000; total < N && clock_mono_ms() < end;) {
+    uv_run(loop, UV_RUN_ONCE);
+    total = 0;
+    for(int i = 0; i < N; i++)
+      total += g[i].calls;
+  }
+  assert_int_equal(total, N);
+  for(int i = 0; i < N; i++)
+    assert_addr(&g[i].r.addr[0], "127.10.0.9");
+  struct dns_stats st;
+  dns_stats(d, &st);
+  pthread_join(p.tid, NULL);   /* the peer is done once it has its N answers */
+  p.tid = pthread_self();      /* (peer_join joins nothing more) */
+  assert_int_equal(p.calls, N);
+  assert_int_equal(p.last, OUTCOME_OK);
+  assert_int_equal(p.foreign_thread, 0);
+  assert_int_equal(p.loop_close_rc, 0);
+  assert_int_equal(st.queries, 1);
+  assert_int_equal(st.misses, 1);
+  assert_int_equal(st.coalesced + st.hits, 2 * N - 1);
+  assert_int_equal(query_count("site8.test", "A"), 1);
+  dns_done(&d);
+  dns_shared_free(&sh);
+  assert_int_equal(mem_live() - live0 + p.live, 0);   /* nothing leaked, either thread */
+}
+
+/* A waiter of the peer joined a query of ours that never answers; we free
+ * our resolver: the peer's waiter is called back (shutting_down), on the
+ * peer's loop, instead of being lost. */
+static void test_shared_free_with_foreign_waiter(void **state)
+{
+  (void)state;
+  long live0 = mem_live();
+  struct dns_shared *sh = shared_make();
+  struct dns *d = shared_view(sh);
+  struct got g = { 0 };
+  static struct peer p;
+  resolve(d, "c.timeout.test", &g);
+  peer_start(&p, sh, "c.timeout.test", 1);
+  sem_post(&p.go);
+  struct dns_stats st = { 0 };
+  for(uint64_t end = clock_mono_ms() + 2000; st.coalesced < 1 && clock_mono_ms() < end;) {
+    run_for(5);
+    dns_stats(d, &st);
+  }
+  assert_int_equal(st.coalesced, 1);   /* the peer waits on our query */
+  dns_done(&d);
+  peer_join(&p);
+  assert_int_equal(g.calls, 0);        /* ours went with the resolver */
+  assert_int_equal(p.calls, 1);
+  assert_int_equal(p.last, OUTCOME_SHUTTING_DOWN);
+  dns_shared_free(&sh);
+  assert_int_equal(mem_live() - live0 + p.live, 0);
+}
+
 int main(void)
 {
   loop = uv_default_loop();
@@ -448,6 +611,8 @@ int main(void)
     cmocka_unit_test(test_cancel),
     cmocka_unit_test(test_lru_cap),
     cmocka_unit_test(test_free_with_queries_in_flight),
+    cmocka_unit_test(test_shared_two_threads),
+    cmocka_unit_test(test_shared_free_with_foreign_waiter),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   uv_loop_close(loop);

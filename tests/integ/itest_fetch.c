@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1176,6 +1177,139 @@ static void test_tls(void **state)
   fx_free(&f);
 }
 
+/* Fetchers on two threads share the TLS session cache (fetch_shared): a
+ * session made by the first is resumed by the second, on its own loop. */
+struct tls_peer {
+  struct fetch_shared *sh;
+  const char *url;
+  enum outcome o;
+  bool reused_session, started;
+  int calls, loop_close_rc;
+};
+
+static void *tls_peer_main(void *arg)
+{
+  struct tls_peer *p = arg;
+  uv_loop_t l;
+  char err[256];
+  struct got g = { 0 };
+  struct fetch_cfg c = cfg_test();
+  set_str(&c.tls_ca_file, getenv("TLS_CA"));
+  uv_loop_init(&l);
+  struct fetcher *f = fetcher_new_shared(&l, &c, p->sh, err, sizeof err);
+  fetch_cfg_clear(&c);
+  struct fetch_req rq = { .url = p->url, .pin_addr = "127.0.0.1" };
+  p->started = f && fetch_start(f, &rq, on_fetch, &g, NULL) == OUTCOME_OK;
+  for(uint64_t end = clock_mono_ms() + 10000; p->started && !g.calls && clock_mono_ms() < end;)
+    uv_run(&l, UV_RUN_ONCE);
+  p->calls = g.calls;
+  p->o = g.o;
+  p->reused_session = g.body && strstr(g.body, "Reused, ");
+  got_clear(&g);
+  fetcher_free(&f);
+  uv_run(&l, UV_RUN_DEFAULT);
+  p->loop_close_rc = uv_loop_close(&l);
+  return NULL;
+}
+
+static void test_tls_sessions_shared(void **state)
+{
+  (void)state;
+  struct fetch_cfg c = cfg_test();
+  set_str(&c.tls_ca_file, getenv("TLS_CA"));
+  char err[256] = "", u[128];
+  struct fetch_shared *sh = fetch_shared_new(&c, err, sizeof err);
+  assert_non_null(sh);
+  struct fetcher *f = fetcher_new_shared(loop, &c, sh, err, sizeof err);
+  fetch_cfg_clear(&c);
+  assert_non_null(f);
+  struct got g = { 0 };
+  tls_url(u, sizeof u, "tls.test");
+  struct fetch_req rq = { .url = u, .pin_addr = "127.0.0.1" };
+  fetch_req_wait(f, &rq, &g);
+  expect(&g, OUTCOME_OK);
+  assert_non_null(strstr(g.body, "New, "));
+  struct tls_peer p = { .sh = sh, .url = u };
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, tls_peer_main, &p), 0);
+  pthread_join(t, NULL);
+  assert_true(p.started);
+  assert_int_equal(p.calls, 1);
+  assert_int_equal(p.o, OUTCOME_OK);
+  assert_true(p.reused_session);   /* the other thread's session, resumed */
+  assert_int_equal(p.loop_close_rc, 0);
+  got_clear(&g);
+  fx_free(&f);
+  fetch_shared_free(&sh);
+}
+
+/* The admission limits hold over every fetcher of a fetch_shared, and a
+ * slot freed on one thread admits a fetch queued on another. */
+struct adm_peer {
+  struct fetch_shared *sh;
+  const char *url_x, *url_y;
+  enum outcome start_x, start_y;
+  struct got x;
+  int loop_close_rc;
+};
+
+static void *adm_peer_main(void *arg)
+{
+  struct adm_peer *p = arg;
+  uv_loop_t l;
+  char err[256];
+  struct got y = { 0 };
+  struct fetch_cfg c = cfg_test();
+  uv_loop_init(&l);
+  struct fetcher *f = fetcher_new_shared(&l, &c, p->sh, err, sizeof err);
+  fetch_cfg_clear(&c);
+  struct fetch_req rx = { .url = p->url_x }, ry = { .url = p->url_y };
+  p->start_x = f ? fetch_start(f, &rx, on_fetch, &p->x, NULL) : OUTCOME_INTERNAL;
+  p->start_y = f ? fetch_start(f, &ry, on_fetch, &y, NULL) : OUTCOME_INTERNAL;
+  for(uint64_t end = clock_mono_ms() + 10000; f && !p->x.calls && clock_mono_ms() < end;)
+    uv_run(&l, UV_RUN_ONCE);
+  fetcher_free(&f);
+  uv_run(&l, UV_RUN_DEFAULT);
+  p->loop_close_rc = uv_loop_close(&l);
+  return NULL;
+}
+
+static void test_shared_admission(void **state)
+{
+  (void)state;
+  struct fetch_cfg c = cfg_test();
+  c.max_in_flight = 1;
+  c.max_queue = 1;
+  char err[256] = "";
+  struct fetch_shared *sh = fetch_shared_new(&c, err, sizeof err);
+  assert_non_null(sh);
+  struct fetcher *f = fetcher_new_shared(loop, &c, sh, err, sizeof err);
+  fetch_cfg_clear(&c);
+  assert_non_null(f);
+  struct got a = { 0 };
+  struct fetch_req ra = { .url = url("site70.test", "/_b/hang"), .timeout_ms = 1200 };
+  start(f, &ra, &a);   /* the one slot, here */
+  struct adm_peer p = { .sh = sh, .url_x = url("site71.test", "/p/1.html"),
+                        .url_y = url("site72.test", "/p/1.html") };
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, adm_peer_main, &p), 0);
+  run_until(&a.calls, 1, 5000);
+  expect(&a, OUTCOME_TIMEOUT);
+  pthread_join(t, NULL);
+  assert_int_equal(p.start_x, OUTCOME_OK);           /* the one place in the queue */
+  assert_int_equal(p.start_y, OUTCOME_OVERLOADED);   /* no slot, queue full: over both */
+  assert_int_equal(p.x.calls, 1);
+  assert_int_equal(p.x.o, OUTCOME_OK);               /* admitted once our slot was freed */
+  assert_true(p.x.t.queue_us >= 800000);             /* ... and not before */
+  assert_int_equal(p.loop_close_rc, 0);
+  assert_int_equal(site_field("site71.test", "request_count"), 1);
+  assert_int_equal(site_field("site72.test", "request_count"), 0);
+  got_clear(&a);
+  got_clear(&p.x);
+  fx_free(&f);
+  fetch_shared_free(&sh);
+}
+
 static void test_stats_phases(void **state)
 {
   (void)state;
@@ -1244,6 +1378,8 @@ int main(void)
     cmocka_unit_test(test_free_inside_callback),
     cmocka_unit_test(test_pinned_block_not_synchronous),
     cmocka_unit_test(test_tls),
+    cmocka_unit_test(test_tls_sessions_shared),
+    cmocka_unit_test(test_shared_admission),
     cmocka_unit_test(test_stats_phases),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

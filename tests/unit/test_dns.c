@@ -25,44 +25,52 @@ static struct dns_entry *add(struct dns *d, const char *name)
 
 static struct dns_entry *find(struct dns *d, const char *name)
 {
-  return dns_cache_find(&d->cache, name, hash_fp64(name, strlen(name)));
+  return dns_cache_find(&d->sh->cache, name, hash_fp64(name, strlen(name)));
 }
 
 static void answer(struct dns *d, struct dns_entry *e)
 {
   e->st = DNS_ENT_POSITIVE;
-  d->st.evictions += dns_cache_answered(&d->cache, e);
+  d->sh->st.evictions += dns_cache_answered(&d->sh->cache, e);
 }
 
 static void test_cache_lru(void **state)
 {
   (void)state;
+  struct dns_shared sh;
   struct dns d;
+  memset(&sh, 0, sizeof sh);
   memset(&d, 0, sizeof d);
   d.magic = DNS_MAGIC;
-  assert_int_equal(dns_cache_init(&d.cache, 3), 0);
+  d.sh = &sh;
+  struct dns_cache *c = &sh.cache;
+  assert_int_equal(dns_cache_init(c, 3), 0);
   const char *names[] = { "a.test", "b.test", "c.test", "d.test" };
   for(int i = 0; i < 3; i++)
     answer(&d, add(&d, names[i]));
-  assert_int_equal(d.cache.nanswered, 3);
-  dns_cache_touch(&d.cache, find(&d, "a.test"));   /* b is now the oldest */
+  assert_int_equal(c->nanswered, 3);
+  dns_cache_touch(c, find(&d, "a.test"));   /* b is now the oldest */
   struct dns_entry *e = add(&d, "d.test");
-  assert_int_equal(d.cache.npending, 1);
+  assert_int_equal(c->npending, 1);
+  assert_ptr_equal(c->pending, e);
   answer(&d, e);
-  assert_int_equal(d.st.evictions, 1);
+  assert_int_equal(sh.st.evictions, 1);
+  assert_null(c->pending);
   assert_null(find(&d, "b.test"));
   assert_non_null(find(&d, "a.test"));
   /* a pending entry is not counted and not evicted */
-  dns_cache_requery(&d.cache, find(&d, "c.test"));
-  assert_int_equal(d.cache.nanswered, 2);
-  assert_int_equal(d.cache.npending, 1);
+  dns_cache_requery(c, find(&d, "c.test"), &d);
+  assert_int_equal(c->nanswered, 2);
+  assert_int_equal(c->npending, 1);
+  assert_ptr_equal(c->pending, find(&d, "c.test"));
   answer(&d, add(&d, "e.test"));
   answer(&d, add(&d, "f.test"));
   assert_non_null(find(&d, "c.test"));
-  assert_int_equal(d.cache.nanswered, 3);
-  dns_cache_remove(&d.cache, find(&d, "c.test"));
-  assert_int_equal(d.cache.npending, 0);
-  dns_cache_fini(&d.cache);
+  assert_int_equal(c->nanswered, 3);
+  dns_cache_remove(c, find(&d, "c.test"));
+  assert_int_equal(c->npending, 0);
+  assert_null(c->pending);
+  dns_cache_fini(c);
   assert_int_equal(mem_live(), 0);
 }
 
