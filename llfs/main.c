@@ -47,7 +47,7 @@ static const struct cfg_key llfs_keys[] = {
   { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
     "on SIGTERM, time given to fetches in flight before they are cut" },
   { "workers", CFG_INT, OFF(workers), "0", 0, 256, NULL,
-    "threads, each with its own loop, HTTP server and fetcher (0: one per online CPU)" },
+    "threads, each with its own loop, HTTP server and fetcher (0: one per online CPU, at most 256)" },
 };
 static const struct cfg_prog llfs_prog = {
   "llfs", "wpfs low-level fetcher: fetches one URL per request, safely (see openapi.yaml).",
@@ -56,10 +56,11 @@ static const struct cfg_prog llfs_prog = {
 
 /* libmicrohttpd clears a connection's memory for every request: 8 KiB
  * holds the gateway's request heads many times over (a head over 7-8 KiB
- * gets 431), and clearing 32 KiB per fetch counted for as many
- * instructions as the rest of the server's request handling (callgrind
- * under tests/bench/bench_llfs.sh), and flushed the L1 cache. */
+ * gets 431), while clearing 32 KiB was a fifth of the instructions per
+ * fetch (callgrind under tests/bench/bench_llfs.sh) and flushed the L1
+ * cache. */
 #define LLFS_CONN_MEMORY (8 * 1024)
+#define LLFS_MAX_WORKERS 256   /* the bound of --workers, and of a server group */
 
 struct llfs_proc {
   uv_loop_t *loop;
@@ -104,7 +105,7 @@ static void proc_on_signal(uv_signal_t *s, int signum)
 static unsigned proc_nworkers(const struct llfs_cfg *c)
 {
   long n = c->workers ? c->workers : sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (unsigned)n : 1;
+  return n < 1 ? 1 : n > LLFS_MAX_WORKERS ? LLFS_MAX_WORKERS : (unsigned)n;
 }
 
 static void proc_workers_cfg(struct llfs_proc *p, const struct api_srv_cfg *sc)
