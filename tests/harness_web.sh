@@ -84,3 +84,34 @@ tw_reset() {
 tw_add_site() { curl -s -X POST --data-binary "$1" "$TESTWEB_CTL/sites"; }
 tw_put_site() { curl -s -X PUT --data-binary "$2" "$TESTWEB_CTL/sites/$1"; }
 tw_zone() { curl -s "$TESTWEB_CTL/zone"; }
+
+# start_nginx_static ROOT TYPE: nginx (one worker, no master, keep-alive
+# without limit) serving the files under ROOT with Content-Type TYPE on a
+# free loopback port; sets NGINX_PORT and NGINX_PID. The benchmarks'
+# baseline for "the same bytes from disk".
+start_nginx_static() {
+  local root=$1 type=$2
+  NGINX_PORT=$(freeport)
+  mkdir -p "$T_DIR/nginx"
+  cat >"$T_DIR/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+error_log $T_DIR/nginx/error.log warn;
+pid $T_DIR/nginx/nginx.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  client_body_temp_path $T_DIR/nginx/body;
+  proxy_temp_path $T_DIR/nginx/proxy;
+  fastcgi_temp_path $T_DIR/nginx/fastcgi;
+  uwsgi_temp_path $T_DIR/nginx/uwsgi;
+  scgi_temp_path $T_DIR/nginx/scgi;
+  default_type $type;
+  server { listen 127.0.0.1:$NGINX_PORT; root $root; }
+}
+CONF
+  bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
+  NGINX_PID=$BG_PID
+}

@@ -69,28 +69,7 @@ cached=$(cat "$T_DIR"/www/f/*.json | jq -r .outcome | grep -c '^cached$')
 [ "$(stat .gateway.sync_cache_hits)" = "$nurls" ] || bail "capture: not answered before queueing"
 bytes=$(cat "$T_DIR"/www/f/*.json | wc -c)
 
-NGINX_PORT=$(freeport)
-mkdir -p "$T_DIR/nginx"
-cat >"$T_DIR/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T_DIR/nginx/error.log warn;
-pid $T_DIR/nginx/nginx.pid;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  client_body_temp_path $T_DIR/nginx/body;
-  proxy_temp_path $T_DIR/nginx/proxy;
-  fastcgi_temp_path $T_DIR/nginx/fastcgi;
-  uwsgi_temp_path $T_DIR/nginx/uwsgi;
-  scgi_temp_path $T_DIR/nginx/scgi;
-  default_type application/json;
-  server { listen 127.0.0.1:$NGINX_PORT; root $T_DIR/www; }
-}
-CONF
-bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
+start_nginx_static "$T_DIR/www" application/json
 wait_for 10 curl -sf "http://127.0.0.1:$NGINX_PORT/f/1.json" ||
   { cat "$T_DIR/nginx.log" "$T_DIR/nginx/error.log"; bail "nginx did not start"; }
 
