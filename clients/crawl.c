@@ -110,7 +110,7 @@ static crawl_err crawl_modules(struct crawl *c)
   struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
   crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
   struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host, c->frontier_dir, c->wq,
-                              c->o.frontier_seg_bytes };
+                              c->o.frontier_seg_bytes, c->o.scorer != NULL };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
                           crawl_links_on_new, c, c->wq };
   if(!e)
@@ -210,8 +210,11 @@ crawl_err crawl_add_seed(struct crawl *c, const char *url)
   if(!e)
     e = linkfilter_add_seed(c->lf, u);
   uint64_t before = c->st.links_new;
+  struct frontier_score sc = { 1, NULL, 0 };
+  if(!e && c->o.scorer && c->o.scorer->seed)
+    c->o.scorer->seed(c->o.scorer->arg, u, &sc);
   if(!e)
-    e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1);
+    e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1, &sc);
   c->st.seeds += c->st.links_new - before;  /* seeds are not links */
   c->st.links_new = before;
   mem_free(u);
@@ -223,7 +226,7 @@ crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsign
   char *u = NULL;
   crawl_err e = canon(c, url, &u);
   if(!e)
-    e = crawl_links_one(c, u, depth, 0, level);
+    e = crawl_links_one(c, u, depth, 0, level, NULL);
   mem_free(u);
   return e ? e : c->err;
 }
@@ -237,7 +240,7 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
   if(e == CRAWL_ERR_FULL)
     e = CRAWL_OK;  /* then read as a page: its <loc>s are not followed */
   if(!e)
-    e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2);
+    e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2, NULL);
   mem_free(u);
   return e ? e : c->err;
 }
@@ -327,8 +330,10 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
     c->st.redelivered++;  /* finished before: results come at least once */
     return CRAWL_OK;
   }
-  /* The entry goes last: r->url may be the frontier's own copy. */
-  crawl_err e = crawl_page(c, r, depth);
+  /* The entry goes last: r->url (and own's meta) may be the frontier's. */
+  struct frontier_score own;
+  bool scored = c->o.scorer && frontier_score_of(c->fr, fp, &own);
+  crawl_err e = crawl_page(c, r, depth, scored ? &own : NULL);
   frontier_done(c->fr, fp, NULL);
   return e ? e : c->err;
 }
@@ -354,7 +359,16 @@ crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason)
   le.time_ms = clock_wall_ms();
   c->st.rejected++;
   c->st.pages++;
-  crawl_err e = crawl_out_page(c, &le, CRAWL_OUT_NONE, NULL, NULL);
+  struct frontier_score own;
+  struct buf extra;
+  buf_init(&extra, CRAWLLOG_EXTRA_MAX);
+  bool scored = c->o.scorer && frontier_score_of(c->fr, fp, &own);
+  crawl_err e = c->o.scorer ? crawl_page_scored(c, url, "rejected", 0, scored ? &own : NULL,
+                                                &extra) : CRAWL_OK;
+  le.extra = extra.data;
+  if(!e)
+    e = crawl_out_page(c, &le, CRAWL_OUT_NONE, NULL, NULL);
+  buf_free(&extra);
   frontier_done(c->fr, fp, NULL);  /* last: url may be the frontier's copy */
   return e;
 }
@@ -456,6 +470,27 @@ static cm_err summary_frontier(const struct crawl_sizes *s, struct buf *b)
                   (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled));
 }
 
+void crawl_note(const struct crawl *c, char *out, size_t n)
+{
+  if(n)
+    out[0] = '\0';
+  if(c->o.scorer && c->o.scorer->note)
+    c->o.scorer->note(c->o.scorer->arg, out, n);
+}
+
+/* A focused crawl: what its frontier dropped or raised, and the scorer's. */
+static cm_err summary_scorer(const struct crawl *c, const struct crawl_sizes *s, struct buf *b)
+{
+  if(!c->o.scorer)
+    return CM_OK;
+  cm_err e = buf_addf(b, ",\"frontier_evicted\":%llu,\"frontier_raised\":%llu",
+                      (unsigned long long)s->frontier.evicted,
+                      (unsigned long long)s->frontier.raised);
+  if(!e && c->o.scorer->summary)
+    e = c->o.scorer->summary(c->o.scorer->arg, b) ? CM_NOMEM : CM_OK;
+  return e;
+}
+
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)
 {
   struct crawl_sizes s;
@@ -465,6 +500,8 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_counters(c, out);
   if(!e)
     e = summary_frontier(&s, out);
+  if(!e)
+    e = summary_scorer(c, &s, out);
   if(!e)
     e = buf_addf(out, ",\"seen\":%llu,\"seen_runs\":%u,\"seen_mem_bytes\":%zu,"
                  "\"seen_disk_bytes\":%zu,\"seen_mem_bytes_per_url\":%.2f,"

@@ -35,17 +35,54 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clients/ckfile.h"
 #include "clients/crawl_err.h"
 #include "clients/dedup.h"
 #include "clients/drop.h"
 #include "clients/frontier.h"
 #include "clients/html.h"
+#include "clients/html_links.h"
 #include "clients/linkfilter.h"
 #include "clients/sitemap.h"
 #include "clients/trap.h"
 #include "clients/warc.h"
 #include "common/buf.h"
 #include "common/url.h"
+
+/* A focused crawl (docs/focus.md): a scorer orders the frontier. With
+ * one, the frontier is scored (frontier.h): each URL carries the score and
+ * the scorer's meta bytes of the link that chose it until its result, and
+ * the scorer sees every result, live or replayed at a resume, exactly once
+ * and in crawl log order. */
+struct crawl_scored {
+  const char                  *url;
+  const char                  *outcome;   /* the gateway's, or "rejected" */
+  int                          status;
+  const struct frontier_score *own;       /* the link that chose the URL */
+  const char                  *text;      /* visible text of an HTML page, else NULL */
+  size_t                       text_len;
+  const struct html_links     *links;     /* an original page's links, their place in
+                                           * links->text; else NULL */
+  bool                         replaying; /* resume: nothing is written */
+  /* Out, for each of links->n: its score and meta (meta valid until the
+   * next call), and whether to follow it at all. */
+  struct frontier_score       *scores;
+  bool                        *follow;
+  struct buf                  *log;       /* members for the crawl log line: ,"k":v */
+};
+
+struct crawl_scorer {
+  void *arg;
+  void      (*seed)(void *arg, const char *url, struct frontier_score *out);
+  crawl_err (*page)(void *arg, struct crawl_scored *p);
+  /* Resume: the link a recorded URL was chosen by, from its crawl log
+   * line (which holds what page wrote); meta valid until the next call. */
+  crawl_err (*recorded)(void *arg, const char *line, size_t len, struct frontier_score *own);
+  void      (*save)(void *arg, struct ckfile *c);
+  void      (*load)(void *arg, struct ckfile *c);
+  crawl_err (*summary)(void *arg, struct buf *out);  /* members: ,"k":v */
+  void      (*note)(void *arg, char *out, size_t n);  /* words for the progress line */
+};
 
 struct crawl_opts {
   const char           *out_dir;      /* created if missing */
@@ -71,6 +108,7 @@ struct crawl_opts {
   size_t                sitemap_max_text; /* XML bytes read of one sitemap, decompressed */
   const char           *warc_prefix;
   const char           *software;     /* warcinfo */
+  const struct crawl_scorer *scorer;  /* NULL: levels from in-links (discovery) */
 };
 struct crawl_opts crawl_opts_default(void);
 
@@ -196,6 +234,8 @@ struct crawl_sizes {
 void      crawl_sizes(const struct crawl *c, struct crawl_sizes *s);
 /* One JSON object (no newline) with every counter and size. */
 crawl_err crawl_summary(const struct crawl *c, struct buf *out);
+/* The scorer's words for the progress line ("" without one). */
+void      crawl_note(const struct crawl *c, char *out, size_t n);
 /* The name of counter i of CRAWL_COUNTERS, for tests and metrics. */
 const char *crawl_counter_name(size_t i);
 

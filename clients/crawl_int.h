@@ -53,16 +53,27 @@ enum {
   LINK_NOFOLLOW = 1,  /* rel=nofollow */
   LINK_SITEMAP = 2,   /* a sitemap: any file name (sitemap.xml.gz) */
 };
+/* sc: the link's score and meta (a focused crawl; NULL: none). */
 crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
-                          unsigned flags, unsigned level);
+                          unsigned flags, unsigned level, const struct frontier_score *sc);
+/* scores and follow: the scorer's, one per link (NULL without a scorer);
+ * own: the page's, which its rel=canonical gets. */
 void      crawl_links_page(struct crawl *c, const struct html_links *l,
-                           const char *page_url, uint32_t depth);
+                           const char *page_url, uint32_t depth,
+                           const struct frontier_score *scores, const bool *follow,
+                           const struct frontier_score *own);
 void      crawl_links_on_new(void *arg, uint64_t fp, const void *rec, size_t len);
 void      crawl_links_drop(struct crawl *c, const char *url, enum drop_reason r);
 crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth);
 
-/* crawl_page.c: one result, live or replayed. */
-crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth);
+/* crawl_page.c: one result, live or replayed; own: the link that chose it
+ * (a focused crawl), or NULL. */
+crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                     const struct frontier_score *own);
+/* The scorer's view of a result without a page to read (errors, refusals,
+ * replayed lines without a record); log gets its members. */
+crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcome, int status,
+                            const struct frontier_score *own, struct buf *log);
 void      crawl_page_count(struct crawl *c, const char *outcome, int status);
 
 /* crawl_out.c: a finished URL's WARC record and crawl log line, written

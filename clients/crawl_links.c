@@ -10,7 +10,9 @@
 #include "common/log.h"
 #include "common/mem.h"
 
-#define LINK_REC_HEAD 5  /* depth (4 bytes), level (1), then the URL */
+/* A URL waiting for the seen set's answer: depth (4 bytes), level (1),
+ * score (a float's 4 bytes), meta length (2), then the meta and the URL. */
+#define LINK_REC_HEAD 11
 
 void crawl_links_drop(struct crawl *c, const char *url, enum drop_reason r)
 {
@@ -22,9 +24,18 @@ void crawl_links_drop(struct crawl *c, const char *url, enum drop_reason r)
     LOGC(LOG_DEBUG, &ctx, "not crawled: %s", drop_name(r));
 }
 
+static crawl_err links_push(struct crawl *c, const char *url, const struct url_parts *p,
+                            uint32_t depth, unsigned level, const struct frontier_score *sc)
+{
+  static const struct frontier_score none = { 0, NULL, 0 };
+  if(c->o.scorer)
+    return frontier_push_scored(c->fr, url, p->host, depth, sc ? sc : &none);
+  return frontier_push(c->fr, url, p->host, depth, level);
+}
+
 /* A URL the seen test found new: the stateful defences, then the queue. */
 static crawl_err links_admit(struct crawl *c, const char *url, const struct url_parts *p,
-                             uint32_t depth, unsigned level)
+                             uint32_t depth, unsigned level, const struct frontier_score *sc)
 {
   if(fpset_has(&c->replayed, hash_fp64(url, strlen(url)))) {
     c->st.links_known++;  /* finished before the crash, replayed */
@@ -35,8 +46,8 @@ static crawl_err links_admit(struct crawl *c, const char *url, const struct url_
     crawl_links_drop(c, url, r);
     return CRAWL_OK;
   }
-  crawl_err e = frontier_push(c->fr, url, p->host, depth, level);
-  if(e == CRAWL_ERR_FULL) {
+  crawl_err e = links_push(c, url, p, depth, level, sc);
+  if(e == CRAWL_ERR_FULL || e == CRAWL_ERR_TOO_LARGE) {
     crawl_links_drop(c, url, DROP_FRONTIER_FULL);
     return CRAWL_OK;
   }
@@ -61,36 +72,68 @@ static enum drop_reason links_filter(struct crawl *c, const struct url_parts *p,
   return r ? r : trap_check_path(c->trap, p);
 }
 
-static crawl_err links_seen(struct crawl *c, const char *url, const struct url_parts *p,
-                            uint32_t depth, unsigned level)
+static void put_le(unsigned char *p, uint64_t v, unsigned bytes)
 {
-  size_t n = strlen(url);
+  for(unsigned i = 0; i < bytes; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, unsigned bytes)
+{
+  uint64_t v = 0;
+  for(unsigned i = 0; i < bytes; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+/* The record the seen set keeps with a pending URL (heap, mem_free). */
+static unsigned char *link_rec(const char *url, size_t n, uint32_t depth, unsigned level,
+                               const struct frontier_score *sc, size_t *len)
+{
+  size_t mlen = sc && sc->meta_len <= FRONTIER_META_MAX ? sc->meta_len : 0;
+  float score = sc ? (float)sc->score : 0;
+  uint32_t bits;
+  memcpy(&bits, &score, sizeof bits);
+  unsigned char *rec = mem_alloc(LINK_REC_HEAD + mlen + n);
+  if(!rec)
+    return NULL;
+  put_le(rec, depth, 4);
+  rec[4] = (unsigned char)level;
+  put_le(rec + 5, bits, 4);
+  put_le(rec + 9, mlen, 2);
+  if(mlen)
+    memcpy(rec + LINK_REC_HEAD, sc->meta, mlen);
+  memcpy(rec + LINK_REC_HEAD + mlen, url, n);
+  *len = LINK_REC_HEAD + mlen + n;
+  return rec;
+}
+
+static crawl_err links_seen(struct crawl *c, const char *url, const struct url_parts *p,
+                            uint32_t depth, unsigned level, const struct frontier_score *sc)
+{
+  size_t n = strlen(url), len;
   uint64_t fp = hash_fp64(url, n);
-  if(frontier_bump(c->fr, fp)) {
+  bool queued = c->o.scorer && sc ? frontier_raise(c->fr, fp, sc) : frontier_bump(c->fr, fp);
+  if(queued) {
     c->st.links_known++;  /* queued or outstanding: one more in-link */
     return CRAWL_OK;
   }
-  unsigned char head[LINK_REC_HEAD] = { (unsigned char)depth, (unsigned char)(depth >> 8),
-                                        (unsigned char)(depth >> 16),
-                                        (unsigned char)(depth >> 24), (unsigned char)level };
-  unsigned char *rec = mem_alloc(LINK_REC_HEAD + n);
+  unsigned char *rec = link_rec(url, n, depth, level, sc, &len);
   if(!rec)
     return CRAWL_ERR_NOMEM;
-  memcpy(rec, head, LINK_REC_HEAD);
-  memcpy(rec + LINK_REC_HEAD, url, n);
   enum seen_answer ans;
-  crawl_err e = seen_add(c->seen, fp, rec, LINK_REC_HEAD + n, &ans);
+  crawl_err e = seen_add(c->seen, fp, rec, len, &ans);
   mem_free(rec);
   if(e)
     return e;
   if(ans == SEEN_NEW)
-    return links_admit(c, url, p, depth, level);
+    return links_admit(c, url, p, depth, level, sc);
   c->st.links_known += ans == SEEN_OLD;
   return CRAWL_OK;
 }
 
 crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
-                          unsigned flags, unsigned level)
+                          unsigned flags, unsigned level, const struct frontier_score *sc)
 {
   struct url_parts p;
   if(url_split(url, &p) != URL_OK) {
@@ -102,7 +145,7 @@ crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
     crawl_links_drop(c, url, r);
     return CRAWL_OK;
   }
-  return links_seen(c, url, &p, depth, level);
+  return links_seen(c, url, &p, depth, level, sc);
 }
 
 /* seen_new_fn: a pending URL turned out new. */
@@ -111,22 +154,26 @@ void crawl_links_on_new(void *arg, uint64_t fp, const void *rec, size_t len)
   struct crawl *c = arg;
   const unsigned char *r = rec;
   (void)fp;
-  if(len <= LINK_REC_HEAD || c->err)
+  size_t mlen = len > LINK_REC_HEAD ? (size_t)get_le(r + 9, 2) : 0;
+  if(len <= LINK_REC_HEAD + mlen || c->err)
     return;
-  uint32_t depth = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 |
-                   (uint32_t)r[3] << 24;
-  char *url = mem_strndup((const char *)r + LINK_REC_HEAD, len - LINK_REC_HEAD);
+  uint32_t depth = (uint32_t)get_le(r, 4), bits = (uint32_t)get_le(r + 5, 4);
+  float score;
+  memcpy(&score, &bits, sizeof score);
+  struct frontier_score sc = { score, r + LINK_REC_HEAD, mlen };
+  char *url = mem_strndup((const char *)r + LINK_REC_HEAD + mlen, len - LINK_REC_HEAD - mlen);
   struct url_parts p;
   crawl_err e = url ? CRAWL_OK : CRAWL_ERR_NOMEM;
   if(!e && url_split(url, &p) == URL_OK)
-    e = links_admit(c, url, &p, depth, r[4]);
+    e = links_admit(c, url, &p, depth, r[4], &sc);
   if(e)
     c->err = e;
   mem_free(url);
 }
 
 void crawl_links_page(struct crawl *c, const struct html_links *l, const char *page_url,
-                      uint32_t depth)
+                      uint32_t depth, const struct frontier_score *scores, const bool *follow,
+                      const struct frontier_score *own)
 {
   c->st.links += l->n + (l->canonical != NULL);
   c->st.links_invalid += l->invalid;
@@ -138,11 +185,18 @@ void crawl_links_page(struct crawl *c, const struct html_links *l, const char *p
     return;
   }
   crawl_err e = CRAWL_OK;
-  for(size_t i = 0; i < l->n && !e; i++)
-    e = crawl_links_one(c, l->v[i].url, depth + 1, l->v[i].nofollow ? LINK_NOFOLLOW : 0, 1);
-  /* The page's preferred URL, if another: it may be the one worth keeping. */
+  for(size_t i = 0; i < l->n && !e; i++) {
+    if(follow && !follow[i]) {
+      crawl_links_drop(c, l->v[i].url, DROP_OFF_TOPIC);
+      continue;
+    }
+    e = crawl_links_one(c, l->v[i].url, depth + 1, l->v[i].nofollow ? LINK_NOFOLLOW : 0, 1,
+                        scores ? &scores[i] : NULL);
+  }
+  /* The page's preferred URL, if another: it may be the one worth keeping
+   * (a focused crawl gives it the page's own score). */
   if(!e && l->canonical && strcmp(l->canonical, page_url))
-    e = crawl_links_one(c, l->canonical, depth + 1, 0, 1);
+    e = crawl_links_one(c, l->canonical, depth + 1, 0, 1, own);
   if(e && !c->err)
     c->err = e;
 }
@@ -167,7 +221,7 @@ crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth)
       continue;  /* not a directory, or the URL itself */
     up[base + i + 1] = '\0';
     c->st.ascents++;
-    e = crawl_add_url(c, up, depth + 1, 1);
+    e = crawl_add_url(c, up, depth + 1, 1);  /* a focused crawl: score 0 */
     if(e == CRAWL_ERR_INVALID) {
       c->st.links_invalid++;
       e = CRAWL_OK;

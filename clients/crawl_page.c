@@ -18,6 +18,11 @@ struct page_out {
   struct dedup_hit      hit;
   enum crawl_out_record record;     /* what goes into the WARC file */
   char                 *redirect;   /* canonical target of a 3xx */
+  /* A focused crawl: the link that chose the page, whether the scorer saw
+   * it yet, and its members for the log line. */
+  const struct frontier_score *own;
+  bool                  scored;
+  struct buf            extra;
 };
 
 /* Outcomes that carry an HTTP response: fetched now, served from the
@@ -79,18 +84,50 @@ static void page_record(struct page_out *po)
   po->record = po->hit.verdict == DEDUP_EXACT ? CRAWL_OUT_REVISIT : CRAWL_OUT_RESPONSE;
 }
 
-static crawl_err page_links(struct crawl *c, const struct html_doc *doc, const char *url,
-                            uint32_t depth)
+crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcome, int status,
+                            const struct frontier_score *own, struct buf *log)
 {
-  struct html_links_opts lo = { c->o.max_links, c->o.url };
+  struct crawl_scored sp = { url, outcome, status, own, NULL, 0, NULL, c->replaying,
+                             NULL, NULL, log };
+  return c->o.scorer->page(c->o.scorer->arg, &sp);
+}
+
+/* The scorer reads the page and judges each link. */
+static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const struct html_links *l,
+                            struct page_out *po, struct frontier_score **scores, bool **follow)
+{
+  size_t n = l ? l->n : 0;
+  *scores = n ? mem_calloc(n, sizeof **scores) : NULL;
+  *follow = n ? mem_calloc(n, sizeof **follow) : NULL;
+  if(n && (!*scores || !*follow))
+    return CRAWL_ERR_NOMEM;
+  for(size_t i = 0; i < n; i++)
+    (*follow)[i] = true;
+  struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, c->text.data, c->text.len,
+                             l, c->replaying, *scores, *follow, &po->extra };
+  po->scored = true;
+  return c->o.scorer->page(c->o.scorer->arg, &sp);
+}
+
+static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
+                            const struct html_doc *doc, uint32_t depth, struct page_out *po)
+{
+  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.scorer ? c->o.max_text : 0 };
   struct html_links l;
-  crawl_err e = html_links_extract(doc, url, &lo, &l);
+  crawl_err e = html_links_extract(doc, r->url, &lo, &l);
   if(e)
     return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;
   c->st.html++;
-  crawl_links_page(c, &l, url, depth);
+  struct frontier_score *scores = NULL;
+  bool *follow = NULL;
+  if(c->o.scorer)
+    e = page_score(c, r, &l, po, &scores, &follow);
+  if(!e)
+    crawl_links_page(c, &l, r->url, depth, scores, follow, po->own);
+  mem_free(scores);
+  mem_free(follow);
   html_links_free(&l);
-  return c->err;
+  return e ? e : c->err;
 }
 
 /* Parse an HTML body; *parsed tells whether doc holds a tree. */
@@ -180,8 +217,12 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
     page_record(po);
   c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
   c->st.dup_near += !e && po->hit.verdict == DEDUP_NEAR;
+  struct frontier_score *no_scores = NULL;
+  bool *no_follow = NULL;
   if(!e && parsed && po->hit.verdict == DEDUP_NEW)
-    e = page_links(c, &doc, r->url, depth);
+    e = page_links(c, r, &doc, depth, po);
+  else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
+    e = page_score(c, r, NULL, po, &no_scores, &no_follow);
   if(parsed)
     html_free(&doc);
   return e;
@@ -204,7 +245,8 @@ static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, ui
   c->st.links++;
   if(sitemap)
     return crawl_add_sitemap(c, po->redirect);
-  return crawl_links_one(c, po->redirect, depth + 1, 0, 1);
+  /* The same link, where it led: a focused crawl keeps its score. */
+  return crawl_links_one(c, po->redirect, depth + 1, 0, 1, po->own);
 }
 
 static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
@@ -226,16 +268,20 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
   }
   le.redirect = po->redirect;
   le.sitemap = po->sitemap;
+  le.extra = po->extra.data;
   struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
                           r->body, r->body_len, r->truncated };
   return crawl_out_page(c, &le, po->record, &wp,
                         po->record == CRAWL_OUT_REVISIT ? po->hit.of : NULL);
 }
 
-crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth)
+crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                     const struct frontier_score *own)
 {
   struct page_out po;
   memset(&po, 0, sizeof po);
+  po.own = own;
+  buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
   crawl_page_count(c, r->outcome, r->status);
   c->st.body_bytes += r->body_len;
   uint64_t before = c->st.links_new;
@@ -252,8 +298,12 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
     e = page_redirect(c, r, depth, sitemap, &po);
   if(!e && http)
     e = crawl_links_ascend(c, r->url, depth);
+  if(!e && c->o.scorer && !po.scored)  /* no page to read: the scorer counts it */
+    e = crawl_page_scored(c, r->url, r->outcome ? r->outcome : "error", r->status, own,
+                          &po.extra);
   if(!e && !c->replaying)
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);
+  buf_free(&po.extra);
   return e;
 }

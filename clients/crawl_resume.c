@@ -25,8 +25,9 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 6  /* 2: sitemap counters; 3: ascents; 4: written by the disk
-                           * thread; 5: frontier on disk; 6: records_too_large */
+#define CKPT_VERSION 7  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+                           * thread; 5: frontier on disk; 6: records_too_large;
+                           * 7: scored frontiers, the scorer, drop_off_topic */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -103,6 +104,8 @@ static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
   frontier_save(c->fr, ck);
   dedup_save(c->dd, ck);
   fpset_save(&c->sitemaps, ck);
+  if(c->o.scorer)
+    c->o.scorer->save(c->o.scorer->arg, ck);
 }
 
 crawl_err crawl_checkpoint(struct crawl *c)
@@ -158,6 +161,8 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
   frontier_load(c->fr, &ck);
   dedup_load(c->dd, &ck);
   fpset_load(&c->sitemaps, &ck);
+  if(c->o.scorer)
+    c->o.scorer->load(c->o.scorer->arg, &ck);
   crawl_err ce = ckfile_close(&ck);
   return e ? e : ce;
 }
@@ -165,7 +170,8 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
 /* ---- Replay ------------------------------------------------------------- */
 
 /* The page of a recorded original 2xx or 3xx, read back and processed. */
-static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
+static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
+                               const struct frontier_score *own)
 {
   if(strchr(rec->warc, '/') || !warc_file_serial(rec->warc, c->o.warc_prefix))
     return CRAWL_ERR_CORRUPT;  /* not a file this crawl writes */
@@ -179,13 +185,20 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec)
     struct log_ctx ctx = { NULL, NULL, rec->url, "resuming" };
     LOGC(LOG_WARN, &ctx, "cannot read back the page (%s): its links are lost",
          crawl_err_name(e));
+    if(e != CRAWL_ERR_NOMEM && c->o.scorer) {  /* still a page the scorer counts */
+      struct buf scratch;
+      buf_init(&scratch, CRAWLLOG_EXTRA_MAX);
+      e = crawl_page_scored(c, rec->url, rec->outcome, rec->status, own, &scratch);
+      buf_free(&scratch);
+      return e;
+    }
     return e == CRAWL_ERR_NOMEM ? e : CRAWL_OK;
   }
   char *ctype = warc_record_http_header(&wr, "content-type");
   struct warc_header h = { "Content-Type", ctype };
   struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
                             wr.body_len, false, rec->redirect, 0, 0 };
-  e = crawl_page(c, &r, rec->depth);
+  e = crawl_page(c, &r, rec->depth, own);
   mem_free(ctype);
   warc_record_free(&wr);
   return e;
@@ -205,9 +218,25 @@ static crawl_err replay_finish(struct crawl *c, const struct crawllog_rec *rec, 
   return e;
 }
 
-/* A line with no page to read again: counted as it was counted then. */
-static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec)
+/* The scorer sees the line as it saw the result then. */
+static crawl_err replay_scored(struct crawl *c, const struct crawllog_rec *rec,
+                               const struct frontier_score *own)
 {
+  struct buf scratch;
+  buf_init(&scratch, CRAWLLOG_EXTRA_MAX);
+  crawl_err e = crawl_page_scored(c, rec->url, rec->outcome ? rec->outcome : "error",
+                                  rec->status, own, &scratch);
+  buf_free(&scratch);
+  return e;
+}
+
+/* A line with no page to read again: counted as it was counted then. */
+static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec,
+                              const struct frontier_score *own)
+{
+  crawl_err e = c->o.scorer ? replay_scored(c, rec, own) : CRAWL_OK;
+  if(e)
+    return e;
   if(rec->outcome && !strcmp(rec->outcome, "rejected")) {
     c->st.pages++;
     c->st.rejected++;
@@ -224,7 +253,11 @@ static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec)
 static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
 {
   struct crawl *c = arg;
-  crawl_err e = replay_finish(c, rec, hash_fp64(rec->url, strlen(rec->url)));
+  struct frontier_score own = { 0, NULL, 0 };
+  crawl_err e = c->o.scorer ? c->o.scorer->recorded(c->o.scorer->arg, rec->line,
+                                                     rec->line_len, &own) : CRAWL_OK;
+  if(!e)
+    e = replay_finish(c, rec, hash_fp64(rec->url, strlen(rec->url)));
   if(e)
     return e;
   c->st.replayed++;
@@ -232,10 +265,11 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
     snprintf(c->out.last_warc, sizeof c->out.last_warc, "%s", rec->warc);
     c->out.last_warc_end = rec->warc_offset + rec->warc_length;
   }
+  const struct frontier_score *o = c->o.scorer ? &own : NULL;
   if(crawl_outcome_http(rec->outcome) && rec->warc && !rec->duplicate_of &&
      rec->status >= 200 && rec->status < 400)
-    return replay_record(c, rec);
-  return replay_count(c, rec);
+    return replay_record(c, rec, o);
+  return replay_count(c, rec, o);
 }
 
 /* Cut what the WARC files hold after the last record the log refers to. */

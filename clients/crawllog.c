@@ -128,6 +128,8 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
     r = add_strn(b, "reason", e->reason, WORD_MAX);
   if(!r && e->sitemap)
     r = buf_adds(b, ",\"sitemap\":true");
+  if(!r && e->extra)
+    r = buf_add(b, e->extra, strnlen(e->extra, CRAWLLOG_EXTRA_MAX));
   return r ? r : buf_adds(b, "}\n");
 }
 
@@ -173,6 +175,8 @@ static crawl_err scan_line(const char *p, size_t n, crawllog_line_fn *fn, void *
   r.depth = (uint32_t)json_integer_value(json_object_get(o, "depth"));
   r.warc_offset = (uint64_t)json_integer_value(json_object_get(o, "warc_offset"));
   r.warc_length = (uint64_t)json_integer_value(json_object_get(o, "warc_length"));
+  r.line = p;
+  r.line_len = n;
   crawl_err e = fn(arg, &r);
   json_decref(o);
   return e;

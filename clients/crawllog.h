@@ -10,8 +10,10 @@
  * Optional members: "dup" ("exact"/"near") and "distance" with
  * duplicate_of; "warc*" and "digest" when a record was written;
  * "redirect" with the target of a 3xx; "reason" for a URL the gateway
- * refused; "sitemap":true for a sitemap. */
+ * refused; "sitemap":true for a sitemap; a focused crawl's scorer adds
+ * its own members (extra) at the end. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "clients/crawl_err.h"
@@ -34,7 +36,9 @@ struct crawllog_entry {
   const char *redirect;
   const char *reason;        /* why, for outcomes without a response */
   bool        sitemap;       /* the URL was read as a sitemap */
+  const char *extra;         /* more members, JSON: ,"k":v,... (or NULL) */
 };
+#define CRAWLLOG_EXTRA_MAX (16u << 10)
 
 /* What resuming needs back from a line (strings valid during the call). */
 struct crawllog_rec {
@@ -43,6 +47,8 @@ struct crawllog_rec {
   uint32_t    depth;
   uint64_t    warc_offset, warc_length;
   bool        sitemap;
+  const char *line;          /* the whole line (no newline), for what extra held */
+  size_t      line_len;
 };
 
 struct crawllog;

@@ -86,10 +86,12 @@ static void dsc_progress(struct dsc *d, bool force)
   struct crawl_sizes sz;
   crawl_stats(d->c, &st);
   crawl_sizes(d->c, &sz);
+  char note[128];
+  crawl_note(d->c, note, sizeof note);
   struct progress_counts pc = { st.pages, st.fetch_errors + st.http_errors + st.rejected,
                                 st.dup_exact + st.dup_near, sz.seen_distinct,
                                 sz.frontier.queued + sz.frontier.on_disk,
-                                sz.frontier.outstanding };
+                                sz.frontier.outstanding, note };
   progress_update(&d->prog, &pc, force);
 }
 

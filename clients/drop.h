@@ -21,7 +21,9 @@
   X(DOMAIN_HOSTS,      domain_hosts,      1, "too many host names under one "     \
                                              "registrable domain")                \
   X(FRONTIER_FULL,     frontier_full,     0, "the frontier is at its size "       \
-                                             "limit")
+                                             "limit")                             \
+  X(OFF_TOPIC,         off_topic,         0, "a focused crawl's path off the "    \
+                                             "topic is at its depth bound")
 
 enum drop_reason {
   DROP_NONE = 0,

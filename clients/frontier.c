@@ -2,54 +2,14 @@
 
 #include <string.h>
 
-#include "clients/fpmap.h"
 #include "clients/frontier_disk.h"
+#include "clients/frontier_int.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
-#define L FRONTIER_LEVELS
 #define SEG_BYTES_DEFAULT (64u << 20)
 #define REC_MAX   2560u  /* a record of a URL of 2,048 bytes and a host of 253 */
 #define TOMB_BYTES (16u << 20)
-
-struct fhost;
-
-/* A URL. Queued: in its host's list for its level. Outstanding: in no list. */
-struct fentry {
-  struct fentry *prev, *next;
-  struct fhost  *host;
-  uint64_t       fp;
-  uint32_t       depth, inlinks;
-  uint8_t        level, base, outstanding;
-  char           url[];
-};
-
-struct fqueue {
-  struct fentry *head, *tail;
-};
-
-/* A host: its queues, and its place in each level's ring of hosts that
- * have URLs queued at that level. */
-struct fhost {
-  struct fhost *rnext[L], *rprev[L];
-  struct fqueue q[L];
-  uint64_t      key;
-  uint32_t      queued, outstanding;
-  char          name[];
-};
-
-struct frontier {
-  struct frontier_opts  o;
-  size_t                cap;      /* for entries and hosts */
-  struct frontier_disk *disk;     /* NULL: no directory */
-  struct fpmap          tomb;     /* finished while maybe on disk */
-  struct fpmap          entries;  /* url fp -> struct fentry * */
-  struct fpmap          hosts;    /* host hash -> struct fhost * */
-  struct fhost         *cursor[L];  /* next host to serve, per level */
-  size_t                ring_n[L];
-  size_t                bytes;      /* entries and hosts */
-  struct frontier_stats st;
-};
 
 unsigned frontier_level_for(uint32_t inlinks)
 {
@@ -85,8 +45,8 @@ crawl_err frontier_open(const struct frontier_opts *o, struct frontier **out)
   fpmap_init(&f->entries, o->max_bytes / 4);
   fpmap_init(&f->hosts, o->max_bytes / 4);
   fpmap_init(&f->tomb, TOMB_BYTES);
-  if(!o->dir)
-    return CRAWL_OK;
+  if(!o->dir || o->scored)
+    return CRAWL_OK;  /* a scored frontier is bounded in memory: it drops the worst */
   size_t buf = disk_buf_bytes(o->max_bytes);
   f->cap = f->cap > L * buf + o->max_bytes / 8 ? f->cap - L * buf : o->max_bytes / 8;
   return frontier_disk_open(o->dir, o->wq, buf, o->seg_bytes ? o->seg_bytes : SEG_BYTES_DEFAULT,
@@ -104,8 +64,11 @@ void frontier_close(struct frontier **fp)
   while(fpmap_next(&f->entries, &pos, &k, &v))
     mem_free((void *)(uintptr_t)v);
   pos = 0;
-  while(fpmap_next(&f->hosts, &pos, &k, &v))
+  while(fpmap_next(&f->hosts, &pos, &k, &v)) {
+    fscore_host_free((struct fhost *)(uintptr_t)v);
     mem_free((void *)(uintptr_t)v);
+  }
+  fscore_free(f);
   fpmap_free(&f->entries);
   fpmap_free(&f->hosts);
   fpmap_free(&f->tomb);
@@ -146,8 +109,10 @@ static void ring_remove(struct frontier *f, struct fhost *h, unsigned l)
 
 /* ---- Queues ------------------------------------------------------------- */
 
-static void queue_link(struct frontier *f, struct fentry *e, bool at_head)
+static crawl_err queue_link(struct frontier *f, struct fentry *e, bool at_head)
 {
+  if(f->o.scored)
+    return fscore_link(f, e);  /* its place comes from its score and arrival */
   struct fhost *h = e->host;
   struct fqueue *q = &h->q[e->level];
   bool was_empty = !q->head;
@@ -166,10 +131,15 @@ static void queue_link(struct frontier *f, struct fentry *e, bool at_head)
   f->st.per_level[e->level]++;
   if(was_empty)
     ring_insert(f, h, e->level);
+  return CRAWL_OK;
 }
 
 static void queue_unlink(struct frontier *f, struct fentry *e)
 {
+  if(f->o.scored) {
+    fscore_unlink(f, e);
+    return;
+  }
   struct fhost *h = e->host;
   struct fqueue *q = &h->q[e->level];
   if(e->prev)
@@ -208,6 +178,7 @@ static crawl_err host_get(struct frontier *f, const char *name, struct fhost **o
     return CRAWL_ERR_NOMEM;
   }
   h->key = key;
+  h->hpos = FSCORE_NONE;
   memcpy(h->name, name, n + 1);
   *v = (uint64_t)(uintptr_t)h;
   f->bytes += sizeof *h + n + 1;
@@ -221,6 +192,7 @@ static void host_release_if_idle(struct frontier *f, struct fhost *h)
     return;
   fpmap_del(&f->hosts, h->key);
   f->bytes -= sizeof *h + strlen(h->name) + 1;
+  fscore_host_free(h);
   mem_free(h);
 }
 
@@ -232,16 +204,23 @@ static struct fentry *entry_find(struct frontier *f, uint64_t fp)
   return v ? (struct fentry *)(uintptr_t)*v : NULL;
 }
 
-static size_t entry_size(const struct fentry *e)
+/* A scored URL also takes a slot in two heaps. */
+static size_t entry_bytes(const struct frontier *f, size_t url_len, size_t meta_len)
 {
-  return sizeof *e + strlen(e->url) + 1;
+  return sizeof(struct fentry) + url_len + 1 + meta_len +
+         (f->o.scored ? 2 * sizeof(struct fentry *) : 0);
+}
+
+static size_t entry_size(const struct frontier *f, const struct fentry *e)
+{
+  return entry_bytes(f, strlen(e->url), e->meta_len);
 }
 
 static void entry_free(struct frontier *f, struct fentry *e)
 {
   struct fhost *h = e->host;
   fpmap_del(&f->entries, e->fp);
-  f->bytes -= entry_size(e);
+  f->bytes -= entry_size(f, e);
   mem_free(e);
   host_release_if_idle(f, h);
 }
@@ -252,56 +231,113 @@ static unsigned entry_level(const struct fentry *e)
   return l > e->base ? l : e->base;
 }
 
+/* What a new entry is pushed with. */
+struct entry_in {
+  uint32_t depth, inlinks;
+  unsigned base;
+  const struct frontier_score *sc;  /* scored */
+  uint64_t seq;                     /* scored, at a load: its arrival then; 0 = now */
+};
+
 static crawl_err entry_new(struct frontier *f, const char *url, struct fhost *h,
-                           uint32_t depth, unsigned base, uint32_t inlinks,
-                           struct fentry **out)
+                           const struct entry_in *in, struct fentry **out)
 {
-  size_t n = strlen(url);
+  size_t n = strlen(url), mlen = in->sc ? in->sc->meta_len : 0;
   uint64_t fp = hash_fp64(url, n), *v;
   bool added;
-  if(f->bytes + sizeof(struct fentry) + n + 1 > f->cap)
+  if(f->bytes + entry_bytes(f, n, mlen) > f->cap)
     return CRAWL_ERR_FULL;
   crawl_err e = fpmap_put(&f->entries, fp, &v, &added);
   if(!e && !added)
     e = CRAWL_ERR_INVALID;
   if(e)
     return e;
-  struct fentry *en = mem_calloc(1, sizeof *en + n + 1);
+  struct fentry *en = mem_calloc(1, sizeof *en + n + 1 + mlen);
   if(!en) {
     fpmap_del(&f->entries, fp);
     return CRAWL_ERR_NOMEM;
   }
-  *en = (struct fentry){ NULL, NULL, h, fp, depth, inlinks ? inlinks : 1, 0,
-                         (uint8_t)(base < L ? base : L - 1), 0 };
+  en->host = h;
+  en->fp = fp;
+  en->depth = in->depth;
+  en->inlinks = in->inlinks ? in->inlinks : 1;
+  en->base = (uint8_t)(in->base < L ? in->base : L - 1);
   memcpy(en->url, url, n + 1);
-  en->level = (uint8_t)entry_level(en);
+  if(f->o.scored) {
+    en->hpos = en->wpos = FSCORE_NONE;
+    en->seq = in->seq ? in->seq : ++f->seq;
+    if(en->seq > f->seq)
+      f->seq = en->seq;
+    en->score = in->sc ? (float)in->sc->score : 0;
+    en->meta_len = (uint16_t)mlen;
+    if(mlen)
+      memcpy(en->url + n + 1, in->sc->meta, mlen);
+    en->level = (uint8_t)fscore_level(en->score);
+  } else {
+    en->level = (uint8_t)entry_level(en);
+  }
   *v = (uint64_t)(uintptr_t)en;
-  f->bytes += entry_size(en);
+  f->bytes += entry_size(f, en);
   *out = en;
   return CRAWL_OK;
 }
 
-/* Into memory, at the tail of its host's queue for its level. */
-static crawl_err push_mem(struct frontier *f, const char *url, const char *host,
-                          uint32_t depth, unsigned base, uint32_t inlinks)
+/* Scored and full: make room by dropping queued URLs worse than the new
+ * one; CRAWL_ERR_FULL when there are none. */
+static crawl_err make_room(struct frontier *f, size_t need, float score)
+{
+  while(f->bytes + need > f->cap) {
+    struct fentry *w = fscore_worst(f);
+    if(!w || !fscore_beats(score, f->seq + 1, w))
+      return CRAWL_ERR_FULL;
+    queue_unlink(f, w);
+    entry_free(f, w);
+    f->st.evicted++;
+  }
+  return CRAWL_OK;
+}
+
+/* Into memory, at the tail of its host's queue for its level (or in its
+ * place by score). */
+static crawl_err push_in(struct frontier *f, const char *url, const char *host,
+                         const struct entry_in *in)
 {
   struct fhost *h;
   struct fentry *en;
-  crawl_err e = host_get(f, host, &h);
+  crawl_err e = CRAWL_OK;
+  if(f->o.scored && fpmap_get(&f->entries, hash_fp64(url, strlen(url))))
+    return CRAWL_ERR_INVALID;  /* before making room for it */
+  if(f->o.scored)
+    e = make_room(f, entry_bytes(f, strlen(url), in->sc ? in->sc->meta_len : 0) +
+                     sizeof(struct fhost) + strlen(host) + 1,
+                  in->sc ? (float)in->sc->score : 0);
+  if(!e)
+    e = host_get(f, host, &h);
   if(e)
     return e;
-  e = entry_new(f, url, h, depth, base, inlinks, &en);
+  e = entry_new(f, url, h, in, &en);
+  if(!e) {
+    e = queue_link(f, en, false);
+    if(e)
+      entry_free(f, en);
+  }
   if(e) {
     host_release_if_idle(f, h);
     return e;
   }
-  queue_link(f, en, false);
   size_t urls = f->st.queued + f->st.outstanding;
   if(urls > f->st.peak_urls) {  /* for bytes per URL at the fullest */
     f->st.peak_urls = urls;
     f->st.peak_bytes = f->bytes + fpmap_bytes(&f->entries) + fpmap_bytes(&f->hosts);
   }
   return CRAWL_OK;
+}
+
+static crawl_err push_mem(struct frontier *f, const char *url, const char *host,
+                          uint32_t depth, unsigned base, uint32_t inlinks)
+{
+  struct entry_in in = { depth, inlinks, base, NULL, 0 };
+  return push_in(f, url, host, &in);
 }
 
 /* The level a URL of this push level and in-links is queued at. */
@@ -341,6 +377,19 @@ crawl_err frontier_push(struct frontier *f, const char *url, const char *host,
   return e;
 }
 
+crawl_err frontier_push_scored(struct frontier *f, const char *url, const char *host,
+                               uint32_t depth, const struct frontier_score *sc)
+{
+  if(!f->o.scored)
+    return frontier_push(f, url, host, depth, fscore_level((float)sc->score));
+  if(sc->meta_len > FRONTIER_META_MAX)
+    return CRAWL_ERR_TOO_LARGE;
+  struct entry_in in = { depth, 1, 0, sc, 0 };
+  crawl_err e = push_in(f, url, host, &in);
+  f->st.pushed += e == CRAWL_OK;
+  return e;
+}
+
 bool frontier_has(struct frontier *f, uint64_t fp)
 {
   return entry_find(f, fp) != NULL;
@@ -369,12 +418,66 @@ bool frontier_bump(struct frontier *f, uint64_t fp)
     e->inlinks++;
   f->st.bumped++;
   unsigned lvl = entry_level(e);
-  if(e->outstanding || lvl == e->level)
-    return true;
+  if(f->o.scored || e->outstanding || lvl == e->level)
+    return true;  /* scored: the score says where it goes (frontier_raise) */
   queue_unlink(f, e);
   e->level = (uint8_t)lvl;
-  queue_link(f, e, false);
+  queue_link(f, e, false);  /* cannot fail by levels */
   f->st.promoted++;
+  return true;
+}
+
+/* The entry with new meta bytes: reallocated when their length differs. */
+static crawl_err entry_meta(struct frontier *f, struct fentry **ep, const struct frontier_score *sc)
+{
+  struct fentry *e = *ep;
+  size_t n = strlen(e->url);
+  if(sc->meta_len != e->meta_len) {
+    if(sc->meta_len > e->meta_len &&
+       f->bytes + sc->meta_len - e->meta_len > f->cap)
+      return CRAWL_ERR_FULL;
+    struct fentry *ne = mem_realloc(e, sizeof *e + n + 1 + sc->meta_len);
+    if(!ne)
+      return CRAWL_ERR_NOMEM;
+    f->bytes = f->bytes - ne->meta_len + sc->meta_len;
+    ne->meta_len = (uint16_t)sc->meta_len;
+    *fpmap_get(&f->entries, ne->fp) = (uint64_t)(uintptr_t)ne;
+    fscore_moved(f, ne);
+    *ep = e = ne;
+  }
+  if(sc->meta_len)
+    memcpy(e->url + n + 1, sc->meta, sc->meta_len);
+  return CRAWL_OK;
+}
+
+bool frontier_raise(struct frontier *f, uint64_t fp, const struct frontier_score *sc)
+{
+  struct fentry *e = entry_find(f, fp);
+  if(!e)
+    return false;
+  if(e->inlinks < UINT32_MAX)
+    e->inlinks++;
+  f->st.bumped++;
+  if(!f->o.scored || e->outstanding || (float)sc->score <= e->score ||
+     sc->meta_len > FRONTIER_META_MAX || entry_meta(f, &e, sc))
+    return true;  /* no better, or no room for its meta: it keeps what it had */
+  e->score = (float)sc->score;
+  f->st.per_level[e->level]--;
+  e->level = (uint8_t)fscore_level(e->score);
+  f->st.per_level[e->level]++;
+  fscore_raised(f, e);
+  f->st.raised++;
+  return true;
+}
+
+bool frontier_score_of(struct frontier *f, uint64_t fp, struct frontier_score *out)
+{
+  struct fentry *e = entry_find(f, fp);
+  if(!e)
+    return false;
+  out->score = e->score;
+  out->meta_len = e->meta_len;
+  out->meta = e->meta_len ? e->url + strlen(e->url) + 1 : NULL;
   return true;
 }
 
@@ -385,16 +488,14 @@ static bool host_blocked(const struct frontier *f, const struct fhost *h)
   return f->o.max_per_host && h->outstanding >= f->o.max_per_host;
 }
 
-static void take_one(struct frontier *f, struct fhost *h, unsigned l,
-                     struct frontier_item *out)
+void frontier_taken(struct frontier *f, struct fentry *e, struct frontier_item *out)
 {
-  struct fentry *e = h->q[l].head;
   queue_unlink(f, e);
   e->outstanding = 1;
-  h->outstanding++;
+  e->host->outstanding++;
   f->st.outstanding++;
   f->st.taken++;
-  *out = (struct frontier_item){ e->url, e->fp, l, e->depth };
+  *out = (struct frontier_item){ e->url, e->fp, e->level, e->depth };
 }
 
 /* Round robin over the hosts of one level until max or no host can give. */
@@ -411,7 +512,7 @@ static size_t take_level(struct frontier *f, unsigned l, size_t max,
       f->cursor[l] = h->rnext[l];
       if(host_blocked(f, h))
         continue;
-      take_one(f, h, l, &out[n++]);
+      frontier_taken(f, h->q[l].head, &out[n++]);
       progress = true;
     }
   }
@@ -420,6 +521,8 @@ static size_t take_level(struct frontier *f, unsigned l, size_t max,
 
 size_t frontier_take(struct frontier *f, size_t max, struct frontier_item *out)
 {
+  if(f->o.scored)
+    return fscore_take(f, max, out);
   size_t n = 0;
   frontier_refill(f);
   for(int l = L - 1; l >= 0 && n < max; l--)
@@ -509,8 +612,12 @@ crawl_err frontier_retry(struct frontier *f, uint64_t fp)
   e->host->outstanding--;
   f->st.outstanding--;
   f->st.retried++;
-  queue_link(f, e, true);
-  return CRAWL_OK;
+  crawl_err r = queue_link(f, e, true);
+  if(r) {  /* no memory for its heap slot: it is lost like a dropped URL */
+    f->st.evicted++;
+    entry_free(f, e);
+  }
+  return r;
 }
 
 bool frontier_remove(struct frontier *f, uint64_t fp)
@@ -548,13 +655,21 @@ void frontier_stats(const struct frontier *f, struct frontier_stats *st)
 
 /* ---- Checkpoints -------------------------------------------------------- */
 
-static void entry_save(const struct fentry *e, struct ckfile *c)
+static void entry_save(const struct frontier *f, const struct fentry *e, struct ckfile *c)
 {
   ckfile_put_str(c, e->url);
   ckfile_put_str(c, e->host->name);
   ckfile_put_u64(c, e->depth);
   ckfile_put_u64(c, e->base);
   ckfile_put_u64(c, e->inlinks);
+  if(!f->o.scored)
+    return;
+  uint32_t bits;
+  memcpy(&bits, &e->score, sizeof bits);
+  ckfile_put_u64(c, bits);
+  ckfile_put_u64(c, e->seq);  /* ties keep their order across a resume */
+  ckfile_put_u64(c, e->meta_len);
+  ckfile_put_bytes(c, e->url + strlen(e->url) + 1, e->meta_len);
 }
 
 static void tomb_save(const struct fpmap *m, struct ckfile *c)
@@ -582,18 +697,19 @@ void frontier_save(struct frontier *f, struct ckfile *c)
     frontier_disk_save(f->disk, c);
     tomb_save(&f->tomb, c);
   }
+  ckfile_put_u64(c, f->o.scored);
   ckfile_put_u64(c, f->st.outstanding + f->st.queued);
   size_t pos = 0;
   uint64_t k, v;
   while(fpmap_next(&f->entries, &pos, &k, &v))
-    if(((const struct fentry *)(uintptr_t)v)->outstanding)
-      entry_save((const struct fentry *)(uintptr_t)v, c);
+    if(((const struct fentry *)(uintptr_t)v)->outstanding || f->o.scored)
+      entry_save(f, (const struct fentry *)(uintptr_t)v, c);
   pos = 0;
-  while(fpmap_next(&f->hosts, &pos, &k, &v)) {
+  while(!f->o.scored && fpmap_next(&f->hosts, &pos, &k, &v)) {
     const struct fhost *h = (const struct fhost *)(uintptr_t)v;
     for(unsigned l = 0; l < L; l++)
       for(const struct fentry *e = h->q[l].head; e; e = e->next)
-        entry_save(e, c);
+        entry_save(f, e, c);
   }
   ckfile_put_u64(c, f->st.pushed);
   ckfile_put_u64(c, f->st.done);
@@ -614,19 +730,50 @@ static void disk_load(struct frontier *f, struct ckfile *c)
   tomb_load(&f->tomb, c);
 }
 
+/* A scored entry's score, arrival and meta; then it goes in its place. */
+static crawl_err load_scored(struct frontier *f, struct ckfile *c, const char *url,
+                             const char *host, struct entry_in *in)
+{
+  uint32_t bits = (uint32_t)ckfile_get_u64(c);
+  float score;
+  memcpy(&score, &bits, sizeof score);
+  in->seq = ckfile_get_u64(c);
+  size_t mlen = (size_t)ckfile_get_u64(c);
+  unsigned char meta[FRONTIER_META_MAX];
+  if(mlen > sizeof meta || in->seq == 0)
+    ckfile_fail(c, CRAWL_ERR_CORRUPT);
+  else
+    ckfile_get_bytes(c, meta, mlen);
+  if(c->err || !url || !host)
+    return CRAWL_OK;
+  struct frontier_score sc = { score, meta, mlen };
+  in->sc = &sc;
+  return push_in(f, url, host, in);
+}
+
 void frontier_load(struct frontier *f, struct ckfile *c)
 {
   disk_load(f, c);
+  if((ckfile_get_u64(c) != 0) != f->o.scored)
+    ckfile_fail(c, CRAWL_ERR_CORRUPT);  /* another kind of crawl */
   uint64_t n = ckfile_get_u64(c);
   for(uint64_t i = 0; i < n && !c->err; i++) {
     char *url = ckfile_get_str(c, 1u << 20), *host = ckfile_get_str(c, 1024);
-    uint32_t depth = (uint32_t)ckfile_get_u64(c);
-    unsigned base = (unsigned)ckfile_get_u64(c);
-    uint32_t inlinks = (uint32_t)ckfile_get_u64(c);
-    /* They were in memory, ahead of what is on disk: memory first. */
-    crawl_err e = url && host ? push_mem(f, url, host, depth, base, inlinks) : CRAWL_OK;
+    struct entry_in in = { 0 };
+    in.depth = (uint32_t)ckfile_get_u64(c);
+    in.base = (unsigned)ckfile_get_u64(c);
+    in.inlinks = (uint32_t)ckfile_get_u64(c);
+    crawl_err e = CRAWL_OK;
+    if(f->o.scored)
+      e = load_scored(f, c, url, host, &in);
+    else if(url && host)  /* they were in memory, ahead of what is on disk: memory first */
+      e = push_in(f, url, host, &in);
     if(e == CRAWL_ERR_FULL && f->disk)
-      e = push_disk(f, url, host, depth, base, inlinks);
+      e = push_disk(f, url, host, in.depth, in.base, in.inlinks);
+    if(e == CRAWL_ERR_FULL && f->o.scored) {
+      f->st.evicted++;  /* a smaller frontier now: the worst do not fit */
+      e = CRAWL_OK;
+    }
     if(e)
       ckfile_fail(c, e);
     mem_free(url);

@@ -19,7 +19,17 @@
  * when the memory has room again; once a level has URLs on disk, new ones
  * of that level go there too, so each level stays first in, first out.
  * On disk a URL's in-links are no longer counted. Without a directory,
- * frontier_push answers CRAWL_ERR_FULL beyond the budget. */
+ * frontier_push answers CRAWL_ERR_FULL beyond the budget.
+ *
+ * Scored (a focused crawl): every URL has a score, and the best queued URL
+ * goes first, ties in arrival order (all scores equal: breadth first),
+ * skipping hosts with max_per_host URLs outstanding. A better link to a
+ * queued URL raises its score (frontier_raise). The frontier stays in
+ * memory and is bounded: past max_bytes a new URL takes the place of the
+ * worst queued one (counted `evicted`), or is refused (CRAWL_ERR_FULL)
+ * when it is no better. Each URL carries the scorer's meta bytes (at most
+ * FRONTIER_META_MAX) until its result. The gateway priority of a scored
+ * URL is its score in eighths (scores are in [0, 1]). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +46,16 @@ struct frontier_opts {
   const char *dir;           /* where URLs past the budget go (NULL: refused) */
   struct wq  *wq;            /* the disk thread, with dir; its owner reaps it */
   uint64_t    seg_bytes;     /* segment files; 0 = 64 MiB */
+  bool        scored;        /* order by score (dir and seg_bytes unused) */
+};
+
+#define FRONTIER_META_MAX 4096u
+
+/* A scored URL's score and the scorer's bytes kept with it. */
+struct frontier_score {
+  double      score;
+  const void *meta;
+  size_t      meta_len;
 };
 
 struct frontier_item {
@@ -52,6 +72,7 @@ struct frontier_stats {
   uint64_t on_disk, disk_bytes;       /* queued on disk, not read back yet */
   uint64_t spilled, refilled;         /* ever written to disk, read back */
   uint64_t spilled_bytes;             /* their bytes on disk */
+  uint64_t evicted, raised;           /* scored: dropped for better ones, scores raised */
   size_t   peak_urls, peak_bytes;     /* the most URLs in memory, and its bytes then */
 };
 
@@ -66,6 +87,18 @@ crawl_err frontier_push(struct frontier *f, const char *url, const char *host,
 /* One more in-link to fp: true when fp is in the frontier (its level may
  * rise while it is queued). */
 bool      frontier_bump(struct frontier *f, uint64_t fp);
+/* Scored: queue url with its score and meta. CRAWL_ERR_FULL when the
+ * frontier is full of better URLs; CRAWL_ERR_INVALID when it is queued
+ * already (frontier_raise then); CRAWL_ERR_TOO_LARGE for meta past
+ * FRONTIER_META_MAX. */
+crawl_err frontier_push_scored(struct frontier *f, const char *url, const char *host,
+                               uint32_t depth, const struct frontier_score *sc);
+/* Scored: another link to fp. A queued URL takes sc (score and meta) when
+ * it is better; true when fp is in the frontier (one more in-link). */
+bool      frontier_raise(struct frontier *f, uint64_t fp, const struct frontier_score *sc);
+/* Scored: the score and meta fp was queued with (meta valid while fp is
+ * in the frontier); false when fp is not in it. */
+bool      frontier_score_of(struct frontier *f, uint64_t fp, struct frontier_score *out);
 bool      frontier_has(struct frontier *f, uint64_t fp);
 /* The URL of fp (valid while it is in the frontier), or NULL. */
 const char *frontier_url(struct frontier *f, uint64_t fp);

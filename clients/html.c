@@ -191,6 +191,7 @@ static const GumboVector *html_children(const GumboNode *n)
 }
 
 struct walk_frame {
+  const GumboNode   *node;  /* whose children these are: left when they are done */
   const GumboVector *kids;
   unsigned           next;
 };
@@ -201,8 +202,8 @@ struct walk_stack {
 };
 
 /* Push the children of a node; past the cap they are skipped. */
-static crawl_err walk_push(struct walk_stack *st, const GumboVector *kids,
-                           size_t *skipped)
+static crawl_err walk_push(struct walk_stack *st, const GumboNode *node,
+                           const GumboVector *kids, size_t *skipped)
 {
   if(st->top == st->cap && st->cap < HTML_WALK_MAX_DEPTH) {
     size_t ncap = st->cap ? st->cap * 2 : 64;
@@ -215,26 +216,47 @@ static crawl_err walk_push(struct walk_stack *st, const GumboVector *kids,
     st->cap = ncap;
   }
   if(st->top < st->cap)
-    st->v[st->top++] = (struct walk_frame){ kids, 0 };
+    st->v[st->top++] = (struct walk_frame){ node, kids, 0 };
   else if(skipped)
     (*skipped)++;
   return CRAWL_OK;
 }
 
-crawl_err html_walk(const struct html_doc *doc, html_visit_fn *visit, void *arg,
-                    size_t *skipped)
+/* Enter n; if its children are not to be walked, it is left at once. */
+static crawl_err walk_enter(struct walk_stack *st, const GumboNode *n, html_visit_fn *visit,
+                            html_leave_fn *leave, void *arg, size_t *skipped)
+{
+  if(!visit(n, arg))
+    return CRAWL_OK;
+  const GumboVector *kids = html_children(n);
+  size_t top = st->top;
+  crawl_err e = kids && kids->length > 0 ? walk_push(st, n, kids, skipped) : CRAWL_OK;
+  if(leave && st->top == top)
+    leave(n, arg);
+  return e;
+}
+
+crawl_err html_walk_ex(const struct html_doc *doc, html_visit_fn *visit, html_leave_fn *leave,
+                       void *arg, size_t *skipped)
 {
   struct walk_stack st = { NULL, 0, 0 };
   crawl_err e = CRAWL_OK;
   const GumboNode *n = doc->out ? doc->out->document : NULL;
   while(n && !e) {
-    const GumboVector *kids = visit(n, arg) ? html_children(n) : NULL;
-    if(kids && kids->length > 0)
-      e = walk_push(&st, kids, skipped);
-    while(st.top > 0 && st.v[st.top - 1].next >= st.v[st.top - 1].kids->length)
+    e = walk_enter(&st, n, visit, leave, arg, skipped);
+    while(st.top > 0 && st.v[st.top - 1].next >= st.v[st.top - 1].kids->length) {
       st.top--;
+      if(leave)
+        leave(st.v[st.top].node, arg);
+    }
     n = st.top > 0 ? st.v[st.top - 1].kids->data[st.v[st.top - 1].next++] : NULL;
   }
   mem_free(st.v);
   return e;
+}
+
+crawl_err html_walk(const struct html_doc *doc, html_visit_fn *visit, void *arg,
+                    size_t *skipped)
+{
+  return html_walk_ex(doc, visit, NULL, arg, skipped);
 }

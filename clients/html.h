@@ -59,5 +59,11 @@ const char *html_attr(const GumboNode *node, const char *name);
 typedef bool html_visit_fn(const GumboNode *node, void *arg);
 crawl_err html_walk(const struct html_doc *doc, html_visit_fn *visit, void *arg,
                     size_t *skipped);
+/* The same, and leave(node) once the walk is past a node it entered
+ * (visit returned true): after its children, or at once when it has none
+ * or they are skipped. Enter and leave nest as the tags do. */
+typedef void html_leave_fn(const GumboNode *node, void *arg);
+crawl_err html_walk_ex(const struct html_doc *doc, html_visit_fn *visit, html_leave_fn *leave,
+                       void *arg, size_t *skipped);
 
 #endif

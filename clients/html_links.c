@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "clients/fpset.h"
+#include "clients/html_text.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
@@ -20,7 +21,7 @@ const char *html_link_kind_name(enum html_link_kind k)
 
 struct html_links_opts html_links_opts_default(void)
 {
-  struct html_links_opts o = { HTML_LINKS_MAX_DEFAULT, url_opts_default() };
+  struct html_links_opts o = { HTML_LINKS_MAX_DEFAULT, url_opts_default(), 0 };
   o.url.strip_session_ids = true;
   return o;
 }
@@ -31,6 +32,12 @@ struct links_ctx {
   struct fpset                  once;      /* fingerprints of URLs kept */
   const char                   *base_ref;  /* first <base href> */
   crawl_err                     err;
+  /* With text: hidden elements open (script, ...), the <a> whose anchor
+   * text is being collected and its link. */
+  unsigned                      hidden;
+  const GumboNode              *open_a;
+  size_t                        open_idx;
+  bool                          text_cut;
 };
 
 static bool is_ws(char c)
@@ -106,7 +113,7 @@ static crawl_err links_push(struct html_links *l, char *url, enum html_link_kind
     l->v = nv;
     l->cap = ncap;
   }
-  l->v[l->n++] = (struct html_link){ url, kind, nofollow };
+  l->v[l->n++] = (struct html_link){ url, kind, nofollow, l->text.len, 0 };
   return CRAWL_OK;
 }
 
@@ -178,17 +185,54 @@ static void links_link(struct links_ctx *c, const GumboNode *n)
     links_add(c, href, HTML_LINK_ALTERNATE, has_token(rel, "nofollow", " \t\n\r\f"));
 }
 
+/* With text: the node's words, unless inside a hidden element. */
+static void links_text(struct links_ctx *c, const GumboNode *n)
+{
+  if(!c->o->text_max)
+    return;
+  if(html_text_hidden(n))
+    c->hidden++;
+  else if(!c->hidden && (n->type == GUMBO_NODE_TEXT || n->type == GUMBO_NODE_CDATA))
+    c->err = html_text_add(&c->out->text, n->v.text.text, &c->text_cut);
+}
+
+/* An <a> that became a link: its anchor text runs until the walk leaves it. */
+static void links_anchor(struct links_ctx *c, const GumboNode *n, size_t before)
+{
+  if(c->o->text_max && !c->open_a && c->out->n > before) {
+    c->open_a = n;
+    c->open_idx = c->out->n - 1;
+  }
+}
+
+static void links_leave(const GumboNode *n, void *arg)
+{
+  struct links_ctx *c = arg;
+  if(html_text_hidden(n) && c->hidden)
+    c->hidden--;
+  if(n == c->open_a) {
+    struct html_link *k = &c->out->v[c->open_idx];
+    k->anchor_len = c->out->text.len - k->text_at;
+    c->open_a = NULL;
+  }
+}
+
 static bool links_visit(const GumboNode *n, void *arg)
 {
   struct links_ctx *c = arg;
   if(c->err)
     return false;
+  links_text(c, n);
   if(n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE)
     return n->type == GUMBO_NODE_DOCUMENT;
+  size_t before = c->out->n;
   const char *rel = html_attr(n, "rel");
   bool nofollow = rel && has_token(rel, "nofollow", " \t\n\r\f");
   switch(n->v.element.tag) {
-  case GUMBO_TAG_A:      links_add(c, html_attr(n, "href"), HTML_LINK_A, nofollow); break;
+  case GUMBO_TAG_A:
+    links_add(c, html_attr(n, "href"), HTML_LINK_A, nofollow);
+    links_anchor(c, n, before);
+    break;
   case GUMBO_TAG_AREA:   links_add(c, html_attr(n, "href"), HTML_LINK_AREA, nofollow); break;
   case GUMBO_TAG_FRAME:  links_add(c, html_attr(n, "src"), HTML_LINK_FRAME, false); break;
   case GUMBO_TAG_IFRAME: links_add(c, html_attr(n, "src"), HTML_LINK_IFRAME, false); break;
@@ -233,14 +277,15 @@ crawl_err html_links_extract(const struct html_doc *doc, const char *page_url,
                              struct html_links *out)
 {
   struct html_links_opts def = html_links_opts_default();
-  struct links_ctx c = { o ? o : &def, out, { 0 }, NULL, CRAWL_OK };
+  struct links_ctx c = { o ? o : &def, out, { 0 }, NULL, CRAWL_OK, 0, NULL, 0, false };
   memset(out, 0, sizeof *out);
+  buf_init(&out->text, c.o->text_max);
   /* The per-page set of URLs is sized for the link cap, so it never says
    * full before the list does. */
   fpset_init(&c.once, (c.o->max_links + 1) * 2 * sizeof(uint64_t) * 2);
   crawl_err e = links_base(&c, doc, page_url);
   if(!e)
-    e = html_walk(doc, links_visit, &c, NULL);
+    e = html_walk_ex(doc, links_visit, c.o->text_max ? links_leave : NULL, &c, NULL);
   if(!e)
     e = c.err;
   fpset_free(&c.once);
@@ -256,6 +301,7 @@ void html_links_free(struct html_links *l)
   mem_free(l->v);
   mem_free(l->base);
   mem_free(l->canonical);
+  buf_free(&l->text);
   memset(l, 0, sizeof *l);
 }
 

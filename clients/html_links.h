@@ -11,6 +11,7 @@
 
 #include "clients/crawl_err.h"
 #include "clients/html.h"
+#include "common/buf.h"
 #include "common/url.h"
 
 #define HTML_LINK_KINDS(X)          \
@@ -35,6 +36,9 @@ struct html_link {
   char               *url;       /* canonical; owned by the list */
   enum html_link_kind kind;
   bool                nofollow;  /* rel="nofollow" on the element */
+  /* With text_max: where the element is in the page's text, and the length
+   * of its anchor text there (the text inside an <a>; 0 for the others). */
+  size_t              text_at, anchor_len;
 };
 
 struct html_links {
@@ -48,11 +52,17 @@ struct html_links {
   size_t            not_http;   /* other schemes: mailto:, javascript:, ... */
   size_t            repeated;   /* same URL again on the page */
   size_t            over_cap;   /* links beyond max_links */
+  struct buf        text;       /* with text_max: the visible text, as html_text */
 };
 
 struct html_links_opts {
   size_t          max_links;  /* 0 = HTML_LINKS_MAX_DEFAULT */
   struct url_opts url;        /* canonicalization (max_len, session ids) */
+  /* > 0: also collect the page's visible text (html_text.h's rules) up to
+   * this many bytes, in the same walk, and where each link sits in it:
+   * what a crawler that judges a link by its anchor and the words around
+   * it needs. */
+  size_t          text_max;
 };
 #define HTML_LINKS_MAX_DEFAULT 10000u
 

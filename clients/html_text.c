@@ -9,27 +9,33 @@ struct text_ctx {
   crawl_err   err;
 };
 
-static bool text_hidden(GumboTag t)
+bool html_text_hidden(const GumboNode *n)
 {
+  if(n->type == GUMBO_NODE_TEMPLATE)
+    return true;
+  if(n->type != GUMBO_NODE_ELEMENT)
+    return false;
+  GumboTag t = n->v.element.tag;
   return t == GUMBO_TAG_SCRIPT || t == GUMBO_TAG_STYLE || t == GUMBO_TAG_NOSCRIPT ||
          t == GUMBO_TAG_TEMPLATE;
 }
 
 /* As much of the node's text as fits, then a space unless it ends in one
  * (element boundaries separate words; "a <b>b</b>" is two words anyway). */
-static void text_add(struct text_ctx *c, const char *t)
+crawl_err html_text_add(struct buf *out, const char *t, bool *cut)
 {
-  size_t len = strlen(t), room = c->out->max - c->out->len;
+  if(*cut)
+    return CRAWL_OK;
+  size_t len = strlen(t), room = out->max - out->len;
   if(len + 1 > room) {
     len = room;
-    c->cut = true;
+    *cut = true;
   }
-  cm_err e = buf_add(c->out, t, len);
-  bool spaced = c->out->len > 0 && strchr(" \t\n\r\f", c->out->data[c->out->len - 1]);
-  if(!e && !c->cut && !spaced)
-    e = buf_addc(c->out, ' ');
-  if(e)
-    c->err = CRAWL_ERR_NOMEM;
+  cm_err e = buf_add(out, t, len);
+  bool spaced = out->len > 0 && strchr(" \t\n\r\f", out->data[out->len - 1]);
+  if(!e && !*cut && !spaced)
+    e = buf_addc(out, ' ');
+  return e ? CRAWL_ERR_NOMEM : CRAWL_OK;
 }
 
 static bool text_visit(const GumboNode *n, void *arg)
@@ -41,12 +47,10 @@ static bool text_visit(const GumboNode *n, void *arg)
   case GUMBO_NODE_DOCUMENT:
     return true;
   case GUMBO_NODE_ELEMENT:
-    return !text_hidden(n->v.element.tag);
-  case GUMBO_NODE_TEMPLATE:
-    return false;
+    return !html_text_hidden(n);
   case GUMBO_NODE_TEXT:
   case GUMBO_NODE_CDATA:
-    text_add(c, n->v.text.text);
+    c->err = html_text_add(c->out, n->v.text.text, &c->cut);
     return false;
   default:
     return false;

@@ -14,4 +14,11 @@
  * and *cut (may be NULL) set. CRAWL_ERR_NOMEM leaves out as it was. */
 crawl_err html_text(const struct html_doc *doc, struct buf *out, bool *cut);
 
+/* The rules, for walks that collect the text along with something else
+ * (html_links with text): a node whose content is not text (script,
+ * style, noscript, template), and one text node appended to out. Once
+ * *cut is set nothing more is added; CRAWL_ERR_NOMEM on failure. */
+bool      html_text_hidden(const GumboNode *n);
+crawl_err html_text_add(struct buf *out, const char *t, bool *cut);
+
 #endif

@@ -23,7 +23,7 @@
 
 static struct frontier *open_frontier(size_t bytes, unsigned per_host)
 {
-  struct frontier_opts o = { bytes, per_host, NULL, NULL, 0 };
+  struct frontier_opts o = { bytes, per_host, NULL, NULL, 0, false };
   struct frontier *f;
   assert_int_equal(frontier_open(&o, &f), CRAWL_OK);
   return f;
@@ -208,7 +208,7 @@ static char ddir[256];
 
 static struct frontier *open_disk(struct wq *wq, size_t bytes)
 {
-  struct frontier_opts o = { bytes, 0, ddir, wq, 4096 };  /* small segments: several */
+  struct frontier_opts o = { bytes, 0, ddir, wq, 4096, false };  /* small segments: several */
   struct frontier *f;
   assert_int_equal(frontier_open(&o, &f), CRAWL_OK);
   return f;

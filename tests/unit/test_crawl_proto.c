@@ -345,11 +345,15 @@ static void test_sitemap_pieces(void **state)
 static void test_progress(void **state)
 {
   (void)state;
-  struct progress_counts c = { 1234, 5, 6, 7890, 321, 42 };
+  struct progress_counts c = { 1234, 5, 6, 7890, 321, 42, NULL };
   char line[256];
   progress_format(line, sizeof line, &c, 56.78);
   assert_string_equal(line, "1234 pages  56.8 pages/s  frontier 321 (42 out)  seen 7890  "
                             "dups 6  errors 5");
+  c.note = "harvest 0.52 (641 relevant)";  /* a focused crawl's words at the end */
+  progress_format(line, sizeof line, &c, 56.78);
+  assert_string_equal(line, "1234 pages  56.8 pages/s  frontier 321 (42 out)  seen 7890  "
+                            "dups 6  errors 5  harvest 0.52 (641 relevant)");
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   struct progress p;
