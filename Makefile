@@ -24,7 +24,7 @@ FUZZ_SECONDS ?= 60
 PKGS := libcurl libcares jansson hiredis libuv libmicrohttpd libidn2 \
         libpsl libzstd libbrotlienc libbrotlidec zlib openssl libxxhash
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lgumbo -lm
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lgumbo -lstemmer -lm
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
@@ -44,7 +44,7 @@ endif
 OBJ := build/$(VARIANT)
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs llfs api clients common
+LIBDIRS := hlfs llfs api clients/focus clients common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
@@ -57,7 +57,8 @@ PROGS := \
   wpfs-robots=hlfs/cli/wpfs_robots.c \
   testweb=tests/testweb/main.c \
   freeport=tests/tools/freeport.c \
-  wpfs-discover=clients/cli/wpfs_discover.c
+  wpfs-discover=clients/cli/wpfs_discover.c \
+  wpfs-focus=clients/focus/main.c
 prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))

@@ -11,13 +11,14 @@
 #define GW_REQ_MAGIC 0x6a3c51d9u
 #define REQ_BODY_MAX (64u << 20)
 
-enum req_kind { REQ_BATCH, REQ_RESULTS, REQ_ACK, REQ_SITEMAPS };
+enum req_kind { REQ_BATCH, REQ_RESULTS, REQ_ACK, REQ_SITEMAPS, REQ_FETCH };
 
 union req_cb {
   gwclient_batch_fn    *batch;
   gwclient_results_fn  *results;
   gwclient_ack_fn      *ack;
   gwclient_sitemaps_fn *sitemaps;
+  gwclient_fetch_fn    *fetch;
 };
 
 struct gw_req {
@@ -126,6 +127,13 @@ static void req_answer(struct gw_req *r, const struct gwclient_answer *a)
       memset(&res, 0, sizeof res);
     r->cb.results(r->arg, &ans, json_ok && !ans.err ? &res : NULL);
     gwproto_results_free(&res);
+  } else if(r->kind == REQ_FETCH) {
+    struct gw_result res;
+    memset(&res, 0, sizeof res);
+    if(json_ok)
+      ans.err = gwproto_result(p, n, &res);
+    r->cb.fetch(r->arg, &ans, json_ok && !ans.err ? &res : NULL);
+    gwproto_result_free(&res);
   } else if(r->kind == REQ_SITEMAPS) {
     char **v = NULL;
     if(json_ok)
@@ -299,4 +307,18 @@ crawl_err gwclient_sitemaps(struct gwclient *g, const char *url, gwclient_sitema
   crawl_err e = req_start(r, path, false, 0);
   mem_free(path);
   return e;
+}
+
+crawl_err gwclient_fetch(struct gwclient *g, const char *url, unsigned wait_ms, long max_age_s,
+                         gwclient_fetch_fn *cb, void *arg)
+{
+  struct gw_req *r = req_new(g, REQ_FETCH, (union req_cb){ .fetch = cb }, arg);
+  if(!r)
+    return CRAWL_ERR_NOMEM;
+  crawl_err e = gwproto_fetch_body(url, wait_ms, max_age_s, &r->body);
+  if(e) {
+    req_free(r);
+    return e;
+  }
+  return req_start(r, "/v1/fetch", true, (long)wait_ms);
 }

@@ -35,6 +35,7 @@ typedef void gwclient_results_fn(void *arg, const struct gwclient_answer *a,
                                  struct gw_results *res);
 typedef void gwclient_ack_fn(void *arg, const struct gwclient_answer *a);
 typedef void gwclient_sitemaps_fn(void *arg, const struct gwclient_answer *a, char **sitemaps);
+typedef void gwclient_fetch_fn(void *arg, const struct gwclient_answer *a, struct gw_result *res);
 
 struct gwclient;
 
@@ -49,6 +50,10 @@ crawl_err gwclient_ack(struct gwclient *g, const char *const *deliveries, size_t
 /* GET /v1/robots?url=URL: the sitemaps robots.txt names. */
 crawl_err gwclient_sitemaps(struct gwclient *g, const char *url, gwclient_sitemaps_fn *cb,
                             void *arg);
+/* POST /v1/fetch: one URL now, its result in the answer (res NULL when
+ * there is none: a 504 past wait_ms, an error). */
+crawl_err gwclient_fetch(struct gwclient *g, const char *url, unsigned wait_ms, long max_age_s,
+                         gwclient_fetch_fn *cb, void *arg);
 unsigned  gwclient_in_flight(const struct gwclient *g);
 
 #endif

@@ -201,6 +201,39 @@ crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r)
   return e;
 }
 
+crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, struct buf *out)
+{
+  cm_err e = buf_adds(out, "{\"url\":");
+  if(!e)
+    e = buf_add_json_str(out, url, strlen(url));
+  if(!e)
+    e = buf_addf(out, ",\"wait_ms\":%u", wait_ms);
+  if(!e && max_age_s >= 0)
+    e = buf_addf(out, ",\"max_age_s\":%ld", max_age_s);
+  if(!e)
+    e = buf_adds(out, "}");
+  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+}
+
+static void result_free(struct gw_result *r);
+
+crawl_err gwproto_result(const char *json, size_t len, struct gw_result *r)
+{
+  json_t *root = json_loadb(json, len, 0, NULL);
+  memset(r, 0, sizeof *r);
+  crawl_err e = root ? result_parse(root, r) : CRAWL_ERR_INVALID;
+  json_decref(root);
+  if(e)
+    gwproto_result_free(r);
+  return e;
+}
+
+void gwproto_result_free(struct gw_result *r)
+{
+  result_free(r);
+  memset(r, 0, sizeof *r);
+}
+
 static void result_free(struct gw_result *r)
 {
   mem_free(r->delivery);

@@ -59,6 +59,12 @@ void      gwproto_batch_free(struct gw_batch_answer *a);
 crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r);
 void      gwproto_results_free(struct gw_results *r);
 
+/* POST /v1/fetch: {"url":..,"wait_ms":..,"max_age_s":..} (max_age_s < 0:
+ * left out, any cached copy); its answer is one result. */
+crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, struct buf *out);
+crawl_err gwproto_result(const char *json, size_t len, struct gw_result *r);
+void      gwproto_result_free(struct gw_result *r);
+
 /* {"deliveries":[...]} */
 crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *out);
 

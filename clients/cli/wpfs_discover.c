@@ -15,6 +15,7 @@
 
 #include "clients/crawl.h"
 #include "clients/discover.h"
+#include "clients/seeds.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -135,58 +136,6 @@ static const struct cfg_prog prog = {
   keys, sizeof keys / sizeof keys[0],
 };
 
-#define SEED_LINE_MAX 4096
-
-/* Read one line; false at the end. *too_long when it went past the
- * buffer (the rest of it is skipped). */
-static bool seed_line(FILE *f, char *line, size_t size, bool *too_long)
-{
-  if(!fgets(line, (int)size, f))
-    return false;
-  size_t len = strcspn(line, "\r\n");
-  *too_long = line[len] == '\0' && !feof(f);
-  while(*too_long && fgets(line, (int)size, f) && !strchr(line, '\n'))
-    ;
-  line[len] = '\0';
-  return true;
-}
-
-static int add_seeds(struct crawl *c, const char *path)
-{
-  FILE *f = fopen(path, "r");
-  if(!f) {
-    fprintf(stderr, "wpfs-discover: cannot read seeds file %s\n", path);
-    return -1;
-  }
-  char line[SEED_LINE_MAX + 2];
-  unsigned long no = 0;
-  int n = 0, bad = 0;
-  bool too_long;
-  crawl_err e = CRAWL_OK;
-  while(!e && seed_line(f, line, sizeof line, &too_long)) {
-    const char *s = line + strspn(line, " \t");
-    no++;
-    if(!too_long && (!*s || *s == '#'))
-      continue;
-    e = too_long ? CRAWL_ERR_INVALID : crawl_add_seed(c, s);
-    if(e == CRAWL_ERR_INVALID) {
-      bad++;
-      fprintf(stderr, "wpfs-discover: %s line %lu: %s\n", path, no,
-              too_long ? "longer than a URL can be" : "not a seed URL");
-      e = CRAWL_OK;
-    } else {
-      n += !e;
-    }
-  }
-  if(!e && ferror(f))
-    e = CRAWL_ERR_IO;
-  fclose(f);
-  if(e)
-    fprintf(stderr, "wpfs-discover: seeds file %s: %s\n", path, crawl_err_text(e));
-  LOG(LOG_INFO, "%d seeds, %d refused", n, bad);
-  return !e && (n > 0 || bad == 0) ? 0 : -1;
-}
-
 static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
 {
   *o = crawl_opts_default();
@@ -269,7 +218,9 @@ static int crawl_main(const struct dopts *d)
     fprintf(stderr, "wpfs-discover: cannot open %s: %s\n", d->out, crawl_err_text(e));
     return DISCOVER_EXIT_LOCAL;
   }
-  int rc = d->seeds && add_seeds(c, d->seeds) ? DISCOVER_EXIT_LOCAL : 0;
+  int nseeds;
+  int rc = d->seeds && crawl_seeds_file(c, d->seeds, "wpfs-discover", &nseeds)
+             ? DISCOVER_EXIT_LOCAL : 0;
   if(!rc)
     rc = discover_run(c, &dop, stdout);
   crawl_close(&c);

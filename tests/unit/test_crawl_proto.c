@@ -125,7 +125,40 @@ static crawl_err collect(void *arg, const struct crawllog_rec *r)
   struct buf *b = arg;
   buf_addf(b, "%s|%s|%d|%s|%s|%d;", r->url, r->outcome, r->status, r->warc ? r->warc : "-",
            r->duplicate_of ? r->duplicate_of : "-", r->sitemap);
+  /* The whole line comes too: a focused crawl's members are read from it. */
+  static const char want[] = ",\"score\":0.5}";
+  const char *extra = memmem(r->line, r->line_len, want, sizeof want - 1);
+  if(extra)
+    buf_adds(b, "+extra;");
   return CRAWL_OK;
+}
+
+/* POST /v1/fetch: its body, and its answer, one result. */
+static void test_fetch(void **state)
+{
+  (void)state;
+  struct buf b;
+  buf_init(&b, 4096);
+  assert_int_equal(gwproto_fetch_body("http://a/\"x\"", 5000, 3600, &b), CRAWL_OK);
+  assert_string_equal(b.data, "{\"url\":\"http://a/\\\"x\\\"\",\"wait_ms\":5000,\"max_age_s\":3600}");
+  buf_reset(&b);
+  assert_int_equal(gwproto_fetch_body("http://a/", 10, -1, &b), CRAWL_OK);
+  assert_string_equal(b.data, "{\"url\":\"http://a/\",\"wait_ms\":10}");
+  buf_free(&b);
+  const char *j = "{\"id\":\"4c1f\",\"url\":\"http://a/\",\"outcome\":\"cached\",\"status\":200,"
+                  "\"headers\":[[\"Content-Type\",\"text/html\"]],\"body_base64\":\"PGEgaHJlZj0veD4=\"}";
+  struct gw_result r;
+  assert_int_equal(gwproto_result(j, strlen(j), &r), CRAWL_OK);
+  assert_string_equal(r.outcome, "cached");
+  assert_null(r.delivery);
+  assert_int_equal(r.body_len, 11);
+  assert_memory_equal(r.body, "<a href=/x>", 11);
+  gwproto_result_free(&r);
+  const char *bad[] = { "{\"url\":\"x\"}", "[]", "{\"url\":1,\"outcome\":\"ok\"}", "nope" };
+  for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(gwproto_result(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
+    assert_null(r.url);
+  }
 }
 
 static void test_crawllog(void **state)
@@ -150,6 +183,7 @@ static void test_crawllog(void **state)
   e.dup = "near";
   e.distance = 2;
   e.sitemap = true;
+  e.extra = ",\"score\":0.5";  /* a scorer's members, at the end */
   assert_int_equal(crawllog_write(l, &e), CRAWL_OK);
   uint64_t size = crawllog_size(l);
   crawllog_close(&l);
@@ -161,7 +195,7 @@ static void test_crawllog(void **state)
   buf_init(&got, 4096);
   assert_int_equal(crawllog_scan(path, 0, collect, &got), CRAWL_OK);
   assert_string_equal(got.data, "http://a/\"x\"|ok|200|w.warc.gz|-|0;"
-                                "http://b/|ok|200|-|http://a/\"x\"|1;");
+                                "http://b/|ok|200|-|http://a/\"x\"|1;+extra;");
   assert_int_equal(crawllog_open(path, &l), CRAWL_OK);
   assert_int_equal(crawllog_size(l), size);
   crawllog_close(&l);
@@ -373,6 +407,7 @@ int main(void)
     cmocka_unit_test(test_batch_body),
     cmocka_unit_test(test_batch_answer),
     cmocka_unit_test(test_results),
+    cmocka_unit_test(test_fetch),
     cmocka_unit_test(test_crawllog),
     cmocka_unit_test(test_sitemap),
     cmocka_unit_test(test_sitemap_gzip),
