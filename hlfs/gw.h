@@ -12,6 +12,7 @@
 #include "common/url.h"
 #include "hlfs/auth.h"
 #include "hlfs/llfs_client.h"
+#include "hlfs/notify.h"
 #include "hlfs/page_memo.h"
 #include "hlfs/pages.h"
 #include "hlfs/robots.h"
@@ -48,6 +49,7 @@ struct gw_cfg {
   X(page_store_errors, "pages that could not be stored")                 \
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
   X(results_served,    "results handed to clients")                     \
+  X(results_wakes,     "waiting result reads woken by their client's channel") \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
@@ -72,6 +74,8 @@ struct gw {
   struct gw_cfg        cfg;
   struct store        *store;        /* the state Redis: queues, leases, results */
   struct store        *pages;        /* the page cache's Redis (hlfs/pages.h), or store */
+  struct store        *sub;          /* the state Redis again, subscribed (hlfs/notify.h) */
+  struct notify       *notify;
   struct state        *st;
   struct sched        *sched;
   struct llfs_client  *llfs;
@@ -82,7 +86,8 @@ struct gw {
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
-  uv_timer_t           sync_poll;
+  uv_timer_t           sync_timer;   /* the next deadline, or the safety re-read */
+  struct notify_waiter sync_nw;
   bool                 sync_reading;
   bool                 stopping;
   bool                 llfs_ok;

@@ -11,6 +11,8 @@
  * answer at once: one page-cache command, nothing queued (docs/api.md).
  * Anything else (no such copy, too old, a robots record not in memory, the
  * cache unreachable) queues the URL as above. */
+#include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@
 #include "common/url.h"
 #include "hlfs/gw.h"
 
-#define GW_SYNC_POLL_MS 20
+#define GW_SYNC_READ_MAX 100
 #define GW_WAITER_MAGIC 0x5a17e400u
 
 struct gw_waiter {
@@ -126,6 +128,24 @@ static void sync_expire(struct gw *g)
   }
 }
 
+static void sync_read(struct gw *g);
+static void sync_on_timer(uv_timer_t *t) { sync_read(t->data); }
+
+/* Read again when the channel says so, at the next deadline, or after the
+ * safety interval, whichever comes first; nothing while nobody waits. */
+static void sync_arm(struct gw *g)
+{
+  if(!g->waiters || g->sync_reading || g->stopping)
+    return;
+  uint64_t now = clock_mono_ms(), next = now + NOTIFY_SAFETY_MS;
+  for(struct gw_waiter *w = g->waiters; w; w = w->next)
+    if(w->submitted && w->deadline_ms < next)
+      next = w->deadline_ms;
+  if(!g->sync_nw.linked)
+    notify_wait(g->notify, &g->sync_nw);
+  uv_timer_start(&g->sync_timer, sync_on_timer, next - now, 0);
+}
+
 static void sync_got(void *arg, store_err err, const struct state_result *r, size_t n)
 {
   struct gw *g = arg;
@@ -134,32 +154,47 @@ static void sync_got(void *arg, store_err err, const struct state_result *r, siz
   for(size_t i = 0; i < n; i++)
     sync_deliver(g, &r[i]);
   sync_expire(g);
+  if(n == GW_SYNC_READ_MAX)
+    sync_read(g);  /* more may be there */
+  else
+    sync_arm(g);
 }
 
-static void sync_on_poll(uv_timer_t *t)
+static void sync_read(struct gw *g)
 {
-  struct gw *g = t->data;
-  if(!g->waiters) {
-    uv_timer_stop(t);
-    return;
-  }
+  notify_cancel(g->notify, &g->sync_nw);
+  uv_timer_stop(&g->sync_timer);
   if(g->sync_reading)
     return;
   g->sync_reading = true;
-  if(state_results_read(g->st, NULL, g->sync_name, g->cfg.replica, 100, 0, sync_got, g))
-    g->sync_reading = false;
+  if(state_results_read(g->st, NULL, g->sync_name, g->cfg.replica, GW_SYNC_READ_MAX, 0,
+                        sync_got, g) == STORE_OK)
+    return;
+  g->sync_reading = false;
+  sync_expire(g);
+  sync_arm(g);
+}
+
+static void sync_wake(struct notify_waiter *nw)
+{
+  struct gw *g = (struct gw *)(void *)((char *)nw - offsetof(struct gw, sync_nw));
+  assert(g->magic == GW_MAGIC);
+  g->stats.results_wakes++;
+  sync_read(g);
 }
 
 void gw_sync_start(struct gw *g)
 {
-  uv_timer_init(g->loop, &g->sync_poll);
-  g->sync_poll.data = g;
+  uv_timer_init(g->loop, &g->sync_timer);
+  g->sync_timer.data = g;
+  g->sync_nw = (struct notify_waiter){ .client = g->sync_name, .wake = sync_wake };
 }
 
 void gw_sync_stop(struct gw *g)
 {
-  uv_timer_stop(&g->sync_poll);
-  uv_close((uv_handle_t *)&g->sync_poll, NULL);
+  notify_cancel(g->notify, &g->sync_nw);
+  uv_timer_stop(&g->sync_timer);
+  uv_close((uv_handle_t *)&g->sync_timer, NULL);
 }
 
 /* ---- the route ------------------------------------------------------------------ */
@@ -202,7 +237,7 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
   }
   w->submitted = true;
   sched_kick(g->sched);
-  uv_timer_start(&g->sync_poll, sync_on_poll, GW_SYNC_POLL_MS, GW_SYNC_POLL_MS);
+  sync_arm(g);
 }
 
 static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct api_req *rq)

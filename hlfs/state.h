@@ -212,6 +212,7 @@ struct state_result {
   unsigned    shard;
   const char *id;                 /* stream entry id: ack with (shard, id) */
   const struct store_val *fields; /* read with state_result_field */
+  bool        redelivered;        /* taken over after the visibility timeout */
 };
 const char *state_result_field(const struct state_result *r, const char *name);
 typedef void state_results_cb(void *arg, store_err err, const struct state_result *r, size_t n);
