@@ -1,9 +1,11 @@
 /* POST /v1/fetch: one URL, answered when fetched (or from the cache), within
  * a deadline. The request is queued like any other, under the replica's own
  * client "sync.<replica>" (so politeness and robots apply unchanged and any
- * replica may fetch it); its result lands in that client's stream, which
- * only this replica reads, and goes to the waiting HTTP request by id. If
- * the deadline passes first the answer is 504 with the request id.
+ * replica may fetch it) but paid for by the caller: its rate quota spends
+ * a token, and a full queue of the caller refuses it (429, as a batch
+ * would be; state_submit_as). Its result lands in the replica's stream,
+ * which only this replica reads, and goes to the waiting HTTP request by
+ * id. If the deadline passes first the answer is 504 with the request id.
  *
  * Cache hits take a shorter way: when robots.txt, as this replica last saw
  * it for the URL's origin, allows the URL (gw_robots_allows_now), the page
@@ -29,7 +31,7 @@ struct gw_waiter {
   unsigned magic;
   struct gw *g;
   struct api_req *rq;      /* NULL once answered or gone */
-  const char *client;      /* the real client (auth table: lives as long as the gateway) */
+  const struct state_client *client;  /* the caller (auth table: lives as long as the gateway) */
   struct state_item item;
   char *canon;
   char follow[8];          /* follow_redirects as the state layer takes it */
@@ -72,7 +74,7 @@ static void sync_rendered(void *arg, json_t *res)
   struct sync_reply *sr = arg;
   struct gw_waiter *w = sr->w;
   if(w->rq) {
-    tenant_result(&sr->g->tenants, w->client, json_string_value(json_object_get(res, "outcome")));
+    tenant_result(&sr->g->tenants, w->client->name, json_string_value(json_object_get(res, "outcome")));
     json_object_del(res, "delivery");
     api_req_on_abort(w->rq, NULL, NULL);
     api_reply_json(w->rq, 200, res);
@@ -228,6 +230,7 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
   struct gw_waiter *w = arg;
   struct gw *g = w->g;
   (void)n;
+  tenant_submitted(&g->tenants, w->client->name, items[0].code);
   if(items[0].code != STATE_SUB_ACCEPTED && items[0].code != STATE_SUB_DUP_QUEUED &&
      items[0].code != STATE_SUB_DUP_INFLIGHT) {
     if(w->rq)
@@ -271,7 +274,8 @@ static void fetch_queue(struct gw *g, struct gw_waiter *w)
 {
   w->next = g->waiters;
   g->waiters = w;
-  store_err e = state_submit(g->st, &g->sync_client, &w->item, 1, waiter_submitted, w);
+  store_err e = state_submit_as(g->st, &g->sync_client, w->client, &w->item, 1,
+                                waiter_submitted, w);
   if(e) {
     api_req_on_abort(w->rq, NULL, NULL);
     gw_store_down(w->rq, e);
@@ -301,7 +305,7 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p, cons
   }
   g->stats.cache_hits++;
   g->stats.sync_cache_hits++;
-  tenant_result(&g->tenants, w->client, "cached");
+  tenant_result(&g->tenants, w->client->name, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
   gw_page_reply(w->rq, p, tail, tail_len, api_req_id(w->rq), now);
   waiter_unlink_free(g, w);
@@ -335,7 +339,7 @@ void gw_h_fetch(struct api_req *rq, void *arg)
     gw_store_down(rq, STORE_NOMEM);
     return;
   }
-  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq, .client = c->name };
+  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq, .client = c };
   int rc = fetch_decode(g, body, w, rq);
   json_decref(body);
   if(rc) {

@@ -115,6 +115,14 @@ struct state_item {
 typedef void state_submit_cb(void *arg, store_err err, struct state_item *items, size_t n);
 store_err state_submit(struct state *st, const struct state_client *c,
                        struct state_item *items, size_t n, state_submit_cb *cb, void *arg);
+/* The same, queued for owner (its queue, weight and results) but under
+ * quota's rate bucket and max_queued: the synchronous fetches of a client
+ * are queued for the replica that waits for them, and paid for by the
+ * client. They spend the client's tokens and are refused when its queue
+ * is full, but take no place in it (they wait in an HTTP request). */
+store_err state_submit_as(struct state *st, const struct state_client *owner,
+                          const struct state_client *quota, struct state_item *items,
+                          size_t n, state_submit_cb *cb, void *arg);
 
 /* ---- claims (scheduler) ---- */
 struct state_claim_args {
