@@ -361,6 +361,21 @@ static void robots_rules_of(struct gw *g, const struct sched_robots_answer *a,
     rec->crawl_delay_ms = a->prev->crawl_delay_ms;  /* nothing fetched: keep spacing */
 }
 
+/* Why robots.txt counts as unreachable, kept with the record for the
+ * requests it refuses: the fetch's outcome and text, or the site's status. */
+static void robots_cause(const struct sched_outcome *o, struct state_robots *rec)
+{
+  bool answered = o->contacted && !o->transport_err && o->http_status > 0;
+  snprintf(rec->cause, sizeof rec->cause, "%s", o->outcome ? o->outcome : "ok");
+  rec->cause_status = answered ? o->http_status : 0;
+  if(answered)
+    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt answered HTTP %d",
+             o->http_status);
+  else
+    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt: %s%s%s", rec->cause,
+             o->error ? ": " : "", o->error ? o->error : "");
+}
+
 static bool ops_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
                        struct state_robots *rec)
 {
@@ -386,6 +401,8 @@ static bool ops_digest(void *arg, const char *origin, const struct sched_robots_
   robots_rules_of(g, a, &d, rec);
   rec->ttl_ms = d.expires_at_ms > a->now_ms ? d.expires_at_ms - a->now_ms : 0;
   rec->retry_ms = d.retry_at_ms > a->now_ms ? d.retry_at_ms - a->now_ms : 0;
+  if(d.status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    robots_cause(a->o, rec);
   return false;
 }
 

@@ -101,6 +101,10 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
   res_field(o, r, "ms", "response_ms", true);
   res_field(o, r, "a", "attempts", true);
   res_field(o, r, "err", "detail", false);
+  res_field(o, r, "ca", "cause", false);
+  const char *cs = state_result_field(r, "cs");
+  if(cs && strcmp(cs, "0"))
+    res_field(o, r, "cs", "cause_status", true);
   res_field(o, r, "co", "coalesced_with", false);
   res_redirects(o, state_result_field(r, "rd"));
   const char *ref = state_result_field(r, "ref");

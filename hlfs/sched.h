@@ -72,6 +72,8 @@ struct sched_outcome {
   const char *expires;
   uint64_t    bytes;
   uint64_t    age_s;          /* a stored copy served: its age (waiters wanting fresher requeue) */
+  const char *cause;          /* robots_unavailable: the robots.txt fetch's outcome, or NULL */
+  int         cause_status;   /* and its HTTP status when the site answered */
 };
 
 struct sched_job;

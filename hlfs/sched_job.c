@@ -228,8 +228,8 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
 static store_err sj_store_page(struct sched_job *j, struct state_done *d)
 {
   const struct sched_outcome *o = &j->out;
-  char hs[16], ms[16], bytes[24];
-  const char *f[12];
+  char hs[16], ms[16], bytes[24], cs[16];
+  const char *f[16];
   size_t n = 0;
   snprintf(hs, sizeof hs, "%d", o->http_status);
   snprintf(ms, sizeof ms, "%u", o->response_ms);
@@ -249,6 +249,13 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   if(o->ref) {
     f[n++] = "ref";
     f[n++] = o->ref;
+  }
+  if(o->cause) {
+    snprintf(cs, sizeof cs, "%d", o->cause_status);
+    f[n++] = "ca";
+    f[n++] = o->cause;
+    f[n++] = "cs";
+    f[n++] = cs;
   }
   d->fields = f;
   d->nfields = n;
@@ -282,10 +289,10 @@ void sched_job_retry(struct sched_job *j)
 static int sj_copy_outcome(struct sched_job *j, const struct sched_outcome *o)
 {
   const char *src[] = { o->retry_after, o->date, o->outcome, o->error, o->ref,
-                        o->location, o->cache_control, o->expires };
+                        o->location, o->cache_control, o->expires, o->cause };
   const char **dst[] = { &j->out.retry_after, &j->out.date, &j->out.outcome,
                          &j->out.error, &j->out.ref, &j->out.location,
-                         &j->out.cache_control, &j->out.expires };
+                         &j->out.cache_control, &j->out.expires, &j->out.cause };
   enum { NSTR = sizeof src / sizeof src[0] };
   size_t total = o->body_len + 1;
   for(int i = 0; i < NSTR; i++)
@@ -383,10 +390,17 @@ void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
     sched_job_complete(j, o);
 }
 
-/* Completion without a fetch: the robots verdict says no. */
-static void sj_finish_unfetched(struct sched_job *j, const char *outcome)
+/* Completion without a fetch: the robots verdict says no (and, when
+ * robots.txt is unreachable, why: rec's cause). */
+static void sj_finish_unfetched(struct sched_job *j, const char *outcome,
+                                const struct state_robots *rec)
 {
   struct sched_outcome o = { .outcome = outcome };
+  if(rec && rec->cause[0]) {
+    o.cause = rec->cause;
+    o.cause_status = rec->cause_status;
+    o.error = rec->cause_detail;
+  }
   sched_job_complete(j, &o);
 }
 
@@ -426,11 +440,11 @@ static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
     break;
   case SCHED_DISALLOW:
     s->stats.robots_disallowed++;
-    sj_finish_unfetched(j, "robots_disallowed");
+    sj_finish_unfetched(j, "robots_disallowed", NULL);
     break;
   default:
     s->stats.robots_unavailable++;
-    sj_finish_unfetched(j, "robots_unavailable");
+    sj_finish_unfetched(j, "robots_unavailable", rec);
   }
 }
 

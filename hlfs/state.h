@@ -170,8 +170,16 @@ typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg);
 
+#define STATE_CAUSE_MAX        32   /* bytes of a cause: an outcome name */
+#define STATE_CAUSE_DETAIL_MAX 160  /* bytes of its text, cut beyond */
 struct state_robots {
   int         status;         /* the robots policy's code; 0 = no record */
+  /* why robots.txt is unreachable (records that disallow everything for
+   * that reason): the fetch's outcome, its HTTP status when the site
+   * answered, the fetcher's text; "" and 0 otherwise */
+  char        cause[STATE_CAUSE_MAX];
+  int         cause_status;
+  char        cause_detail[STATE_CAUSE_DETAIL_MAX];
   const char *body;           /* the last good copy; the rules when status says so */
   size_t      body_len;
   uint32_t    crawl_delay_ms;

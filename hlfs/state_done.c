@@ -150,7 +150,7 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 23);
+  store_err e = state_args_init(&a, 26);
   if(e)
     return e;
   done_common(&a, shard, d);
@@ -167,6 +167,9 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   state_args_addu(&a, rec->error_streak);
   state_args_addu(&a, rec->hops);
   state_args_add(&a, rec->hops && rec->final_url ? rec->final_url : "");
+  state_args_add(&a, rec->cause);
+  state_args_addf(&a, "%d", rec->cause_status);
+  state_args_add(&a, rec->cause_detail);
   return done_run(st, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
 }
 
