@@ -307,6 +307,18 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
+  const struct llfs_client_stats *ls = llfs_client_stats(g->llfs);
+  metrics_family(b, "hlfs_fetcher_endpoints", "gauge",
+                 "Fetcher addresses known (every address of each --llfs host name).");
+  metrics_sample_u(b, "hlfs_fetcher_endpoints", "", ls->endpoints);
+  m_counter(b, "hlfs_fetcher", "retries", "fetches a fetcher refused, offered to another",
+            ls->retries);
+  m_counter(b, "hlfs_fetcher", "refused", "fetches every fetcher tried refused (not made)",
+            ls->refused);
+  m_counter(b, "hlfs_fetcher", "lost", "fetches whose answer was lost after they were sent",
+            ls->lost);
+  m_counter(b, "hlfs_fetcher", "resolve_errors", "failed resolutions of --llfs host names",
+            ls->resolve_errors);
   metrics_family(b, "hlfs_politeness_delays_total", "counter",
                  "Completions whose next allowed time was set by each politeness term.");
   for(int r = 1; r < DELAY__LAST; r++) {

@@ -37,7 +37,9 @@ static void fetch_free(struct gw_fetch *f)
   mem_free(f);
 }
 
-/* Outcomes that mean no request reached the site (no politeness debt). */
+/* Outcomes that mean no request reached the site (no politeness debt). An
+ * answer lost on the way back from the fetcher may have: it counts as
+ * contact (refused fetches never get here: fetch_answer). */
 static bool fetch_contacted(const struct llfs_answer *a)
 {
   static const char *const none[] = { "dns_nxdomain", "dns_servfail", "dns_timeout",
@@ -45,7 +47,7 @@ static bool fetch_contacted(const struct llfs_answer *a)
                                       "unsupported_scheme", "overloaded", "shutting_down",
                                       "no_memory", "internal", NULL };
   if(!a->reached)
-    return false;
+    return true;
   for(size_t i = 0; none[i]; i++)
     if(!strcmp(a->outcome, none[i]))
       return false;
@@ -57,6 +59,7 @@ static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
   struct sched_outcome *o = &f->out;
   bool ok = a->reached && (!strcmp(a->outcome, "ok") || !strcmp(a->outcome, "too_large"));
   o->contacted = fetch_contacted(a);
+  o->fetcher_lost = !a->reached;
   o->transport_err = !ok;
   o->http_status = ok ? (int)a->status : 0;
   o->response_ms = (uint32_t)(a->total_us / 1000);
@@ -143,11 +146,24 @@ static int fetch_keep(struct gw_fetch *f, const char *url)
   return 0;
 }
 
+/* No fetcher would take it: the claim goes back, nothing is said of the
+ * site (no result, no robots record, no politeness debt). */
+static void fetch_refused(struct gw_fetch *f)
+{
+  if(!f->cancelled)
+    sched_job_refused(f->job);
+  fetch_free(f);
+}
+
 static void fetch_answer(void *arg, const struct llfs_answer *a)
 {
   struct gw_fetch *f = arg;
   struct sched_job_info *in = sched_job_info(f->job);
   f->lj = NULL;
+  if(a->refused) {
+    fetch_refused(f);
+    return;
+  }
   fetch_fill(f, a);
   if(!a->reached)
     f->g->stats.fetcher_errors++;
@@ -248,11 +264,8 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
   if(!err && p && p->outcome && !strcmp(p->outcome, "ok"))
     ncond = cached_validators(p, inm, ims, sizeof inm, cond);
   f->revalidating = ncond > 0;
-  if(fetch_go(f, cond, ncond)) {
-    f->out = (struct sched_outcome){ .outcome = "fetcher_unavailable",
-                                     .error = "cannot reach the fetcher service" };
-    fetch_finish(f);
-  }
+  if(fetch_go(f, cond, ncond))
+    fetch_refused(f);
 }
 
 static int ops_start(void *arg, struct sched_job *job)

@@ -128,15 +128,29 @@ static void sj_on_aborted(void *arg, store_err err, const int *held, size_t n)
   sj_kick_done(j);
 }
 
-void sched_job_abort(struct sched_job *j)
+/* Give the claim back; charge_ms > 0: the site may have been contacted
+ * and rests that long. */
+static void sj_abort(struct sched_job *j, uint64_t charge_ms)
 {
   struct sched *s = j->s;
   sched_hop_drop(j);
   sched_job_state(j, SJ_ABORT);
-  if(state_abort(s->st, j->shard, j->info.site, j->token, sj_on_aborted, j) == STORE_OK)
+  if(state_abort(s->st, j->shard, j->info.site, j->token, charge_ms, sj_on_aborted, j) ==
+     STORE_OK)
     j->refs++;
   else
     sj_kick_done(j);
+}
+
+void sched_job_abort(struct sched_job *j) { sj_abort(j, 0); }
+
+void sched_job_refused(struct sched_job *j)
+{
+  struct sched *s = j->s;
+  sched_job_check(j);
+  s->stats.fetch_refused++;
+  s->pause_until = clock_mono_ms() + s->cfg.poll_ms;
+  sj_abort(j, 0);
 }
 
 void sched_job_lost(struct sched_job *j)
@@ -193,6 +207,8 @@ void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,
   *in = (struct delay_in){ .ev = delay_classify(o->contacted, o->transport_err, o->http_status),
                            .response_ms = o->response_ms, .crawl_delay_ms = crawl_delay_ms,
                            .streak = streak, .retry_after_ms = -1 };
+  if(o->fetcher_lost)  /* maybe contacted: the usual rest, not an error of the site's */
+    in->ev = DELAY_EV_OK;
   if(in->ev == DELAY_EV_THROTTLED
      && delay_retry_after(o->retry_after, o->date, clock_wall_ms(), &in->retry_after_ms))
     in->retry_after_ms = -1;
@@ -380,11 +396,27 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     sj_store(j);
 }
 
+/* robots.txt's answer was lost by the fetcher: nothing is known of the
+ * site's robots.txt, so no record is stored (it would block the site for
+ * every gateway); the claim goes back, the site resting its usual delay
+ * since it may have been contacted. */
+static void sj_robots_lost(struct sched_job *j, const struct sched_outcome *o)
+{
+  struct delay_in in;
+  struct delay_out d;
+  j->s->stats.robots_lost++;
+  sched_job_delay_in(o, j->streak, 0, &in);
+  delay_next(&j->s->cfg.delay, &in, &d);
+  sj_abort(j, d.delay_ms ? d.delay_ms : 1);
+}
+
 void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
 {
   sched_job_check(j);
   assert(j->st == SJ_FETCH);
-  if(j->info.kind == SCHED_ROBOTS)
+  if(j->info.kind == SCHED_ROBOTS && o->fetcher_lost)
+    sj_robots_lost(j, o);
+  else if(j->info.kind == SCHED_ROBOTS)
     sched_hop_answer(j, o);  /* a redirect to follow, or the record */
   else
     sched_job_complete(j, o);

@@ -220,8 +220,11 @@ store_err state_hop_free(struct state *st, const struct state_done *d,
 store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
                       const char *const *sites, const char *const *tokens, size_t n,
                       state_flags_cb *cb, void *arg);
+/* Give a claim back: the request returns to its place, attempts unchanged.
+ * charge_ms 0: the site keeps its next allowed time; else it may have been
+ * contacted, and rests charge_ms from now (at least). */
 store_err state_abort(struct state *st, unsigned shard, const char *site,
-                      const char *token, state_flags_cb *cb, void *arg);
+                      const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg);
 
 /* ---- results (REST) ---- */
 struct state_result {

@@ -174,19 +174,20 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
 }
 
 store_err state_abort(struct state *st, unsigned shard, const char *site,
-                      const char *token, state_flags_cb *cb, void *arg)
+                      const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg)
 {
   state_check(st);
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 5);
+  store_err e = state_args_init(&a, 6);
   if(e)
     return e;
   state_args_shard(&a, shard);
   state_args_add(&a, site);
   state_args_add(&a, token);
   state_args_addu(&a, st->cfg.idle_keep_ms);
+  state_args_addu(&a, charge_ms);
   return done_run(st, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
 }
 
