@@ -48,17 +48,20 @@ char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *
   return canon;
 }
 
+/* Ready unless stopping, or before the state Redis was ever reached (a
+ * replica that cannot start must not take traffic). A dependency lost
+ * later does not make it unready: every replica would lose it together
+ * and leave the Service at once, so clients would meet refused
+ * connections instead of 503 with Retry-After for what cannot be served,
+ * and could not read the results already stored. The *_up gauges say
+ * what is down. */
 int gw_ready(void *arg, char *why, size_t whylen)
 {
   struct gw *g = arg;
   if(g->stopping)
     snprintf(why, whylen, "shutting down");
-  else if(!store_is_up(g->store))
-    snprintf(why, whylen, "redis unreachable");
-  else if(!store_is_up(g->pages))
-    snprintf(why, whylen, "page cache redis unreachable");
-  else if(!g->llfs_ok)
-    snprintf(why, whylen, "fetcher service unreachable");
+  else if(!store_stats(g->store)->connects)
+    snprintf(why, whylen, "redis not reached yet");
   else
     return 0;
   return -1;

@@ -115,6 +115,8 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
       return;
     mem_free(rd);
   }
+  if(ref)  /* the page cache is down, or out of memory */
+    json_object_set_new(o, "page", json_string("unavailable"));
   cb(arg, o);
 }
 
