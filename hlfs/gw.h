@@ -142,6 +142,17 @@ store_err gw_page_read(struct gw *g, const char *key, gw_page_cb *cb, void *arg)
 void gw_page_reply(struct api_req *rq, const struct page *head, const char *tail,
                    size_t tail_len, const char *rid, uint64_t now_ms);
 
+/* gw_raw.c: the page itself instead of JSON. */
+/* Whether rq asks for it (format=raw|json, else Accept); -1 after answering
+ * 400 for a bad format. */
+int  gw_wants_raw(struct api_req *rq, bool *raw);
+/* Answer rq 200 with p's bytes and Content-Type, the rest in X-Wpfs-*. */
+void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const char *outcome,
+                 uint64_t now_ms);
+/* Answer rq with a rendered Result: its page, or 502 no-page. */
+void gw_raw_result(struct api_req *rq, json_t *res, uint64_t now_ms);
+void gw_raw_none(struct api_req *rq, json_t *res);
+
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);
 void gw_sync_stop(struct gw *g);

@@ -38,6 +38,7 @@ struct gw_waiter {
   uint64_t deadline_ms;
   uint64_t max_age_s;      /* exactly as asked (the queue keeps it rounded down) */
   char key[PAGE_KEY_MAX];  /* the page cache's key of canon */
+  bool raw;                /* answer with the page itself (hlfs/gw_raw.c) */
   bool submitted;
   struct gw_waiter *next;
 };
@@ -77,7 +78,12 @@ static void sync_rendered(void *arg, json_t *res)
     tenant_result(&sr->g->tenants, w->client->name, json_string_value(json_object_get(res, "outcome")));
     json_object_del(res, "delivery");
     api_req_on_abort(w->rq, NULL, NULL);
-    api_reply_json(w->rq, 200, res);
+    if(w->raw) {
+      gw_raw_result(w->rq, res, clock_wall_ms());
+      json_decref(res);
+    } else {
+      api_reply_json(w->rq, 200, res);
+    }
     w->rq = NULL;
   } else {
     json_decref(res);
@@ -311,12 +317,38 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p, cons
   waiter_unlink_free(g, w);
 }
 
+/* The same for an answer with the page itself: the whole page is read
+ * (the kept renderings are JSON). */
+static void fetch_raw_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_waiter *w = arg;
+  struct gw *g = w->g;
+  uint64_t now = clock_wall_ms();
+  if(!w->rq) {
+    waiter_unlink_free(g, w);
+    return;
+  }
+  bool follow = w->item.follow && p && p->redirect && p->status >= 300 && p->status < 400;
+  if(err || !p || follow || !page_fresh(p, w->max_age_s, now)) {
+    fetch_queue(g, w);
+    return;
+  }
+  g->stats.cache_hits++;
+  g->stats.sync_cache_hits++;
+  tenant_result(&g->tenants, w->client->name, "cached");
+  api_req_on_abort(w->rq, NULL, NULL);
+  gw_raw_page(w->rq, p, api_req_id(w->rq), "cached", now);
+  waiter_unlink_free(g, w);
+}
+
 /* Try the page cache first when robots.txt is known to allow the URL. */
 static void fetch_start(struct gw *g, struct gw_waiter *w)
 {
   if(gw_robots_allows_now(g, w->canon)) {
     page_key(w->canon, w->key, sizeof w->key);
-    if(gw_page_read(g, w->key, fetch_cache_got, w) == STORE_OK) {
+    store_err e = w->raw ? page_get(g->pages, w->key, fetch_raw_got, w)
+                         : gw_page_read(g, w->key, fetch_cache_got, w);
+    if(e == STORE_OK) {
       api_req_on_abort(w->rq, waiter_gone, w);
       return;
     }
@@ -340,7 +372,7 @@ void gw_h_fetch(struct api_req *rq, void *arg)
     return;
   }
   *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq, .client = c };
-  int rc = fetch_decode(g, body, w, rq);
+  int rc = gw_wants_raw(rq, &w->raw) ? -1 : fetch_decode(g, body, w, rq);
   json_decref(body);
   if(rc) {
     mem_free(w->canon);

@@ -344,6 +344,7 @@ struct gw_page_call {
   struct gw *g;
   char *canon;
   bool aborted;
+  bool raw;
 };
 
 static void page_call_free(struct gw_page_call *pc)
@@ -373,6 +374,24 @@ static void page_got(void *arg, store_err err, const struct page *p, const char 
   page_call_free(pc);
 }
 
+static void page_raw_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_page_call *pc = arg;
+  if(pc->aborted) {
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(pc->rq, NULL, NULL);
+  if(err)
+    gw_store_down(pc->rq, err);
+  else if(!p)
+    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
+                pc->canon);
+  else
+    gw_raw_page(pc->rq, p, NULL, NULL, clock_wall_ms());
+  page_call_free(pc);
+}
+
 static void page_deleted(void *arg, store_err err, bool existed)
 {
   struct gw_page_call *pc = arg;
@@ -390,7 +409,8 @@ void gw_h_page(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
   char key[PAGE_KEY_MAX];
-  if(!gw_auth(g, rq))
+  bool raw = false, del = !strcmp(api_req_method(rq), "DELETE");
+  if(!gw_auth(g, rq) || (!del && gw_wants_raw(rq, &raw)))
     return;
   char *canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
   if(!canon)
@@ -402,10 +422,10 @@ void gw_h_page(struct api_req *rq, void *arg)
     gw_store_down(rq, STORE_NOMEM);
     return;
   }
-  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon };
+  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon, .raw = raw };
   page_key(canon, key, sizeof key);
-  bool del = !strcmp(api_req_method(rq), "DELETE");
   store_err e = del ? page_del(g->pages, key, page_deleted, pc)
+              : raw ? page_get(g->pages, key, page_raw_got, pc)
                     : gw_page_read(g, key, page_got, pc);
   if(e) {
     gw_store_down(rq, e);
