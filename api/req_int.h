@@ -48,7 +48,7 @@ struct api_req {
   char *resp_ctype;
   char *resp_body;
   size_t resp_len;
-  struct api_kv resp_hdr[8];       /* owned strings */
+  struct api_kv resp_hdr[16];      /* owned strings */
   unsigned nresp_hdr;
   /* Pending work of the handler. */
   void (*on_abort)(void *);

@@ -12,6 +12,7 @@
 #include "common/url.h"
 #include "hlfs/auth.h"
 #include "hlfs/llfs_client.h"
+#include "hlfs/notify.h"
 #include "hlfs/page_memo.h"
 #include "hlfs/pages.h"
 #include "hlfs/robots.h"
@@ -48,6 +49,7 @@ struct gw_cfg {
   X(page_store_errors, "pages that could not be stored")                 \
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
   X(results_served,    "results handed to clients")                     \
+  X(results_wakes,     "waiting result reads woken by their client's channel") \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
@@ -72,6 +74,8 @@ struct gw {
   struct gw_cfg        cfg;
   struct store        *store;        /* the state Redis: queues, leases, results */
   struct store        *pages;        /* the page cache's Redis (hlfs/pages.h), or store */
+  struct store        *sub;          /* the state Redis again, subscribed (hlfs/notify.h) */
+  struct notify       *notify;
   struct state        *st;
   struct sched        *sched;
   struct llfs_client  *llfs;
@@ -82,7 +86,8 @@ struct gw {
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
-  uv_timer_t           sync_poll;
+  uv_timer_t           sync_timer;   /* the next deadline, or the safety re-read */
+  struct notify_waiter sync_nw;
   bool                 sync_reading;
   bool                 stopping;
   bool                 llfs_ok;
@@ -136,6 +141,17 @@ store_err gw_page_read(struct gw *g, const char *key, gw_page_cb *cb, void *arg)
 /* Answer rq 200 with head's text then tail (503 on out of memory). */
 void gw_page_reply(struct api_req *rq, const struct page *head, const char *tail,
                    size_t tail_len, const char *rid, uint64_t now_ms);
+
+/* gw_raw.c: the page itself instead of JSON. */
+/* Whether rq asks for it (format=raw|json, else Accept); -1 after answering
+ * 400 for a bad format. */
+int  gw_wants_raw(struct api_req *rq, bool *raw);
+/* Answer rq 200 with p's bytes and Content-Type, the rest in X-Wpfs-*. */
+void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const char *outcome,
+                 uint64_t now_ms);
+/* Answer rq with a rendered Result: its page, or 502 no-page. */
+void gw_raw_result(struct api_req *rq, json_t *res, uint64_t now_ms);
+void gw_raw_none(struct api_req *rq, json_t *res);
 
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);

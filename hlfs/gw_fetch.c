@@ -1,9 +1,11 @@
 /* POST /v1/fetch: one URL, answered when fetched (or from the cache), within
  * a deadline. The request is queued like any other, under the replica's own
  * client "sync.<replica>" (so politeness and robots apply unchanged and any
- * replica may fetch it); its result lands in that client's stream, which
- * only this replica reads, and goes to the waiting HTTP request by id. If
- * the deadline passes first the answer is 504 with the request id.
+ * replica may fetch it) but paid for by the caller: its rate quota spends
+ * a token, and a full queue of the caller refuses it (429, as a batch
+ * would be; state_submit_as). Its result lands in the replica's stream,
+ * which only this replica reads, and goes to the waiting HTTP request by
+ * id. If the deadline passes first the answer is 504 with the request id.
  *
  * Cache hits take a shorter way: when robots.txt, as this replica last saw
  * it for the URL's origin, allows the URL (gw_robots_allows_now), the page
@@ -11,6 +13,8 @@
  * answer at once: one page-cache command, nothing queued (docs/api.md).
  * Anything else (no such copy, too old, a robots record not in memory, the
  * cache unreachable) queues the URL as above. */
+#include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,20 +24,21 @@
 #include "common/url.h"
 #include "hlfs/gw.h"
 
-#define GW_SYNC_POLL_MS 20
+#define GW_SYNC_READ_MAX 100
 #define GW_WAITER_MAGIC 0x5a17e400u
 
 struct gw_waiter {
   unsigned magic;
   struct gw *g;
   struct api_req *rq;      /* NULL once answered or gone */
-  const char *client;      /* the real client (auth table: lives as long as the gateway) */
+  const struct state_client *client;  /* the caller (auth table: lives as long as the gateway) */
   struct state_item item;
   char *canon;
   char follow[8];          /* follow_redirects as the state layer takes it */
   uint64_t deadline_ms;
   uint64_t max_age_s;      /* exactly as asked (the queue keeps it rounded down) */
   char key[PAGE_KEY_MAX];  /* the page cache's key of canon */
+  bool raw;                /* answer with the page itself (hlfs/gw_raw.c) */
   bool submitted;
   struct gw_waiter *next;
 };
@@ -70,10 +75,15 @@ static void sync_rendered(void *arg, json_t *res)
   struct sync_reply *sr = arg;
   struct gw_waiter *w = sr->w;
   if(w->rq) {
-    tenant_result(&sr->g->tenants, w->client, json_string_value(json_object_get(res, "outcome")));
+    tenant_result(&sr->g->tenants, w->client->name, json_string_value(json_object_get(res, "outcome")));
     json_object_del(res, "delivery");
     api_req_on_abort(w->rq, NULL, NULL);
-    api_reply_json(w->rq, 200, res);
+    if(w->raw) {
+      gw_raw_result(w->rq, res, clock_wall_ms());
+      json_decref(res);
+    } else {
+      api_reply_json(w->rq, 200, res);
+    }
     w->rq = NULL;
   } else {
     json_decref(res);
@@ -126,6 +136,24 @@ static void sync_expire(struct gw *g)
   }
 }
 
+static void sync_read(struct gw *g);
+static void sync_on_timer(uv_timer_t *t) { sync_read(t->data); }
+
+/* Read again when the channel says so, at the next deadline, or after the
+ * safety interval, whichever comes first; nothing while nobody waits. */
+static void sync_arm(struct gw *g)
+{
+  if(!g->waiters || g->sync_reading || g->stopping)
+    return;
+  uint64_t now = clock_mono_ms(), next = now + NOTIFY_SAFETY_MS;
+  for(struct gw_waiter *w = g->waiters; w; w = w->next)
+    if(w->submitted && w->deadline_ms < next)
+      next = w->deadline_ms;
+  if(!g->sync_nw.linked)
+    notify_wait(g->notify, &g->sync_nw);
+  uv_timer_start(&g->sync_timer, sync_on_timer, next - now, 0);
+}
+
 static void sync_got(void *arg, store_err err, const struct state_result *r, size_t n)
 {
   struct gw *g = arg;
@@ -134,32 +162,47 @@ static void sync_got(void *arg, store_err err, const struct state_result *r, siz
   for(size_t i = 0; i < n; i++)
     sync_deliver(g, &r[i]);
   sync_expire(g);
+  if(n == GW_SYNC_READ_MAX)
+    sync_read(g);  /* more may be there */
+  else
+    sync_arm(g);
 }
 
-static void sync_on_poll(uv_timer_t *t)
+static void sync_read(struct gw *g)
 {
-  struct gw *g = t->data;
-  if(!g->waiters) {
-    uv_timer_stop(t);
-    return;
-  }
+  notify_cancel(g->notify, &g->sync_nw);
+  uv_timer_stop(&g->sync_timer);
   if(g->sync_reading)
     return;
   g->sync_reading = true;
-  if(state_results_read(g->st, NULL, g->sync_name, g->cfg.replica, 100, 0, sync_got, g))
-    g->sync_reading = false;
+  if(state_results_read(g->st, NULL, g->sync_name, g->cfg.replica, GW_SYNC_READ_MAX, 0,
+                        sync_got, g) == STORE_OK)
+    return;
+  g->sync_reading = false;
+  sync_expire(g);
+  sync_arm(g);
+}
+
+static void sync_wake(struct notify_waiter *nw)
+{
+  struct gw *g = (struct gw *)(void *)((char *)nw - offsetof(struct gw, sync_nw));
+  assert(g->magic == GW_MAGIC);
+  g->stats.results_wakes++;
+  sync_read(g);
 }
 
 void gw_sync_start(struct gw *g)
 {
-  uv_timer_init(g->loop, &g->sync_poll);
-  g->sync_poll.data = g;
+  uv_timer_init(g->loop, &g->sync_timer);
+  g->sync_timer.data = g;
+  g->sync_nw = (struct notify_waiter){ .client = g->sync_name, .wake = sync_wake };
 }
 
 void gw_sync_stop(struct gw *g)
 {
-  uv_timer_stop(&g->sync_poll);
-  uv_close((uv_handle_t *)&g->sync_poll, NULL);
+  notify_cancel(g->notify, &g->sync_nw);
+  uv_timer_stop(&g->sync_timer);
+  uv_close((uv_handle_t *)&g->sync_timer, NULL);
 }
 
 /* ---- the route ------------------------------------------------------------------ */
@@ -193,6 +236,7 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
   struct gw_waiter *w = arg;
   struct gw *g = w->g;
   (void)n;
+  tenant_submitted(&g->tenants, w->client->name, items[0].code);
   if(items[0].code != STATE_SUB_ACCEPTED && items[0].code != STATE_SUB_DUP_QUEUED &&
      items[0].code != STATE_SUB_DUP_INFLIGHT) {
     if(w->rq)
@@ -202,7 +246,7 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
   }
   w->submitted = true;
   sched_kick(g->sched);
-  uv_timer_start(&g->sync_poll, sync_on_poll, GW_SYNC_POLL_MS, GW_SYNC_POLL_MS);
+  sync_arm(g);
 }
 
 static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct api_req *rq)
@@ -236,7 +280,8 @@ static void fetch_queue(struct gw *g, struct gw_waiter *w)
 {
   w->next = g->waiters;
   g->waiters = w;
-  store_err e = state_submit(g->st, &g->sync_client, &w->item, 1, waiter_submitted, w);
+  store_err e = state_submit_as(g->st, &g->sync_client, w->client, &w->item, 1,
+                                waiter_submitted, w);
   if(e) {
     api_req_on_abort(w->rq, NULL, NULL);
     gw_store_down(w->rq, e);
@@ -266,9 +311,33 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p, cons
   }
   g->stats.cache_hits++;
   g->stats.sync_cache_hits++;
-  tenant_result(&g->tenants, w->client, "cached");
+  tenant_result(&g->tenants, w->client->name, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
   gw_page_reply(w->rq, p, tail, tail_len, api_req_id(w->rq), now);
+  waiter_unlink_free(g, w);
+}
+
+/* The same for an answer with the page itself: the whole page is read
+ * (the kept renderings are JSON). */
+static void fetch_raw_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_waiter *w = arg;
+  struct gw *g = w->g;
+  uint64_t now = clock_wall_ms();
+  if(!w->rq) {
+    waiter_unlink_free(g, w);
+    return;
+  }
+  bool follow = w->item.follow && p && p->redirect && p->status >= 300 && p->status < 400;
+  if(err || !p || follow || !page_fresh(p, w->max_age_s, now)) {
+    fetch_queue(g, w);
+    return;
+  }
+  g->stats.cache_hits++;
+  g->stats.sync_cache_hits++;
+  tenant_result(&g->tenants, w->client->name, "cached");
+  api_req_on_abort(w->rq, NULL, NULL);
+  gw_raw_page(w->rq, p, api_req_id(w->rq), "cached", now);
   waiter_unlink_free(g, w);
 }
 
@@ -277,7 +346,9 @@ static void fetch_start(struct gw *g, struct gw_waiter *w)
 {
   if(gw_robots_allows_now(g, w->canon)) {
     page_key(w->canon, w->key, sizeof w->key);
-    if(gw_page_read(g, w->key, fetch_cache_got, w) == STORE_OK) {
+    store_err e = w->raw ? page_get(g->pages, w->key, fetch_raw_got, w)
+                         : gw_page_read(g, w->key, fetch_cache_got, w);
+    if(e == STORE_OK) {
       api_req_on_abort(w->rq, waiter_gone, w);
       return;
     }
@@ -300,8 +371,8 @@ void gw_h_fetch(struct api_req *rq, void *arg)
     gw_store_down(rq, STORE_NOMEM);
     return;
   }
-  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq, .client = c->name };
-  int rc = fetch_decode(g, body, w, rq);
+  *w = (struct gw_waiter){ .magic = GW_WAITER_MAGIC, .g = g, .rq = rq, .client = c };
+  int rc = gw_wants_raw(rq, &w->raw) ? -1 : fetch_decode(g, body, w, rq);
   json_decref(body);
   if(rc) {
     mem_free(w->canon);

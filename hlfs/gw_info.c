@@ -48,17 +48,20 @@ char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *
   return canon;
 }
 
+/* Ready unless stopping, or before the state Redis was ever reached (a
+ * replica that cannot start must not take traffic). A dependency lost
+ * later does not make it unready: every replica would lose it together
+ * and leave the Service at once, so clients would meet refused
+ * connections instead of 503 with Retry-After for what cannot be served,
+ * and could not read the results already stored. The *_up gauges say
+ * what is down. */
 int gw_ready(void *arg, char *why, size_t whylen)
 {
   struct gw *g = arg;
   if(g->stopping)
     snprintf(why, whylen, "shutting down");
-  else if(!store_is_up(g->store))
-    snprintf(why, whylen, "redis unreachable");
-  else if(!store_is_up(g->pages))
-    snprintf(why, whylen, "page cache redis unreachable");
-  else if(!g->llfs_ok)
-    snprintf(why, whylen, "fetcher service unreachable");
+  else if(!store_stats(g->store)->connects)
+    snprintf(why, whylen, "redis not reached yet");
   else
     return 0;
   return -1;
@@ -307,6 +310,18 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
+  const struct llfs_client_stats *ls = llfs_client_stats(g->llfs);
+  metrics_family(b, "hlfs_fetcher_endpoints", "gauge",
+                 "Fetcher addresses known (every address of each --llfs host name).");
+  metrics_sample_u(b, "hlfs_fetcher_endpoints", "", ls->endpoints);
+  m_counter(b, "hlfs_fetcher", "retries", "fetches a fetcher refused, offered to another",
+            ls->retries);
+  m_counter(b, "hlfs_fetcher", "refused", "fetches every fetcher tried refused (not made)",
+            ls->refused);
+  m_counter(b, "hlfs_fetcher", "lost", "fetches whose answer was lost after they were sent",
+            ls->lost);
+  m_counter(b, "hlfs_fetcher", "resolve_errors", "failed resolutions of --llfs host names",
+            ls->resolve_errors);
   metrics_family(b, "hlfs_politeness_delays_total", "counter",
                  "Completions whose next allowed time was set by each politeness term.");
   for(int r = 1; r < DELAY__LAST; r++) {
@@ -329,6 +344,7 @@ struct gw_page_call {
   struct gw *g;
   char *canon;
   bool aborted;
+  bool raw;
 };
 
 static void page_call_free(struct gw_page_call *pc)
@@ -358,6 +374,24 @@ static void page_got(void *arg, store_err err, const struct page *p, const char 
   page_call_free(pc);
 }
 
+static void page_raw_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_page_call *pc = arg;
+  if(pc->aborted) {
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(pc->rq, NULL, NULL);
+  if(err)
+    gw_store_down(pc->rq, err);
+  else if(!p)
+    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
+                pc->canon);
+  else
+    gw_raw_page(pc->rq, p, NULL, NULL, clock_wall_ms());
+  page_call_free(pc);
+}
+
 static void page_deleted(void *arg, store_err err, bool existed)
 {
   struct gw_page_call *pc = arg;
@@ -375,7 +409,8 @@ void gw_h_page(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
   char key[PAGE_KEY_MAX];
-  if(!gw_auth(g, rq))
+  bool raw = false, del = !strcmp(api_req_method(rq), "DELETE");
+  if(!gw_auth(g, rq) || (!del && gw_wants_raw(rq, &raw)))
     return;
   char *canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
   if(!canon)
@@ -387,10 +422,10 @@ void gw_h_page(struct api_req *rq, void *arg)
     gw_store_down(rq, STORE_NOMEM);
     return;
   }
-  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon };
+  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon, .raw = raw };
   page_key(canon, key, sizeof key);
-  bool del = !strcmp(api_req_method(rq), "DELETE");
   store_err e = del ? page_del(g->pages, key, page_deleted, pc)
+              : raw ? page_get(g->pages, key, page_raw_got, pc)
                     : gw_page_read(g, key, page_got, pc);
   if(e) {
     gw_store_down(rq, e);

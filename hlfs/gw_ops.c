@@ -37,7 +37,9 @@ static void fetch_free(struct gw_fetch *f)
   mem_free(f);
 }
 
-/* Outcomes that mean no request reached the site (no politeness debt). */
+/* Outcomes that mean no request reached the site (no politeness debt). An
+ * answer lost on the way back from the fetcher may have: it counts as
+ * contact (refused fetches never get here: fetch_answer). */
 static bool fetch_contacted(const struct llfs_answer *a)
 {
   static const char *const none[] = { "dns_nxdomain", "dns_servfail", "dns_timeout",
@@ -45,7 +47,7 @@ static bool fetch_contacted(const struct llfs_answer *a)
                                       "unsupported_scheme", "overloaded", "shutting_down",
                                       "no_memory", "internal", NULL };
   if(!a->reached)
-    return false;
+    return true;
   for(size_t i = 0; none[i]; i++)
     if(!strcmp(a->outcome, none[i]))
       return false;
@@ -57,6 +59,7 @@ static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
   struct sched_outcome *o = &f->out;
   bool ok = a->reached && (!strcmp(a->outcome, "ok") || !strcmp(a->outcome, "too_large"));
   o->contacted = fetch_contacted(a);
+  o->fetcher_lost = !a->reached;
   o->transport_err = !ok;
   o->http_status = ok ? (int)a->status : 0;
   o->response_ms = (uint32_t)(a->total_us / 1000);
@@ -143,11 +146,24 @@ static int fetch_keep(struct gw_fetch *f, const char *url)
   return 0;
 }
 
+/* No fetcher would take it: the claim goes back, nothing is said of the
+ * site (no result, no robots record, no politeness debt). */
+static void fetch_refused(struct gw_fetch *f)
+{
+  if(!f->cancelled)
+    sched_job_refused(f->job);
+  fetch_free(f);
+}
+
 static void fetch_answer(void *arg, const struct llfs_answer *a)
 {
   struct gw_fetch *f = arg;
   struct sched_job_info *in = sched_job_info(f->job);
   f->lj = NULL;
+  if(a->refused) {
+    fetch_refused(f);
+    return;
+  }
   fetch_fill(f, a);
   if(!a->reached)
     f->g->stats.fetcher_errors++;
@@ -248,11 +264,8 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
   if(!err && p && p->outcome && !strcmp(p->outcome, "ok"))
     ncond = cached_validators(p, inm, ims, sizeof inm, cond);
   f->revalidating = ncond > 0;
-  if(fetch_go(f, cond, ncond)) {
-    f->out = (struct sched_outcome){ .outcome = "fetcher_unavailable",
-                                     .error = "cannot reach the fetcher service" };
-    fetch_finish(f);
-  }
+  if(fetch_go(f, cond, ncond))
+    fetch_refused(f);
 }
 
 static int ops_start(void *arg, struct sched_job *job)
@@ -361,6 +374,21 @@ static void robots_rules_of(struct gw *g, const struct sched_robots_answer *a,
     rec->crawl_delay_ms = a->prev->crawl_delay_ms;  /* nothing fetched: keep spacing */
 }
 
+/* Why robots.txt counts as unreachable, kept with the record for the
+ * requests it refuses: the fetch's outcome and text, or the site's status. */
+static void robots_cause(const struct sched_outcome *o, struct state_robots *rec)
+{
+  bool answered = o->contacted && !o->transport_err && o->http_status > 0;
+  snprintf(rec->cause, sizeof rec->cause, "%s", o->outcome ? o->outcome : "ok");
+  rec->cause_status = answered ? o->http_status : 0;
+  if(answered)
+    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt answered HTTP %d",
+             o->http_status);
+  else
+    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt: %s%s%s", rec->cause,
+             o->error ? ": " : "", o->error ? o->error : "");
+}
+
 static bool ops_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
                        struct state_robots *rec)
 {
@@ -386,6 +414,8 @@ static bool ops_digest(void *arg, const char *origin, const struct sched_robots_
   robots_rules_of(g, a, &d, rec);
   rec->ttl_ms = d.expires_at_ms > a->now_ms ? d.expires_at_ms - a->now_ms : 0;
   rec->retry_ms = d.retry_at_ms > a->now_ms ? d.retry_at_ms - a->now_ms : 0;
+  if(d.status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    robots_cause(a->o, rec);
   return false;
 }
 

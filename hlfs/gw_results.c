@@ -1,10 +1,13 @@
 /* GET /v1/results (long-poll, at-least-once) and POST /v1/results/ack.
  * A read first takes over results delivered long ago and never
- * acknowledged (any replica's), then reads new ones; with wait_ms it polls
- * Redis until one arrives or the wait ends (polling keeps one shared Redis
- * connection for every waiting client, instead of one blocked connection
- * each). Each result carries its page, inlined from the page store. */
+ * acknowledged (any replica's), then reads new ones; with wait_ms and
+ * nothing to give, it waits for a wake-up from the client's channel
+ * (hlfs/notify.h) and reads again, until one arrives or the wait ends
+ * (no connection blocked per waiting client, no polling). Each result
+ * carries its page, inlined from the page store. */
+#include <assert.h>
 #include <openssl/evp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,6 @@
 #include "common/mem.h"
 #include "hlfs/gw.h"
 
-#define GW_POLL_MS 100
 #define GW_READ_MAGIC 0x6e5d7ea1u
 
 /* ---- one result as JSON ----------------------------------------------------- */
@@ -99,6 +101,10 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
   res_field(o, r, "ms", "response_ms", true);
   res_field(o, r, "a", "attempts", true);
   res_field(o, r, "err", "detail", false);
+  res_field(o, r, "ca", "cause", false);
+  const char *cs = state_result_field(r, "cs");
+  if(cs && strcmp(cs, "0"))
+    res_field(o, r, "cs", "cause_status", true);
   res_field(o, r, "co", "coalesced_with", false);
   res_redirects(o, state_result_field(r, "rd"));
   const char *ref = state_result_field(r, "ref");
@@ -109,11 +115,18 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
       return;
     mem_free(rd);
   }
+  if(ref)  /* the page cache is down, or out of memory */
+    json_object_set_new(o, "page", json_string("unavailable"));
   cb(arg, o);
 }
 
 /* ---- GET /v1/results -------------------------------------------------------------- */
 
+/* A read's steps: take over old results shard by shard (steps 0..nshards-1),
+ * then read new ones (step nshards), again after each wake-up while the
+ * wait lasts. Renders may finish at once or later (a page to inline), so
+ * the read holds a reference of its own while it starts them: whatever
+ * finishes last moves the read on, exactly once. */
 struct gw_read {
   unsigned magic;
   struct gw *g;
@@ -121,12 +134,14 @@ struct gw_read {
   const struct state_client *c;
   unsigned max;
   uint64_t deadline_ms;   /* monotonic */
-  unsigned shard;         /* next shard to reclaim from */
+  unsigned step;
   json_t *results;
-  size_t pending;         /* renders under way */
+  size_t refs;            /* renders under way, plus one while starting them */
   size_t bytes;
-  bool aborted, reading;
-  uv_timer_t timer;
+  bool aborted, full, waiting;
+  store_err err;
+  uv_timer_t timer;       /* the wait's end, or its safety re-read */
+  struct notify_waiter nw;
 };
 
 static void read_closed(uv_handle_t *h)
@@ -139,64 +154,117 @@ static void read_closed(uv_handle_t *h)
 
 static void read_end(struct gw_read *rd)
 {
+  notify_cancel(rd->g->notify, &rd->nw);
   if(!rd->aborted) {
-    rd->g->stats.results_served += json_array_size(rd->results);
-    api_reply_json(rd->rq, 200, json_pack("{s:O}", "results", rd->results));
+    size_t n = json_array_size(rd->results);
+    rd->g->stats.results_served += n;
+    api_req_on_abort(rd->rq, NULL, NULL);
+    if(rd->err && n == 0)
+      gw_store_down(rd->rq, rd->err);
+    else
+      api_reply_json(rd->rq, 200, json_pack("{s:O}", "results", rd->results));
   }
+  uv_timer_stop(&rd->timer);
   uv_close((uv_handle_t *)&rd->timer, read_closed);
+}
+
+static void read_send(struct gw_read *rd);
+
+static void read_wake(struct notify_waiter *w)
+{
+  struct gw_read *rd = (struct gw_read *)(void *)((char *)w - offsetof(struct gw_read, nw));
+  assert(rd->magic == GW_READ_MAGIC && rd->waiting);
+  rd->waiting = false;
+  uv_timer_stop(&rd->timer);
+  rd->g->stats.results_wakes++;
+  read_send(rd);
+}
+
+static void read_on_timer(uv_timer_t *t)
+{
+  struct gw_read *rd = t->data;
+  notify_cancel(rd->g->notify, &rd->nw);
+  rd->waiting = false;
+  read_send(rd);
+}
+
+/* Nothing yet: wait for a wake-up, the safety re-read or the deadline. */
+static void read_wait(struct gw_read *rd, uint64_t now)
+{
+  uint64_t left = rd->deadline_ms - now;
+  rd->waiting = true;
+  rd->nw = (struct notify_waiter){ .client = rd->c->name, .wake = read_wake };
+  notify_wait(rd->g->notify, &rd->nw);
+  uv_timer_start(&rd->timer, read_on_timer, left < NOTIFY_SAFETY_MS ? left : NOTIFY_SAFETY_MS, 0);
+}
+
+/* A step is over (its renders too): the next step, a wait, or the answer. */
+static void read_next(struct gw_read *rd)
+{
+  unsigned nshards = state_cfg(rd->g->st)->nshards;
+  size_t have = json_array_size(rd->results);
+  if(rd->aborted || rd->err || rd->full || have >= rd->max) {
+    read_end(rd);
+    return;
+  }
+  if(++rd->step <= nshards) {  /* more to take over, or the new ones */
+    read_send(rd);
+    return;
+  }
+  rd->step = nshards;  /* from now on, only new ones */
+  uint64_t now = clock_mono_ms();
+  if(have || now >= rd->deadline_ms)
+    read_end(rd);
+  else
+    read_wait(rd, now);
+}
+
+static void read_unref(struct gw_read *rd)
+{
+  if(--rd->refs == 0)
+    read_next(rd);
 }
 
 static void read_rendered(void *arg, json_t *res)
 {
   struct gw_read *rd = arg;
-  rd->pending--;
   if(res) {
     json_t *b = json_object_get(res, "body_base64");
     size_t add = b ? json_string_length(b) : 0;
     if(rd->bytes + add <= rd->g->cfg.max_result_bytes || json_array_size(rd->results) == 0) {
       rd->bytes += add;
-      tenant_result(&rd->g->tenants, rd->c->name,
-                    json_string_value(json_object_get(res, "outcome")));
-      json_array_append(rd->results, res);  /* over the cap: redelivered later */
+      json_array_append(rd->results, res);
+    } else {
+      rd->full = true;  /* this one is delivered again after the visibility timeout */
     }
     json_decref(res);
   }
-  if(rd->pending == 0 && !rd->reading)
-    read_end(rd);
+  read_unref(rd);
 }
-
-static void read_step(struct gw_read *rd);
-static void read_on_timer(uv_timer_t *t) { read_step(t->data); }
 
 static void read_got(void *arg, store_err err, const struct state_result *r, size_t n)
 {
   struct gw_read *rd = arg;
-  rd->reading = false;
-  if(err && !rd->aborted && json_array_size(rd->results) == 0 && n == 0) {
-    gw_store_down(rd->rq, err);
-    rd->aborted = true;
-  }
-  rd->pending += n;
-  for(size_t i = 0; i < n; i++)
+  assert(rd->magic == GW_READ_MAGIC);
+  if(err)
+    rd->err = err;
+  rd->refs += n;
+  for(size_t i = 0; i < n; i++) {
+    if(!r[i].redelivered)
+      tenant_result(&rd->g->tenants, rd->c->name, state_result_field(&r[i], "o"));
     gw_result_render(rd->g, &r[i], read_rendered, rd);
-  if(rd->pending)
-    return;  /* the last render ends the read */
-  if(rd->aborted || err || json_array_size(rd->results) || clock_mono_ms() >= rd->deadline_ms) {
-    read_end(rd);
-    return;
   }
-  uv_timer_start(&rd->timer, read_on_timer, GW_POLL_MS, 0);
+  read_unref(rd);  /* the reference read_send took */
 }
 
-/* Reclaim shard by shard, then read new results. */
-static void read_step(struct gw_read *rd)
+static void read_send(struct gw_read *rd)
 {
   struct gw *g = rd->g;
   unsigned want = rd->max - (unsigned)json_array_size(rd->results);
   store_err e;
-  rd->reading = true;
-  if(rd->shard < state_cfg(g->st)->nshards)
-    e = state_results_reclaim(g->st, rd->shard++, rd->c->name, g->cfg.replica,
+  rd->refs++;
+  if(rd->step < state_cfg(g->st)->nshards)
+    e = state_results_reclaim(g->st, rd->step, rd->c->name, g->cfg.replica,
                               g->cfg.visibility_ms, want, read_got, rd);
   else
     e = state_results_read(g->st, NULL, rd->c->name, g->cfg.replica, want, 0, read_got, rd);
@@ -204,10 +272,16 @@ static void read_step(struct gw_read *rd)
     read_got(rd, e, NULL, 0);
 }
 
+/* The client went away: a read waiting ends now; one under way ends when
+ * its store call answers. */
 static void read_abort(void *arg)
 {
   struct gw_read *rd = arg;
-  rd->aborted = true;  /* the store answers later and ends it */
+  rd->aborted = true;
+  if(rd->waiting) {
+    rd->waiting = false;
+    read_end(rd);
+  }
 }
 
 static int read_params(struct gw *g, struct api_req *rq, unsigned *max, uint32_t *wait)
@@ -259,7 +333,7 @@ void gw_h_results(struct api_req *rq, void *arg)
   uv_timer_init(g->loop, &rd->timer);
   rd->timer.data = rd;
   api_req_on_abort(rq, read_abort, rd);
-  read_step(rd);
+  read_send(rd);
 }
 
 /* ---- POST /v1/results/ack ----------------------------------------------------------- */

@@ -2,8 +2,19 @@
 #define WPFS_HLFS_LLFS_CLIENT_H
 /* The gateway's client of the fetcher service (POST /internal/v1/fetch, framed
  * answers: one JSON line, then the body bytes). Asynchronous on the loop
- * through common/curluv; keep-alive connections to the fetcher; several
- * fetcher base URLs are used in turn.
+ * through common/curluv; keep-alive connections to the fetcher, recycled
+ * after 30 s so that new fetchers get their share.
+ *
+ * Fetchers come and go (rollouts, scale-down, crashes), so the client does
+ * not lean on one address: each base URL's host name is resolved every
+ * refresh_ms, and every address it has (a headless Service lists one per
+ * fetcher pod) is an endpoint, used in turn. A fetch that a fetcher refused
+ * without fetching (it could not be reached, or answered 503
+ * shutting-down/overloaded or any other status but 200) is offered to the
+ * next endpoint, up to 3, and the refusing one is skipped for 2 s; only
+ * when every try was refused is the answer refused. An answer lost after
+ * the fetch was sent (a reset, a timeout) is not retried: the site may
+ * have been contacted.
  *
  * Contracts: on a non-zero return cb is never called; otherwise cb runs once
  * from the loop unless llfs_client_cancel comes first. The answer and every
@@ -19,10 +30,21 @@ struct llfs_client_cfg {
   long        slack_ms;      /* added to the fetch timeout for the hop itself */
   size_t      max_answer;    /* cap on one answer (metadata + body) */
   long        max_conns;     /* connections kept to the fetchers */
+  unsigned    refresh_ms;    /* base host names resolved again this often (0: 5 s) */
+};
+
+struct llfs_client_stats {
+  uint64_t retries;          /* refused fetches offered to another fetcher */
+  uint64_t refused;          /* fetches every fetcher tried refused (not made) */
+  uint64_t lost;             /* fetches whose answer was lost (made, maybe) */
+  uint64_t resolves, resolve_errors;
+  unsigned endpoints;        /* fetcher addresses known */
 };
 
 struct llfs_answer {
   bool        reached;       /* the fetcher answered with a result */
+  bool        refused;       /* not reached, and certainly not fetched: every
+                                fetcher tried refused it or could not be reached */
   const char *outcome;       /* fetch outcome name, or "fetcher_unavailable" */
   const char *detail;        /* may be NULL */
   long        status;        /* HTTP status of the page, 0 if none */
@@ -68,6 +90,7 @@ int  llfs_client_resolve(struct llfs_client *c, const char *host, llfs_resolve_c
 /* GET /readyz of the next fetcher; cb(arg, true) if it answered 200. */
 int  llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void *arg);
 unsigned llfs_client_in_flight(const struct llfs_client *c);
+const struct llfs_client_stats *llfs_client_stats(const struct llfs_client *c);
 void llfs_client_free(struct llfs_client **cp);
 
 #endif

@@ -82,10 +82,13 @@
 "  if redis.call('ZCARD', qk) == 1 then enter(site, c) end\n" \
 "  backlog_add(c)\n" \
 "end\n" \
-/* the readers create the consumer group (from id 0) when they first read */ \
+/* the readers create the consumer group (from id 0) when they first read;
+ * readers waiting for c are woken through its channel (hlfs/notify.h) */ \
 "local function publish(c, id, url, att, fields, maxlen)\n" \
-"  return redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,\n" \
-"                    'url', url, 'a', att, unpack(fields))\n" \
+"  local e = redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,\n" \
+"                       'url', url, 'a', att, unpack(fields))\n" \
+"  redis.call('PUBLISH', 'n:' .. c, '')\n" \
+"  return e\n" \
 "end\n" \
 /* A request that follows redirects has a record in fr:{N}, field
  * "<client>|<rid>": "hops left\n<first rid>\n<first URL>" then "\n<URL>"

@@ -6,11 +6,14 @@
  * ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
  *         backoff (0/1), response_ms, idle_ms, origin, status, body,
  *         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms, good_at,
- *         outage_since, robots_error_streak, hops, final_url
+ *         outage_since, robots_error_streak, hops, final_url, cause,
+ *         cause_status, cause_detail
  * The record r:{N}<origin> holds st, b (the last good copy), cd, fa
  * (fetched at), ea (expires at = fa + ttl), ra (retry at, when set), the
  * policy state ga (good at), os (outage since), ec (errors in a row), and
- * after redirects rh (hops) and ru (the URL that answered); it expires
+ * after redirects rh (hops) and ru (the URL that answered), and when it
+ * is unreachable xo, xs, xd (the cause: the fetch's outcome, HTTP status
+ * and text, given to the requests it refuses); it expires
  * keep_ms after ea. Returns { 1, next_at, now } or { 0 } when the lease
  * was lost (the record is then not stored: whoever holds the site now
  * decides). */
@@ -33,6 +36,7 @@ const char lua_robots_done[] = LUA_LIB
 "if tonumber(ARGV[16]) > 0 then redis.call('HSET', rk, 'ra', now + tonumber(ARGV[16])) end\n"
 "redis.call('HSET', rk, 'ga', ARGV[18], 'os', ARGV[19], 'ec', ARGV[20])\n"
 "if tonumber(ARGV[21]) > 0 then redis.call('HSET', rk, 'rh', ARGV[21], 'ru', ARGV[22]) end\n"
+"if ARGV[23] ~= '' then redis.call('HSET', rk, 'xo', ARGV[23], 'xs', ARGV[24], 'xd', ARGV[25]) end\n"
 "redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[17]))\n"
 "requeue(site, f[2], f[3], tonumber(f[4]))\n"
 "settle(site, na, now, tonumber(ARGV[10]))\n"

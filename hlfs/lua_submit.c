@@ -1,7 +1,11 @@
 /* Enqueue a batch of one client's URLs on one shard, atomically.
  * KEYS[1] h:{N}
  * ARGV    {N}, client, weight, rate_per_s (0 = no limit), burst,
- *         max_queued (0 = no limit), queue_retry_ms,
+ *         max_queued (0 = no limit), queue_retry_ms, quota client ('' =
+ *         the client itself; else rate, burst and max_queued are that
+ *         client's, charged to its bucket and checked against its count,
+ *         while the requests are queued and counted for the client: the
+ *         synchronous fetches of a replica, state_submit_as),
  *         then per URL: site, member, base score (qenc_score_base), follow
  *         ('' none; "N" follow up to N redirects; a whole record for a
  *         redirect hop, lua_lib.h)
@@ -25,9 +29,12 @@ const char lua_submit[] = LUA_LIB
 "local maxq, qretry = tonumber(ARGV[6]), tonumber(ARGV[7])\n"
 "local now = now_ms()\n"
 "local ck = key('cl', c)\n"
-"local st = redis.call('HMGET', ck, 'tok', 'ts', 'n')\n"
+"local qc = ARGV[8] ~= '' and key('cl', ARGV[8]) or ck\n"
+"local st = redis.call('HMGET', qc, 'tok', 'ts', 'n')\n"
 "local tok = tonumber(st[1]) or burst\n"
-"local n = tonumber(st[3]) or 0\n"
+"local qn = tonumber(st[3]) or 0\n"
+"local n = qn\n"
+"if qc ~= ck then n = tonumber(redis.call('HGET', ck, 'n') or '0') end\n"
 "if rate > 0 then\n"
 "  tok = math.min(burst, tok + (now - (tonumber(st[2]) or now)) * rate / 1000)\n"
 "end\n"
@@ -55,10 +62,11 @@ const char lua_submit[] = LUA_LIB
 "  local wk = wkey(site, m)\n"
 "  local ws = redis.call('HGET', wk, c)\n"
 "  if ws then return 2, rid(tonumber(ws)) end\n"
-"  if maxq > 0 and n >= maxq and not hop then return 4, qretry end\n"
+"  if maxq > 0 and qn >= maxq and not hop then return 4, qretry end\n"
 "  local seq = redis.call('HINCRBY', HK, 'seq', 1) % 549755813888\n"
 "  local score = base + seq * 2048\n"
 "  n = n + 1\n"
+"  if qc == ck then qn = n end\n"
 "  if fol ~= '' then\n"
 "    if not fol:find('\\n') then fol = fol .. '\\n' .. rid(score) .. '\\n' .. url_of(site, m) end\n"
 "    redis.call('HSET', FR, c .. '|' .. rid(score), fol)\n"
@@ -73,11 +81,15 @@ const char lua_submit[] = LUA_LIB
 "  return 0, rid(score)\n"
 "end\n"
 "local out = {}\n"
-"for j = 8, #ARGV - 3, 4 do\n"
+"for j = 9, #ARGV - 3, 4 do\n"
 "  local code, val = offer(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3])\n"
 "  out[#out + 1] = code\n"
 "  out[#out + 1] = val\n"
 "end\n"
 "if hop then redis.call('HSET', ck, 'n', n)\n"
-"else redis.call('HSET', ck, 'w', w, 'tok', tok, 'ts', now, 'n', n) end\n"
+"elseif qc == ck then redis.call('HSET', ck, 'w', w, 'tok', tok, 'ts', now, 'n', n)\n"
+"else\n"
+"  redis.call('HSET', qc, 'tok', tok, 'ts', now)\n"
+"  redis.call('HSET', ck, 'w', w, 'n', n)\n"
+"end\n"
 "return out\n";

@@ -180,6 +180,8 @@ static void proc_close(struct hlfs_proc *p)
 {
   api_srv_stop(&p->srv);
   gw_sync_stop(&p->g);
+  notify_free(&p->g.notify);
+  store_close(&p->g.sub);
   sched_free(&p->g.sched);
   llfs_client_free(&p->g.llfs);
   state_free(&p->g.st);
@@ -267,8 +269,10 @@ static struct store *proc_redis(struct hlfs_proc *p, const char *what, const cha
 /* The state Redis, and the page cache's own when cache_redis names one. */
 static int proc_store(struct hlfs_proc *p)
 {
-  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis)))
+  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis)) ||
+     !(p->g.sub = proc_redis(p, "redis", p->cfg.redis)))
     return -1;
+  p->g.notify = notify_new(p->loop, p->g.sub);
   if(!p->cfg.cache_redis || !*p->cfg.cache_redis) {
     p->g.pages = p->g.store;
     return 0;
@@ -397,6 +401,7 @@ static int proc_start(struct hlfs_proc *p)
   proc_sched(p);
   gw_sync_start(&p->g);
   store_start(p->g.store);
+  store_start(p->g.sub);
   store_start(p->g.pages);
   sched_start(p->g.sched);
   uv_timer_start(&p->ping, proc_on_ping, 0, 2000);

@@ -320,7 +320,7 @@ static void sched_ignore(void *arg, store_err err, const int *held, size_t n)
 /* A claim that could not become a job (no memory) goes straight back. */
 static void sched_give_back(struct sched *s, unsigned shard, const struct state_claim *c)
 {
-  state_abort(s->st, shard, c->site, c->token, sched_ignore, NULL);
+  state_abort(s->st, shard, c->site, c->token, 0, sched_ignore, NULL);
 }
 
 static void renew_free(struct renew_ctx *x)

@@ -72,6 +72,9 @@ struct sched_outcome {
   const char *expires;
   uint64_t    bytes;
   uint64_t    age_s;          /* a stored copy served: its age (waiters wanting fresher requeue) */
+  bool        fetcher_lost;   /* the fetcher's answer was lost after the fetch was sent */
+  const char *cause;          /* robots_unavailable: the robots.txt fetch's outcome, or NULL */
+  int         cause_status;   /* and its HTTP status when the site answered */
 };
 
 struct sched_job;
@@ -123,6 +126,8 @@ struct sched_robots_ops {
   X(robots_hops,       "robots.txt redirect hops fetched")                   \
   X(robots_hop_waits,  "robots.txt hops that waited for their site's lease") \
   X(start_failed,      "fetches that could not start (claim given back)")    \
+  X(fetch_refused,     "fetches no fetcher would take (claim given back)")   \
+  X(robots_lost,       "robots.txt answers lost by the fetcher (claim given back, delay charged)") \
   X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
   X(complete_retries,  "completions retried after a redis error")            \
   X(claim_errors,      "claim calls that failed")                            \
@@ -156,5 +161,9 @@ unsigned sched_in_flight(const struct sched *s);
 
 struct sched_job_info *sched_job_info(struct sched_job *j);
 void sched_job_done(struct sched_job *j, const struct sched_outcome *o);
+/* Instead of sched_job_done: no fetcher would take the fetch (certainly not
+ * made). The claim goes back unchanged, the site untouched, and claiming
+ * pauses for poll_ms. */
+void sched_job_refused(struct sched_job *j);
 
 #endif

@@ -128,15 +128,29 @@ static void sj_on_aborted(void *arg, store_err err, const int *held, size_t n)
   sj_kick_done(j);
 }
 
-void sched_job_abort(struct sched_job *j)
+/* Give the claim back; charge_ms > 0: the site may have been contacted
+ * and rests that long. */
+static void sj_abort(struct sched_job *j, uint64_t charge_ms)
 {
   struct sched *s = j->s;
   sched_hop_drop(j);
   sched_job_state(j, SJ_ABORT);
-  if(state_abort(s->st, j->shard, j->info.site, j->token, sj_on_aborted, j) == STORE_OK)
+  if(state_abort(s->st, j->shard, j->info.site, j->token, charge_ms, sj_on_aborted, j) ==
+     STORE_OK)
     j->refs++;
   else
     sj_kick_done(j);
+}
+
+void sched_job_abort(struct sched_job *j) { sj_abort(j, 0); }
+
+void sched_job_refused(struct sched_job *j)
+{
+  struct sched *s = j->s;
+  sched_job_check(j);
+  s->stats.fetch_refused++;
+  s->pause_until = clock_mono_ms() + s->cfg.poll_ms;
+  sj_abort(j, 0);
 }
 
 void sched_job_lost(struct sched_job *j)
@@ -193,6 +207,8 @@ void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,
   *in = (struct delay_in){ .ev = delay_classify(o->contacted, o->transport_err, o->http_status),
                            .response_ms = o->response_ms, .crawl_delay_ms = crawl_delay_ms,
                            .streak = streak, .retry_after_ms = -1 };
+  if(o->fetcher_lost)  /* maybe contacted: the usual rest, not an error of the site's */
+    in->ev = DELAY_EV_OK;
   if(in->ev == DELAY_EV_THROTTLED
      && delay_retry_after(o->retry_after, o->date, clock_wall_ms(), &in->retry_after_ms))
     in->retry_after_ms = -1;
@@ -228,8 +244,8 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
 static store_err sj_store_page(struct sched_job *j, struct state_done *d)
 {
   const struct sched_outcome *o = &j->out;
-  char hs[16], ms[16], bytes[24];
-  const char *f[12];
+  char hs[16], ms[16], bytes[24], cs[16];
+  const char *f[16];
   size_t n = 0;
   snprintf(hs, sizeof hs, "%d", o->http_status);
   snprintf(ms, sizeof ms, "%u", o->response_ms);
@@ -249,6 +265,13 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   if(o->ref) {
     f[n++] = "ref";
     f[n++] = o->ref;
+  }
+  if(o->cause) {
+    snprintf(cs, sizeof cs, "%d", o->cause_status);
+    f[n++] = "ca";
+    f[n++] = o->cause;
+    f[n++] = "cs";
+    f[n++] = cs;
   }
   d->fields = f;
   d->nfields = n;
@@ -282,10 +305,10 @@ void sched_job_retry(struct sched_job *j)
 static int sj_copy_outcome(struct sched_job *j, const struct sched_outcome *o)
 {
   const char *src[] = { o->retry_after, o->date, o->outcome, o->error, o->ref,
-                        o->location, o->cache_control, o->expires };
+                        o->location, o->cache_control, o->expires, o->cause };
   const char **dst[] = { &j->out.retry_after, &j->out.date, &j->out.outcome,
                          &j->out.error, &j->out.ref, &j->out.location,
-                         &j->out.cache_control, &j->out.expires };
+                         &j->out.cache_control, &j->out.expires, &j->out.cause };
   enum { NSTR = sizeof src / sizeof src[0] };
   size_t total = o->body_len + 1;
   for(int i = 0; i < NSTR; i++)
@@ -373,20 +396,43 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     sj_store(j);
 }
 
+/* robots.txt's answer was lost by the fetcher: nothing is known of the
+ * site's robots.txt, so no record is stored (it would block the site for
+ * every gateway); the claim goes back, the site resting its usual delay
+ * since it may have been contacted. */
+static void sj_robots_lost(struct sched_job *j, const struct sched_outcome *o)
+{
+  struct delay_in in;
+  struct delay_out d;
+  j->s->stats.robots_lost++;
+  sched_job_delay_in(o, j->streak, 0, &in);
+  delay_next(&j->s->cfg.delay, &in, &d);
+  sj_abort(j, d.delay_ms ? d.delay_ms : 1);
+}
+
 void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
 {
   sched_job_check(j);
   assert(j->st == SJ_FETCH);
-  if(j->info.kind == SCHED_ROBOTS)
+  if(j->info.kind == SCHED_ROBOTS && o->fetcher_lost)
+    sj_robots_lost(j, o);
+  else if(j->info.kind == SCHED_ROBOTS)
     sched_hop_answer(j, o);  /* a redirect to follow, or the record */
   else
     sched_job_complete(j, o);
 }
 
-/* Completion without a fetch: the robots verdict says no. */
-static void sj_finish_unfetched(struct sched_job *j, const char *outcome)
+/* Completion without a fetch: the robots verdict says no (and, when
+ * robots.txt is unreachable, why: rec's cause). */
+static void sj_finish_unfetched(struct sched_job *j, const char *outcome,
+                                const struct state_robots *rec)
 {
   struct sched_outcome o = { .outcome = outcome };
+  if(rec && rec->cause[0]) {
+    o.cause = rec->cause;
+    o.cause_status = rec->cause_status;
+    o.error = rec->cause_detail;
+  }
   sched_job_complete(j, &o);
 }
 
@@ -426,11 +472,11 @@ static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
     break;
   case SCHED_DISALLOW:
     s->stats.robots_disallowed++;
-    sj_finish_unfetched(j, "robots_disallowed");
+    sj_finish_unfetched(j, "robots_disallowed", NULL);
     break;
   default:
     s->stats.robots_unavailable++;
-    sj_finish_unfetched(j, "robots_unavailable");
+    sj_finish_unfetched(j, "robots_unavailable", rec);
   }
 }
 

@@ -115,6 +115,14 @@ struct state_item {
 typedef void state_submit_cb(void *arg, store_err err, struct state_item *items, size_t n);
 store_err state_submit(struct state *st, const struct state_client *c,
                        struct state_item *items, size_t n, state_submit_cb *cb, void *arg);
+/* The same, queued for owner (its queue, weight and results) but under
+ * quota's rate bucket and max_queued: the synchronous fetches of a client
+ * are queued for the replica that waits for them, and paid for by the
+ * client. They spend the client's tokens and are refused when its queue
+ * is full, but take no place in it (they wait in an HTTP request). */
+store_err state_submit_as(struct state *st, const struct state_client *owner,
+                          const struct state_client *quota, struct state_item *items,
+                          size_t n, state_submit_cb *cb, void *arg);
 
 /* ---- claims (scheduler) ---- */
 struct state_claim_args {
@@ -162,8 +170,16 @@ typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg);
 
+#define STATE_CAUSE_MAX        32   /* bytes of a cause: an outcome name */
+#define STATE_CAUSE_DETAIL_MAX 160  /* bytes of its text, cut beyond */
 struct state_robots {
   int         status;         /* the robots policy's code; 0 = no record */
+  /* why robots.txt is unreachable (records that disallow everything for
+   * that reason): the fetch's outcome, its HTTP status when the site
+   * answered, the fetcher's text; "" and 0 otherwise */
+  char        cause[STATE_CAUSE_MAX];
+  int         cause_status;
+  char        cause_detail[STATE_CAUSE_DETAIL_MAX];
   const char *body;           /* the last good copy; the rules when status says so */
   size_t      body_len;
   uint32_t    crawl_delay_ms;
@@ -204,14 +220,18 @@ store_err state_hop_free(struct state *st, const struct state_done *d,
 store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
                       const char *const *sites, const char *const *tokens, size_t n,
                       state_flags_cb *cb, void *arg);
+/* Give a claim back: the request returns to its place, attempts unchanged.
+ * charge_ms 0: the site keeps its next allowed time; else it may have been
+ * contacted, and rests charge_ms from now (at least). */
 store_err state_abort(struct state *st, unsigned shard, const char *site,
-                      const char *token, state_flags_cb *cb, void *arg);
+                      const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg);
 
 /* ---- results (REST) ---- */
 struct state_result {
   unsigned    shard;
   const char *id;                 /* stream entry id: ack with (shard, id) */
   const struct store_val *fields; /* read with state_result_field */
+  bool        redelivered;        /* taken over after the visibility timeout */
 };
 const char *state_result_field(const struct state_result *r, const char *name);
 typedef void state_results_cb(void *arg, store_err err, const struct state_result *r, size_t n);

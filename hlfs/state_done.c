@@ -150,7 +150,7 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 23);
+  store_err e = state_args_init(&a, 26);
   if(e)
     return e;
   done_common(&a, shard, d);
@@ -167,23 +167,27 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   state_args_addu(&a, rec->error_streak);
   state_args_addu(&a, rec->hops);
   state_args_add(&a, rec->hops && rec->final_url ? rec->final_url : "");
+  state_args_add(&a, rec->cause);
+  state_args_addf(&a, "%d", rec->cause_status);
+  state_args_add(&a, rec->cause_detail);
   return done_run(st, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
 }
 
 store_err state_abort(struct state *st, unsigned shard, const char *site,
-                      const char *token, state_flags_cb *cb, void *arg)
+                      const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg)
 {
   state_check(st);
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 5);
+  store_err e = state_args_init(&a, 6);
   if(e)
     return e;
   state_args_shard(&a, shard);
   state_args_add(&a, site);
   state_args_add(&a, token);
   state_args_addu(&a, st->cfg.idle_keep_ms);
+  state_args_addu(&a, charge_ms);
   return done_run(st, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
 }
 

@@ -36,6 +36,19 @@ static uint64_t read_u64(const struct store_val *v, const char *name)
   return n;
 }
 
+/* A field into a fixed array, cut to fit; "" when absent. */
+static void read_copy(const struct store_val *v, const char *name, char *out, size_t cap)
+{
+  size_t n = 0;
+  const char *s = read_field(v, name, &n);
+  if(!s)
+    n = 0;
+  if(n >= cap)
+    n = cap - 1;
+  memcpy(out, s ? s : "", n);
+  out[n] = '\0';
+}
+
 static void read_on_robots(void *arg, store_err err, const struct store_val *v)
 {
   struct read_ctx *x = arg;
@@ -53,6 +66,9 @@ static void read_on_robots(void *arg, store_err err, const struct store_val *v)
     r.error_streak = (uint32_t)read_u64(v, "ec");
     r.hops = (uint32_t)read_u64(v, "rh");
     r.final_url = read_field(v, "ru", NULL);
+    read_copy(v, "xo", r.cause, sizeof r.cause);
+    r.cause_status = (int)read_u64(v, "xs");
+    read_copy(v, "xd", r.cause_detail, sizeof r.cause_detail);
   }
   x->rcb(x->arg, err, err ? NULL : &r);
   x->magic = 0;

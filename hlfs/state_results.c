@@ -52,7 +52,7 @@ static unsigned res_shard_of(const struct store_val *key)
 }
 
 /* entries = [[id, [field, value, ...]], ...]; appends to out. */
-static void res_take(const struct store_val *entries, unsigned shard,
+static void res_take(const struct store_val *entries, unsigned shard, bool again,
                      struct state_result *out, size_t *n, size_t cap)
 {
   for(size_t i = 0; i < store_v_len(entries) && *n < cap; i++) {
@@ -60,7 +60,7 @@ static void res_take(const struct store_val *entries, unsigned shard,
     const char *id = store_v_str(store_v_at(e, 0), NULL);
     if(!id || store_v_type(store_v_at(e, 1)) != STORE_V_ARR)
       continue;  /* deleted meanwhile: nothing to deliver */
-    out[(*n)++] = (struct state_result){ shard, id, store_v_at(e, 1) };
+    out[(*n)++] = (struct state_result){ shard, id, store_v_at(e, 1), again };
   }
 }
 
@@ -83,10 +83,10 @@ static void res_deliver(struct res_ctx *x, const struct store_val *v, unsigned s
     return;
   }
   if(x->redelivery)
-    res_take(store_v_at(v, 1), shard, out, &n, cap);
+    res_take(store_v_at(v, 1), shard, true, out, &n, cap);
   for(size_t i = 0; !x->redelivery && i < store_v_len(v); i++) {
     const struct store_val *s = store_v_at(v, i);
-    res_take(store_v_at(s, 1), res_shard_of(store_v_at(s, 0)), out, &n, cap);
+    res_take(store_v_at(s, 1), res_shard_of(store_v_at(s, 0)), false, out, &n, cap);
   }
   if(x->redelivery)
     x->st->stats.results_redelivered += n;

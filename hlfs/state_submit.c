@@ -10,7 +10,7 @@
 #include "common/mem.h"
 
 #define SUBMIT_MAGIC 0x5b3170c7u
-#define SUBMIT_FIXED 8  /* KEYS[1], {N}, client, weight, rate, burst, maxq, qretry */
+#define SUBMIT_FIXED 9  /* KEYS[1], {N}, client, weight, rate, burst, maxq, qretry, quota client */
 #define SUBMIT_JOINED 5  /* the script's code for a waiter of a fetch in flight */
 
 struct submit_part {
@@ -22,6 +22,7 @@ struct submit_ctx {
   unsigned            magic;
   struct state       *st;
   struct state_client client;
+  struct state_client quota;     /* whose bucket and max_queued apply */
   struct state_item  *items;
   size_t              n;
   state_submit_cb    *cb;
@@ -149,14 +150,15 @@ static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count
   store_err e = state_args_init(&a, SUBMIT_FIXED + 4 * (int)count);
   if(e)
     return e;
-  const struct state_client *c = &x->client;
+  const struct state_client *c = &x->client, *q = &x->quota;
   state_args_shard(&a, shard);
   state_args_add(&a, c->name);
   state_args_addu(&a, c->hops ? 0 : c->weight ? c->weight : 1);  /* 0: hops, lua_submit */
-  state_args_addf(&a, "%.6g", c->rate > 0 ? c->rate : 0.0);
-  state_args_addu(&a, c->burst ? c->burst : 1);
-  state_args_addu(&a, c->max_queued);
+  state_args_addf(&a, "%.6g", q->rate > 0 ? q->rate : 0.0);
+  state_args_addu(&a, q->burst ? q->burst : 1);
+  state_args_addu(&a, q->max_queued);
   state_args_addu(&a, x->st->cfg.queue_retry_ms);
+  state_args_add(&a, strcmp(q->name, c->name) ? q->name : "");
   for(size_t i = 0; i < x->n; i++) {
     if(x->shard_of[i] != shard)
       continue;
@@ -194,13 +196,20 @@ static void submit_send(struct submit_ctx *x)
 store_err state_submit(struct state *st, const struct state_client *c,
                        struct state_item *items, size_t n, state_submit_cb *cb, void *arg)
 {
+  return state_submit_as(st, c, c, items, n, cb, arg);
+}
+
+store_err state_submit_as(struct state *st, const struct state_client *c,
+                          const struct state_client *quota, struct state_item *items,
+                          size_t n, state_submit_cb *cb, void *arg)
+{
   state_check(st);
-  if(!n || n > STATE_SUBMIT_MAX || !state_client_ok(c->name))
+  if(!n || n > STATE_SUBMIT_MAX || !state_client_ok(c->name) || !state_client_ok(quota->name))
     return STORE_PROTO;
   struct submit_ctx *x = mem_calloc(1, sizeof *x);
   if(!x)
     return STORE_NOMEM;
-  *x = (struct submit_ctx){ .magic = SUBMIT_MAGIC, .st = st, .client = *c,
+  *x = (struct submit_ctx){ .magic = SUBMIT_MAGIC, .st = st, .client = *c, .quota = *quota,
                             .items = items, .n = n, .cb = cb, .arg = arg };
   store_err e = submit_prepare(x);
   if(!e) {

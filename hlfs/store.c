@@ -62,6 +62,8 @@ struct store {
   int                 nscripts;
   store_state_fn     *state_fn;
   void               *state_arg;
+  store_msg_fn       *msg_fn;
+  void               *msg_arg;
   struct store_stats  st;
 };
 
@@ -464,6 +466,54 @@ store_err store_eval(struct store *s, int script, int nkeys, int argc,
   if(e)
     store_cmd_free(c);
   return e;
+}
+
+/* ---- subscriptions ---------------------------------------------------- */
+
+/* hiredis keeps this callback per channel and calls it for the
+ * confirmation, each message, the unsubscription, and with NULL when the
+ * connection goes; only the first two concern the caller. */
+static void store_on_sub_reply(redisAsyncContext *ac, void *r, void *priv)
+{
+  struct store *s = priv;
+  const redisReply *rep = r;
+  (void)ac;
+  assert(s && s->magic == STORE_MAGIC);
+  if(!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements < 2)
+    return;
+  const redisReply *kind = rep->element[0], *ch = rep->element[1];
+  if(kind->type != REDIS_REPLY_STRING || ch->type != REDIS_REPLY_STRING)
+    return;
+  if(strcmp(kind->str, "message") && strcmp(kind->str, "subscribe"))
+    return;
+  s->st.messages++;
+  if(s->msg_fn && !s->closing) {
+    s->in_cb++;
+    s->msg_fn(s->msg_arg, ch->str, ch->len);
+    s->in_cb--;
+  }
+}
+
+void store_on_message(struct store *s, store_msg_fn *fn, void *arg)
+{
+  s->msg_fn = fn;
+  s->msg_arg = arg;
+}
+
+store_err store_subscribe(struct store *s, const char *channel, bool on)
+{
+  if(s->closing)
+    return STORE_CLOSED;
+  if(!s->up || !s->ac)
+    return STORE_DOWN;
+  const char *argv[] = { on ? "SUBSCRIBE" : "UNSUBSCRIBE", channel };
+  size_t lens[] = { strlen(argv[0]), strlen(channel) };
+  /* UNSUBSCRIBE takes no callback: hiredis answers it through the
+   * channel's own (and refuses it when nothing is subscribed) */
+  if(redisAsyncCommandArgv(s->ac, on ? store_on_sub_reply : NULL, s, 2, argv, lens) != REDIS_OK)
+    return STORE_DOWN;
+  s->st.sent++;
+  return STORE_OK;
 }
 
 /* ---- life cycle ------------------------------------------------------- */

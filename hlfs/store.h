@@ -15,7 +15,9 @@
  *  - v and everything reached from it are valid only during the callback;
  *  - a blocking command (BLOCK/XREADGROUP ... BLOCK) holds the connection:
  *    give it a store of its own, and its block time as extra_ms;
- *  - store_close must not be called from inside a store callback. */
+ *  - store_close must not be called from inside a store callback;
+ *  - a store that subscribes (store_subscribe) sends nothing else: a
+ *    subscribed Redis connection accepts no other command. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +77,7 @@ struct store_stats {
   uint64_t timeouts;    /* connection reset on a missed deadline */
   uint64_t connects;
   uint64_t disconnects;
+  uint64_t messages;    /* subscription messages and confirmations received */
   unsigned pending;
 };
 
@@ -91,6 +94,13 @@ store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *
 store_err store_eval(struct store *s, int script, int nkeys, int argc,
                      const char **argv, const size_t *lens, store_cb *cb, void *arg);
 const struct store_stats *store_stats(const struct store *s);
+/* Subscriptions. fn runs when channel's subscription is confirmed and for
+ * each message published on it (both mean "something may have happened
+ * there": nothing was listening before the confirmation). Subscriptions
+ * end with the connection: subscribe again when store_on_state says up. */
+typedef void store_msg_fn(void *arg, const char *channel, size_t len);
+void      store_on_message(struct store *s, store_msg_fn *fn, void *arg);
+store_err store_subscribe(struct store *s, const char *channel, bool on);
 /* Fail pending commands with STORE_CLOSED, stop reconnecting; memory is
  * released once the loop has closed the handles. *sp is cleared. */
 void  store_close(struct store **sp);

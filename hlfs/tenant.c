@@ -6,9 +6,13 @@
 #include "api/metrics.h"
 
 static const char *const outcome_names[] = {
-#define X(n) #n,
-  TENANT_OUTCOMES(X)
+#define X(e, name, err, txt) #name,
+  OUTCOMES(X)
 #undef X
+#define X(n) #n,
+  TENANT_GW_OUTCOMES(X)
+#undef X
+  "other",
 };
 
 struct tenant *tenant_get(struct tenants *ts, const char *name)

@@ -8,20 +8,26 @@
 
 #include "common/buf.h"
 #include "hlfs/state.h"
+#include "llfs/outcome.h"
 
 #define TENANT_MAX 1100
 
-#define TENANT_OUTCOMES(X)                                                     \
-  X(ok) X(cached) X(not_modified) X(robots_disallowed) X(robots_unavailable)   \
-  X(blocked_address) X(dns_nxdomain) X(dns_servfail) X(dns_timeout)            \
-  X(dns_error) X(connect_refused) X(connect_timeout) X(connect_error)          \
-  X(tls_error) X(timeout) X(too_large) X(protocol_error) X(reset)              \
-  X(fetcher_unavailable) X(page_store_error) X(abandoned) X(other)
+/* Outcomes a result can have: the fetcher's (its table, llfs/outcome.h,
+ * is the one list: a name added there is counted here), then the
+ * gateway's own decisions, then everything else. */
+#define TENANT_GW_OUTCOMES(X)                                                   \
+  X(cached) X(not_modified) X(robots_disallowed) X(robots_unavailable)          \
+  X(fetcher_unavailable) X(page_store_error) X(abandoned) X(redirect_loop)      \
+  X(too_many_redirects)
 
 enum tenant_outcome {
-#define X(n) TENANT_O_##n,
-  TENANT_OUTCOMES(X)
+#define X(e, name, err, txt) TENANT_O_##name,
+  OUTCOMES(X)
 #undef X
+#define X(n) TENANT_O_##n,
+  TENANT_GW_OUTCOMES(X)
+#undef X
+  TENANT_O_other,
   TENANT_O__COUNT
 };
 

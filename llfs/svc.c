@@ -281,6 +281,8 @@ static void fetch_refused(struct api_req *rq, enum outcome o)
                 "too many fetches in flight and queued; retry later");
   } else if(o == OUTCOME_SHUTTING_DOWN) {
     api_reply_header(rq, "Retry-After", "1");
+    /* a kept-alive client goes to another replica for its next request */
+    api_reply_header(rq, "Connection", "close");
     api_problem(rq, 503, "shutting-down", "Fetcher shutting down", NULL,
                 "this replica is stopping; retry on another");
   } else if(o == OUTCOME_BAD_REQUEST) {

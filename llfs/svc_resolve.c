@@ -174,6 +174,8 @@ static void resolve_refused(struct api_req *rq, enum outcome o)
 {
   api_reply_header(rq, "Retry-After", "1");
   if(o == OUTCOME_SHUTTING_DOWN)
+    api_reply_header(rq, "Connection", "close");
+  if(o == OUTCOME_SHUTTING_DOWN)
     api_problem(rq, 503, "shutting-down", "Fetcher shutting down", NULL,
                 "this replica is stopping; retry on another");
   else

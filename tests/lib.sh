@@ -74,6 +74,7 @@ start_redis() {
     REDIS_PORT=$(freeport)
     bg redis redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' \
       --appendonly no --dir "$T_DIR" --logfile "" --protected-mode no
+    REDIS_PID=$BG_PID
     if wait_for 5 redis-cli -p "$REDIS_PORT" ping; then
       return 0
     fi
@@ -82,6 +83,7 @@ start_redis() {
   bail "redis-server did not start"
 }
 
+# start_redis: sets REDIS_PORT, REDIS_PID.
 # start_redis_cache MAXMEMORY: sets CACHE_REDIS_PORT, CACHE_REDIS_PID; a
 # second, empty redis-server configured as the page cache is deployed:
 # memory capped, least recently used keys evicted, nothing persisted.

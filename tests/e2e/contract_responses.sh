@@ -205,8 +205,7 @@ expect "llfs fetch: overloaded" 503/overloaded -s llfs -d "$(req "$(u 0 /)")" PO
 is "$(cx_hdr Retry-After)" 1 "overloaded: Retry-After"
 mkdir -p "$CX_DIR/ka"
 node "$WPFS_ROOT/tests/contract/keepalive.mjs" llfs "$LLFS_URL" "$CX_DIR/ka" \
-  "POST /internal/v1/fetch $(req "$(u 0 /)")" "GET /internal/v1/resolve?host=127.0.0.1" \
-  "GET /readyz" >"$CX_DIR/ka.jsonl" 2>"$CX_DIR/ka.err" &
+  "GET /readyz" "POST /internal/v1/fetch $(req "$(u 0 /)")" >"$CX_DIR/ka.jsonl" 2>"$CX_DIR/ka.err" &
 ka=$!
 ok "kept-alive connection open" wait_for 10 test -e "$CX_DIR/ka/ready"
 kill -TERM "$LLFS2_PID"
@@ -215,20 +214,22 @@ ok "the stopping fetcher refuses new connections" \
   wait_for 5 bash -c "! curl -s -o /dev/null $LLFS_URL/healthz"
 touch "$CX_DIR/ka/go"
 wait "$ka"
-is "$(jq -r .status "$CX_DIR/ka.jsonl" | tr '\n' ' ')" "200 503 503 503 " \
-  "a stopping fetcher answers its open connection: 503 shutting-down, not ready"
+is "$(jq -r .status "$CX_DIR/ka.jsonl" | tr '\n' ' ')" "200 503 503 " \
+  "a stopping fetcher answers its open connection: not ready, then 503 shutting-down"
 is "$(jq -r '.resp_body_file' "$CX_DIR/ka.jsonl" | tail -n +2 | xargs -n1 jq -r .type | tr '\n' ' ')" \
-  "urn:wpfs:problem:shutting-down urn:wpfs:problem:shutting-down urn:wpfs:problem:not-ready " \
+  "urn:wpfs:problem:not-ready urn:wpfs:problem:shutting-down " \
   "stopping: problem types"
+ok "shutting-down closes the connection (the client's next request goes elsewhere)" \
+  grep -qix 'connection: close.\?' "$(jq -r '.resp_head_file' "$CX_DIR/ka.jsonl" | tail -1)"
 while IFS= read -r line; do cx_record "$line"; done <"$CX_DIR/ka.jsonl"
 kill "$hang" 2>/dev/null
 LLFS_URL=$LLFS_MAIN
 
 # ---- gateway without Redis -------------------------------------------------------
 kill "$REDIS_PID"
-ok "redis gone: the gateway says it is not ready" \
-  wait_for 10 bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' $HLFS_URL/readyz)\" = 503 ]"
-expect "readyz without Redis" 503/not-ready GET /readyz
+ok "redis gone: the gateway knows" \
+  wait_for 10 bash -c "curl -s $HLFS_URL/metrics | grep -qx 'hlfs_redis_up 0'"
+expect "readyz without Redis: still ready (503s answer what cannot be served)" 200 GET /readyz
 expect "batch without Redis" 503/store-unavailable -d "$(js --arg a "$(u 0 /q)" '{urls: [$a]}')" POST /v1/batches
 expect "results without Redis" 503/store-unavailable GET /v1/results
 # An ack whose store call cannot be sent answers 200 {"acked": 0} today;

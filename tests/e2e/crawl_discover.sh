@@ -9,7 +9,7 @@
 # timeout: 240
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=6
-PAGES=15
+PAGES=40
 BUDGET=150      # --site-budget: what a trap site may cost
 LINKER=127.20.0.1
 TOKEN=discover-token
@@ -31,7 +31,8 @@ OUT=$T_DIR/out
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 echo "http://$LINKER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
 # A small write queue: the loop pauses for its disk thread now and then;
-# the smallest frontier: most URLs wait on disk.
+# the smallest frontier and enough pages to overflow it: many URLs
+# wait on disk, however fast results come back.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$OUT" --scope any --site-budget "$BUDGET" --checkpoint-ms 500 --log-level info \
   --write-queue-bytes 65536 --frontier-bytes 65536 \

@@ -45,6 +45,20 @@ sleep 1.1
 is "$(post $R "$(urls 0 11 11)")" 200 "rate: after Retry-After, accepted again"
 is "$(statuses)" '["accepted"]' "rate: the bucket refilled"
 
+# A synchronous fetch pays from the same bucket: empty, it is refused.
+sync() {  # token url: the status; the answer in $T_DIR/ans
+  curl -s -D "$T_DIR/hdr" -o "$T_DIR/ans" -w '%{http_code}' -H "Authorization: Bearer $1" \
+    -H 'Content-Type: application/json' --data-binary "{\"url\": \"$2\", \"max_age_s\": 0}" \
+    "$HLFS_URL/v1/fetch"
+}
+post $R "$(urls 0 12 20)" >/dev/null  # the bucket is empty again
+is "$(sync $R "$(u 2 1)")/$(jq -r .type "$T_DIR/ans")" "429/urn:wpfs:problem:over-quota" \
+   "rate: a synchronous fetch with the bucket empty: 429 over-quota"
+cmp_ge "$(retry_after)" 1 "rate: the synchronous 429 has Retry-After"
+sleep 1.1
+is "$(sync $R "$(u 2 1)")/$(jq -r .outcome "$T_DIR/ans")" "200/ok" \
+   "rate: a token later, the synchronous fetch is served"
+
 # Queue cap: 3 URLs queued or in flight at most (600 ms per response: they stay a while).
 C=token-capped-client
 is "$(post $C "$(urls 1 1 5)")" 200 "queue: a batch over the cap is answered 200"
@@ -55,7 +69,15 @@ cmp_ge "$(jq '[.items[] | select(.reason) | .retry_after_ms] | min' "$T_DIR/ans"
    "queue: with retry_after_ms"
 is "$(post $C "$(urls 1 6 7)")" 429 "queue: full: 429"
 cmp_ge "$(retry_after)" 1 "queue: with Retry-After"
+is "$(sync $C "$(u 2 2)")/$(jq -r .type "$T_DIR/ans")" "429/urn:wpfs:problem:over-quota" \
+   "queue: a synchronous fetch with the queue full: 429 over-quota"
 is "$(post token-free-client "$(urls 1 6 7)")" 200 "another client is not held by that cap"
+is "$(sync token-free-client "$(u 2 3)")" 200 "another client's synchronous fetch is served"
+m=$(curl -s "$HLFS_URL/metrics")
+is "$(echo "$m" | awk '$1 == "hlfs_client_submitted_total{client=\"capped\",answer=\"over_queue_quota\"}" { print $2 }')" 5 \
+   "the refused synchronous fetch is counted under its client (2 + 2 in batches, + 1)"
+is "$(echo "$m" | awk '$1 == "hlfs_client_results_total{client=\"free\",outcome=\"ok\"}" { print $2 }')" 1 \
+   "the served one too"
 gw_results_all $C 3 30 >"$T_DIR/capped.jsonl"
 is "$(wc -l <"$T_DIR/capped.jsonl")" 3 "queue: the 3 accepted URLs were fetched"
 is "$(post $C "$(urls 1 6 8)")" 200 "queue: once done, room again"

@@ -290,7 +290,7 @@ static void test_renew_and_abort(void **state)
   assert_int_equal(c2.reaped, 0);
   /* give one back: it is claimable at once, attempts unchanged */
   struct ts_flags f = { 0 };
-  assert_int_equal(state_abort(ts_st, 0, cl.c[0].site, cl.c[0].token, ts_on_flags, &f), STORE_OK);
+  assert_int_equal(state_abort(ts_st, 0, cl.c[0].site, cl.c[0].token, 0, ts_on_flags, &f), STORE_OK);
   assert_true(it_run_until(&f.done, 5000));
   assert_int_equal(f.held[0], 1);
   ts_claim_opt(&c2, 0, 2, 200, 3);

@@ -19,7 +19,13 @@ const token = env('WPFS_TOKEN');
 const [page0, page1, page2] = env('WPFS_PAGES').split(' ') as [string, string, string];
 const disallowed = env('WPFS_DISALLOWED');
 
-const gw = createClient<paths>({
+// JSON answers typed as JSON (media types application/...); the raw page (format=raw,
+// '*/*' in the contract) through a client of every media type.
+const gw = createClient<paths, `application/${string}`>({
+  baseUrl: env('WPFS_HLFS_URL'),
+  headers: { Authorization: `Bearer ${token}` },
+});
+const gwRaw = createClient<paths>({
   baseUrl: env('WPFS_HLFS_URL'),
   headers: { Authorization: `Bearer ${token}` },
 });
@@ -106,6 +112,15 @@ async function main(): Promise<void> {
     check('fetch: 200 with the page', response.status === 200 && data?.outcome === 'ok' && data.status === 200, data ?? error);
     const body = Buffer.from(data?.body_base64 ?? '', 'base64').toString('utf8');
     check('fetch: the body is HTML', /<html/i.test(body), body.slice(0, 80));
+  }
+  {
+    const { data, response } = await gwRaw.POST('/v1/fetch', {
+      params: { query: { format: 'raw' } }, body: { url: page2, max_age_s: 3600 }, parseAs: 'text',
+    });
+    check('fetch raw: the page itself', response.status === 200 && typeof data === 'string' &&
+      /<html/i.test(data) && /^text\/html/.test(response.headers.get('Content-Type') ?? ''), data);
+    check('fetch raw: the outcome in X-Wpfs-Outcome', response.headers.get('X-Wpfs-Outcome') === 'cached',
+      response.headers.get('X-Wpfs-Outcome'));
   }
   {
     const { data, error } = await gw.POST('/v1/fetch', { body: { url: disallowed } });
