@@ -45,6 +45,8 @@ static const struct cfg_key tw_keys[] = {
     "requests kept per site (counters stay exact beyond)" },
   { "sites",             CFG_STR,  OFF(sites),             NULL, 1, 0, "TESTWEB_SITES",
     "JSON site file (format in docs/testweb.md)" },
+  { "topics",            CFG_STR,  OFF(topics),            NULL, 1, 0, "TESTWEB_TOPICS",
+    "the generated sites as a topical web, \"topics=12,share=0.04,...\" (docs/testweb.md)" },
 };
 
 static const struct cfg_prog tw_prog = {
@@ -67,6 +69,8 @@ static int tw_build_world(struct tw_world *w, const struct tw_opts *o)
     e = tw_gen_parse(&w->gen, o->generate, err, sizeof err);
   if(!e)
     e = tw_gen_world(w, err, sizeof err);
+  if(!e && o->topics)
+    e = tw_topic_build(w, o->topics, err, sizeof err);
   if(!e && root)
     e = tw_load_sites(w, root, err, sizeof err);
   json_decref(root);
@@ -95,6 +99,8 @@ static int tw_print_docs(void)
   tw_gen_markdown(stdout);
   fputs("\n### Behaviour parameters and kinds\n\n", stdout);
   tw_beh_markdown(stdout);
+  fputs("\n### Topical web options\n\n", stdout);
+  tw_topic_markdown(stdout);
   return 0;
 }
 

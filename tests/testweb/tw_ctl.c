@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "tests/testweb/tw_load.h"
 #include "tests/testweb/tw_srv.h"
+#include "tests/testweb/tw_topic_ctl.h"
 
 struct ctl {
   struct tw_srv       *srv;
@@ -181,6 +182,9 @@ static void ctl_route(struct ctl *c, const char *body, size_t blen)
     tw_world_zone(&c->srv->world, c->out);
   } else if(get && !strcmp(c->path, "/sites")) {
     ctl_sites(c);
+  } else if(get && tw_topic_ctl(&c->srv->world, c->path, c->query, c->out, &c->status,
+                                &c->ctype)) {
+    /* the topical web (tw_topic_ctl.c) */
   } else if(m == TW_M_POST && !strcmp(c->path, "/sites")) {
     ctl_load(c, NULL, body, blen);
   } else if(!strncmp(c->path, "/sites/", 7)) {

@@ -104,6 +104,8 @@ static void page_pad(struct tw_rng *r, size_t target, struct buf *out)
 tw_err tw_page_html(const struct tw_world *w, const struct tw_site *s, long j,
                     uint64_t version, struct buf *out)
 {
+  if(w->topics && s->idx < (size_t)w->topics->sites)
+    return tw_topic_page(w, s, j, out);  /* a page of the topical web */
   struct tw_rng r = tw_rng_for((uint64_t)w->gen.seed, s->idx, (uint64_t)j);
   const char *host = tw_site_host(s);
   char canon[64];

@@ -46,6 +46,7 @@ struct tw_opts {
   bool   print_zone;
   long   record_max;
   char  *sites;
+  char  *topics;
 };
 
 struct tw_conn;

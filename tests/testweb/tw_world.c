@@ -28,6 +28,7 @@ void tw_world_free(struct tw_world *w)
   mem_free(w->by_name);
   mem_free(w->by_addr);
   json_decref(w->retired);
+  tw_topic_free(&w->topics);
   w->magic = 0;
 }
 

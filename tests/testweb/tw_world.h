@@ -9,6 +9,7 @@
 #include "common/buf.h"
 #include "tests/testweb/tw_gen.h"
 #include "tests/testweb/tw_site.h"
+#include "tests/testweb/tw_topic.h"
 
 struct tw_world {
   unsigned magic;
@@ -23,6 +24,7 @@ struct tw_world {
   size_t   bomb_size;       /* default decoded size of the bombs */
   char     crawl_delay[32]; /* the generator's Crawl-delay as text, or "" */
   json_t  *retired;         /* replaced site configs, kept alive for strings */
+  struct tw_topics *topics; /* the topical web over the generated sites, or NULL */
 };
 
 void   tw_world_init(struct tw_world *w, size_t record_max);

@@ -23,6 +23,8 @@
 #include "../../tests/testweb/tw_robots.c"
 #include "../../tests/testweb/tw_route.c"
 #include "../../tests/testweb/tw_site.c"
+#include "../../tests/testweb/tw_topic.c"
+#include "../../tests/testweb/tw_topic_words.c"
 #include "../../tests/testweb/tw_world.c"
 
 static struct tw_world W;
