@@ -1,7 +1,8 @@
 #ifndef WPFS_CLIENTS_DISCOVER_H
 #define WPFS_CLIENTS_DISCOVER_H
-/* The discovery crawler's loop: the crawl engine (crawl.h) fed through the
- * gateway (gwclient.h) on one libuv loop.
+/* The crawl loop: the crawl engine (crawl.h) fed through the gateway
+ * (gwclient.h) on one libuv loop. wpfs-discover runs it, and wpfs-focus
+ * with a scorer in the engine, a small window and no sitemaps.
  *
  *  - submit: while fewer than `window` URLs are outstanding at the gateway,
  *    take the next batch from the frontier (best first, fair across

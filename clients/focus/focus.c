@@ -34,8 +34,8 @@ struct focus_opts focus_opts_default(void)
   memset(&o, 0, sizeof o);
   o.strategy = FOCUS_SHARK;
   o.shark = (struct shark_params){ 0.5, 0.5, 0.5, 3 };
-  o.threshold = 0.2;
-  o.context_bytes = 80;
+  o.threshold = 0.15;
+  o.context_bytes = 160;
   o.idf_bytes = 64u << 20;
   o.max_terms = 1u << 16;
   o.text = text_opts_default();
@@ -219,7 +219,7 @@ static crawl_err on_page(void *arg, struct crawl_scored *p)
       e = idf_learn(f->idf, &f->page);
     sim = e ? 0 : tvec_cosine(f->idf, &f->topic, &f->page);
   }
-  bool relevant = sim >= f->o.threshold && p->text;
+  bool relevant = p->text != NULL && sim >= f->o.threshold;
   if(p->replaying) {  /* as it was recorded, whatever can be read back */
     sim = f->rec_sim;
     relevant = f->rec_relevant;

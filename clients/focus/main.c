@@ -34,6 +34,7 @@ struct fopts {
   size_t frontier_bytes;
   double gamma;
   char  *gateway;
+  size_t idf_bytes;
   char  *log_level;
   long   max_age_s;
   long   max_pages;
@@ -69,7 +70,7 @@ static const struct cfg_key keys[] = {
     "the text around the link)" },
   { "checkpoint_ms", CFG_MSEC, OFF(checkpoint_ms), "30s", 100, 86400000, NULL,
     "time between two checkpoints" },
-  { "context_bytes", CFG_INT, OFF(context_bytes), "80", 0, 65536, NULL,
+  { "context_bytes", CFG_INT, OFF(context_bytes), "160", 0, 65536, NULL,
     "SharkSearch: the text around a link, bytes on each side of its anchor" },
   { "delta", CFG_DOUBLE, OFF(delta), "0.5", 0, 1, NULL,
     "SharkSearch: decay of the inherited score from a page to its links" },
@@ -82,6 +83,9 @@ static const struct cfg_key keys[] = {
     "neighbourhood)" },
   { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
     "gateway base URL" },
+  { "idf_bytes", CFG_SIZE, OFF(idf_bytes), "64m", 4096, 1e12, NULL,
+    "memory of the document frequencies learned as the crawl goes; past it, new terms are "
+    "not counted" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL,
     "debug, info, warn, error or off (JSON lines on stderr)" },
   { "max_age_s", CFG_INT, OFF(max_age_s), "-1", -1, 1e9, NULL,
@@ -115,7 +119,7 @@ static const struct cfg_key keys[] = {
   { "strategy", CFG_STR, OFF(strategy), "shark", 1, 0, NULL,
     "shark (SharkSearch), best-first (a link scores its page's similarity) or bfs "
     "(breadth first)" },
-  { "threshold", CFG_DOUBLE, OFF(threshold), "0.2", 0, 1, NULL,
+  { "threshold", CFG_DOUBLE, OFF(threshold), "0.15", 0, 1, NULL,
     "a page is relevant when its similarity to the topic is at least this" },
   { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN",
     "API key of the gateway" },
@@ -128,7 +132,7 @@ static const struct cfg_key keys[] = {
     "long-poll of GET /v1/results" },
   { "warc_max_bytes", CFG_SIZE, OFF(warc_max_bytes), "1g", 4096, 1e12, NULL,
     "WARC files are closed past this size and a new one begun" },
-  { "window", CFG_INT, OFF(window), "16", 1, 100000, NULL,
+  { "window", CFG_INT, OFF(window), "8", 1, 100000, NULL,
     "URLs outstanding at the gateway: the fewer, the fresher the order of the frontier" },
   { "write_queue_bytes", CFG_SIZE, OFF(write_queue_bytes), "64m", 65536, 1e12, NULL,
     "pages and checkpoints waiting for the disk thread; past half, no more results are "
@@ -147,6 +151,7 @@ static bool fill_focus(const struct fopts *d, struct focus_opts *o)
   o->shark = (struct shark_params){ d->gamma, d->delta, d->beta, (unsigned)d->depth };
   o->threshold = d->threshold;
   o->context_bytes = (size_t)d->context_bytes;
+  o->idf_bytes = d->idf_bytes;
   o->text.stem = d->stem;
   o->text.stop = d->stop_words;
   return focus_strategy_parse(d->strategy, &o->strategy);
