@@ -97,6 +97,22 @@ static void srv_count(struct api_srv *s, struct api_req *rq)
   pthread_mutex_unlock(&s->ctr->mu);
 }
 
+/* One line per request, as every HTTP service writes: probes and scrapes
+ * only at debug, so that a kubelet does not fill the log. */
+static void srv_access_log(const struct api_req *rq, unsigned status)
+{
+  bool probe = rq->route < 0 && (!strcmp(rq->path, "/healthz") ||
+                                 !strcmp(rq->path, "/readyz") || !strcmp(rq->path, "/metrics"));
+  enum log_level lvl = probe && status < 500 ? LOG_DEBUG : LOG_INFO;
+  if(lvl < log_level)
+    return;
+  struct log_ctx c = { .req = rq->id, .client = rq->client[0] ? rq->client : NULL,
+                       .method = rq->method, .path = rq->path, .status = status,
+                       .work = rq->work[0] ? rq->work : NULL,
+                       .ms = (double)(clock_mono_us() - rq->t_start_us) / 1000.0 };
+  log_emit(lvl, &c, "request");
+}
+
 static void srv_free_body(void *p) { mem_free(p); }
 
 /* Hand the stored answer to MHD. */
@@ -115,6 +131,7 @@ static enum MHD_Result srv_queue(struct api_srv *s, struct api_req *rq)
   MHD_destroy_response(r);
   rq->st = API_RQ_QUEUED;
   srv_count(s, rq);
+  srv_access_log(rq, rq->status);
   return ret;
 }
 
@@ -375,6 +392,7 @@ static void srv_completed(void *cls, struct MHD_Connection *conn, void **con_cls
   if(!rq)
     return;
   if(rq->st == API_RQ_HANDLING) {  /* died before its answer */
+    srv_access_log(rq, 499);
     if(rq->suspended)
       srv_pending_add(s, -1);
     if(rq->on_abort)
