@@ -484,6 +484,37 @@ static void srv_conn_notify(void *cls, struct MHD_Connection *conn, void **socke
     group_conn_closed(s->group, s->member);
 }
 
+static int srv_hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0'
+       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                              : -1;
+}
+
+/* Percent-decoding of the path and the query arguments, in place. A %00
+ * stays encoded: a NUL would end the C string there, and `url=http://a/%00x`
+ * or `wait_ms=%00` would silently become another value ("http://a/", "")
+ * instead of the one sent, which then is refused or kept as it was sent. */
+static size_t srv_unescape(void *cls, struct MHD_Connection *c, char *v)
+{
+  (void)cls;
+  (void)c;
+  char *w = v;
+  for(const char *r = v; *r;) {
+    int hi = r[0] == '%' ? srv_hexval(r[1]) : -1;
+    int lo = hi >= 0 ? srv_hexval(r[2]) : -1;
+    if(lo >= 0 && (hi | lo)) {
+      *w++ = (char)(hi << 4 | lo);
+      r += 3;
+    } else {
+      *w++ = *r++;
+    }
+  }
+  *w = '\0';
+  return (size_t)(w - v);
+}
+
 static int srv_mhd_start(struct api_srv *s)
 {
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
@@ -493,6 +524,7 @@ static int srv_mhd_start(struct api_srv *s)
     { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)srv_completed, s },
     { MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->cfg.max_conns, NULL },
     { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.conn_timeout_s, NULL },
+    { MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)srv_unescape, NULL },
     /* MHD clears this pool for every request: 32 KiB holds any sane
      * request head (431 beyond) without paying for 64. */
     { MHD_OPTION_CONNECTION_MEMORY_LIMIT,
