@@ -5,6 +5,7 @@
 #   make test SANITIZE=1   the same under ASan+UBSan (objects in build/san)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS (default 60)
 #   make bench      benchmarks, printing ratios against in-run baselines
+#   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
 # Layout: common/ api/ llfs/ hlfs/ are static libraries (every .c file but
@@ -75,7 +76,7 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps test unit e2e fuzz bench run clean check-clang lint
+.PHONY: all deps test unit e2e fuzz bench run clean check-clang lint heldout
 all: deps programs
 programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS)
 
@@ -145,6 +146,11 @@ fuzz: deps $(FUZZ_BINS)
 
 bench: all
 	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/bench/run.sh
+
+# The held-out crawl (tests/soak/heldout_crawl.sh), HELDOUT_RUNS worlds.
+HELDOUT_RUNS ?= 20
+heldout: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/soak/heldout.sh $(HELDOUT_RUNS)
 
 run: all
 	@WPFS_BIN=$(CURDIR)/$(BIN) deploy/local/run.sh
