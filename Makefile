@@ -58,7 +58,9 @@ endif
 $(DEPS_STAMP): mk/packages.txt mk/deps.sh $(wildcard package-lock.json)
 	@sh mk/deps.sh
 	@mkdir -p $(dir $@) && touch $@
-$(PKG_MK): $(DEPS_STAMP) mk/pkgflags.sh Makefile
+# NO_DEPS=1: the packages are someone else's business (a container build
+# installs them itself); only the flags are asked for.
+$(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 	@sh mk/pkgflags.sh $@ $(PKGS)
 
 # Static libraries, most dependent first on the link line.

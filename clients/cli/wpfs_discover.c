@@ -132,7 +132,7 @@ static const struct cfg_key keys[] = {
 static const struct cfg_prog prog = {
   "wpfs-discover",
   "The discovery crawler: crawls from seeds through the wpfs gateway into WARC files.",
-  keys, sizeof keys / sizeof keys[0],
+  keys, sizeof keys / sizeof keys[0], NULL,
 };
 
 #define SEED_LINE_MAX 4096
