@@ -5,6 +5,7 @@
 #   make test SANITIZE=1   the same under ASan+UBSan (objects in build/san)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS (default 60)
 #   make bench      benchmarks, printing ratios against in-run baselines
+#   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
 # Layout: common/ api/ llfs/ hlfs/ are static libraries (every .c file but
@@ -22,9 +23,7 @@ SANITIZE ?= 0
 FUZZ_SECONDS ?= 60
 
 PKGS := libcurl libcares jansson hiredis libuv libmicrohttpd libidn2 \
-        libpsl libzstd libbrotlienc libbrotlidec zlib openssl libxxhash
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lgumbo -lstemmer -lm
+        libpsl libzstd libbrotlienc libbrotlidec zlib openssl libxxhash gumbo cmocka
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
@@ -42,6 +41,29 @@ VARIANT := rel
 BIN := bin
 endif
 OBJ := build/$(VARIANT)
+
+# Packages first: mk/deps.sh installs what mk/packages.txt lists (only when
+# the list or the npm lock changed since it last ran), then the compiler
+# flags are asked of pkg-config into a fragment that make includes. make
+# remakes an included file before anything else and restarts with it, so
+# on a fresh machine one `make` installs, then builds: no flag is read
+# before its package is there, whatever -j says.
+.DEFAULT_GOAL := all
+DEPS_STAMP := build/.deps-stamp
+PKG_MK     := build/pkg.mk
+NO_DEPS_GOALS := clean
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(PKG_MK)
+endif
+$(DEPS_STAMP): mk/packages.txt mk/deps.sh $(wildcard package-lock.json)
+	@sh mk/deps.sh
+	@mkdir -p $(dir $@) && touch $@
+# NO_DEPS=1: the packages are someone else's business (a container build
+# installs them itself); only the flags are asked for.
+$(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
+	@sh mk/pkgflags.sh $@ $(PKGS)
+# Snowball's stemmer (libstemmer-dev) has no pkg-config file.
+PKG_LIBS += -lstemmer
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs llfs api clients/focus clients common
@@ -76,12 +98,14 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps test unit e2e fuzz bench run clean check-clang lint
-all: deps programs
+.PHONY: all deps test unit e2e fuzz bench run clean check-clang heldout
+all: programs
 programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS)
 
+# Check and install now, whatever the stamp says.
 deps:
 	@sh mk/deps.sh
+	@mkdir -p $(dir $(DEPS_STAMP)) && touch $(DEPS_STAMP)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -107,11 +131,11 @@ $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
 $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) -lcmocka
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
@@ -141,11 +165,16 @@ FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call li
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)
-fuzz: deps $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
 
 bench: all
 	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/bench/run.sh
+
+# The held-out crawl (tests/soak/heldout_crawl.sh), HELDOUT_RUNS worlds.
+HELDOUT_RUNS ?= 20
+heldout: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/soak/heldout.sh $(HELDOUT_RUNS)
 
 run: all
 	@WPFS_BIN=$(CURDIR)/$(BIN) deploy/local/run.sh
@@ -157,4 +186,9 @@ check-clang:
 clean:
 	rm -rf build bin
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# Header dependencies of this variant only (rel, san, clang and fuzz
+# objects are different files of the same sources).
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+ifneq ($(filter fuzz build/fuzz/%,$(MAKECMDGOALS)),)
+-include $(shell find build/fuzz -name '*.d' 2>/dev/null)
+endif

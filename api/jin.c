@@ -60,7 +60,7 @@ int jin_str(json_t *o, const char *prefix, const char *key, bool required, size_
             const char **out, struct jin_err *e)
 {
   json_t *v = json_object_get(o, key);
-  if(!v || json_is_null(v)) {
+  if(!v) {
     if(!required)
       return 0;
     jin_set(e, prefix, key, "is required");
@@ -86,7 +86,7 @@ int jin_int(json_t *o, const char *prefix, const char *key, bool required, long 
             long long max, long long *out, struct jin_err *e)
 {
   json_t *v = json_object_get(o, key);
-  if(!v || json_is_null(v)) {
+  if(!v) {
     if(!required)
       return 0;
     jin_set(e, prefix, key, "is required");
@@ -108,7 +108,7 @@ int jin_int(json_t *o, const char *prefix, const char *key, bool required, long 
 int jin_bool(json_t *o, const char *prefix, const char *key, bool *out, struct jin_err *e)
 {
   json_t *v = json_object_get(o, key);
-  if(!v || json_is_null(v))
+  if(!v)
     return 0;
   if(!json_is_boolean(v)) {
     jin_set(e, prefix, key, "must be true or false");

@@ -21,7 +21,9 @@ json_t *jin_body(struct api_req *rq);
 void jin_reply(struct api_req *rq, const struct jin_err *e);
 
 /* Each returns 0 and sets *out when present and valid, 0 leaving *out as
- * it is when absent and optional, -1 with e filled otherwise. prefix names
+ * it is when absent and optional, -1 with e filled otherwise (a null is
+ * not absent: no member of the contract is nullable, and a client that
+ * sends one has a bug worth telling). prefix names
  * the enclosing object in messages ("" at the top level). */
 int jin_str(json_t *o, const char *prefix, const char *key, bool required, size_t maxlen,
             const char **out, struct jin_err *e);

@@ -8,6 +8,7 @@
 #include "api/problem.h"
 #include "api/req_int.h"
 #include "common/mem.h"
+#include "common/str.h"
 
 #define CHECK_REQ(rq)                                  \
   do {                                                 \
@@ -18,6 +19,16 @@
 const char *api_req_method(const struct api_req *rq) { return rq->method; }
 const char *api_req_path(const struct api_req *rq) { return rq->path; }
 const char *api_req_id(const struct api_req *rq) { return rq->id; }
+
+void api_req_set_client(struct api_req *rq, const char *client)
+{
+  str_copy(rq->client, sizeof rq->client, client ? client : "");
+}
+
+void api_req_set_work(struct api_req *rq, const char *id)
+{
+  str_copy(rq->work, sizeof rq->work, id ? id : "");
+}
 
 static const char *api_kv_find(const struct api_kv *kv, unsigned n, const char *k, bool icase)
 {

@@ -36,6 +36,8 @@ struct api_req {
   char method[8];
   char *path;                      /* owned */
   char id[40];
+  char client[64];                 /* who the handler said asked; "" = unknown */
+  char work[64];                   /* the id of the work it made; "" = none */
   struct buf body;
   struct api_kv hdr[API_MAX_HEADERS];
   unsigned nhdr;

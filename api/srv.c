@@ -97,6 +97,22 @@ static void srv_count(struct api_srv *s, struct api_req *rq)
   pthread_mutex_unlock(&s->ctr->mu);
 }
 
+/* One line per request, as every HTTP service writes: probes and scrapes
+ * only at debug, so that a kubelet does not fill the log. */
+static void srv_access_log(const struct api_req *rq, unsigned status)
+{
+  bool probe = rq->route < 0 && (!strcmp(rq->path, "/healthz") ||
+                                 !strcmp(rq->path, "/readyz") || !strcmp(rq->path, "/metrics"));
+  enum log_level lvl = probe && status < 500 ? LOG_DEBUG : LOG_INFO;
+  if(lvl < log_level)
+    return;
+  struct log_ctx c = { .req = rq->id, .client = rq->client[0] ? rq->client : NULL,
+                       .method = rq->method, .path = rq->path, .status = status,
+                       .work = rq->work[0] ? rq->work : NULL,
+                       .ms = (double)(clock_mono_us() - rq->t_start_us) / 1000.0 };
+  log_emit(lvl, &c, "request");
+}
+
 static void srv_free_body(void *p) { mem_free(p); }
 
 /* Hand the stored answer to MHD. */
@@ -115,6 +131,7 @@ static enum MHD_Result srv_queue(struct api_srv *s, struct api_req *rq)
   MHD_destroy_response(r);
   rq->st = API_RQ_QUEUED;
   srv_count(s, rq);
+  srv_access_log(rq, rq->status);
   return ret;
 }
 
@@ -375,6 +392,7 @@ static void srv_completed(void *cls, struct MHD_Connection *conn, void **con_cls
   if(!rq)
     return;
   if(rq->st == API_RQ_HANDLING) {  /* died before its answer */
+    srv_access_log(rq, 499);
     if(rq->suspended)
       srv_pending_add(s, -1);
     if(rq->on_abort)
@@ -466,6 +484,37 @@ static void srv_conn_notify(void *cls, struct MHD_Connection *conn, void **socke
     group_conn_closed(s->group, s->member);
 }
 
+static int srv_hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0'
+       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                              : -1;
+}
+
+/* Percent-decoding of the path and the query arguments, in place. A %00
+ * stays encoded: a NUL would end the C string there, and `url=http://a/%00x`
+ * or `wait_ms=%00` would silently become another value ("http://a/", "")
+ * instead of the one sent, which then is refused or kept as it was sent. */
+static size_t srv_unescape(void *cls, struct MHD_Connection *c, char *v)
+{
+  (void)cls;
+  (void)c;
+  char *w = v;
+  for(const char *r = v; *r;) {
+    int hi = r[0] == '%' ? srv_hexval(r[1]) : -1;
+    int lo = hi >= 0 ? srv_hexval(r[2]) : -1;
+    if(lo >= 0 && (hi | lo)) {
+      *w++ = (char)(hi << 4 | lo);
+      r += 3;
+    } else {
+      *w++ = *r++;
+    }
+  }
+  *w = '\0';
+  return (size_t)(w - v);
+}
+
 static int srv_mhd_start(struct api_srv *s)
 {
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
@@ -475,6 +524,7 @@ static int srv_mhd_start(struct api_srv *s)
     { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)srv_completed, s },
     { MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->cfg.max_conns, NULL },
     { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.conn_timeout_s, NULL },
+    { MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)srv_unescape, NULL },
     /* MHD clears this pool for every request: 32 KiB holds any sane
      * request head (431 beyond) without paying for 64. */
     { MHD_OPTION_CONNECTION_MEMORY_LIMIT,

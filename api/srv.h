@@ -92,6 +92,12 @@ const char *api_req_arg(const struct api_req *rq, const char *name);
 const char *api_req_param(const struct api_req *rq, unsigned i);
 const char *api_req_body(const struct api_req *rq, size_t *len);
 const char *api_req_id(const struct api_req *rq);
+/* Names the caller (the client an API key stands for) in the request's
+ * access log line; copied, truncated to 63 bytes. */
+void        api_req_set_client(struct api_req *rq, const char *client);
+/* Names the work the request made (a fetch's id) in the same line, so that
+ * the lines other services log under that id lead back to this request. */
+void        api_req_set_work(struct api_req *rq, const char *id);
 void        api_req_on_abort(struct api_req *rq, void (*fn)(void *), void *arg);
 
 /* Answering. Each takes ownership of what it is given; after the call the

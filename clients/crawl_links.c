@@ -17,7 +17,7 @@
 void crawl_links_drop(struct crawl *c, const char *url, enum drop_reason r)
 {
   c->st.drop[r]++;
-  struct log_ctx ctx = { NULL, NULL, url, "discovering links" };
+  struct log_ctx ctx = { .url = url, .action = "discovering links" };
   if(drop_is_trap(r))
     LOGC(LOG_INFO, &ctx, "trap: %s (%s)", drop_name(r), drop_text(r));
   else

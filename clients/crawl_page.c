@@ -174,7 +174,7 @@ static void sitemap_report(struct crawl *c, const char *url, const struct sitema
   if(si->end == GUNZIP_WHOLE && !si->failed)
     return;
   c->st.sitemaps_cut++;
-  struct log_ctx ctx = { NULL, NULL, url, "reading a sitemap" };
+  struct log_ctx ctx = { .url = url, .action = "reading a sitemap" };
   if(si->end == GUNZIP_CAP)
     LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML (%s): the rest is not read",
          si->text, "--sitemap-max-bytes");

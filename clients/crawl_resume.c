@@ -182,7 +182,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   crawl_err e = warc_read_at(path, rec->warc_offset, REPLAY_MAX_RECORD, &wr);
   mem_free(path);
   if(e) {
-    struct log_ctx ctx = { NULL, NULL, rec->url, "resuming" };
+    struct log_ctx ctx = { .url = rec->url, .action = "resuming" };
     LOGC(LOG_WARN, &ctx, "cannot read back the page (%s): its links are lost",
          crawl_err_name(e));
     if(e != CRAWL_ERR_NOMEM && c->o.scorer) {  /* still a page the scorer counts */

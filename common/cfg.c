@@ -11,17 +11,34 @@
 
 #define FIELD(obj, k, T) ((T *)((char *)(obj) + (k)->off))
 
-void cfg_env_name(const struct cfg_key *k, char *out, size_t outlen)
+static void cfg_upper_name(const char *prefix, const char *name, char *out, size_t outlen)
 {
-  if(k->env) {
-    snprintf(out, outlen, "%s", k->env);
-    return;
-  }
   size_t i = 0;
-  int n = snprintf(out, outlen, "WPFS_");
-  for(i = (size_t)n; i + 1 < outlen && k->name[i - (size_t)n]; i++)
-    out[i] = (char)toupper((unsigned char)k->name[i - (size_t)n]);
+  int n = snprintf(out, outlen, "%s", prefix);
+  for(i = (size_t)n; i + 1 < outlen && name[i - (size_t)n]; i++)
+    out[i] = (char)toupper((unsigned char)name[i - (size_t)n]);
   out[i] = '\0';
+}
+
+void cfg_env_name(const struct cfg_prog *p, const struct cfg_key *k, char *out, size_t outlen)
+{
+  if(k->env)
+    snprintf(out, outlen, "%s", k->env);
+  else
+    cfg_upper_name(p->env_prefix ? p->env_prefix : "WPFS_", k->name, out, outlen);
+}
+
+/* A service with its own prefix does not read WPFS_<NAME>: say so when one
+ * is set, rather than ignore it silently. */
+static void cfg_warn_unprefixed(const struct cfg_prog *p, const struct cfg_key *k,
+                                const char *env)
+{
+  char plain[128];
+  if(!p->env_prefix || k->env)
+    return;
+  cfg_upper_name("WPFS_", k->name, plain, sizeof plain);
+  if(strcmp(plain, env) && getenv(plain))
+    fprintf(stderr, "%s: %s is not read: %s's setting is %s\n", p->name, plain, p->name, env);
 }
 
 static void cfg_flag_name(const struct cfg_key *k, char *out, size_t outlen)
@@ -160,7 +177,8 @@ static int cfg_defaults_env(const struct cfg_prog *p, void *obj)
     const struct cfg_key *k = &p->keys[i];
     if(k->def && cfg_apply(p, k, obj, k->def, "default"))
       return -1;
-    cfg_env_name(k, env, sizeof env);
+    cfg_env_name(p, k, env, sizeof env);
+    cfg_warn_unprefixed(p, k, env);
     const char *v = getenv(env);
     if(v && k->type == CFG_LIST) {
       free(*FIELD(obj, k, char *));
@@ -253,7 +271,7 @@ void cfg_help(const struct cfg_prog *p, FILE *out)
   for(size_t i = 0; i < p->nkeys; i++) {
     const struct cfg_key *k = &p->keys[i];
     cfg_flag_name(k, flag, sizeof flag);
-    cfg_env_name(k, env, sizeof env);
+    cfg_env_name(p, k, env, sizeof env);
     fprintf(out, "  --%s <%s>  (%s, default %s)\n      %s\n", flag, cfg_type_name(k->type),
             env, k->def ? k->def : "unset", k->help);
   }
@@ -305,7 +323,7 @@ void cfg_markdown(const struct cfg_prog *p, FILE *out)
   for(size_t i = 0; i < p->nkeys; i++) {
     const struct cfg_key *k = &p->keys[i];
     cfg_flag_name(k, flag, sizeof flag);
-    cfg_env_name(k, env, sizeof env);
+    cfg_env_name(p, k, env, sizeof env);
     fprintf(out, "| `--%s` | `%s` | %s | %s | ", flag, env, cfg_type_name(k->type),
             k->def ? k->def : "unset");
     if(k->min <= k->max)

@@ -2,7 +2,8 @@
 #define WPFS_COMMON_CFG_H
 /* Configuration from one declarative table per program.
  * Each key "max_body_bytes" is set, in increasing precedence, by its default,
- * by the environment (WPFS_MAX_BODY_BYTES, or the row's env name) and by the
+ * by the environment (the program's prefix and the name in capitals,
+ * WPFS_LLFS_MAX_BODY_BYTES, or the row's env name) and by the
  * flag --max-body-bytes VALUE (or --max-body-bytes=VALUE). --help and
  * --print-config are generated from the same table, as is docs/config.md. */
 #include <stdbool.h>
@@ -25,7 +26,7 @@ struct cfg_key {
   size_t        off;    /* offsetof(struct ..., field) */
   const char   *def;    /* default as text; NULL = unset (STR/LIST only) */
   double        min, max;  /* bounds for numbers; ignored when min > max */
-  const char   *env;    /* environment name; NULL = WPFS_<NAME> */
+  const char   *env;    /* environment name; NULL = <prefix><NAME> */
   const char   *help;
 };
 
@@ -36,6 +37,10 @@ struct cfg_prog {
   const char *summary;   /* one line for --help */
   const struct cfg_key *keys;
   size_t nkeys;
+  /* Of the environment names: "WPFS_LLFS_" gives each service its own, so
+   * that one environment can hold both services' settings (a value valid
+   * for one must never reach the other). NULL = "WPFS_" (the clients). */
+  const char *env_prefix;
 };
 
 /* Fill obj from defaults, environment and argv. Prints --help or
@@ -50,6 +55,6 @@ void cfg_print(const struct cfg_prog *p, const void *obj, FILE *out);
 void cfg_markdown(const struct cfg_prog *p, FILE *out);
 void cfg_free(const struct cfg_prog *p, void *obj);
 /* Environment variable name of k into out. */
-void cfg_env_name(const struct cfg_key *k, char *out, size_t outlen);
+void cfg_env_name(const struct cfg_prog *p, const struct cfg_key *k, char *out, size_t outlen);
 
 #endif

@@ -68,6 +68,11 @@ void log_emit(enum log_level lvl, const struct log_ctx *ctx, const char *fmt, ..
     log_field(&b, "client", ctx->client, 64);
     log_field(&b, "url", ctx->url, LOG_URL_MAX);
     log_field(&b, "action", ctx->action, 128);
+    log_field(&b, "method", ctx->method, 16);
+    log_field(&b, "path", ctx->path, LOG_URL_MAX);
+    log_field(&b, "work", ctx->work, 64);
+    if(ctx->status)
+      buf_addf(&b, ",\"status\":%u,\"ms\":%.3f", ctx->status, ctx->ms);
   }
   if(buf_adds(&b, "}\n") == CM_OK) {
     ssize_t w = write(STDERR_FILENO, b.data, b.len);

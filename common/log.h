@@ -17,6 +17,13 @@ struct log_ctx {
   const char *client;  /* tenant */
   const char *url;     /* truncated to LOG_URL_MAX bytes */
   const char *action;  /* "resolving", "waiting for redis reply", ... */
+  /* An answered HTTP request (the access line); status 0 = none. */
+  const char *method;
+  const char *path;    /* truncated to LOG_URL_MAX bytes */
+  const char *work;    /* the id of the work the request made: the fetcher
+                          logs that fetch under it as "req" */
+  unsigned    status;  /* HTTP status; 499 = the caller left first */
+  double      ms;      /* arrival to answer */
 };
 #define LOG_URL_MAX 256
 

@@ -245,6 +245,8 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
     return;
   }
   w->submitted = true;
+  if(w->rq)  /* links the caller's request id to the fetcher's lines */
+    api_req_set_work(w->rq, items[0].rid);
   sched_kick(g->sched);
   sync_arm(g);
 }

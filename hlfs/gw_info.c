@@ -12,8 +12,10 @@
 const struct state_client *gw_auth(struct gw *g, struct api_req *rq)
 {
   const struct state_client *c = auth_check(g->auth, api_req_header(rq, "Authorization"));
-  if(c)
+  if(c) {
+    api_req_set_client(rq, c->name);
     return c;
+  }
   g->stats.unauthorized++;
   api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs\"");
   api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,

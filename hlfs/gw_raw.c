@@ -128,7 +128,8 @@ void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const
 
 void gw_raw_none(struct api_req *rq, json_t *res)
 {
-  static const char *const keep[] = { "id", "url", "outcome", "status", "detail", "cause",
+  /* The site's status as site_status: "status" is the problem's own. */
+  static const char *const keep[] = { "id", "url", "outcome", "detail", "cause",
                                       "cause_status", "page", NULL };
   const char *o = json_string_value(json_object_get(res, "outcome"));
   const char *id = json_string_value(json_object_get(res, "id"));
@@ -138,6 +139,9 @@ void gw_raw_none(struct api_req *rq, json_t *res)
     if(v)
       json_object_set(ext, keep[i], v);
   }
+  json_t *st = json_object_get(res, "status");
+  if(ext && st)
+    json_object_set(ext, "site_status", st);
   if(id)
     api_reply_header(rq, "X-Wpfs-Id", id);
   api_reply_header(rq, "X-Wpfs-Outcome", o ? o : "");

@@ -284,14 +284,26 @@ static void read_abort(void *arg)
   }
 }
 
+/* A query integer: decimal digits only (strtoll would take "", " 5",
+ * "+5" and "-0"), within lo..hi. */
+static bool read_uint(const char *s, long long lo, long long hi, long long *out)
+{
+  size_t n = strspn(s, "0123456789");
+  if(n == 0 || s[n] || n > 12)
+    return false;
+  long long v = strtoll(s, NULL, 10);
+  if(v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
+}
+
 static int read_params(struct gw *g, struct api_req *rq, unsigned *max, uint32_t *wait)
 {
   const char *m = api_req_arg(rq, "max"), *w = api_req_arg(rq, "wait_ms");
-  char *end;
   long long v;
   if(m) {
-    v = strtoll(m, &end, 10);
-    if(*end || v < 1 || v > STATE_RESULTS_MAX) {
+    if(!read_uint(m, 1, STATE_RESULTS_MAX, &v)) {
       json_t *ext = json_pack("{s:s, s:s}", "field", "max", "reason", "1..1000");
       api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
                   "max must be an integer from 1 to %d", STATE_RESULTS_MAX);
@@ -300,8 +312,7 @@ static int read_params(struct gw *g, struct api_req *rq, unsigned *max, uint32_t
     *max = (unsigned)v;
   }
   if(w) {
-    v = strtoll(w, &end, 10);
-    if(*end || v < 0 || v > g->cfg.max_wait_ms) {
+    if(!read_uint(w, 0, g->cfg.max_wait_ms, &v)) {
       json_t *ext = json_pack("{s:s, s:s}", "field", "wait_ms", "reason", "out of range");
       api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
                   "wait_ms must be an integer from 0 to %u", g->cfg.max_wait_ms);

@@ -71,11 +71,11 @@ static const struct cfg_key hlfs_keys[] = {
     "page cache Redis host:port (maxmemory, allkeys-lru); unset or empty: the state Redis, "
     "safe only with noeviction" },
   { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
-  { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, "WPFS_DELAY_FACTOR",
+  { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, NULL,
     "next request to a site waits at least this times the last response time" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
-  { "listen_port", CFG_INT, OFF(listen_port), "8080", 0, 65535, "WPFS_PORT",
+  { "listen_port", CFG_INT, OFF(listen_port), "8080", 0, 65535, NULL,
     "gateway TCP port (0: any free port, see port_file)" },
   { "llfs", CFG_STR, OFF(llfs), "http://127.0.0.1:8081", 1, 0, NULL,
     "fetcher service base URL(s), comma-separated" },
@@ -98,7 +98,7 @@ static const struct cfg_key hlfs_keys[] = {
   { "max_url_len", CFG_INT, OFF(max_url_len), "2048", 16, 65536, NULL, "longest URL accepted" },
   { "max_wait_ms", CFG_MSEC, OFF(max_wait_ms), "120s", 0, 600000, NULL,
     "longest wait of a long-poll or synchronous fetch" },
-  { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, "WPFS_MIN_DELAY_MS",
+  { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, NULL,
     "least time between two requests to one site" },
   { "page_memo_bytes", CFG_SIZE, OFF(page_memo_bytes), "64m", 0, 17179869184.0, NULL,
     "hot pages kept rendered in this replica; each use is confirmed by the page cache (0: none)" },
@@ -135,7 +135,7 @@ static const struct cfg_key hlfs_keys[] = {
     "on SIGTERM, time given to requests under way" },
   { "site_mode", CFG_STR, OFF(site_mode), "host", 1, 0, NULL,
     "politeness unit: host, ip or domain (registrable domain)" },
-  { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN",
+  { "token", CFG_STR, OFF(token), NULL, 1, 0, NULL,
     "API key of a development client named \"dev\"" },
   { "tokens_file", CFG_STR, OFF(tokens_file), NULL, 1, 0, NULL,
     "JSON file of clients: {\"clients\":[{\"name\",\"token\",\"weight\",\"rate\",...}]}" },
@@ -146,7 +146,7 @@ static const struct cfg_key hlfs_keys[] = {
 };
 static const struct cfg_prog hlfs_prog = {
   "hlfs", "wpfs gateway: robots, politeness, fairness, results (see openapi.yaml).",
-  hlfs_keys, sizeof hlfs_keys / sizeof hlfs_keys[0],
+  hlfs_keys, sizeof hlfs_keys / sizeof hlfs_keys[0], "WPFS_HLFS_",
 };
 
 static const struct api_route routes[] = {

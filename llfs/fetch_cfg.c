@@ -25,6 +25,6 @@ int fetch_cfg_defaults(struct fetch_cfg *c)
 
 void fetch_cfg_clear(struct fetch_cfg *c)
 {
-  const struct cfg_prog p = { "fetch", "", fetch_cfg_keys, fetch_cfg_nkeys };
+  const struct cfg_prog p = { "fetch", "", fetch_cfg_keys, fetch_cfg_nkeys, NULL };
   cfg_free(&p, c);
 }

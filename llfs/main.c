@@ -51,7 +51,7 @@ static const struct cfg_key llfs_keys[] = {
 };
 static const struct cfg_prog llfs_prog = {
   "llfs", "wpfs low-level fetcher: fetches one URL per request, safely (see openapi.yaml).",
-  llfs_keys, sizeof llfs_keys / sizeof llfs_keys[0],
+  llfs_keys, sizeof llfs_keys / sizeof llfs_keys[0], "WPFS_LLFS_",
 };
 
 /* libmicrohttpd clears a connection's memory for every request: 8 KiB

@@ -106,7 +106,7 @@ static int req_headers(json_t *body, struct llfs_req *out, struct jin_err *e)
   json_t *hs = json_object_get(body, "headers");
   const char *name;
   json_t *v;
-  if(!hs || json_is_null(hs))
+  if(!hs)
     return 0;
   if(!json_is_object(hs)) {
     jin_set(e, "", "headers", "must be an object of header names to string values");

@@ -133,7 +133,7 @@ static const struct cfg_key keys[] = {
 static const struct cfg_prog prog = {
   "wpfs-discover",
   "The discovery crawler: crawls from seeds through the wpfs gateway into WARC files.",
-  keys, sizeof keys / sizeof keys[0],
+  keys, sizeof keys / sizeof keys[0], NULL,
 };
 
 static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Entry point of the wpfs image: the first argument names the program, the
-# rest are its flags (settings may also come from WPFS_* variables).
+# rest are its flags (settings may also come from the WPFS_LLFS_* or WPFS_HLFS_* variables).
 #   llfs | hlfs | wpfs-url | wpfs-robots | healthcheck
 # The program replaces this shell (exec), so it is PID 1 and gets SIGTERM.
 # WPFS_IMAGE_BINDIR (default /usr/local/bin) is where the programs are.

@@ -227,7 +227,8 @@ function main() {
           if (/^make\b/.test(part)) {
             const targets = part.split(/\s+/).slice(1).filter(w => !w.startsWith('-') && !w.includes('='));
             if (!targets.length) R.problem(at(run, '`make` without named targets would run `make deps` (package installs) and build the tests'));
-            const plan = sh(`make -n V=1 ${targets.join(' ')}`, { cwd: tmp });
+            const vars = part.split(/\s+/).slice(1).filter(w => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+            const plan = sh(`make -n V=1 ${vars.join(' ')} ${targets.join(' ')}`, { cwd: tmp });
             if (plan.status !== 0) { R.problem(at(run, `make -n ${targets.join(' ')} fails in the replayed context: ${(plan.stderr || plan.stdout).trim().split('\n').slice(-3).join(' | ')}`)); continue; }
             if (opts['full-build']) {
               const b = sh(`${part.replace(/\$\(nproc\)/g, String(Math.max(1, os.cpus().length)))}`, { cwd: tmp });

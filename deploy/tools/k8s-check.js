@@ -559,7 +559,7 @@ function main() {
       const opt = OPTIONS[prog];
       if (!opt) {
         R.note(`${path.join(rel(BIN), prog)} is not built: option names and values of ${prog} not checked (defaults assumed)`);
-        effective.set(x, { listen_port: SERVICES[prog].port, listen_addr: env.WPFS_LISTEN_ADDR || '127.0.0.1', shutdown_grace_ms: 10000, env });
+        effective.set(x, { listen_port: SERVICES[prog].port, listen_addr: env[`WPFS_${prog.toUpperCase()}_LISTEN_ADDR`] || '127.0.0.1', shutdown_grace_ms: 10000, env });
         continue;
       }
       for (const name of Object.keys(env)) {
@@ -578,42 +578,42 @@ function main() {
   R.check('wpfs containers listen where the Service, probes and peers expect them', () => {
     for (const [x, cfg] of effective) {
       const { w, c, p, prog } = x;
-      if (!/^(0\.0\.0\.0|::|\[::\])$/.test(cfg.listen_addr)) R.problem(at(w.d, p, `${prog} listens on ${cfg.listen_addr}: unreachable from outside the pod (set WPFS_LISTEN_ADDR=0.0.0.0)`));
+      if (!/^(0\.0\.0\.0|::|\[::\])$/.test(cfg.listen_addr)) R.problem(at(w.d, p, `${prog} listens on ${cfg.listen_addr}: unreachable from outside the pod (set WPFS_${prog.toUpperCase()}_LISTEN_ADDR=0.0.0.0)`));
       const http = (c.ports || []).find(q => q.name === 'http');
       if (!http) R.problem(at(w.d, p.concat('ports'), 'no container port named "http"'));
       else if (http.containerPort !== cfg.listen_port) R.problem(at(w.d, p.concat(['ports']), `containerPort ${http.containerPort} but ${prog} listens on ${cfg.listen_port}`));
       if (prog === 'hlfs') {
-        const addr = cfg.env.WPFS_REDIS || cfg.redis;
+        const addr = cfg.env.WPFS_HLFS_REDIS || cfg.redis;
         const m = /^([^:]+):(\d+)$/.exec(addr || '');
         const svc = m && service(m[1].split('.')[0]);
-        if (!m || !svc) R.problem(at(w.d, p, `WPFS_REDIS "${addr}" does not name a Service of this stack`));
-        else if (!(svc.obj.spec.ports || []).some(q => q.port === Number(m[2]))) R.problem(at(svc, ['spec', 'ports'], `Service ${m[1]} has no port ${m[2]} (WPFS_REDIS)`));
-        const caddr = cfg.env.WPFS_CACHE_REDIS || cfg.cache_redis;
+        if (!m || !svc) R.problem(at(w.d, p, `WPFS_HLFS_REDIS "${addr}" does not name a Service of this stack`));
+        else if (!(svc.obj.spec.ports || []).some(q => q.port === Number(m[2]))) R.problem(at(svc, ['spec', 'ports'], `Service ${m[1]} has no port ${m[2]} (WPFS_HLFS_REDIS)`));
+        const caddr = cfg.env.WPFS_HLFS_CACHE_REDIS || cfg.cache_redis;
         const cm2 = /^([^:]+):(\d+)$/.exec(caddr || '');
         const csvc = cm2 && service(cm2[1].split('.')[0]);
         const cacheComp = csvc && csvc.obj.spec.selector && csvc.obj.spec.selector['app.kubernetes.io/component'];
-        if (!caddr) R.problem(at(w.d, p, 'WPFS_CACHE_REDIS is unset: pages would fill the state Redis, which must never evict'));
-        else if (!cm2 || !csvc) R.problem(at(w.d, p, `WPFS_CACHE_REDIS "${caddr}" does not name a Service of this stack`));
-        else if (cacheComp !== 'redis-cache') R.problem(at(w.d, p, `WPFS_CACHE_REDIS "${caddr}" is the Service of ${cacheComp}, not of the page cache (redis-cache)`));
-        else if (!(csvc.obj.spec.ports || []).some(q => q.port === Number(cm2[2]))) R.problem(at(csvc, ['spec', 'ports'], `Service ${cm2[1]} has no port ${cm2[2]} (WPFS_CACHE_REDIS)`));
-        for (const u of String(cfg.env.WPFS_LLFS || cfg.llfs || '').split(',').filter(Boolean)) {
+        if (!caddr) R.problem(at(w.d, p, 'WPFS_HLFS_CACHE_REDIS is unset: pages would fill the state Redis, which must never evict'));
+        else if (!cm2 || !csvc) R.problem(at(w.d, p, `WPFS_HLFS_CACHE_REDIS "${caddr}" does not name a Service of this stack`));
+        else if (cacheComp !== 'redis-cache') R.problem(at(w.d, p, `WPFS_HLFS_CACHE_REDIS "${caddr}" is the Service of ${cacheComp}, not of the page cache (redis-cache)`));
+        else if (!(csvc.obj.spec.ports || []).some(q => q.port === Number(cm2[2]))) R.problem(at(csvc, ['spec', 'ports'], `Service ${cm2[1]} has no port ${cm2[2]} (WPFS_HLFS_CACHE_REDIS)`));
+        for (const u of String(cfg.env.WPFS_HLFS_LLFS || cfg.llfs || '').split(',').filter(Boolean)) {
           const um = /^http:\/\/([^:/]+)(?::(\d+))?\/?$/.exec(u.trim());
           const s = um && service(um[1].split('.')[0]);
-          if (!um || !s) R.problem(at(w.d, p, `WPFS_LLFS "${u}" does not name a Service of this stack`));
-          else if (!(s.obj.spec.ports || []).some(q => q.port === Number(um[2] || 80))) R.problem(at(s, ['spec', 'ports'], `Service ${um[1]} has no port ${um[2] || 80} (WPFS_LLFS)`));
+          if (!um || !s) R.problem(at(w.d, p, `WPFS_HLFS_LLFS "${u}" does not name a Service of this stack`));
+          else if (!(s.obj.spec.ports || []).some(q => q.port === Number(um[2] || 80))) R.problem(at(s, ['spec', 'ports'], `Service ${um[1]} has no port ${um[2] || 80} (WPFS_HLFS_LLFS)`));
         }
-        const tf = cfg.env.WPFS_TOKENS_FILE;
+        const tf = cfg.env.WPFS_HLFS_TOKENS_FILE;
         if (tf) {
           const mount = (c.volumeMounts || []).find(m => tf.startsWith(m.mountPath.replace(/\/?$/, '/')));
           const vol = mount && (w.spec.volumes || []).find(v => v.name === mount.name);
           const sec = vol && vol.secret && find('Secret', vol.secret.secretName);
-          if (!sec) R.problem(at(w.d, p, `WPFS_TOKENS_FILE ${tf} is not inside a mounted Secret`));
+          if (!sec) R.problem(at(w.d, p, `WPFS_HLFS_TOKENS_FILE ${tf} is not inside a mounted Secret`));
           else {
             const fileName = tf.slice(mount.mountPath.replace(/\/?$/, '/').length);
             const items = vol.secret.items;
             const key = items ? (items.find(it => it.path === fileName) || {}).key : fileName;
             const data = { ...(sec.obj.stringData || {}), ...Object.fromEntries(Object.entries(sec.obj.data || {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()])) };
-            if (!key || data[key] === undefined) R.problem(at(sec, ['metadata', 'name'], `has no key for ${fileName} (WPFS_TOKENS_FILE)`));
+            if (!key || data[key] === undefined) R.problem(at(sec, ['metadata', 'name'], `has no key for ${fileName} (WPFS_HLFS_TOKENS_FILE)`));
             else {
               try {
                 const j = JSON.parse(data[key]);

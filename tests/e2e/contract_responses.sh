@@ -89,6 +89,10 @@ expect "results: empty read without waiting" 200 GET '/v1/results?max=1000&wait_
 expect "results: max=0" 400/invalid-parameter GET '/v1/results?max=0'
 expect "results: max=abc" 400/invalid-parameter GET '/v1/results?max=abc'
 expect "results: wait_ms over max_wait_ms" 400/invalid-parameter GET '/v1/results?wait_ms=999999'
+expect "results: wait_ms empty" 400/invalid-parameter GET '/v1/results?wait_ms='
+expect "results: wait_ms +5" 400/invalid-parameter GET '/v1/results?wait_ms=%2B5'
+expect "results: wait_ms ' 5'" 400/invalid-parameter GET '/v1/results?wait_ms=%205'
+expect "results: wait_ms NUL" 400/invalid-parameter GET '/v1/results?wait_ms=%00'
 expect "ack: the deliveries read" 200 -d "$acks" POST /v1/results/ack
 cmp_ge "$(cx_json .acked)" 1 "ack counts them"
 expect "ack: nothing" 200 -d '{"deliveries":[]}' POST /v1/results/ack
@@ -130,6 +134,8 @@ expect "fetch: URL too long" 400/url-too-long \
 expect "fetch: wait_ms 0" 422/invalid-field -d '{"url":"http://a/","wait_ms":0}' POST /v1/fetch
 expect "fetch: url missing" 422/invalid-field -d '{}' POST /v1/fetch
 expect "fetch: url not a string" 422/invalid-field -d '{"url":5}' POST /v1/fetch
+expect "fetch: url null" 422/invalid-field -d '{"url":null}' POST /v1/fetch
+expect "fetch: priority null" 422/invalid-field -d '{"url":"http://a/","priority":null}' POST /v1/fetch
 expect "fetch: text/plain" 415/unsupported-media-type -H 'Content-Type: text/plain' \
   -d '{"url":"http://a/"}' POST /v1/fetch
 expect "fetch: body over max_request_bytes" 413/body-too-large \
@@ -139,10 +145,14 @@ expect "fetch: body over max_request_bytes" 413/body-too-large \
 expect "site state" 200 GET /v1/sites/127.10.0.1
 expect "site state of a site never seen" 200 GET /v1/sites/never.example
 expect "site: upper case is not a site" 400/invalid-parameter GET /v1/sites/NOT_A_SITE
+expect "site: a NUL is not cut off (%00 stays encoded)" 400/invalid-parameter GET /v1/sites/a%00b
+expect "site: an encoded / is a /" 404/not-found GET /v1/sites/a%2Fb
 expect "robots explain: disallowed" 200 GET "/v1/robots?url=$(u 1 /private/y)"
 expect "robots explain: not fetched yet" 200 GET '/v1/robots?url=http://unseen.example/a'
 expect "robots explain: url missing" 400/invalid-url GET /v1/robots
 expect "robots explain: bad URL" 400/invalid-url GET '/v1/robots?url=http://a:99999/'
+expect "page purge: a URL with %00" 200 DELETE '/v1/pages?url=http://a.example/x%00y'
+is "$(cx_json .url)" "http://a.example/x%00y" "the URL purged is the one sent, %00 and all"
 expect "page: a stored copy" 200 GET "/v1/pages?url=$(jq -rn --arg u "$(u 3 /p/3)" '$u|@uri')"
 expect "page: no stored copy" 404/not-cached GET '/v1/pages?url=http://never.example/x'
 expect "page: bad URL" 400/invalid-url GET '/v1/pages?url=http://a:99999/'

@@ -157,7 +157,7 @@ llfs=$!
 check "llfs answers /healthz on its default port 8081" until_ok 100 "$hc" 8081
 # Only redis and llfs listen here: the port-less healthcheck must find llfs.
 check "the image's HEALTHCHECK (no arguments) finds llfs" "$hc"
-env "${hlfs_env[@]}" WPFS_TOKENS_FILE="$T_DIR/tokens.json" WPFS_REPLICA=wpfs-hlfs-test \
+env "${hlfs_env[@]}" WPFS_HLFS_TOKENS_FILE="$T_DIR/tokens.json" WPFS_HLFS_REPLICA=wpfs-hlfs-test \
   sh deploy/container/entrypoint.sh hlfs >"$T_DIR/pod-hlfs.log" 2>&1 &
 pids+=($!)
 hlfs=$!

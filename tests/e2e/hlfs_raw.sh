@@ -54,6 +54,8 @@ is "$(raw '*/*' '?format=html' "$u")/$(jq -r .field "$T_DIR/raw.body")" "400/for
 is "$(raw 'text/html' '' "$(tw_url 127.10.0.1 /private/x)")" 502 "a disallowed URL: 502"
 is "$(jq -r '.type + " " + .outcome' "$T_DIR/raw.body")/$(hdr X-Wpfs-Outcome)" \
   "urn:wpfs:problem:no-page robots_disallowed/robots_disallowed" "no-page, with the outcome"
+is "$(raw 'text/html' '' http://127.10.0.1:1/x)/$(jq -r '.status' "$T_DIR/raw.body")" "502/502" \
+  "a fetch error: the problem's status stays 502 (the site's would be site_status)"
 
 # GET /v1/pages
 code=$(curl -s -D "$T_DIR/raw.head" -o "$T_DIR/raw.body" -w '%{http_code}' -H "Authorization: Bearer $T" \

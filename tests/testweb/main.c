@@ -51,7 +51,7 @@ static const struct cfg_key tw_keys[] = {
 
 static const struct cfg_prog tw_prog = {
   "testweb", "A web of many sites on loopback, with scripted behaviours and a record of every request.",
-  tw_keys, sizeof tw_keys / sizeof tw_keys[0],
+  tw_keys, sizeof tw_keys / sizeof tw_keys[0], "WPFS_TESTWEB_",
 };
 
 static int tw_build_world(struct tw_world *w, const struct tw_opts *o)

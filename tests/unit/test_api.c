@@ -122,6 +122,10 @@ static void test_jin_errors(void **state)
                "timeout_ms");
   expect_field("{\"url\":\"x\",\"bogus\":1}", 422, "urn:wpfs:problem:invalid-field", "bogus");
   expect_field("{\"url\":\"x\",\"url\":\"y\"}", 400, "urn:wpfs:problem:invalid-json", NULL);
+  /* null is not "absent": no member of the contract is nullable */
+  expect_field("{\"url\":null}", 422, "urn:wpfs:problem:invalid-field", "url");
+  expect_field("{\"url\":\"x\",\"timeout_ms\":null}", 422, "urn:wpfs:problem:invalid-field",
+               "timeout_ms");
 }
 
 static void test_jin_media_type(void **state)

@@ -39,7 +39,7 @@ static void test_cfg_allow_list_sources(void **state)
   (void)state;
   struct fetch_cfg c;
   memset(&c, 0, sizeof c);
-  const struct cfg_prog p = { "t", "", fetch_cfg_keys, fetch_cfg_nkeys };
+  const struct cfg_prog p = { "t", "", fetch_cfg_keys, fetch_cfg_nkeys, NULL };
   setenv("WPFS_ALLOW_CIDRS", "127.0.0.0/8", 1);
   char *argv[] = { "t", "--allow-cidr", "::1", "--allow-cidr=10.9.0.0/16", "--dns-servers",
                    "127.0.0.1:5353", NULL };
