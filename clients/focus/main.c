@@ -142,7 +142,7 @@ static const struct cfg_key keys[] = {
 static const struct cfg_prog prog = {
   prog_name,
   "The focused crawler: crawls toward a topic through the wpfs gateway into WARC files.",
-  keys, sizeof keys / sizeof keys[0],
+  keys, sizeof keys / sizeof keys[0], NULL,
 };
 
 static bool fill_focus(const struct fopts *d, struct focus_opts *o)

@@ -270,6 +270,9 @@ static void test_harvest(void **state)
   assert_int_equal(h->summary(h->arg, &log), CRAWL_OK);
   assert_non_null(strstr(log.data, "\"harvest_at\":{\"100\":0.2500,\"200\":0.3750,"
                                    "\"500\":0.4500}"));
+  char note[64];
+  h->note(h->arg, note, sizeof note);  /* the progress line's words */
+  assert_string_equal(note, "harvest 0.46 (275 relevant)");
   buf_free(&log);
   focus_close(&f);
 }
