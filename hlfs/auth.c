@@ -31,6 +31,13 @@ static int auth_add(struct auth *a, const char *token, const struct state_client
     snprintf(err, errlen, "client %s: token shorter than 8 characters", c->name);
     return -1;
   }
+  /* sync.<replica> is the stream of a replica's synchronous fetches: a
+   * client of that name would read them, and they its results. */
+  if(!strncmp(c->name, "sync.", 5)) {
+    snprintf(err, errlen, "client name \"%.64s\": names starting with \"sync.\" are the "
+             "gateway's own", c->name);
+    return -1;
+  }
   if(!state_client_ok(c->name)) {
     snprintf(err, errlen, "client name \"%.64s\": 1-%d of [A-Za-z0-9._-]", c->name,
              STATE_CLIENT_MAX);

@@ -88,6 +88,11 @@
 "  local e = redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,\n" \
 "                       'url', url, 'a', att, unpack(fields))\n" \
 "  redis.call('PUBLISH', 'n:' .. c, '')\n" \
+/* A replica's synchronous results are read only while someone waits; one
+ * that came after its waiter gave up, or for a replica that is gone (pod
+ * names change with every rollout), would stay for ever: the stream lives
+ * 10 minutes past its last result, more than the longest wait. */ \
+"  if c:sub(1, 5) == 'sync.' then redis.call('PEXPIRE', key('x', c), 600000) end\n" \
 "  return e\n" \
 "end\n" \
 /* A request that follows redirects has a record in fr:{N}, field
