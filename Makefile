@@ -5,6 +5,8 @@
 #   make test SANITIZE=1   the same under ASan+UBSan (objects in build/san)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS (default 60)
 #   make bench      benchmarks, printing ratios against in-run baselines
+#   make torture    the whole stack under random load and faults, seeded
+#   make soak       the same for 30 minutes
 #   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
@@ -95,7 +97,7 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps test unit e2e fuzz bench run clean check-clang heldout
+.PHONY: all deps test unit e2e fuzz bench run clean check-clang heldout torture soak
 all: programs
 programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS)
 
@@ -167,6 +169,17 @@ fuzz: $(FUZZ_BINS)
 
 bench: all
 	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/bench/run.sh
+
+# The torture run (tests/torture/torture.sh, docs/reliability.md): seeded,
+# TORTURE_SEED=n replays; make soak runs it for 30 minutes. A 60-second run
+# is part of make test (tests/e2e/torture.sh).
+TORTURE_SECONDS ?= 120
+torture: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) TORTURE_SECONDS=$(TORTURE_SECONDS) \
+	  bash tests/torture/torture.sh
+soak: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) TORTURE_SECONDS=1800 \
+	  bash tests/torture/torture.sh
 
 # The held-out crawl (tests/soak/heldout_crawl.sh), HELDOUT_RUNS worlds.
 HELDOUT_RUNS ?= 20
