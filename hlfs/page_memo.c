@@ -2,6 +2,7 @@
  * doubly linked list in use order for eviction. See page_memo.h. */
 #include "hlfs/page_memo.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -81,8 +82,8 @@ void page_memo_free(struct page_memo **mp)
   *mp = NULL;
   while(m->head)
     pm_remove(m, m->head);
-  mem_free(m->tab);
-  mem_free(m);
+  free(m->tab);  /* xalloc: set-up memory */
+  free(m);
 }
 
 static struct pm_ent *pm_find(const struct page_memo *m, const char *key, uint64_t h)

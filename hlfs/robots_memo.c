@@ -1,6 +1,7 @@
 /* Robots records by origin, without bodies: see robots_memo.h. */
 #include "hlfs/robots_memo.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -32,8 +33,8 @@ void robots_memo_free(struct robots_memo **mp)
   *mp = NULL;
   for(unsigned i = 0; i < m->nslots; i++)
     mem_free(m->slot[i].origin);
-  mem_free(m->slot);
-  mem_free(m);
+  free(m->slot);  /* xalloc: set-up memory */
+  free(m);
 }
 
 static struct rm_slot *rm_slot(const struct robots_memo *m, const char *origin)

@@ -3,6 +3,7 @@
  * eviction. See rules_cache.h. */
 #include "hlfs/rules_cache.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -93,8 +94,8 @@ void rules_cache_free(struct rules_cache **cp)
   while(c->head)
     rc_drop(c, c->head);
   robots_free(&c->scratch);
-  mem_free(c->tab);
-  mem_free(c);
+  free(c->tab);  /* xalloc: set-up memory */
+  free(c);
 }
 
 static struct rc_ent *rc_find(struct rules_cache *c, const char *origin, uint64_t fa,

@@ -4,6 +4,7 @@
  * bytes of bodies held. */
 #include "hlfs/sched_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -49,8 +50,8 @@ void sched_rcache_free(struct sched_rcache **rcp)
   *rcp = NULL;
   for(unsigned i = 0; i < rc->nslots; i++)
     rc_clear(rc, &rc->slot[i]);
-  mem_free(rc->slot);
-  mem_free(rc);
+  free(rc->slot);  /* xalloc: set-up memory */
+  free(rc);
 }
 
 static struct rc_entry *rc_slot(struct sched_rcache *rc, const char *origin)
