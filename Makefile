@@ -10,8 +10,11 @@
 #   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
-# Layout: common/ api/ llfs/ hlfs/ are static libraries (every .c file but
-# main.c); a program is a main file listed in PROGS. Unit tests are
+# Layout: common/ api/ llfs/ clients/ and the gateway's layers hlfs/gw,
+# hlfs/sched, hlfs/state, hlfs/policy are static libraries (every .c file
+# but main.c), linked in that order, most dependent first, so that a call
+# from a lower layer into a higher one fails to link; a program is a main
+# file listed in PROGS. Unit tests are
 # tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
 
 CC       ?= cc
@@ -66,7 +69,7 @@ $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 	@sh mk/pkgflags.sh $@ $(PKGS)
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs llfs api clients common
+LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api clients common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)

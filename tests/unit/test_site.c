@@ -1,4 +1,4 @@
-/* hlfs/site.c: site names, origins, shards. */
+/* hlfs/policy/site.c: site names, origins, shards. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +9,8 @@
 
 #include "common/mem.h"
 #include "common/url.h"
-#include "hlfs/robots.h"
-#include "hlfs/site.h"
+#include "hlfs/policy/robots.h"
+#include "hlfs/policy/site.h"
 
 static void test_site_modes(void **state)
 {
