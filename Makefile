@@ -114,8 +114,19 @@ $(OBJ)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The gateway's Redis scripts are .lua files (hlfs/state/lua/), made into C
+# strings at build time (mk/lua2c.sh), part of the state library.
+LUA_SRC   := $(wildcard hlfs/state/lua/*.lua)
+LUA_GEN   := $(OBJ)/gen/hlfs/state/lua_scripts.c
+LIBEXTRA_hlfs/state := $(OBJ)/gen/hlfs/state/lua_scripts.o
+$(LUA_GEN): $(LUA_SRC) mk/lua2c.sh
+	@sh mk/lua2c.sh $@ hlfs/state/lua
+$(OBJ)/gen/hlfs/state/lua_scripts.o: $(LUA_GEN)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 define LIB_RULE
-$(OBJ)/lib$(1).a: $(call libobj,$(1))
+$(OBJ)/lib$(1).a: $(call libobj,$(1)) $(LIBEXTRA_$(1))
 	@mkdir -p $$(dir $$@)
 	@rm -f $$@
 	$(Q)$$(AR) rcs $$@ $$^
@@ -163,7 +174,13 @@ build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
-FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d))))
+FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d)))) \
+              build/fuzz/obj/gen/lua_scripts.o
+build/fuzz/gen/lua_scripts.c: $(LUA_SRC) mk/lua2c.sh
+	@sh mk/lua2c.sh $@ hlfs/state/lua
+build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)

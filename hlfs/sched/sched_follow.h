@@ -3,7 +3,7 @@
 /* Redirects followed for a client that asked (follow_redirects). Each hop
  * is a request of its own, queued at the target's site, so the target's
  * robots.txt and politeness apply to it like to any request. A record in
- * Redis (fr:{N}, hlfs/state/lua_lib.h) goes with the request along the chain:
+ * Redis (fr:{N}, hlfs/state/lua/lib.lua) goes with the request along the chain:
  *
  *   "<hops left>\n<first request id>\n<first URL>" then "\n<URL>" per hop
  *

@@ -1,8 +1,9 @@
 #ifndef WPFS_HLFS_LUA_H
 #define WPFS_HLFS_LUA_H
-/* The gateway's Redis scripts, one concept each (hlfs/lua_<name>.c).
+/* The gateway's Redis scripts, one concept each (hlfs/state/lua/<name>.lua,
+ * made into these strings at build time by mk/lua2c.sh).
  * Argument layouts are documented at the top of each file and in
- * docs/hlfs-state.md; hlfs/state_*.c are their only callers. */
+ * docs/hlfs-state.md; hlfs/state/state_*.c are their only callers. */
 
 #define LUA_SCRIPTS(X)                                                      \
   X(SUBMIT,      lua_submit)       /* enqueue a batch: quotas, dedup, seq */ \

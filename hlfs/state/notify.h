@@ -3,7 +3,7 @@
 /* Wake-ups for readers waiting on a client's result stream.
  *
  * Every script that appends a result also publishes the client's name on
- * the channel "n:<client>" (lua_lib.h, publish). A replica subscribes, on a
+ * the channel "n:<client>" (hlfs/state/lua/lib.lua, publish). A replica subscribes, on a
  * connection of its own, to the channels of the clients it has readers
  * waiting for, and wakes them when a message comes. So a long-poll answers
  * as soon as a result exists, and a waiting reader costs Redis nothing.
