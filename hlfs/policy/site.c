@@ -1,7 +1,5 @@
 #include "hlfs/policy/site.h"
 
-#include <curl/curl.h>
-#include <libpsl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,81 +37,35 @@ static cm_err site_copy(const char *s, char *out, size_t outlen)
   return n < 0 || (size_t)n >= outlen ? CM_TOO_LARGE : CM_OK;
 }
 
-static cm_err site_from_curl(CURLUcode rc)
+/* The gateway keeps canonical URLs only; url_split reads them without
+ * parsing again or allocating, with the same parser that made them. */
+static cm_err site_split(const char *url, struct url_parts *p)
 {
-  return rc == CURLUE_OK ? CM_OK : rc == CURLUE_OUT_OF_MEMORY ? CM_NOMEM : CM_INVALID;
-}
-
-/* url parsed by libcurl; *u is NULL on error. */
-static cm_err site_parse(const char *url, CURLU **u)
-{
-  *u = curl_url();
-  if(!*u)
-    return CM_NOMEM;
-  cm_err e = site_from_curl(curl_url_set(*u, CURLUPART_URL, url, 0));
-  if(e) {
-    curl_url_cleanup(*u);
-    *u = NULL;
-  }
-  return e;
-}
-
-static cm_err site_part(CURLU *u, CURLUPart part, unsigned flags, char **out)
-{
-  return site_from_curl(curl_url_get(u, part, out, flags));
-}
-
-static int site_is_ip(const char *host)
-{
-  if(host[0] == '[')
-    return 1;
-  return strspn(host, "0123456789.") == strlen(host);
+  return url_split(url, p) == URL_OK ? CM_OK : CM_INVALID;
 }
 
 cm_err site_of_url(enum site_mode mode, const char *url, const char *addr,
                    char *out, size_t outlen)
 {
-  CURLU *u;
-  char *host = NULL;
-  cm_err e = site_parse(url, &u);
-  if(!e)
-    e = site_part(u, CURLUPART_HOST, 0, &host);
-  curl_url_cleanup(u);
+  struct url_parts p;
+  char host[URL_HOST_MAX + 3];
+  cm_err e = site_split(url, &p);
   if(e)
     return e;
+  snprintf(host, sizeof host, p.host_kind == URL_HOST_IPV6 ? "[%s]" : "%s", p.host);
   const char *s = host;
   if(mode == SITE_BY_IP && addr && *addr)
     s = addr;
-  else if(mode == SITE_BY_DOMAIN && !site_is_ip(host)) {
-    const char *rd = psl_registrable_domain(psl_builtin(), host);
-    if(rd)
-      s = rd;
-  }
-  e = site_copy(s, out, outlen);
-  curl_free(host);
-  return e;
+  else if(mode == SITE_BY_DOMAIN && p.host_kind == URL_HOST_NAME)
+    s = url_registrable_domain(p.host);
+  return site_copy(s, out, outlen);
 }
 
 cm_err site_origin(const char *url, char *out, size_t outlen)
 {
-  CURLU *u;
-  char *scheme = NULL, *host = NULL, *port = NULL;
-  cm_err e = site_parse(url, &u);
-  if(!e)
-    e = site_part(u, CURLUPART_SCHEME, 0, &scheme);
-  if(!e)
-    e = site_part(u, CURLUPART_HOST, 0, &host);
-  if(!e)
-    e = site_part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT, &port);
-  if(!e) {
-    int n = snprintf(out, outlen, "%s://%s:%s", scheme, host, port);
-    e = n < 0 || (size_t)n >= outlen ? CM_TOO_LARGE : CM_OK;
-  }
-  curl_url_cleanup(u);
-  curl_free(scheme);
-  curl_free(host);
-  curl_free(port);
-  return e;
+  struct url_parts p;
+  cm_err e = site_split(url, &p);
+  return e ? e : site_origin_split(&p, out, outlen);
 }
 
 cm_err site_origin_split(const struct url_parts *p, char *out, size_t outlen)

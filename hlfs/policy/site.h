@@ -21,7 +21,9 @@ int    site_mode_parse(const char *s, enum site_mode *out);
  * host is its own site and a name falls back to the host. */
 cm_err site_of_url(enum site_mode mode, const char *url, const char *addr,
                    char *out, size_t outlen);
-/* scheme://host:port of url (robots.txt is per origin, RFC 9309). */
+/* scheme://host:port of a canonical url (robots.txt is per origin, RFC
+ * 9309). Both take canonical URLs only (url_canon's output): anything else
+ * is CM_INVALID. */
 cm_err site_origin(const char *url, char *out, size_t outlen);
 /* The same origin from a canonical URL's parts (common/url.h url_split),
  * without parsing it again. */
