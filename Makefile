@@ -5,11 +5,16 @@
 #   make test SANITIZE=1   the same under ASan+UBSan (objects in build/san)
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS (default 60)
 #   make bench      benchmarks, printing ratios against in-run baselines
+#   make torture    the whole stack under random load and faults, seeded
+#   make soak       the same for 30 minutes
 #   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
-# Layout: common/ api/ llfs/ hlfs/ are static libraries (every .c file but
-# main.c); a program is a main file listed in PROGS. Unit tests are
+# Layout: common/ api/ llfs/ clients/ and the gateway's layers hlfs/gw,
+# hlfs/sched, hlfs/state, hlfs/policy are static libraries (every .c file
+# but main.c), linked in that order, most dependent first, so that a call
+# from a lower layer into a higher one fails to link; a program is a main
+# file listed in PROGS. Unit tests are
 # tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
 
 CC       ?= cc
@@ -66,7 +71,7 @@ $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 PKG_LIBS += -lstemmer
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs llfs api clients/focus clients common
+LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api clients/focus clients common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
@@ -98,7 +103,7 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps test unit e2e fuzz bench run clean check-clang heldout
+.PHONY: all deps test unit e2e fuzz bench run clean check-clang heldout torture soak
 all: programs
 programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS)
 
@@ -112,8 +117,19 @@ $(OBJ)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The gateway's Redis scripts are .lua files (hlfs/state/lua/), made into C
+# strings at build time (mk/lua2c.sh), part of the state library.
+LUA_SRC   := $(wildcard hlfs/state/lua/*.lua)
+LUA_GEN   := $(OBJ)/gen/hlfs/state/lua_scripts.c
+LIBEXTRA_hlfs/state := $(OBJ)/gen/hlfs/state/lua_scripts.o
+$(LUA_GEN): $(LUA_SRC) mk/lua2c.sh
+	@sh mk/lua2c.sh $@ hlfs/state/lua
+$(OBJ)/gen/hlfs/state/lua_scripts.o: $(LUA_GEN)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 define LIB_RULE
-$(OBJ)/lib$(1).a: $(call libobj,$(1))
+$(OBJ)/lib$(1).a: $(call libobj,$(1)) $(LIBEXTRA_$(1))
 	@mkdir -p $$(dir $$@)
 	@rm -f $$@
 	$(Q)$$(AR) rcs $$@ $$^
@@ -161,7 +177,13 @@ build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
-FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d))))
+FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d)))) \
+              build/fuzz/obj/gen/lua_scripts.o
+build/fuzz/gen/lua_scripts.c: $(LUA_SRC) mk/lua2c.sh
+	@sh mk/lua2c.sh $@ hlfs/state/lua
+build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)
@@ -170,6 +192,17 @@ fuzz: $(FUZZ_BINS)
 
 bench: all
 	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) tests/bench/run.sh
+
+# The torture run (tests/torture/torture.sh, docs/reliability.md): seeded,
+# TORTURE_SEED=n replays; make soak runs it for 30 minutes. A 60-second run
+# is part of make test (tests/e2e/torture.sh).
+TORTURE_SECONDS ?= 120
+torture: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) TORTURE_SECONDS=$(TORTURE_SECONDS) \
+	  bash tests/torture/torture.sh
+soak: all
+	@WPFS_BIN=$(CURDIR)/$(BIN) WPFS_ROOT=$(CURDIR) TORTURE_SECONDS=1800 \
+	  bash tests/torture/torture.sh
 
 # The held-out crawl (tests/soak/heldout_crawl.sh), HELDOUT_RUNS worlds.
 HELDOUT_RUNS ?= 20

@@ -5,7 +5,9 @@
  * by the environment (the program's prefix and the name in capitals,
  * WPFS_LLFS_MAX_BODY_BYTES, or the row's env name) and by the
  * flag --max-body-bytes VALUE (or --max-body-bytes=VALUE). --help and
- * --print-config are generated from the same table, as is docs/config.md. */
+ * --print-config are generated from the same table, as are the configuration
+ * tables of docs/operations.md and docs/llfs.md (--help-markdown; tests
+ * compare them). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>

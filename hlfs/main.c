@@ -11,8 +11,8 @@
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
-#include "hlfs/gw.h"
-#include "hlfs/sched_follow.h"
+#include "hlfs/gw/gw.h"
+#include "hlfs/sched/sched_follow.h"
 
 struct hlfs_cfg {
   double backoff_base_ms, backoff_max_ms;

@@ -115,7 +115,8 @@ struct fetch_cfg {
 extern const struct cfg_key fetch_cfg_keys[];
 extern const size_t fetch_cfg_nkeys;
 
-/* Fill c with the defaults of the table (strings are mem-owned by c;
+/* Fill c with the defaults of the table (its strings are owned by c, from
+ * malloc as cfg allocates them;
  * release them with fetch_cfg_clear). Returns 0. */
 int  fetch_cfg_defaults(struct fetch_cfg *c);
 void fetch_cfg_clear(struct fetch_cfg *c);

@@ -1,7 +1,9 @@
 # Shared harness for end-to-end tests (source it). Every server a test starts
 # goes on a free port and is stopped by the EXIT trap, pass or fail.
 #   ok COND-DESCRIPTION  /  is GOT WANT NAME  /  done_testing
-# Servers: start_redis, (start_dnsmasq, start_testweb: tests/harness.sh)
+# Servers: start_redis here; start_dnsmasq (tests/harness_dns.sh),
+# start_testweb (tests/harness_web.sh), start_llfs and start_hlfs
+# (tests/harness_stack.sh), sourced below.
 set -u
 : "${WPFS_BIN:?run through make test}" "${WPFS_ROOT:?run through make test}"
 T_N=0

@@ -236,7 +236,10 @@ function main() {
               for (const t of targets) if (fs.existsSync(path.join(tmp, t))) fullBuilt.set(path.posix.join(workdir, t), path.join(tmp, t));
               continue;
             }
-            const cmds = plan.stdout.split('\n').filter(l => /\s-c\s/.test(l) && /\.c(\s|$)/.test(l) && !/^\s*(echo|@)/.test(l));
+            // Sources make generates (under build/) do not exist before the
+            // build; that their inputs were in the context, make -n proved.
+            const cmds = plan.stdout.split('\n').filter(l => /\s-c\s/.test(l) && /\.c(\s|$)/.test(l) && !/^\s*(echo|@)/.test(l)
+              && !/\s-c\s+build\//.test(l));
             if (!cmds.length) { R.problem(at(run, 'make -n planned no compilation')); continue; }
             const pre = cmds.map(c => c.replace(/\s-MMD\b|\s-MP\b/g, '').replace(/\s-c\s/, ' -E ').replace(/\s-o\s+\S+/, ' -o /dev/null'));
             const script = pre.map(c => `( ${c} ) 2>&1 | head -3 | sed 's/^/E: /'`).join('\n');

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "hlfs/robots.h"
+#include "hlfs/policy/robots.h"
 
 struct opts {
   bool                 explain;

@@ -18,9 +18,9 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "hlfs/sched.h"
-#include "hlfs/state.h"
-#include "hlfs/store.h"
+#include "hlfs/sched/sched.h"
+#include "hlfs/state/state.h"
+#include "hlfs/state/store.h"
 
 static uv_loop_t *loop;
 static struct store *store;

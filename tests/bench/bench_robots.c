@@ -12,7 +12,7 @@
 #include "common/clock.h"
 #include "tests/bench/robots_gen.h"
 #include "common/mem.h"
-#include "hlfs/robots.h"
+#include "hlfs/policy/robots.h"
 
 #define MIN_US 400000  /* run each measurement at least this long */
 #define NPATHS 1024

@@ -11,7 +11,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "tests/bench/robots_gen.h"
-#include "hlfs/gw.h"
+#include "hlfs/gw/gw.h"
 
 #define MIN_US 400000  /* run each measurement at least this long */
 

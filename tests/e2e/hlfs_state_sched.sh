@@ -1,6 +1,6 @@
 #!/bin/bash
 # timeout: 180
-# The scheduler (hlfs/sched.c) on a fresh redis-server with a recording fake
+# The scheduler (hlfs/sched/sched.c) on a fresh redis-server with a recording fake
 # fetch: politeness gaps, Retry-After and backoff, robots.txt first, lease
 # renewal and loss, clean stop, fairness under concurrency, and two
 # scheduler processes sharing the Redis, one killed with SIGKILL mid-run:

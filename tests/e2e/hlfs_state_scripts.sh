@@ -1,6 +1,6 @@
 #!/bin/bash
 # timeout: 120
-# The gateway's Redis scripts through hlfs/state.h on a fresh redis-server:
+# The gateway's Redis scripts through hlfs/state/state.h on a fresh redis-server:
 # queue order, dedup, quotas, politeness state, lease expiry and reaping,
 # renewal, robots records, at-least-once results, fair shares (100,000 URLs
 # of one client against 100 of another), weights, priorities, shards;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # timeout: 60
-# hlfs/store.c against a fresh redis-server: replies, the pending cap,
+# hlfs/state/store.c against a fresh redis-server: replies, the pending cap,
 # EVALSHA with the NOSCRIPT fallback, reconnection after the server drops
 # the connection, and the reply deadline (CLIENT PAUSE).
 . "$WPFS_ROOT/tests/lib.sh"

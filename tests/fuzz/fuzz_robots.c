@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "hlfs/robots.h"
-#include "hlfs/robots_policy.h"
+#include "hlfs/policy/robots.h"
+#include "hlfs/policy/robots_policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

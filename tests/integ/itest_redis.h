@@ -15,7 +15,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
-#include "hlfs/store.h"
+#include "hlfs/state/store.h"
 
 static uv_loop_t *it_loop;
 

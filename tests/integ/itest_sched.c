@@ -1,4 +1,4 @@
-/* hlfs/sched.c on a real redis-server with a fake fetch that records when
+/* hlfs/sched/sched.c on a real redis-server with a fake fetch that records when
  * each fetch starts and ends: politeness (one in flight per site, gaps),
  * Retry-After and backoff, robots.txt first, lease renewal and loss, stop,
  * fairness under concurrency, and two scheduler processes sharing one
@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "common/mem.h"
-#include "hlfs/sched.h"
+#include "hlfs/sched/sched.h"
 #include "tests/integ/itest_state_util.h"
 
 /* ---- the fake fetch ---------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* The Lua scripts through hlfs/state.h, against a real redis-server:
+/* The Lua scripts through hlfs/state/state.h, against a real redis-server:
  * queue order, dedup, quotas, politeness, leases (expiry, renewal, loss),
  * robots records, results (at-least-once), fairness, shards. */
 #include "tests/integ/itest_state_util.h"

@@ -1,7 +1,7 @@
-/* Synchronous wrappers over hlfs/state.h for integration tests. */
+/* Synchronous wrappers over hlfs/state/state.h for integration tests. */
 #ifndef WPFS_ITEST_STATE_UTIL_H
 #define WPFS_ITEST_STATE_UTIL_H
-#include "hlfs/state.h"
+#include "hlfs/state/state.h"
 #include "tests/integ/itest_redis.h"
 
 static struct store *ts_store;

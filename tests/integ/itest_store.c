@@ -1,4 +1,4 @@
-/* hlfs/store.c against a real redis-server: replies, the pending cap,
+/* hlfs/state/store.c against a real redis-server: replies, the pending cap,
  * NOSCRIPT fallback, reconnection, deadlines. */
 #include "tests/integ/itest_redis.h"
 

@@ -1,4 +1,4 @@
-/* hlfs/delay.c: the politeness arithmetic, term by term. */
+/* hlfs/policy/delay.c: the politeness arithmetic, term by term. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "hlfs/delay.h"
+#include "hlfs/policy/delay.h"
 
 static const struct delay_cfg cfg = {
   .min_delay_ms = 1000, .factor = 5.0, .max_delay_ms = 60000,

@@ -1,4 +1,4 @@
-/* hlfs/sched_follow.c: the verdict on a 3xx of a request that follows
+/* hlfs/sched/sched_follow.c: the verdict on a 3xx of a request that follows
  * redirects, and the record its next hop carries. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "hlfs/sched_follow.h"
+#include "hlfs/sched/sched_follow.h"
 
 static void test_hops_build_the_chain(void **state)
 {

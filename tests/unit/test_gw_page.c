@@ -1,9 +1,9 @@
-/* hlfs/gw_page.c: a stored page as JSON text, written without a JSON tree,
+/* hlfs/gw/gw_page.c: a stored page as JSON text, written without a JSON tree,
  * must parse as the same members jansson would give: strings escaped
  * (quotes, controls, invalid UTF-8), the stored header list spliced only
  * when it looks like one, the body in base64, the two forms (Page, and
- * the Result of a cache answer). Also hlfs/robots_memo.c and
- * hlfs/page_memo.c. */
+ * the Result of a cache answer). Also hlfs/policy/robots_memo.c and
+ * hlfs/gw/page_memo.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "hlfs/gw.h"
+#include "hlfs/gw/gw.h"
 
 static json_t *render(const struct page *p, const char *rid, uint64_t now)
 {

@@ -1,4 +1,4 @@
-/* The gateway's robots ops (hlfs/gw_ops.c) without a network: how each
+/* The gateway's robots ops (hlfs/gw/gw_ops.c) without a network: how each
  * robots.txt answer becomes the record stored in Redis (status, last good
  * copy, policy state, lifetime, redirects), and the check of a URL against
  * a record. The policy table itself is tested in test_robots_policy.c. */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "hlfs/gw.h"
+#include "hlfs/gw/gw.h"
 
 #define NOW 1700000000000ULL
 #define DAY (24ULL * 3600 * 1000)

@@ -1,4 +1,4 @@
-/* hlfs/qenc.c: queued-request encoding (score bits, URL folding). */
+/* hlfs/state/qenc.c: queued-request encoding (score bits, URL folding). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hlfs/qenc.h"
+#include "hlfs/state/qenc.h"
 
 static void roundtrip(const char *site, const char *url, const char *want)
 {

@@ -14,7 +14,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/mem.h"
-#include "hlfs/robots.h"
+#include "hlfs/policy/robots.h"
 
 static struct robots *parse(const char *body, size_t n, const struct robots_limits *lim)
 {

@@ -13,7 +13,7 @@
 
 #include "common/buf.h"
 #include "common/mem.h"
-#include "hlfs/robots.h"
+#include "hlfs/policy/robots.h"
 
 struct run {
   const char    *file;

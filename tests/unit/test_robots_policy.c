@@ -1,4 +1,4 @@
-/* hlfs/robots_policy.c: the table of RFC 9309 §2.3.1 / §2.4 outcomes. */
+/* hlfs/policy/robots_policy.c: the table of RFC 9309 §2.3.1 / §2.4 outcomes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "hlfs/robots_policy.h"
+#include "hlfs/policy/robots_policy.h"
 
 #define NOW  1700000000000ULL  /* Tue, 14 Nov 2023 22:13:20 GMT */
 #define SEC  1000LL

@@ -1,4 +1,4 @@
-/* hlfs/rules_cache.c: parsed robots.txt sets by (origin, fetched_at, body
+/* hlfs/policy/rules_cache.c: parsed robots.txt sets by (origin, fetched_at, body
  * length): hits, least-recently-used eviction by entries and by bytes, the
  * "no cache" mode, every allocation failing in turn, and lookups that never
  * parse (peek). */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "hlfs/rules_cache.h"
+#include "hlfs/policy/rules_cache.h"
 
 static const char body_a[] = "User-agent: *\nDisallow: /a\n";
 static const char body_b[] = "User-agent: *\nDisallow: /b\n";

@@ -1,0 +1,138 @@
+#include "hlfs/gw/auth.h"
+
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/hash.h"
+#include "common/mem.h"
+
+struct auth_entry {
+  struct state_client c;
+  uint8_t token_sha[HASH_SHA256_LEN];  /* compare digests: equal length, constant time */
+};
+
+struct auth {
+  struct auth_entry e[AUTH_MAX_CLIENTS];
+  size_t n;
+};
+
+static int auth_add(struct auth *a, const char *token, const struct state_client *c,
+                    char *err, size_t errlen)
+{
+  if(a->n >= AUTH_MAX_CLIENTS) {
+    snprintf(err, errlen, "more than %d clients", AUTH_MAX_CLIENTS);
+    return -1;
+  }
+  if(strlen(token) < 8) {
+    snprintf(err, errlen, "client %s: token shorter than 8 characters", c->name);
+    return -1;
+  }
+  /* sync.<replica> is the stream of a replica's synchronous fetches: a
+   * client of that name would read them, and they its results. */
+  if(!strncmp(c->name, "sync.", 5)) {
+    snprintf(err, errlen, "client name \"%.64s\": names starting with \"sync.\" are the "
+             "gateway's own", c->name);
+    return -1;
+  }
+  if(!state_client_ok(c->name)) {
+    snprintf(err, errlen, "client name \"%.64s\": 1-%d of [A-Za-z0-9._-]", c->name,
+             STATE_CLIENT_MAX);
+    return -1;
+  }
+  struct auth_entry *e = &a->e[a->n++];
+  e->c = *c;
+  e->c.name = xstrdup(c->name);
+  hash_sha256(token, strlen(token), e->token_sha);
+  return 0;
+}
+
+static int auth_client(struct auth *a, json_t *o, size_t i, char *err, size_t errlen)
+{
+  struct state_client c = { .weight = 1 };
+  const char *token = NULL;
+  json_int_t w = 1, burst = 0, maxq = 0;
+  double rate = 0;
+  json_error_t je;
+  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I}", "name", &c.name,
+                    "token", &token, "weight", &w, "rate", &rate, "burst", &burst,
+                    "max_queued", &maxq)) {
+    snprintf(err, errlen, "clients[%zu]: %s", i, je.text);
+    return -1;
+  }
+  if(w < 1 || w > 1000 || rate < 0 || burst < 0 || maxq < 0) {
+    snprintf(err, errlen, "clients[%zu]: weight 1..1000, rate/burst/max_queued >= 0", i);
+    return -1;
+  }
+  c.weight = (unsigned)w;
+  c.rate = rate;
+  c.burst = (unsigned)(burst ? burst : (rate > 0 ? (json_int_t)(rate * 10 + 1) : 0));
+  c.max_queued = (unsigned)maxq;
+  return auth_add(a, token, &c, err, errlen);
+}
+
+static int auth_file(struct auth *a, const char *file, char *err, size_t errlen)
+{
+  json_error_t je;
+  json_t *j = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
+  json_t *list = j ? json_object_get(j, "clients") : NULL;
+  size_t i;
+  json_t *o;
+  int rc = 0;
+  if(!j || !json_is_array(list)) {
+    snprintf(err, errlen, "%s: %s", file, j ? "no \"clients\" array" : je.text);
+    json_decref(j);
+    return -1;
+  }
+  json_array_foreach(list, i, o) {
+    if((rc = auth_client(a, o, i, err, errlen)) != 0)
+      break;
+  }
+  json_decref(j);
+  return rc;
+}
+
+struct auth *auth_load(const char *file, const char *dev_token, const struct state_client *dev,
+                       char *err, size_t errlen)
+{
+  struct auth *a = xalloc(sizeof *a);
+  if((file && *file && auth_file(a, file, err, errlen)) ||
+     (dev_token && *dev_token && auth_add(a, dev_token, dev, err, errlen))) {
+    auth_free(&a);
+    return NULL;
+  }
+  return a;
+}
+
+const struct state_client *auth_check(const struct auth *a, const char *authorization)
+{
+  uint8_t sha[HASH_SHA256_LEN];
+  const struct state_client *found = NULL;
+  if(!authorization || strncasecmp(authorization, "Bearer ", 7))
+    return NULL;
+  const char *t = authorization + 7;
+  while(*t == ' ')
+    t++;
+  hash_sha256(t, strlen(t), sha);
+  for(size_t i = 0; i < a->n; i++)
+    if(!CRYPTO_memcmp(sha, a->e[i].token_sha, sizeof sha))
+      found = &a->e[i].c;
+  return found;
+}
+
+size_t auth_count(const struct auth *a) { return a->n; }
+const struct state_client *auth_at(const struct auth *a, size_t i) { return &a->e[i].c; }
+
+void auth_free(struct auth **ap)
+{
+  struct auth *a = *ap;
+  if(!a)
+    return;
+  *ap = NULL;
+  for(size_t i = 0; i < a->n; i++)
+    free((char *)a->e[i].c.name);
+  free(a);
+}

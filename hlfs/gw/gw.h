@@ -1,0 +1,176 @@
+#ifndef WPFS_HLFS_GW_H
+#define WPFS_HLFS_GW_H
+/* The gateway's REST service (openapi.yaml, tag gateway): what each route
+ * does on top of the shared state (hlfs/state/state.h), the scheduler
+ * (hlfs/sched/sched.h), the page store (hlfs/state/pages.h) and the fetcher client
+ * (hlfs/gw/llfs_client.h). main.c owns the process. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "api/srv.h"
+#include "common/url.h"
+#include "hlfs/gw/auth.h"
+#include "hlfs/gw/llfs_client.h"
+#include "hlfs/state/notify.h"
+#include "hlfs/gw/page_memo.h"
+#include "hlfs/state/pages.h"
+#include "hlfs/policy/robots.h"
+#include "hlfs/policy/robots_memo.h"
+#include "hlfs/policy/robots_policy.h"
+#include "hlfs/policy/rules_cache.h"
+#include "hlfs/sched/sched.h"
+#include "hlfs/state/state.h"
+#include "hlfs/gw/tenant.h"
+
+struct gw_cfg {
+  const char *replica;          /* unique per process: lease tokens, consumer name */
+  const char *agent;            /* User-Agent sent to sites; its product token for robots */
+  unsigned    max_batch;        /* URLs per POST /v1/batches */
+  uint32_t    page_ttl_s;       /* pages kept in Redis */
+  uint32_t    visibility_ms;    /* unacknowledged results are delivered again after */
+  uint32_t    max_wait_ms;      /* longest long-poll / synchronous wait */
+  size_t      max_url_len;
+  unsigned    max_redirects;    /* follow_redirects allowed, at most FOLLOW_MAX */
+  size_t      max_result_bytes; /* cap on one answer of GET /v1/results */
+  enum site_mode site_mode;
+  struct robots_policy_cfg robots;
+  struct robots_limits robots_limits;
+  unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
+  size_t      robots_rules_bytes;     /* and their heap bytes at most */
+  size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
+};
+
+#define GW_COUNTERS(X)                                                   \
+  X(unauthorized,      "requests refused for a missing or unknown key")  \
+  X(sync_fetches,      "synchronous fetches asked")                      \
+  X(sync_timeouts,     "synchronous fetches that passed their deadline") \
+  X(pages_stored,      "pages written to the page store")                \
+  X(page_store_errors, "pages that could not be stored")                 \
+  X(fetcher_errors,    "fetches the fetcher service could not answer")   \
+  X(results_served,    "results handed to clients")                     \
+  X(results_wakes,     "waiting result reads woken by their client's channel") \
+  X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
+  X(cache_hits,        "requests answered from a stored page, site untouched") \
+  X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
+  X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
+  X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
+  X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory") \
+  X(page_memo_hits,    "answers made from a page kept rendered in memory, confirmed by the page cache") \
+  X(page_memo_stale,   "pages kept in memory found changed in the page cache (read again)")
+
+struct gw_stats {
+#define X(n, h) uint64_t n;
+  GW_COUNTERS(X)
+#undef X
+};
+
+struct gw_waiter;
+
+struct gw {
+  unsigned magic;
+#define GW_MAGIC 0x6a7e3a11u
+  uv_loop_t           *loop;
+  struct gw_cfg        cfg;
+  struct store        *store;        /* the state Redis: queues, leases, results */
+  struct store        *pages;        /* the page cache's Redis (hlfs/state/pages.h), or store */
+  struct store        *sub;          /* the state Redis again, subscribed (hlfs/state/notify.h) */
+  struct notify       *notify;
+  struct state        *st;
+  struct sched        *sched;
+  struct llfs_client  *llfs;
+  struct auth         *auth;
+  struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
+  struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
+  struct page_memo    *memo;         /* hot pages, rendered (gw_page.c) */
+  struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
+  char                 sync_name[STATE_CLIENT_MAX + 1];
+  struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
+  uv_timer_t           sync_timer;   /* the next deadline, or the safety re-read */
+  struct notify_waiter sync_nw;
+  bool                 sync_reading;
+  bool                 stopping;
+  bool                 llfs_ok;
+  struct gw_stats      stats;
+  struct tenants       tenants;  /* per-client counters */
+};
+
+extern const struct api_route gw_routes[];
+extern const size_t gw_nroutes;
+
+/* The authenticated client of rq, or NULL after answering 401. */
+const struct state_client *gw_auth(struct gw *g, struct api_req *rq);
+/* Answer a store failure (503 store-unavailable). */
+void gw_store_down(struct api_req *rq, store_err e);
+/* Answer a URL the URL library refused (400 url-too-long, unsupported-scheme
+ * or invalid-url, naming the field and the library's error). */
+void gw_url_problem(struct api_req *rq, const char *field, url_err ue);
+/* Canonical form of url under the gateway's options; on failure answers. */
+char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *url);
+
+/* Routes, by file. */
+void gw_h_batches(struct api_req *rq, void *arg);       /* gw_submit.c */
+void gw_h_results(struct api_req *rq, void *arg);       /* gw_results.c */
+void gw_h_ack(struct api_req *rq, void *arg);
+void gw_h_fetch(struct api_req *rq, void *arg);         /* gw_fetch.c */
+void gw_h_site(struct api_req *rq, void *arg);          /* gw_info.c */
+void gw_h_robots(struct api_req *rq, void *arg);
+void gw_h_stats(struct api_req *rq, void *arg);
+int  gw_ready(void *arg, char *why, size_t whylen);
+void gw_metrics(struct buf *out, void *arg);
+
+/* gw_results.c: one result entry as JSON, page inlined; cb gets NULL on
+ * out of memory. */
+typedef void gw_result_cb(void *arg, json_t *result);
+void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
+
+void gw_h_page(struct api_req *rq, void *arg);             /* gw_info.c */
+
+/* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
+ * age, body in base64) when rid is NULL, else the Result of a synchronous
+ * fetch answered from the page cache (outcome "cached", id rid). */
+cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms);
+/* A key's stored copy: head has url, outcome, status, fetched_at (and
+ * hash); tail is the rest of its JSON text. NULL head: no such copy (err
+ * STORE_OK) or err. Everything lives only during the callback. */
+typedef void gw_page_cb(void *arg, store_err err, const struct page *head, const char *tail,
+                        size_t tail_len);
+/* Read key's copy, from the pages kept rendered when the page cache
+ * confirms them (hlfs/gw/page_memo.h). Contracts of hlfs/state/store.h. */
+store_err gw_page_read(struct gw *g, const char *key, gw_page_cb *cb, void *arg);
+/* Answer rq 200 with head's text then tail (503 on out of memory). */
+void gw_page_reply(struct api_req *rq, const struct page *head, const char *tail,
+                   size_t tail_len, const char *rid, uint64_t now_ms);
+
+/* gw_raw.c: the page itself instead of JSON. */
+/* Whether rq asks for it (format=raw|json, else Accept); -1 after answering
+ * 400 for a bad format. */
+int  gw_wants_raw(struct api_req *rq, bool *raw);
+/* Answer rq 200 with p's bytes and Content-Type, the rest in X-Wpfs-*. */
+void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const char *outcome,
+                 uint64_t now_ms);
+/* Answer rq with a rendered Result: its page, or 502 no-page. */
+void gw_raw_result(struct api_req *rq, json_t *res, uint64_t now_ms);
+void gw_raw_none(struct api_req *rq, json_t *res);
+
+/* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
+void gw_sync_start(struct gw *g);
+void gw_sync_stop(struct gw *g);
+
+/* gw_ops.c: what the scheduler calls. */
+extern const struct sched_fetch_ops gw_fetch_ops_proto;
+extern const struct sched_robots_ops gw_robots_ops_proto;
+/* Does a record of this policy status take its rules from its body? */
+bool gw_robots_has_rules(int status);
+/* May url be served from the page cache without queueing it? Only when a
+ * claim of this replica checked its origin against a robots record that
+ * is valid for at least another second, and whose parsed rules (if any)
+ * are still in memory and allow url. false means "queue it": the claim
+ * decides as usual. */
+bool gw_robots_allows_now(struct gw *g, const char *url);
+/* The parsed rules of rec's body (cached); NULL on out of memory. Valid
+ * until the next call. */
+const struct robots *gw_robots_rules(struct gw *g, const char *origin,
+                                     const struct state_robots *rec);
+
+#endif

@@ -1,0 +1,438 @@
+/* Authentication, readiness, metrics and the read-only routes: a site's
+ * politeness state, robots.txt decisions explained, gateway statistics. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/metrics.h"
+#include "common/clock.h"
+#include "common/mem.h"
+#include "common/url.h"
+#include "hlfs/gw/gw.h"
+
+const struct state_client *gw_auth(struct gw *g, struct api_req *rq)
+{
+  const struct state_client *c = auth_check(g->auth, api_req_header(rq, "Authorization"));
+  if(c) {
+    api_req_set_client(rq, c->name);
+    return c;
+  }
+  g->stats.unauthorized++;
+  api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs\"");
+  api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
+              "send \"Authorization: Bearer <API key>\"");
+  return NULL;
+}
+
+void gw_store_down(struct api_req *rq, store_err e)
+{
+  api_reply_header(rq, "Retry-After", "1");
+  api_problem(rq, 503, "store-unavailable", "Shared state unavailable", NULL, "%s",
+              store_strerror(e));
+}
+
+void gw_url_problem(struct api_req *rq, const char *field, url_err ue)
+{
+  json_t *ext = json_pack("{s:s, s:s}", "field", field, "url_error", url_err_name(ue));
+  const char *type = ue == URL_ERR_TOO_LONG             ? "url-too-long"
+                   : ue == URL_ERR_UNSUPPORTED_SCHEME ? "unsupported-scheme"
+                                                      : "invalid-url";
+  api_problem(rq, 400, type, "Invalid URL", ext, "%s: %s", field, url_err_text(ue));
+}
+
+char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *url)
+{
+  struct url_opts o = url_opts_default();
+  char *canon = NULL;
+  o.max_len = g->cfg.max_url_len;
+  url_err ue = url ? url_canon(url, strlen(url), &o, &canon) : URL_ERR_EMPTY;
+  if(ue != URL_OK)
+    gw_url_problem(rq, field, ue);
+  return canon;
+}
+
+/* Ready unless stopping, or before the state Redis was ever reached (a
+ * replica that cannot start must not take traffic). A dependency lost
+ * later does not make it unready: every replica would lose it together
+ * and leave the Service at once, so clients would meet refused
+ * connections instead of 503 with Retry-After for what cannot be served,
+ * and could not read the results already stored. The *_up gauges say
+ * what is down. */
+int gw_ready(void *arg, char *why, size_t whylen)
+{
+  struct gw *g = arg;
+  if(g->stopping)
+    snprintf(why, whylen, "shutting down");
+  else if(!store_stats(g->store)->connects)
+    snprintf(why, whylen, "redis not reached yet");
+  else
+    return 0;
+  return -1;
+}
+
+/* ---- GET /v1/sites/{site} ------------------------------------------------------ */
+
+struct gw_call {
+  struct api_req *rq;
+  bool aborted;
+  char site[SITE_MAX];
+  char origin[SITE_ORIGIN_MAX];
+  char *target;
+  struct gw *g;
+};
+
+static void call_abort(void *arg) { ((struct gw_call *)arg)->aborted = true; }
+
+static struct gw_call *call_new(struct gw *g, struct api_req *rq)
+{
+  struct gw_call *c = mem_calloc(1, sizeof *c);
+  if(!c) {
+    gw_store_down(rq, STORE_NOMEM);
+    return NULL;
+  }
+  c->rq = rq;
+  c->g = g;
+  return c;
+}
+
+static void call_free(struct gw_call *c)
+{
+  mem_free(c->target);
+  mem_free(c);
+}
+
+static json_t *ms_or_null(uint64_t v) { return v ? json_integer((json_int_t)v) : json_null(); }
+
+static void site_got(void *arg, store_err err, const struct state_site *s)
+{
+  struct gw_call *c = arg;
+  if(c->aborted) {
+    call_free(c);
+    return;
+  }
+  api_req_on_abort(c->rq, NULL, NULL);
+  if(err) {
+    gw_store_down(c->rq, err);
+    call_free(c);
+    return;
+  }
+  json_t *j = json_pack("{s:s, s:I, s:I, s:b, s:I, s:I}", "site", c->site,
+                        "queued", (json_int_t)s->queued, "clients", (json_int_t)s->clients,
+                        "in_flight", s->in_flight, "error_streak", (json_int_t)s->error_streak,
+                        "last_response_ms", (json_int_t)s->last_response_ms);
+  json_object_set_new(j, "next_at", ms_or_null(s->next_at));
+  json_object_set_new(j, "next_reason", s->next_reason ? json_string(s->next_reason) : json_null());
+  json_object_set_new(j, "backoff_until", ms_or_null(s->backoff_until));
+  json_object_set_new(j, "last_at", ms_or_null(s->last_at));
+  json_object_set_new(j, "lease_until", ms_or_null(s->lease_until));
+  api_reply_json(c->rq, 200, j);
+  call_free(c);
+}
+
+void gw_h_site(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  if(!gw_auth(g, rq))
+    return;
+  const char *site = api_req_param(rq, 0);
+  if(strlen(site) >= SITE_MAX || strspn(site, "abcdefghijklmnopqrstuvwxyz0123456789-._:[]")
+                                   != strlen(site)) {
+    json_t *ext = json_pack("{s:s}", "field", "site");
+    api_problem(rq, 400, "invalid-parameter", "Invalid site", ext,
+                "a site is a lower-case host name, IP address or registrable domain");
+    return;
+  }
+  struct gw_call *c = call_new(g, rq);
+  if(!c)
+    return;
+  snprintf(c->site, sizeof c->site, "%s", site);
+  store_err e = state_site(g->st, c->site, site_got, c);
+  if(e) {
+    gw_store_down(rq, e);
+    call_free(c);
+    return;
+  }
+  api_req_on_abort(rq, call_abort, c);
+}
+
+/* ---- GET /v1/robots?url=... ----------------------------------------------------- */
+
+/* Where the rules came from and the policy state behind them. */
+static void robots_explain_state(json_t *j, const struct state_robots *rec)
+{
+  json_object_set_new(j, "fetched_at", ms_or_null(rec->fetched_at));
+  json_object_set_new(j, "expires_at", ms_or_null(rec->expires_at));
+  if(rec->fetched_at)
+    json_object_set_new(j, "age_s", json_integer((json_int_t)((clock_wall_ms() > rec->fetched_at
+                                                               ? clock_wall_ms() - rec->fetched_at : 0) / 1000)));
+  if(!rec->status)
+    return;
+  json_object_set_new(j, "redirects", json_integer(rec->hops));
+  if(rec->hops && rec->final_url)
+    json_object_set_new(j, "robots_url", json_string(rec->final_url));
+  json_object_set_new(j, "retry_at", ms_or_null(rec->retry_at));
+  json_object_set_new(j, "last_good_at", ms_or_null(rec->good_at));
+  json_object_set_new(j, "outage_since", ms_or_null(rec->outage_since));
+  json_object_set_new(j, "error_streak", json_integer(rec->error_streak));
+}
+
+static void robots_explain(struct gw_call *c, const struct state_robots *rec)
+{
+  struct gw *g = c->g;
+  const struct robots *r = NULL;
+  struct robots_verdict v = { .allowed = true, .crawl_delay = -1 };
+  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  bool rules = gw_robots_has_rules(rec->status);
+  if(rules && (r = gw_robots_rules(g, c->origin, rec)))
+    robots_query(r, g->cfg.agent, tok, c->target, strlen(c->target), &v);
+  bool allowed = rec->status == ROBOTS_P_UNREACHABLE_DISALLOW ? false : v.allowed;
+  json_t *j = json_pack("{s:s, s:b, s:s, s:s}", "origin", c->origin, "allowed", allowed,
+                        "agent", g->cfg.agent, "robots_status",
+                        rec->status > 0 ? robots_pstatus_name((enum robots_pstatus)rec->status)
+                                        : "none");
+  if(rules && v.why == ROBOTS_WHY_RULE) {
+    json_object_set_new(j, "rule", json_string(v.rule ? v.rule : ""));
+    json_object_set_new(j, "rule_type", json_string(v.rule_allow ? "allow" : "disallow"));
+    json_object_set_new(j, "line", json_integer(v.line));
+  }
+  json_object_set_new(j, "crawl_delay_s", v.crawl_delay >= 0 ? json_real(v.crawl_delay) : json_null());
+  robots_explain_state(j, rec);
+  json_t *maps = json_array();
+  for(size_t i = 0; r && i < robots_sitemap_count(r); i++)
+    json_array_append_new(maps, json_string(robots_sitemap(r, i, NULL)));
+  json_object_set_new(j, "sitemaps", maps);
+  api_reply_json(c->rq, 200, j);
+}
+
+static void robots_got(void *arg, store_err err, const struct state_robots *rec)
+{
+  struct gw_call *c = arg;
+  if(!c->aborted) {
+    api_req_on_abort(c->rq, NULL, NULL);
+    if(err)
+      gw_store_down(c->rq, err);
+    else
+      robots_explain(c, rec);
+  }
+  call_free(c);
+}
+
+void gw_h_robots(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  char *canon = NULL;
+  size_t tlen;
+  if(!gw_auth(g, rq))
+    return;
+  canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
+  if(!canon)
+    return;
+  struct gw_call *c = call_new(g, rq);
+  if(!c || site_of_url(g->cfg.site_mode, canon, NULL, c->site, sizeof c->site) ||
+     site_origin(canon, c->origin, sizeof c->origin) ||
+     robots_url_target(canon, strlen(canon), &c->target, &tlen) ||
+     state_robots_get(g->st, site_shard(c->site, state_cfg(g->st)->nshards), c->origin,
+                      robots_got, c)) {
+    if(c) {
+      gw_store_down(rq, STORE_DOWN);
+      call_free(c);
+    }
+    mem_free(canon);
+    return;
+  }
+  mem_free(canon);
+  api_req_on_abort(rq, call_abort, c);
+}
+
+/* ---- GET /v1/stats and /metrics ---------------------------------------------------- */
+
+void gw_h_stats(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  if(!gw_auth(g, rq))
+    return;
+  json_t *j = json_object(), *o;
+  const struct state_stats *ss = state_stats(g->st);
+  const struct sched_stats *sc = sched_stats(g->sched);
+  json_object_set_new(j, "replica", json_string(g->cfg.replica));
+  json_object_set_new(j, "fetches_in_flight", json_integer(sched_in_flight(g->sched)));
+  json_object_set_new(j, "gateway", o = json_object());
+#define X(n, h) json_object_set_new(o, #n, json_integer((json_int_t)g->stats.n));
+  GW_COUNTERS(X)
+#undef X
+  json_object_set_new(j, "state", o = json_object());
+#define X(n, h) json_object_set_new(o, #n, json_integer((json_int_t)ss->n));
+  STATE_COUNTERS(X)
+#undef X
+  json_object_set_new(j, "scheduler", o = json_object());
+#define X(n, h) json_object_set_new(o, #n, json_integer((json_int_t)sc->n));
+  SCHED_COUNTERS(X)
+#undef X
+  json_object_set_new(j, "submissions", o = json_object());
+  for(int i = 0; i < STATE_SUB__LAST; i++)
+    json_object_set_new(o, state_sub_name((enum state_sub_code)i),
+                        json_integer((json_int_t)ss->submit[i]));
+  api_reply_json(rq, 200, j);
+}
+
+static void m_counter(struct buf *b, const char *prefix, const char *name, const char *help,
+                      uint64_t v)
+{
+  char full[128];
+  snprintf(full, sizeof full, "%s_%s_total", prefix, name);
+  metrics_family(b, full, "counter", help);
+  metrics_sample_u(b, full, "", v);
+}
+
+void gw_metrics(struct buf *b, void *arg)
+{
+  struct gw *g = arg;
+  const struct state_stats *ss = state_stats(g->st);
+  const struct sched_stats *sc = sched_stats(g->sched);
+  char lb[64];
+#define X(n, h) m_counter(b, "hlfs", #n, h, g->stats.n);
+  GW_COUNTERS(X)
+#undef X
+#define X(n, h) m_counter(b, "hlfs_state", #n, h, ss->n);
+  STATE_COUNTERS(X)
+#undef X
+#define X(n, h) m_counter(b, "hlfs_sched", #n, h, sc->n);
+  SCHED_COUNTERS(X)
+#undef X
+  metrics_family(b, "hlfs_submissions_total", "counter", "URLs submitted, by answer.");
+  for(int i = 0; i < STATE_SUB__LAST; i++) {
+    snprintf(lb, sizeof lb, "answer=\"%s\"", state_sub_name((enum state_sub_code)i));
+    metrics_sample_u(b, "hlfs_submissions_total", lb, ss->submit[i]);
+  }
+  metrics_family(b, "hlfs_fetches_in_flight", "gauge", "Fetches this replica has started.");
+  metrics_sample_u(b, "hlfs_fetches_in_flight", "", sched_in_flight(g->sched));
+  metrics_family(b, "hlfs_redis_up", "gauge", "1 when Redis is reachable.");
+  metrics_sample_u(b, "hlfs_redis_up", "", store_is_up(g->store));
+  metrics_family(b, "hlfs_page_cache_up", "gauge",
+                 "1 when the page cache's Redis is reachable (the state Redis without cache_redis).");
+  metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));
+  metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
+  metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
+  const struct llfs_client_stats *ls = llfs_client_stats(g->llfs);
+  metrics_family(b, "hlfs_fetcher_endpoints", "gauge",
+                 "Fetcher addresses known (every address of each --llfs host name).");
+  metrics_sample_u(b, "hlfs_fetcher_endpoints", "", ls->endpoints);
+  m_counter(b, "hlfs_fetcher", "retries", "fetches a fetcher refused, offered to another",
+            ls->retries);
+  m_counter(b, "hlfs_fetcher", "refused", "fetches every fetcher tried refused (not made)",
+            ls->refused);
+  m_counter(b, "hlfs_fetcher", "lost", "fetches whose answer was lost after they were sent",
+            ls->lost);
+  m_counter(b, "hlfs_fetcher", "resolve_errors", "failed resolutions of --llfs host names",
+            ls->resolve_errors);
+  metrics_family(b, "hlfs_politeness_delays_total", "counter",
+                 "Completions whose next allowed time was set by each politeness term.");
+  for(int r = 1; r < DELAY__LAST; r++) {
+    snprintf(lb, sizeof lb, "reason=\"%s\"", delay_reason_name((enum delay_reason)r));
+    metrics_sample_u(b, "hlfs_politeness_delays_total", lb, sc->delays[r]);
+  }
+  metrics_family(b, "hlfs_politeness_delay_seconds_total", "counter",
+                 "Waits imposed on sites by each politeness term.");
+  for(int r = 1; r < DELAY__LAST; r++) {
+    snprintf(lb, sizeof lb, "reason=\"%s\"", delay_reason_name((enum delay_reason)r));
+    metrics_sample(b, "hlfs_politeness_delay_seconds_total", lb, (double)sc->delay_ms[r] / 1000.0);
+  }
+  tenant_metrics(&g->tenants, b);
+}
+
+/* ---- GET and DELETE /v1/pages?url=... (the page cache) --------------------------- */
+
+struct gw_page_call {
+  struct api_req *rq;
+  struct gw *g;
+  char *canon;
+  bool aborted;
+  bool raw;
+};
+
+static void page_call_free(struct gw_page_call *pc)
+{
+  mem_free(pc->canon);
+  mem_free(pc);
+}
+
+static void page_call_abort(void *arg) { ((struct gw_page_call *)arg)->aborted = true; }
+
+static void page_got(void *arg, store_err err, const struct page *p, const char *tail,
+                     size_t tail_len)
+{
+  struct gw_page_call *pc = arg;
+  if(pc->aborted) {
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(pc->rq, NULL, NULL);
+  if(err)
+    gw_store_down(pc->rq, err);
+  else if(!p)
+    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
+                pc->canon);
+  else
+    gw_page_reply(pc->rq, p, tail, tail_len, NULL, clock_wall_ms());
+  page_call_free(pc);
+}
+
+static void page_raw_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_page_call *pc = arg;
+  if(pc->aborted) {
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(pc->rq, NULL, NULL);
+  if(err)
+    gw_store_down(pc->rq, err);
+  else if(!p)
+    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
+                pc->canon);
+  else
+    gw_raw_page(pc->rq, p, NULL, NULL, clock_wall_ms());
+  page_call_free(pc);
+}
+
+static void page_deleted(void *arg, store_err err, bool existed)
+{
+  struct gw_page_call *pc = arg;
+  if(!pc->aborted) {
+    api_req_on_abort(pc->rq, NULL, NULL);
+    if(err)
+      gw_store_down(pc->rq, err);
+    else
+      api_reply_json(pc->rq, 200, json_pack("{s:s, s:b}", "url", pc->canon, "purged", existed));
+  }
+  page_call_free(pc);
+}
+
+void gw_h_page(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  char key[PAGE_KEY_MAX];
+  bool raw = false, del = !strcmp(api_req_method(rq), "DELETE");
+  if(!gw_auth(g, rq) || (!del && gw_wants_raw(rq, &raw)))
+    return;
+  char *canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
+  if(!canon)
+    return;
+  struct gw_page_call *pc = mem_calloc(1, sizeof *pc);
+  if(!pc) {
+    mem_free(pc);
+    mem_free(canon);
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon, .raw = raw };
+  page_key(canon, key, sizeof key);
+  store_err e = del ? page_del(g->pages, key, page_deleted, pc)
+              : raw ? page_get(g->pages, key, page_raw_got, pc)
+                    : gw_page_read(g, key, page_got, pc);
+  if(e) {
+    gw_store_down(rq, e);
+    page_call_free(pc);
+    return;
+  }
+  api_req_on_abort(rq, page_call_abort, pc);
+}

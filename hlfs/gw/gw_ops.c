@@ -1,0 +1,471 @@
+/* What the scheduler calls: fetches through the fetcher service, pages into
+ * the page store, and robots.txt decisions through hlfs/robots*.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/url.h"
+#include "hlfs/gw/gw.h"
+
+#define GW_FETCH_MAGIC 0x6f37c4a1u
+/* Records expiring sooner than this are not trusted by gw_robots_allows_now:
+ * their expiry is on Redis' clock, compared with this replica's. */
+#define GW_ROBOTS_MARGIN_MS 1000
+
+struct gw_fetch {
+  unsigned magic;
+  struct gw *g;
+  struct sched_job *job;
+  struct llfs_client_job *lj;
+  struct sched_outcome out;
+  char key[PAGE_KEY_MAX];
+  char *strs;  /* copies of the answer's strings, kept until done */
+  const char *url;  /* in strs */
+  bool storing;
+  bool cancelled;
+  bool revalidating;  /* conditional headers sent: a 304 refreshes the copy */
+};
+
+static void fetch_free(struct gw_fetch *f)
+{
+  mem_free(f->strs);
+  f->magic = 0;
+  mem_free(f);
+}
+
+/* Outcomes that mean no request reached the site (no politeness debt). An
+ * answer lost on the way back from the fetcher may have: it counts as
+ * contact (refused fetches never get here: fetch_answer). */
+static bool fetch_contacted(const struct llfs_answer *a)
+{
+  static const char *const none[] = { "dns_nxdomain", "dns_servfail", "dns_timeout",
+                                      "dns_error", "blocked_address", "bad_url",
+                                      "unsupported_scheme", "overloaded", "shutting_down",
+                                      "no_memory", "internal", NULL };
+  if(!a->reached)
+    return true;
+  for(size_t i = 0; none[i]; i++)
+    if(!strcmp(a->outcome, none[i]))
+      return false;
+  return true;
+}
+
+static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
+{
+  struct sched_outcome *o = &f->out;
+  bool ok = a->reached && (!strcmp(a->outcome, "ok") || !strcmp(a->outcome, "too_large"));
+  o->contacted = fetch_contacted(a);
+  o->fetcher_lost = !a->reached;
+  o->transport_err = !ok;
+  o->http_status = ok ? (int)a->status : 0;
+  o->response_ms = (uint32_t)(a->total_us / 1000);
+  o->retry_after = llfs_answer_header(a, "Retry-After");
+  o->date = llfs_answer_header(a, "Date");
+  o->outcome = a->outcome;
+  o->error = a->detail;
+  o->bytes = a->downloaded;
+}
+
+/* sched_job_done copies strings; ours only need to live until then. */
+static void fetch_finish(struct gw_fetch *f)
+{
+  if(!f->cancelled)
+    sched_job_done(f->job, &f->out);
+  fetch_free(f);
+}
+
+static void fetch_stored(void *arg, store_err err)
+{
+  struct gw_fetch *f = arg;
+  if(err) {
+    f->g->stats.page_store_errors++;
+    f->out.ref = NULL;
+    f->out.outcome = "page_store_error";
+    f->out.error = store_strerror(err);
+  } else {
+    f->g->stats.pages_stored++;
+  }
+  fetch_finish(f);
+}
+
+static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const char *url)
+{
+  char *hdrs = json_dumps(json_object_get(a->meta, "headers"), JSON_COMPACT);
+  struct page p = {
+    .url = url, .outcome = a->outcome, .status = a->status, .fetched_at = clock_wall_ms(),
+    .headers_json = hdrs, .redirect = a->redirect, .truncated = a->truncated,
+    .body = a->body, .body_len = a->body_len,
+  };
+  page_key(url, f->key, sizeof f->key);
+  f->out.ref = f->key;
+  f->storing = true;
+  store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
+  free(hdrs);
+  if(e)
+    fetch_stored(f, e);
+}
+
+/* A page's redirect target as a canonical URL, the form a followed hop is
+ * queued in; NULL when there is none or it cannot be one (another scheme,
+ * too long). mem_alloc'd. */
+static char *fetch_target(const struct gw *g, const char *redirect)
+{
+  struct url_opts o = url_opts_default();
+  char *canon = NULL;
+  o.max_len = g->cfg.max_url_len;
+  if(!redirect || url_canon(redirect, strlen(redirect), &o, &canon) != URL_OK)
+    return NULL;
+  return canon;
+}
+
+/* Copy the strings the outcome points to: the answer dies with its callback
+ * and the page store answers later. */
+static int fetch_keep(struct gw_fetch *f, const char *url)
+{
+  const char **slot[] = { &f->out.outcome, &f->out.error, &f->out.retry_after, &f->out.date,
+                          &f->out.location };
+  enum { NSLOT = sizeof slot / sizeof slot[0] };
+  size_t total = strlen(url) + 1;
+  for(size_t i = 0; i < NSLOT; i++)
+    total += *slot[i] ? strlen(*slot[i]) + 1 : 0;
+  char *p = f->strs = mem_alloc(total);
+  if(!p)
+    return -1;
+  for(size_t i = 0; i < NSLOT; i++) {
+    if(!*slot[i])
+      continue;
+    size_t n = strlen(*slot[i]) + 1;
+    *slot[i] = memcpy(p, *slot[i], n);
+    p += n;
+  }
+  f->url = memcpy(p, url, strlen(url) + 1);
+  return 0;
+}
+
+/* No fetcher would take it: the claim goes back, nothing is said of the
+ * site (no result, no robots record, no politeness debt). */
+static void fetch_refused(struct gw_fetch *f)
+{
+  if(!f->cancelled)
+    sched_job_refused(f->job);
+  fetch_free(f);
+}
+
+static void fetch_answer(void *arg, const struct llfs_answer *a)
+{
+  struct gw_fetch *f = arg;
+  struct sched_job_info *in = sched_job_info(f->job);
+  f->lj = NULL;
+  if(a->refused) {
+    fetch_refused(f);
+    return;
+  }
+  fetch_fill(f, a);
+  if(!a->reached)
+    f->g->stats.fetcher_errors++;
+  if(in->kind == SCHED_ROBOTS || !a->reached) {
+    f->out.body = a->body;
+    f->out.body_len = a->body_len;
+    if(in->kind == SCHED_ROBOTS) {  /* what the robots policy reads */
+      f->out.location = a->redirect;
+      f->out.cache_control = llfs_answer_header(a, "Cache-Control");
+      f->out.expires = llfs_answer_header(a, "Expires");
+    }
+    fetch_finish(f);
+    return;
+  }
+  char *target = fetch_target(f->g, a->redirect);
+  f->out.location = target;
+  int kept = fetch_keep(f, in->url);
+  mem_free(target);
+  if(kept) {
+    f->out.outcome = "no_memory";
+    f->out.error = f->out.retry_after = f->out.date = f->out.location = NULL;
+    fetch_finish(f);
+    return;
+  }
+  if(f->revalidating && a->status == 304 && !strcmp(a->outcome, "ok")) {
+    f->out.outcome = "not_modified";
+    f->out.ref = f->key;
+    f->g->stats.revalidated++;
+    if(page_touch(f->g->pages, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
+                  f) != STORE_OK)
+      fetch_stored(f, STORE_DOWN);
+    return;
+  }
+  fetch_page(f, a, f->url);
+}
+
+/* Send the fetch to the fetcher; extra: conditional headers, or none. */
+static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
+{
+  struct sched_job_info *in = sched_job_info(f->job);
+  char ua[300];
+  const char *hdrs[3];
+  size_t n = 0;
+  snprintf(ua, sizeof ua, "User-Agent: %s", f->g->cfg.agent);
+  hdrs[n++] = ua;
+  for(size_t i = 0; i < nextra && n < 3; i++)
+    hdrs[n++] = extra[i];
+  struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = n,
+                               .req_id = in->rid };
+  return llfs_client_fetch(f->g->llfs, &r, fetch_answer, f, &f->lj);
+}
+
+/* Validators of a stored page, as conditional request headers. */
+static size_t cached_validators(const struct page *p, char *inm, char *ims, size_t len,
+                                const char **out)
+{
+  json_t *h = p->headers_json ? json_loads(p->headers_json, 0, NULL) : NULL;
+  size_t i, n = 0;
+  json_t *pair;
+  json_array_foreach(h, i, pair) {
+    const char *k = json_string_value(json_array_get(pair, 0));
+    const char *v = json_string_value(json_array_get(pair, 1));
+    if(!k || !v || strlen(v) > len - 32)
+      continue;
+    if(!strcasecmp(k, "ETag") && !inm[0]) {
+      snprintf(inm, len, "If-None-Match: %s", v);
+      out[n++] = inm;
+    } else if(!strcasecmp(k, "Last-Modified") && !ims[0]) {
+      snprintf(ims, len, "If-Modified-Since: %s", v);
+      out[n++] = ims;
+    }
+  }
+  json_decref(h);
+  return n;
+}
+
+/* The page store answered: serve the copy, revalidate it, or fetch. */
+static void fetch_cached(void *arg, store_err err, const struct page *p)
+{
+  struct gw_fetch *f = arg;
+  char inm[1024] = "", ims[1024] = "";
+  const char *cond[2];
+  size_t ncond = 0;
+  if(f->cancelled) {
+    fetch_free(f);
+    return;
+  }
+  if(!err && p && page_fresh(p, sched_job_info(f->job)->max_age_s, clock_wall_ms())) {
+    f->g->stats.cache_hits++;
+    char *target = fetch_target(f->g, p->redirect);
+    f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
+                                     .ref = f->key, .age_s = page_age_s(p, clock_wall_ms()),
+                                     .location = target };
+    fetch_finish(f);  /* the scheduler copies the strings */
+    mem_free(target);
+    return;
+  }
+  if(!err && p && p->outcome && !strcmp(p->outcome, "ok"))
+    ncond = cached_validators(p, inm, ims, sizeof inm, cond);
+  f->revalidating = ncond > 0;
+  if(fetch_go(f, cond, ncond))
+    fetch_refused(f);
+}
+
+static int ops_start(void *arg, struct sched_job *job)
+{
+  struct gw *g = arg;
+  struct sched_job_info *in = sched_job_info(job);
+  struct gw_fetch *f = mem_calloc(1, sizeof *f);
+  if(!f)
+    return -1;
+  f->magic = GW_FETCH_MAGIC;
+  f->g = g;
+  f->job = job;
+  in->user = f;
+  if(in->kind == SCHED_PAGE) {
+    page_key(in->url, f->key, sizeof f->key);
+    if(page_get(g->pages, f->key, fetch_cached, f) == STORE_OK)
+      return 0;
+  }
+  if(fetch_go(f, NULL, 0)) {
+    in->user = NULL;
+    fetch_free(f);
+    return -1;
+  }
+  return 0;
+}
+
+static void ops_cancel(void *arg, struct sched_job *job)
+{
+  (void)arg;
+  struct gw_fetch *f = sched_job_info(job)->user;
+  if(!f || f->magic != GW_FETCH_MAGIC)
+    abort();
+  if(f->lj) {
+    llfs_client_cancel(&f->lj);
+    fetch_free(f);
+    return;
+  }
+  f->cancelled = true;  /* the page store answers later and frees it */
+}
+
+const struct sched_fetch_ops gw_fetch_ops_proto = { ops_start, ops_cancel, NULL };
+
+/* ---- robots -------------------------------------------------------------- */
+
+bool gw_robots_has_rules(int status)
+{
+  return status == ROBOTS_P_OK || status == ROBOTS_P_STALE_FALLBACK ||
+         status == ROBOTS_P_NOT_MODIFIED;
+}
+
+const struct robots *gw_robots_rules(struct gw *g, const char *origin,
+                                     const struct state_robots *rec)
+{
+  struct rules_cache_stats st;
+  const struct robots *r = rules_cache_get(g->rules, origin, rec->fetched_at, rec->body,
+                                           rec->body_len, &g->cfg.robots_limits);
+  rules_cache_stats(g->rules, &st);
+  g->stats.robots_parses = st.parses;
+  g->stats.robots_rule_hits = st.hits;
+  return r;
+}
+
+static uint32_t robots_delay_ms(struct gw *g, const char *body, size_t len)
+{
+  struct robots *r = NULL;
+  struct robots_verdict v;
+  uint32_t ms = 0;
+  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  if(robots_parse(body, len, &g->cfg.robots_limits, &r) == 0 &&
+     robots_query(r, g->cfg.agent, tok, "/", 1, &v) == 0 && v.crawl_delay >= 0)
+    ms = (uint32_t)(v.crawl_delay * 1000.0);
+  robots_free(&r);
+  return ms;
+}
+
+static void robots_fetch_of(const struct sched_robots_answer *a, struct robots_fetch *f)
+{
+  const struct sched_outcome *o = a->o;
+  *f = (struct robots_fetch){
+    .net_error = o->transport_err || !o->contacted, .status = o->http_status,
+    .redirects = a->hops, .has_location = o->location != NULL,
+    .cache_control = o->cache_control, .expires = o->expires, .date = o->date,
+    .retry_after = o->retry_after, .now_ms = a->now_ms,
+  };
+}
+
+/* The body a record keeps: the answer's (capped: the parser reads no more
+ * than max_bytes, and one byte past tells it the file was cut), the last
+ * good copy, or none. */
+static void robots_rules_of(struct gw *g, const struct sched_robots_answer *a,
+                            const struct robots_decision *d, struct state_robots *rec)
+{
+  size_t cap = g->cfg.robots_limits.max_bytes + 1;
+  if(d->rules == ROBOTS_SRC_BODY) {
+    rec->body = a->o->body ? a->o->body : "";
+    rec->body_len = a->o->body ? a->o->body_len : 0;
+    if(rec->body_len > cap)
+      rec->body_len = cap;
+  } else if(d->next.good_at_ms && a->prev->body) {
+    rec->body = a->prev->body;  /* still the last good copy */
+    rec->body_len = a->prev->body_len;
+  }
+  if(gw_robots_has_rules(rec->status) && rec->body)
+    rec->crawl_delay_ms = robots_delay_ms(g, rec->body, rec->body_len);
+  else
+    rec->crawl_delay_ms = a->prev->crawl_delay_ms;  /* nothing fetched: keep spacing */
+}
+
+/* Why robots.txt counts as unreachable, kept with the record for the
+ * requests it refuses: the fetch's outcome and text, or the site's status. */
+static void robots_cause(const struct sched_outcome *o, struct state_robots *rec)
+{
+  bool answered = o->contacted && !o->transport_err && o->http_status > 0;
+  snprintf(rec->cause, sizeof rec->cause, "%s", o->outcome ? o->outcome : "ok");
+  rec->cause_status = answered ? o->http_status : 0;
+  if(answered)
+    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt answered HTTP %d",
+             o->http_status);
+  else
+    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt: %s%s%s", rec->cause,
+             o->error ? ": " : "", o->error ? o->error : "");
+}
+
+static bool ops_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
+                       struct state_robots *rec)
+{
+  struct gw *g = arg;
+  const struct state_robots *p = a->prev;
+  struct robots_state prev = { p->good_at, p->outage_since, p->error_streak };
+  struct robots_fetch f;
+  struct robots_decision d;
+  robots_fetch_of(a, &f);
+  if(!p->body)
+    prev.good_at_ms = 0;  /* no copy to fall back to, whatever the state says */
+  robots_policy(&g->cfg.robots, &f, &prev, &d);
+  LOG(LOG_DEBUG, "robots %s: %s (%d, hop %u)", origin, robots_pstatus_name(d.status),
+      a->o->http_status, a->hops);
+  if(d.status == ROBOTS_P_REDIRECT)
+    return true;
+  rec->status = (int)d.status;
+  rec->good_at = d.next.good_at_ms;
+  rec->outage_since = d.next.outage_since_ms;
+  rec->error_streak = d.next.error_streak;
+  rec->hops = a->hops;
+  rec->final_url = a->hops ? a->url : NULL;
+  robots_rules_of(g, a, &d, rec);
+  rec->ttl_ms = d.expires_at_ms > a->now_ms ? d.expires_at_ms - a->now_ms : 0;
+  rec->retry_ms = d.retry_at_ms > a->now_ms ? d.retry_at_ms - a->now_ms : 0;
+  if(d.status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    robots_cause(a->o, rec);
+  return false;
+}
+
+/* A request target (path and query) under parsed rules r (NULL: none
+ * could be had). */
+static enum sched_verdict robots_verdict(struct gw *g, const struct robots *r,
+                                         const char *target, size_t tlen)
+{
+  struct robots_verdict v;
+  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  if(!r || robots_query(r, g->cfg.agent, tok, target, tlen, &v))
+    return SCHED_UNAVAILABLE;
+  return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
+}
+
+static enum sched_verdict ops_check(void *arg, const char *origin,
+                                    const struct state_robots *rec, const char *url)
+{
+  struct gw *g = arg;
+  struct robots_memo_rec m = { rec->status, rec->fetched_at, rec->expires_at,
+                               rec->body ? rec->body_len : 0 };
+  robots_memo_put(g->robots_seen, origin, &m);
+  if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    return SCHED_UNAVAILABLE;
+  if(!gw_robots_has_rules(rec->status))
+    return SCHED_ALLOW;
+  char *target = NULL;
+  size_t tlen = 0;
+  if(robots_url_target(url, strlen(url), &target, &tlen))
+    return SCHED_UNAVAILABLE;
+  enum sched_verdict v = robots_verdict(g, gw_robots_rules(g, origin, rec), target, tlen);
+  mem_free(target);
+  return v;
+}
+
+/* On every cache hit: one split of the canonical URL, no allocation. */
+bool gw_robots_allows_now(struct gw *g, const char *url)
+{
+  char origin[SITE_ORIGIN_MAX];
+  struct url_parts up;
+  struct robots_memo_rec m;
+  if(url_split(url, &up) || site_origin_split(&up, origin, sizeof origin) ||
+     !robots_memo_get(g->robots_seen, origin, &m) ||
+     m.expires_at < clock_wall_ms() + GW_ROBOTS_MARGIN_MS ||
+     m.status == ROBOTS_P_UNREACHABLE_DISALLOW)
+    return false;
+  if(!gw_robots_has_rules(m.status))
+    return true;
+  const struct robots *r = rules_cache_peek(g->rules, origin, m.fetched_at, m.body_len);
+  return robots_verdict(g, r, up.target, up.target_len) == SCHED_ALLOW;
+}
+
+const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

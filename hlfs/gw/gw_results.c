@@ -1,0 +1,464 @@
+/* GET /v1/results (long-poll, at-least-once) and POST /v1/results/ack.
+ * A read first takes over results delivered long ago and never
+ * acknowledged (any replica's), then reads new ones; with wait_ms and
+ * nothing to give, it waits for a wake-up from the client's channel
+ * (hlfs/state/notify.h) and reads again, until one arrives or the wait ends
+ * (no connection blocked per waiting client, no polling). Each result
+ * carries its page, inlined from the page store. */
+#include <assert.h>
+#include <openssl/evp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/jin.h"
+#include "common/clock.h"
+#include "common/mem.h"
+#include "hlfs/gw/gw.h"
+
+#define GW_READ_MAGIC 0x6e5d7ea1u
+
+/* ---- one result as JSON ----------------------------------------------------- */
+
+struct gw_render {
+  struct gw *g;
+  json_t *res;
+  gw_result_cb *cb;
+  void *arg;
+};
+
+static json_t *b64_json(const char *p, size_t n)
+{
+  char *out = mem_alloc(4 * ((n + 2) / 3) + 1);
+  if(!out)
+    return NULL;
+  EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)p, (int)n);
+  json_t *j = json_string(out);
+  mem_free(out);
+  return j;
+}
+
+static void render_page(json_t *res, const struct page *p)
+{
+  json_error_t je;
+  json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
+  json_object_set_new(res, "age_s", json_integer((json_int_t)page_age_s(p, clock_wall_ms())));
+  json_object_set_new(res, "fetched_at", json_integer((json_int_t)p->fetched_at));
+  json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
+  if(p->redirect)
+    json_object_set_new(res, "redirect", json_string(p->redirect));
+  json_object_set_new(res, "truncated", json_boolean(p->truncated));
+  json_object_set_new(res, "body_bytes", json_integer((json_int_t)p->body_len));
+  json_object_set_new(res, "body_base64", b64_json(p->body, p->body_len));
+}
+
+static void render_got(void *arg, store_err err, const struct page *p)
+{
+  struct gw_render *r = arg;
+  if(p)
+    render_page(r->res, p);
+  else
+    json_object_set_new(r->res, "page", json_string(err ? "unavailable" : "expired"));
+  if(!p && !err)
+    r->g->stats.results_page_expired++;
+  r->cb(r->arg, r->res);
+  mem_free(r);
+}
+
+static void res_field(json_t *o, const struct state_result *r, const char *f, const char *k,
+                      bool num)
+{
+  const char *v = state_result_field(r, f);
+  if(!v)
+    return;
+  json_object_set_new(o, k, num ? json_integer(strtoll(v, NULL, 10)) : json_string(v));
+}
+
+/* The URLs a followed request went through, one per line in the stream. */
+static void res_redirects(json_t *o, const char *rd)
+{
+  if(!rd)
+    return;
+  json_t *a = json_array();
+  for(const char *p = rd; a && *p;) {
+    size_t n = strcspn(p, "\n");
+    json_array_append_new(a, json_stringn(p, n));
+    p += n + (p[n] == '\n');
+  }
+  json_object_set_new(o, "redirects", a);
+}
+
+void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg)
+{
+  char delivery[64];
+  snprintf(delivery, sizeof delivery, "%u:%s", r->shard, r->id);
+  json_t *o = json_pack("{s:s}", "delivery", delivery);
+  res_field(o, r, "rid", "id", false);
+  res_field(o, r, "url", "url", false);
+  res_field(o, r, "o", "outcome", false);
+  res_field(o, r, "hs", "status", true);
+  res_field(o, r, "ms", "response_ms", true);
+  res_field(o, r, "a", "attempts", true);
+  res_field(o, r, "err", "detail", false);
+  res_field(o, r, "ca", "cause", false);
+  const char *cs = state_result_field(r, "cs");
+  if(cs && strcmp(cs, "0"))
+    res_field(o, r, "cs", "cause_status", true);
+  res_field(o, r, "co", "coalesced_with", false);
+  res_redirects(o, state_result_field(r, "rd"));
+  const char *ref = state_result_field(r, "ref");
+  struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
+  if(rd) {
+    *rd = (struct gw_render){ g, o, cb, arg };
+    if(page_get(g->pages, ref, render_got, rd) == STORE_OK)
+      return;
+    mem_free(rd);
+  }
+  if(ref)  /* the page cache is down, or out of memory */
+    json_object_set_new(o, "page", json_string("unavailable"));
+  cb(arg, o);
+}
+
+/* ---- GET /v1/results -------------------------------------------------------------- */
+
+/* A read's steps: take over old results shard by shard (steps 0..nshards-1),
+ * then read new ones (step nshards), again after each wake-up while the
+ * wait lasts. Renders may finish at once or later (a page to inline), so
+ * the read holds a reference of its own while it starts them: whatever
+ * finishes last moves the read on, exactly once. */
+struct gw_read {
+  unsigned magic;
+  struct gw *g;
+  struct api_req *rq;
+  const struct state_client *c;
+  unsigned max;
+  uint64_t deadline_ms;   /* monotonic */
+  unsigned step;
+  json_t *results;
+  size_t refs;            /* renders under way, plus one while starting them */
+  size_t bytes;
+  bool aborted, full, waiting;
+  store_err err;
+  uv_timer_t timer;       /* the wait's end, or its safety re-read */
+  struct notify_waiter nw;
+};
+
+static void read_closed(uv_handle_t *h)
+{
+  struct gw_read *rd = h->data;
+  json_decref(rd->results);
+  rd->magic = 0;
+  mem_free(rd);
+}
+
+static void read_end(struct gw_read *rd)
+{
+  notify_cancel(rd->g->notify, &rd->nw);
+  if(!rd->aborted) {
+    size_t n = json_array_size(rd->results);
+    rd->g->stats.results_served += n;
+    api_req_on_abort(rd->rq, NULL, NULL);
+    if(rd->err && n == 0)
+      gw_store_down(rd->rq, rd->err);
+    else
+      api_reply_json(rd->rq, 200, json_pack("{s:O}", "results", rd->results));
+  }
+  uv_timer_stop(&rd->timer);
+  uv_close((uv_handle_t *)&rd->timer, read_closed);
+}
+
+static void read_send(struct gw_read *rd);
+
+static void read_wake(struct notify_waiter *w)
+{
+  struct gw_read *rd = (struct gw_read *)(void *)((char *)w - offsetof(struct gw_read, nw));
+  assert(rd->magic == GW_READ_MAGIC && rd->waiting);
+  rd->waiting = false;
+  uv_timer_stop(&rd->timer);
+  rd->g->stats.results_wakes++;
+  read_send(rd);
+}
+
+static void read_on_timer(uv_timer_t *t)
+{
+  struct gw_read *rd = t->data;
+  notify_cancel(rd->g->notify, &rd->nw);
+  rd->waiting = false;
+  read_send(rd);
+}
+
+/* Nothing yet: wait for a wake-up, the safety re-read or the deadline. */
+static void read_wait(struct gw_read *rd, uint64_t now)
+{
+  uint64_t left = rd->deadline_ms - now;
+  rd->waiting = true;
+  rd->nw = (struct notify_waiter){ .client = rd->c->name, .wake = read_wake };
+  notify_wait(rd->g->notify, &rd->nw);
+  uv_timer_start(&rd->timer, read_on_timer, left < NOTIFY_SAFETY_MS ? left : NOTIFY_SAFETY_MS, 0);
+}
+
+/* A step is over (its renders too): the next step, a wait, or the answer. */
+static void read_next(struct gw_read *rd)
+{
+  unsigned nshards = state_cfg(rd->g->st)->nshards;
+  size_t have = json_array_size(rd->results);
+  if(rd->aborted || rd->err || rd->full || have >= rd->max) {
+    read_end(rd);
+    return;
+  }
+  if(++rd->step <= nshards) {  /* more to take over, or the new ones */
+    read_send(rd);
+    return;
+  }
+  rd->step = nshards;  /* from now on, only new ones */
+  uint64_t now = clock_mono_ms();
+  if(have || now >= rd->deadline_ms)
+    read_end(rd);
+  else
+    read_wait(rd, now);
+}
+
+static void read_unref(struct gw_read *rd)
+{
+  if(--rd->refs == 0)
+    read_next(rd);
+}
+
+static void read_rendered(void *arg, json_t *res)
+{
+  struct gw_read *rd = arg;
+  if(res) {
+    json_t *b = json_object_get(res, "body_base64");
+    size_t add = b ? json_string_length(b) : 0;
+    if(rd->bytes + add <= rd->g->cfg.max_result_bytes || json_array_size(rd->results) == 0) {
+      rd->bytes += add;
+      json_array_append(rd->results, res);
+    } else {
+      rd->full = true;  /* this one is delivered again after the visibility timeout */
+    }
+    json_decref(res);
+  }
+  read_unref(rd);
+}
+
+static void read_got(void *arg, store_err err, const struct state_result *r, size_t n)
+{
+  struct gw_read *rd = arg;
+  assert(rd->magic == GW_READ_MAGIC);
+  if(err)
+    rd->err = err;
+  rd->refs += n;
+  for(size_t i = 0; i < n; i++) {
+    if(!r[i].redelivered)
+      tenant_result(&rd->g->tenants, rd->c->name, state_result_field(&r[i], "o"));
+    gw_result_render(rd->g, &r[i], read_rendered, rd);
+  }
+  read_unref(rd);  /* the reference read_send took */
+}
+
+static void read_send(struct gw_read *rd)
+{
+  struct gw *g = rd->g;
+  unsigned want = rd->max - (unsigned)json_array_size(rd->results);
+  store_err e;
+  rd->refs++;
+  if(rd->step < state_cfg(g->st)->nshards)
+    e = state_results_reclaim(g->st, rd->step, rd->c->name, g->cfg.replica,
+                              g->cfg.visibility_ms, want, read_got, rd);
+  else
+    e = state_results_read(g->st, NULL, rd->c->name, g->cfg.replica, want, 0, read_got, rd);
+  if(e)
+    read_got(rd, e, NULL, 0);
+}
+
+/* The client went away: a read waiting ends now; one under way ends when
+ * its store call answers. */
+static void read_abort(void *arg)
+{
+  struct gw_read *rd = arg;
+  rd->aborted = true;
+  if(rd->waiting) {
+    rd->waiting = false;
+    read_end(rd);
+  }
+}
+
+/* A query integer: decimal digits only (strtoll would take "", " 5",
+ * "+5" and "-0"), within lo..hi. */
+static bool read_uint(const char *s, long long lo, long long hi, long long *out)
+{
+  size_t n = strspn(s, "0123456789");
+  if(n == 0 || s[n] || n > 12)
+    return false;
+  long long v = strtoll(s, NULL, 10);
+  if(v < lo || v > hi)
+    return false;
+  *out = v;
+  return true;
+}
+
+static int read_params(struct gw *g, struct api_req *rq, unsigned *max, uint32_t *wait)
+{
+  const char *m = api_req_arg(rq, "max"), *w = api_req_arg(rq, "wait_ms");
+  long long v;
+  if(m) {
+    if(!read_uint(m, 1, STATE_RESULTS_MAX, &v)) {
+      json_t *ext = json_pack("{s:s, s:s}", "field", "max", "reason", "1..1000");
+      api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
+                  "max must be an integer from 1 to %d", STATE_RESULTS_MAX);
+      return -1;
+    }
+    *max = (unsigned)v;
+  }
+  if(w) {
+    if(!read_uint(w, 0, g->cfg.max_wait_ms, &v)) {
+      json_t *ext = json_pack("{s:s, s:s}", "field", "wait_ms", "reason", "out of range");
+      api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
+                  "wait_ms must be an integer from 0 to %u", g->cfg.max_wait_ms);
+      return -1;
+    }
+    *wait = (uint32_t)v;
+  }
+  return 0;
+}
+
+void gw_h_results(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  unsigned max = 100;
+  uint32_t wait = 0;
+  const struct state_client *c = gw_auth(g, rq);
+  if(!c || read_params(g, rq, &max, &wait))
+    return;
+  struct gw_read *rd = mem_calloc(1, sizeof *rd);
+  json_t *results = json_array();
+  if(!rd || !results) {
+    mem_free(rd);
+    json_decref(results);
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  *rd = (struct gw_read){ .magic = GW_READ_MAGIC, .g = g, .rq = rq, .c = c, .max = max,
+                          .deadline_ms = clock_mono_ms() + wait, .results = results };
+  uv_timer_init(g->loop, &rd->timer);
+  rd->timer.data = rd;
+  api_req_on_abort(rq, read_abort, rd);
+  read_send(rd);
+}
+
+/* ---- POST /v1/results/ack ----------------------------------------------------------- */
+
+struct gw_ack {
+  struct api_req *rq;
+  size_t calls;
+  long long acked;
+  store_err err;
+  bool aborted;
+};
+
+static void ack_done(void *arg, store_err err, long long n)
+{
+  struct gw_ack *a = arg;
+  if(err)
+    a->err = err;
+  else
+    a->acked += n;
+  if(--a->calls)
+    return;
+  if(!a->aborted) {
+    if(a->err)
+      gw_store_down(a->rq, a->err);
+    else
+      api_reply_json(a->rq, 200, json_pack("{s:I}", "acked", (json_int_t)a->acked));
+  }
+  mem_free(a);
+}
+
+static void ack_abort(void *arg) { ((struct gw_ack *)arg)->aborted = true; }
+
+/* Split "shard:id" strings by shard and send one XACK per shard. */
+static int ack_send(struct gw *g, const struct state_client *c, json_t *ids, struct gw_ack *a)
+{
+  unsigned nshards = state_cfg(g->st)->nshards;
+  size_t n = json_array_size(ids);
+  const char **list = mem_calloc(n ? n : 1, sizeof *list);
+  if(!list)
+    return -1;
+  a->calls = 1;  /* held until every shard's call is sent */
+  for(unsigned s = 0; s < nshards; s++) {
+    size_t k = 0;
+    for(size_t i = 0; i < n; i++) {
+      const char *d = json_string_value(json_array_get(ids, i));
+      char *colon;
+      if(strtoul(d, &colon, 10) == s && *colon == ':')
+        list[k++] = colon + 1;
+    }
+    if(!k)
+      continue;
+    store_err e = state_results_ack(g->st, s, c->name, list, k, ack_done, a);
+    if(e == STORE_OK)
+      a->calls++;
+    else
+      a->err = e;  /* answered as 503 once the other shards are done */
+  }
+  mem_free(list);
+  ack_done(a, STORE_OK, 0);
+  return 0;
+}
+
+static int ack_validate(json_t *ids, struct jin_err *e)
+{
+  size_t i;
+  json_t *v;
+  if(!json_is_array(ids) || json_array_size(ids) > STATE_RESULTS_MAX) {
+    jin_set(e, "", "deliveries", "must be an array of at most %d delivery ids",
+            STATE_RESULTS_MAX);
+    return -1;
+  }
+  json_array_foreach(ids, i, v) {
+    const char *d = json_string_value(v);
+    char *colon;
+    if(!d || json_string_length(v) > 64 || (strtoul(d, &colon, 10), *colon != ':') ||
+       strspn(colon + 1, "0123456789-") != strlen(colon + 1) || !colon[1]) {
+      char f[32];
+      snprintf(f, sizeof f, "[%zu]", i);
+      jin_set(e, "deliveries", f, "is not a delivery id from GET /v1/results");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void gw_h_ack(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  static const char *const known[] = { "deliveries", NULL };
+  struct jin_err e;
+  const struct state_client *c = gw_auth(g, rq);
+  if(!c)
+    return;
+  json_t *body = jin_body(rq);
+  if(!body)
+    return;
+  json_t *ids = json_object_get(body, "deliveries");
+  if(jin_only(body, "", known, &e) || ack_validate(ids, &e)) {
+    jin_reply(rq, &e);
+    json_decref(body);
+    return;
+  }
+  struct gw_ack *a = mem_calloc(1, sizeof *a);
+  if(!a) {
+    gw_store_down(rq, STORE_NOMEM);
+    json_decref(body);
+    return;
+  }
+  a->rq = rq;
+  api_req_on_abort(rq, ack_abort, a);  /* answering clears it */
+  if(ack_send(g, c, ids, a)) {
+    api_req_on_abort(rq, NULL, NULL);
+    mem_free(a);
+    gw_store_down(rq, STORE_NOMEM);
+  }
+  json_decref(body);
+}

@@ -1,0 +1,169 @@
+#ifndef WPFS_HLFS_SCHED_H
+#define WPFS_HLFS_SCHED_H
+/* The scheduler of one gateway replica, on its libuv loop. It claims due
+ * requests from Redis (hlfs/state/state.h) within its in-flight budget, decides
+ * robots.txt first when an origin's record is missing or stale, hands each
+ * fetch to the caller's fetch function, completes it with the politeness
+ * arithmetic of hlfs/policy/delay.h, renews the leases of long fetches and gives
+ * up (cancels) a fetch whose lease it can no longer prove. Other replicas'
+ * dead leases are reaped by the claim script itself.
+ *
+ * Wake-ups: after every claim at the earliest due time Redis reports
+ * (capped by poll_ms, which also bounds how late a replica notices work
+ * submitted through another replica), and at once on sched_kick (call it
+ * after a submission) or when a fetch ends.
+ *
+ * Nothing blocks and nothing is freed inside a callback: finished jobs are
+ * reaped on the next loop turn. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "hlfs/policy/delay.h"
+#include "hlfs/state/state.h"
+
+struct sched_cfg {
+  const char *replica;       /* lease token prefix, unique per process */
+  unsigned    budget;        /* fetches in flight in this replica (global cap) */
+  unsigned    claim_batch;   /* claims per claim call, <= 256 */
+  uint32_t    lease_ms;
+  uint32_t    renew_ms;      /* 0: lease_ms / 3 */
+  uint32_t    poll_ms;       /* longest sleep between claim attempts */
+  unsigned    max_attempts;  /* runs of a request whose lease keeps expiring, 1..4 */
+  unsigned    reap_max;      /* expired leases reaped per claim call */
+  unsigned    scan_clients;  /* clients examined per claim */
+  bool        robots;        /* robots.txt first (needs robots ops) */
+  unsigned    robots_cache;  /* origins kept in memory */
+  size_t      robots_cache_bytes;
+  uint32_t    robots_hop_wait_ms;  /* longest wait for a redirect target's lease
+                                      and delay; 0: lease_ms */
+  struct delay_cfg delay;
+};
+
+enum sched_kind { SCHED_PAGE, SCHED_ROBOTS };
+
+/* What a fetch needs; strings live until sched_job_done returns. */
+struct sched_job_info {
+  enum sched_kind kind;
+  const char *url;        /* the page, or the origin's /robots.txt */
+  const char *site, *client, *rid, *origin;
+  unsigned    prio, attempts;
+  uint64_t    max_age_s;  /* QENC_MAXAGE_ANY: any cached copy */
+  const char *follow;     /* redirect record (hlfs/sched/sched_follow.h), or NULL */
+  void       *user;       /* the fetcher's own pointer */
+};
+
+/* How a fetch ended. Strings are copied by sched_job_done. */
+struct sched_outcome {
+  bool        contacted;      /* a request reached (or may have reached) the site */
+  bool        transport_err;  /* no HTTP response: connect, TLS, reset, timeout */
+  int         http_status;
+  uint32_t    response_ms;    /* request start to last byte */
+  const char *retry_after;    /* header values, or NULL */
+  const char *date;
+  const char *outcome;        /* result name ("ok", "http_error", ...); NULL: derived */
+  const char *error;          /* detail for the result, or NULL */
+  const char *ref;            /* where the page went (cache key), or NULL */
+  const char *body;           /* robots.txt only */
+  size_t      body_len;
+  const char *location;       /* redirect target, or NULL: robots.txt absolute, a
+                                 page's canonical (followed on request) */
+  const char *cache_control;  /* robots.txt: caching headers, or NULL */
+  const char *expires;
+  uint64_t    bytes;
+  uint64_t    age_s;          /* a stored copy served: its age (waiters wanting fresher requeue) */
+  bool        fetcher_lost;   /* the fetcher's answer was lost after the fetch was sent */
+  const char *cause;          /* robots_unavailable: the robots.txt fetch's outcome, or NULL */
+  int         cause_status;   /* and its HTTP status when the site answered */
+};
+
+struct sched_job;
+
+struct sched_fetch_ops {
+  /* Begin a fetch; later call sched_job_done exactly once. Non-zero: could
+   * not start: the claim is given back and claiming pauses for poll_ms. */
+  int  (*start)(void *arg, struct sched_job *job);
+  /* Abandon a started fetch; sched_job_done must not follow. */
+  void (*cancel)(void *arg, struct sched_job *job);
+  void  *arg;
+};
+
+enum sched_verdict { SCHED_ALLOW, SCHED_DISALLOW, SCHED_UNAVAILABLE };
+
+/* One answer of a robots.txt fetch: /robots.txt itself, or a redirect hop. */
+struct sched_robots_answer {
+  const struct sched_outcome *o;    /* o->location is canonical, NULL when absent
+                                       or not an http(s) URL */
+  const char                 *url;  /* the URL that answered */
+  unsigned                    hops; /* redirects followed before this answer */
+  const struct state_robots  *prev; /* the origin's stored record (status 0: none):
+                                       policy state and last good copy */
+  uint64_t                    now_ms;  /* Redis clock */
+};
+
+/* The robots engine, seen through two calls (hlfs/robots*.h plugs in here). */
+struct sched_robots_ops {
+  /* A robots.txt answer arrived. Return true to follow o->location: the
+   * scheduler fetches it under the politeness of the site it is on and
+   * calls digest again with hops + 1 (see docs/robots.md). Otherwise fill
+   * rec: status != 0, body = the last good copy (or NULL), the policy state,
+   * crawl_delay_ms for our agent, ttl_ms until refresh, retry_ms when the
+   * fetch failed. rec's pointers must live until the call returns. */
+  bool (*digest)(void *arg, const char *origin, const struct sched_robots_answer *a,
+                 struct state_robots *rec);
+  /* May url be fetched under the stored record? */
+  enum sched_verdict (*check)(void *arg, const char *origin,
+                              const struct state_robots *rec, const char *url);
+  void *arg;
+};
+
+#define SCHED_COUNTERS(X)                                                    \
+  X(fetches,           "page fetches started")                               \
+  X(robots_fetches,    "robots.txt fetches started")                         \
+  X(robots_lookups,    "robots records read from redis (cache misses)")      \
+  X(robots_disallowed, "requests completed as disallowed by robots.txt")     \
+  X(robots_unavailable, "requests completed as robots.txt unavailable")      \
+  X(robots_hops,       "robots.txt redirect hops fetched")                   \
+  X(robots_hop_waits,  "robots.txt hops that waited for their site's lease") \
+  X(start_failed,      "fetches that could not start (claim given back)")    \
+  X(fetch_refused,     "fetches no fetcher would take (claim given back)")   \
+  X(robots_lost,       "robots.txt answers lost by the fetcher (claim given back, delay charged)") \
+  X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
+  X(complete_retries,  "completions retried after a redis error")            \
+  X(claim_errors,      "claim calls that failed")                            \
+  X(redirects_followed, "redirect hops queued for requests that follow them") \
+  X(redirect_loops,    "redirect chains cut because they came back to a URL")
+
+struct sched_stats {
+#define X(name, help) uint64_t name;
+  SCHED_COUNTERS(X)
+#undef X
+  /* Politeness decisions: how often each term set a site's next time, and
+   * the waits it imposed (ms), by delay_reason. */
+  uint64_t delays[DELAY__LAST];
+  uint64_t delay_ms[DELAY__LAST];
+};
+
+typedef void sched_stopped_fn(void *arg);
+
+struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cfg *cfg,
+                        const struct sched_fetch_ops *fetch,
+                        const struct sched_robots_ops *robots);
+void sched_start(struct sched *s);
+/* New work may be due (e.g. after state_submit): claim on the next turn. */
+void sched_kick(struct sched *s);
+/* Stop claiming, cancel fetches, give their claims back; cb once idle. */
+void sched_stop(struct sched *s, sched_stopped_fn *cb, void *arg);
+/* After the stop callback; handles close on the loop. *sp is cleared. */
+void sched_free(struct sched **sp);
+const struct sched_stats *sched_stats(const struct sched *s);
+unsigned sched_in_flight(const struct sched *s);
+
+struct sched_job_info *sched_job_info(struct sched_job *j);
+void sched_job_done(struct sched_job *j, const struct sched_outcome *o);
+/* Instead of sched_job_done: no fetcher would take the fetch (certainly not
+ * made). The claim goes back unchanged, the site untouched, and claiming
+ * pauses for poll_ms. */
+void sched_job_refused(struct sched_job *j);
+
+#endif

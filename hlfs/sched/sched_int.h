@@ -1,0 +1,127 @@
+#ifndef WPFS_HLFS_SCHED_INT_H
+#define WPFS_HLFS_SCHED_INT_H
+/* Shared by hlfs/sched*.c only. */
+#include "hlfs/sched/sched.h"
+
+#define SCHED_MAGIC     0x5c4ed001u
+#define SCHED_JOB_MAGIC 0x5c4ed10bu
+#define SCHED_SHARDS_MAX 256
+
+/* A job's life; only sched_job_state changes it (and logs the move). */
+#define SCHED_JOB_STATES(X)                                      \
+  X(CLAIMED)   /* lease taken, nothing started */                \
+  X(LOOKUP)    /* reading the origin's robots record */          \
+  X(FETCH)     /* the fetcher has it */                          \
+  X(HOP_WAIT)  /* robots.txt redirect: waiting for its site */   \
+  X(HOP_LEASE) /* robots.txt redirect: asking for its site */    \
+  X(COMPLETE)  /* outcome being stored */                        \
+  X(ABORT)     /* claim being given back */                      \
+  X(DONE)      /* to be reaped */
+
+enum sched_job_st {
+#define X(e) SJ_##e,
+  SCHED_JOB_STATES(X)
+#undef X
+};
+
+struct sched_job {
+  unsigned              magic;
+  struct sched         *s;
+  enum sched_job_st     st;
+  unsigned              shard;
+  int                   refs;        /* store calls in flight that point here */
+  bool                  renewing;    /* a renewal of this lease is in flight */
+  struct sched_job_info info;
+  char                 *token;
+  char                 *page_url;    /* the claimed URL (info.url may be robots') */
+  char                 *robots_url;
+  char                 *strs;        /* one block holding every string above */
+  uint32_t              streak;      /* the site's error streak at claim */
+  uint32_t              crawl_delay_ms;
+  uint64_t              lease_ok_ms; /* mono: the lease was last proven at (or after) this */
+  uint64_t              retry_at_ms; /* mono: completion to retry */
+  struct sched_outcome  out;         /* copy; strings in outstrs */
+  char                 *outstrs;
+  struct sched_hop     *hop;         /* robots.txt fetches: the redirect chain */
+  struct state_item    *hop_item;    /* a redirect hop being queued */
+  bool                  hopped;      /* it was: publish to the waiters only */
+  struct state_robots   rec;         /* robots.txt: the record to store */
+  char                 *recstrs;     /* its strings */
+  struct sched_job     *prev, *next;
+};
+
+struct sched_rcache;
+
+struct sched {
+  unsigned                magic;
+  uv_loop_t              *loop;
+  struct state           *st;
+  struct sched_cfg        cfg;
+  char                   *replica;
+  struct sched_fetch_ops  fops;
+  struct sched_robots_ops rops;
+  bool                    have_robots;
+  uv_timer_t              t_kick, t_wake, t_renew;
+  int                     open_handles;
+  struct sched_job       *jobs;          /* every job not yet reaped */
+  unsigned                live;          /* jobs not DONE */
+  unsigned                asked;         /* claims requested, not answered */
+  bool                    claiming[SCHED_SHARDS_MAX];
+  uint64_t                wake_at[SCHED_SHARDS_MAX];  /* mono */
+  uint64_t                pause_until;   /* mono: no claims before */
+  unsigned                next_shard;
+  uint64_t                token_seq;
+  int64_t                 srv_off;       /* Redis clock - mono clock */
+  bool                    running, stopping;
+  sched_stopped_fn       *on_stopped;
+  void                   *stopped_arg;
+  struct sched_rcache    *rcache;
+  struct sched_stats      stats;
+};
+
+void     sched_check(const struct sched *s);
+uint64_t sched_srv_now(const struct sched *s);
+void     sched_job_check(const struct sched_job *j);
+
+/* sched_job.c */
+struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct state_claim *c);
+void sched_job_begin(struct sched_job *j);
+void sched_job_free(struct sched_job **jp);
+void sched_job_lost(struct sched_job *j);
+void sched_job_abort(struct sched_job *j);
+void sched_job_retry(struct sched_job *j);
+#define sched_job_state(j, to) sched_job_set_state((j), (to), __LINE__)
+void sched_job_set_state(struct sched_job *j, enum sched_job_st to, int line);
+/* The fetch is over (o's strings are copied): store the outcome. */
+void sched_job_complete(struct sched_job *j, const struct sched_outcome *o);
+/* Start the fetcher on j->info.url; non-zero: it could not start. */
+int  sched_job_start(struct sched_job *j);
+/* Politeness input of an answer from a site whose error streak is streak. */
+void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,
+                        uint32_t crawl_delay_ms, struct delay_in *in);
+
+/* sched_hop.c: a robots.txt fetch and its redirect chain */
+/* The origin's record is missing or stale (prev, copied): fetch robots.txt. */
+void sched_hop_begin(struct sched_job *j, const struct state_robots *prev);
+/* An answer of the chain (sched_job_done of a robots.txt fetch). */
+void sched_hop_answer(struct sched_job *j, const struct sched_outcome *o);
+/* Timer tick: a wait that is over, a hop lease that can no longer be proven. */
+void sched_hop_tick(struct sched_job *j, uint64_t now_mono);
+/* The job is given back or lost: release a hop lease it holds. */
+void sched_hop_drop(struct sched_job *j);
+/* Politeness owed to the job's own site at the end of the chain. */
+void sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
+                         struct delay_out *d);
+void sched_hop_free(struct sched_hop **hp);
+
+/* sched_rcache.c: robots records by origin, in memory */
+struct sched_rcache *sched_rcache_new(unsigned slots, size_t max_bytes);
+void sched_rcache_free(struct sched_rcache **rcp);
+/* A copy of the record if cached and fresh at srv_now; body stays valid
+ * until the next sched_rcache_put. */
+bool sched_rcache_get(struct sched_rcache *rc, const char *origin, uint64_t srv_now,
+                      struct state_robots *out);
+void sched_rcache_put(struct sched_rcache *rc, const char *origin,
+                      const struct state_robots *rec);
+
+#endif

@@ -1,0 +1,31 @@
+#ifndef WPFS_HLFS_LUA_H
+#define WPFS_HLFS_LUA_H
+/* The gateway's Redis scripts, one concept each (hlfs/state/lua/<name>.lua,
+ * made into these strings at build time by mk/lua2c.sh).
+ * Argument layouts are documented at the top of each file and in
+ * docs/hlfs-state.md; hlfs/state/state_*.c are their only callers. */
+
+#define LUA_SCRIPTS(X)                                                      \
+  X(SUBMIT,      lua_submit)       /* enqueue a batch: quotas, dedup, seq */ \
+  X(CLAIM,       lua_claim)        /* reap expired leases, claim due sites */ \
+  X(COMPLETE,    lua_complete)     /* release, politeness, publish result */ \
+  X(ROBOTS_DONE, lua_robots_done)  /* store robots.txt, release, requeue */  \
+  X(RENEW,       lua_renew)        /* extend leases still held */           \
+  X(ABORT,       lua_abort)        /* give a claim back untouched */        \
+  X(ACK,         lua_ack)          /* XACK + XDEL of delivered results */   \
+  X(SITE,        lua_site)         /* a site's state for the API */        \
+  X(HOP_TAKE,    lua_hop_take)     /* lease a site for a robots.txt hop */  \
+  X(HOP_FREE,    lua_hop_free)     /* release it, charge its politeness */
+
+enum lua_script {
+#define X(e, var) LUA_##e,
+  LUA_SCRIPTS(X)
+#undef X
+  LUA__LAST
+};
+
+#define X(e, var) extern const char var[];
+LUA_SCRIPTS(X)
+#undef X
+
+#endif

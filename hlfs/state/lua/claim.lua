@@ -1,0 +1,175 @@
+-- Claim up to max requests of one shard for this replica, atomically.
+-- KEYS[1] h:{N}
+-- ARGV    {N}, max, lease_ms, token_prefix, reap_max, max_attempts,
+--         results_maxlen, idle_ms, scan_clients
+-- First reaps up to reap_max expired leases: the request in flight goes
+-- back to its queue with one more attempt, or, past max_attempts, is
+-- published as "abandoned" (to its waiters too). Then, while claims are wanted: clients in
+-- virtual-time order (start-time fair queuing; vt:{N} holds each backlogged
+-- client's finish tag); the first one with a due site gets its best
+-- request there (highest priority, then oldest), the site's lease, and a
+-- finish tag advanced by 1/weight. The same URL queued at the site by
+-- other clients leaves their queues to wait for this claim's result
+-- (coalescing: one fetch for all).
+-- Returns { now, wake_in_ms (-1: nothing scheduled), reaped, abandoned,
+--           skipped, claim... } with each claim
+--         { site, client, url, score, token, request_id, error_streak,
+--           lease_until, waiters, the waiters' smallest max_age code (511
+--           when none), follow record (lib.lua; '' when none) }.
+-- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+local max, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
+local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
+local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
+local now = now_ms()
+local V = tonumber(redis.call('HGET', HK, 'V') or '0')
+local reaped, abandoned, skipped = 0, 0, 0
+local function reap(site)
+  local sk = key('s', site)
+  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na')
+  redis.call('ZREM', LZ, site)
+  if not f[1] then return end
+  redis.call('HDEL', sk, 'lt', 'le', 'ic', 'iu', 'is', 'ia')
+  local na = tonumber(f[5]) or 0
+  if na < now then na = now end
+-- a robots.txt hop's lease (lua_hop_take) carries no request
+  if not f[2] then settle(site, na, now, idle_ms) return end
+  local c, m, sc = f[2], f[3], tonumber(f[4])
+  if attempts(sc) + 1 >= max_att then
+    local url, fields = url_of(site, m), {'o', 'abandoned'}
+    publish_own(c, sc, url, fields, xmax, false)
+    redis.call('HINCRBY', key('cl', c), 'n', -1)
+    serve_waiters(site, m, url, rid(sc), fields, 0, xmax)
+    abandoned = abandoned + 1
+  else
+    requeue(site, c, m, sc + 512)
+    reaped = reaped + 1
+  end
+  settle(site, na, now, idle_ms)
+end
+-- sites of client c whose time has come move from cd (by time) to cr (by
+-- the score of the client's best request there)
+local function promote(c)
+  local cd, cr = key('cd', c), key('cr', c)
+  for _, site in ipairs(redis.call('ZRANGEBYSCORE', cd, '-inf', now, 'LIMIT', 0, 128)) do
+    redis.call('ZREM', cd, site)
+    local h = redis.call('ZRANGE', qkey(site, c), 0, 0, 'WITHSCORES')
+    if h[1] then redis.call('ZADD', cr, h[2], site) end
+  end
+end
+local function charge(c)
+  local ck = key('cl', c)
+  local w = tonumber(redis.call('HGET', ck, 'w') or '1')
+  local start = tonumber(redis.call('ZSCORE', VT, c) or V)
+  if start < V then start = V end
+  V = start
+  local fin = start + 1 / w
+  redis.call('HSET', ck, 'f', fin)
+  if redis.call('HINCRBY', ck, 'qn', -1) > 0 then redis.call('ZADD', VT, fin, c)
+  else redis.call('ZREM', VT, c) end
+end
+-- Other clients' requests for m at the site join the claim's waiters; the
+-- claim must then satisfy the strictest max_age among them.
+local function absorb(site, c, m)
+  local wk = wkey(site, m)
+  for _, o in ipairs(redis.call('SMEMBERS', key('sc', site))) do
+    local qo = qkey(site, o)
+    local s = o ~= c and redis.call('ZSCORE', qo, m)
+-- a request following redirects stays the leader of its own chain
+    if s and follows(o, tonumber(s)) then s = false end
+    if s then
+      redis.call('ZREM', qo, m)
+      redis.call('HSET', wk, o, s)
+      unqueue(o)
+      local h = redis.call('ZRANGE', qo, 0, 0, 'WITHSCORES')
+      if h[1] then
+        redis.call('ZADD', key('cr', o), 'XX', h[2], site)
+      else
+        redis.call('SREM', key('sc', site), o)
+        redis.call('ZREM', key('cd', o), site)
+        redis.call('ZREM', key('cr', o), site)
+      end
+    end
+  end
+  local ws, code = redis.call('HVALS', wk), 511
+  for _, s in ipairs(ws) do code = math.min(code, tonumber(s) % 512) end
+  return #ws, code
+end
+local function try_claim(c, site, i)
+  local sk = key('s', site)
+  redis.call('ZREM', key('cr', c), site)
+  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx')
+  if f[1] then
+    if tonumber(f[2]) > now then
+      skipped = skipped + 1
+      site_index(site, tonumber(f[2]))
+      return nil
+    end
+    reap(site)
+  end
+  local na = tonumber(f[3]) or 0
+  if na > now then site_index(site, na) return nil end
+-- reserved for a robots.txt redirect hop (lua_hop_take)
+  local hx = tonumber(f[5]) or 0
+  if hx > now then site_index(site, hx) return nil end
+  local qk = qkey(site, c)
+  local p = redis.call('ZPOPMIN', qk)
+  if not p[1] then
+    redis.call('SREM', key('sc', site), c)
+    redis.call('ZREM', key('cd', c), site)
+    return nil
+  end
+  local le = now + lease
+  local token = prefix .. '.' .. i
+  redis.call('HSET', sk, 'lt', token, 'le', le, 'ic', c, 'iu', p[1], 'is', p[2], 'ia', now)
+  redis.call('ZADD', LZ, le, site)
+  if redis.call('ZCARD', qk) == 0 then
+    redis.call('SREM', key('sc', site), c)
+    redis.call('ZREM', key('cd', c), site)
+  end
+  local nw, wcode = absorb(site, c, p[1])
+  site_index(site, le)
+  charge(c)
+  local fr = redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
+  return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,
+           nw, wcode, fr or '' }
+end
+local function claim_one(i)
+  for _, c in ipairs(redis.call('ZRANGE', VT, 0, scan - 1)) do
+    promote(c)
+    local top = redis.call('ZRANGE', key('cr', c), 0, 0)
+    while top[1] do
+      local r = try_claim(c, top[1], i)
+      if r then return r end
+      top = redis.call('ZRANGE', key('cr', c), 0, 0)
+    end
+  end
+  return nil
+end
+local function wake_at()
+  local at = -1
+  local h = redis.call('ZRANGE', LZ, 0, 0, 'WITHSCORES')
+  if h[2] then at = tonumber(h[2]) end
+  for _, c in ipairs(redis.call('ZRANGE', VT, 0, scan - 1)) do
+    local d = redis.call('ZRANGE', key('cd', c), 0, 0, 'WITHSCORES')
+    if d[2] and (at < 0 or tonumber(d[2]) < at) then at = tonumber(d[2]) end
+  end
+  return at
+end
+for _, site in ipairs(redis.call('ZRANGEBYSCORE', LZ, '-inf', now, 'LIMIT', 0, reap_max)) do
+  reap(site)
+end
+local out = { now, -1, 0, 0, 0 }
+for i = 1, max do
+  local r = claim_one(i)
+  if not r then break end
+  out[#out + 1] = r
+end
+redis.call('HSET', HK, 'V', V)
+if #out - 5 < max then
+  local at = wake_at()
+  if at >= 0 then out[2] = math.max(at - now, 0) end
+else
+  out[2] = 0
+end
+out[3], out[4], out[5] = reaped, abandoned, skipped
+return out

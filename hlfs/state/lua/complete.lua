@@ -1,0 +1,34 @@
+-- Finish a claimed request: release the lease (only if the token still
+-- holds it), set the site's next allowed time and its reason, publish the
+-- result to the client's stream and to the other clients' requests that
+-- waited for the same URL (coalesced), re-index the site for its clients.
+-- KEYS[1] h:{N}
+-- ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+--         backoff (0/1), response_ms, results_maxlen, idle_ms, need (the
+--         smallest max_age code the result satisfies: 0 unless it is a
+--         stored copy), mode ('p' publish; 'h' a redirect hop was queued
+--         for the request instead: publish to its waiters only), then
+--         result field/value pairs for the stream entry
+-- Returns { 1, next_at, now, stream_entry_id (false when not published),
+-- waiters served, waiters
+-- requeued } or { 0 } when the lease was
+-- lost (expired and reaped: the request belongs to another claim now, and
+-- this result is dropped).
+-- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+local site, token = ARGV[2], ARGV[3]
+local now = now_ms()
+local f = release(site, token)
+if not f then return { 0 } end
+local c, m, sc = f[2], f[3], tonumber(f[4])
+local na = tonumber(f[5]) or 0
+if ARGV[4] == '1' then
+  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])
+end
+redis.call('HINCRBY', key('cl', c), 'n', -1)
+local fields = {}
+for j = 14, #ARGV do fields[#fields + 1] = ARGV[j] end
+local url = url_of(site, m)
+local id = publish_own(c, sc, url, fields, ARGV[10], ARGV[13] == 'h')
+local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[12]), ARGV[10])
+settle(site, na, now, tonumber(ARGV[11]))
+return { 1, na, now, id, served, back }

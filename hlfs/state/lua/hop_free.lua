@@ -1,0 +1,23 @@
+-- A robots.txt redirect that leads to another site is fetched under that
+-- site's lease, like one of its own requests, so that "one request in
+-- flight per site" and its next allowed time hold for the hop too. The
+-- lease carries no queued request (no ic/iu/is): a reaper that finds it
+-- expired only releases it (lua_claim).
+--
+-- lua_hop_free
+-- KEYS[1] h:{N}
+-- ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+--         backoff (0/1), response_ms, idle_ms
+-- Returns 1, or 0 when the token no longer held the lease.
+-- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+local site, token = ARGV[2], ARGV[3]
+local now = now_ms()
+local f = release(site, token)
+if not f then return 0 end
+local na = tonumber(f[5]) or 0
+if ARGV[4] == '1' then
+  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])
+end
+if na < now then na = now end
+settle(site, na, now, tonumber(ARGV[10]))
+return 1

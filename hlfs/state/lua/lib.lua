@@ -1,0 +1,173 @@
+local T = ARGV[1]
+local HK = KEYS[1]
+local LZ = 'lz:' .. T
+local VT = 'vt:' .. T
+local FR = 'fr:' .. T
+local function key(p, s) return p .. ':' .. T .. s end
+local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end
+local function I(x) return string.format('%.0f', x) end
+local TIME_US = 0
+local function now_ms()
+  local t = redis.call('TIME')
+  TIME_US = tonumber(t[2])
+  return tonumber(t[1]) * 1000 + math.floor(TIME_US / 1000)
+end
+-- now_ms of the same instant rounded up: a next_at computed from it is
+-- never early by a fraction of a millisecond (claims compare with now_ms,
+-- rounded down)
+local function up(now) if TIME_US % 1000 > 0 then return now + 1 end return now end
+-- score = (7 - prio) << 50 | seq << 11 | attempts << 9 | max_age code
+local function rid(score)
+  return T:sub(2, -2) .. '-' .. I(math.floor(score / 2048) % 549755813888)
+end
+local function attempts(score) return math.floor(score / 512) % 4 end
+-- inverse of qenc_url_pack
+local function url_of(site, m)
+  local t, r = m:sub(1, 1), m:sub(2)
+  if t == 'h' then return 'http://' .. site .. r end
+  if t == 's' then return 'https://' .. site .. r end
+  if t == 'H' or t == 'S' then
+    local n = r:find('[/:]') or (#r + 1)
+    local sch = (t == 'H') and 'http://' or 'https://'
+    return sch .. r:sub(1, n - 1) .. '.' .. site .. r:sub(n)
+  end
+  return r
+end
+-- Put a site in the due index of every client queued at it, due at 'at'
+-- (its next allowed time, or its lease expiry while leased).
+local function site_index(site, at)
+  for _, c in ipairs(redis.call('SMEMBERS', key('sc', site))) do
+    redis.call('ZREM', key('cr', c), site)
+    redis.call('ZADD', key('cd', c), at, site)
+  end
+end
+-- Client c has one more request waiting in this shard; a client that was
+-- idle re-enters fair queuing at the current virtual time (no credit).
+local function backlog_add(c)
+  local ck = key('cl', c)
+  if redis.call('HINCRBY', ck, 'qn', 1) == 1 then
+    local v = tonumber(redis.call('HGET', HK, 'V') or '0')
+    local f = tonumber(redis.call('HGET', ck, 'f') or '0')
+    if f < v then f = v end
+    redis.call('ZADD', VT, f, c)
+  end
+end
+-- The (site, client) queue just became non-empty.
+local function enter(site, c)
+  local sk = key('s', site)
+  redis.call('SADD', key('sc', site), c)
+  redis.call('PERSIST', sk)
+  local f = redis.call('HMGET', sk, 'lt', 'le', 'na')
+  local at = tonumber(f[3]) or 0
+  if f[1] and tonumber(f[2]) > at then at = tonumber(f[2]) end
+  redis.call('ZADD', key('cd', c), at, site)
+end
+-- A claimed request goes back to its place (same score, same member).
+local function requeue(site, c, m, score)
+  local qk = qkey(site, c)
+  redis.call('ZADD', qk, score, m)
+  if redis.call('ZCARD', qk) == 1 then enter(site, c) end
+  backlog_add(c)
+end
+-- the readers create the consumer group (from id 0) when they first read;
+-- readers waiting for c are woken through its channel (hlfs/state/notify.h)
+local function publish(c, id, url, att, fields, maxlen)
+  local e = redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,
+                       'url', url, 'a', att, unpack(fields))
+  redis.call('PUBLISH', 'n:' .. c, '')
+-- A replica's synchronous results are read only while someone waits; one
+-- that came after its waiter gave up, or for a replica that is gone (pod
+-- names change with every rollout), would stay for ever: the stream lives
+-- 10 minutes past its last result, more than the longest wait.
+  if c:sub(1, 5) == 'sync.' then redis.call('PEXPIRE', key('x', c), 600000) end
+  return e
+end
+-- A request that follows redirects has a record in fr:{N}, field
+-- "<client>|<rid>": "hops left\n<first rid>\n<first URL>" then "\n<URL>"
+-- per redirect followed (hlfs/sched/sched_follow.c). Its result is the result of
+-- the request the client made: published under the first id and URL, with
+-- the URLs followed ('rd'); none when a further hop was queued instead.
+-- The record goes with the result.
+local function publish_own(c, sc, url, fields, maxlen, hopped)
+  local fk = c .. '|' .. rid(sc)
+  local fr = redis.call('HGET', FR, fk)
+  local prid, purl, fx = rid(sc), url, fields
+  if fr then
+    redis.call('HDEL', FR, fk)
+    local _, orid, ourl, chain = fr:match('^(%d+)\n([^\n]*)\n([^\n]*)\n?(.*)$')
+    prid, purl = orid, ourl
+    if chain ~= '' then
+      fx = { 'rd', chain }
+      for _, v in ipairs(fields) do fx[#fx + 1] = v end
+    end
+  end
+  if hopped then return false end
+  return publish(c, prid, purl, attempts(sc) + 1, fx, maxlen)
+end
+local function follows(c, sc) return redis.call('HEXISTS', FR, c .. '|' .. rid(sc)) == 1 end
+-- Requests of other clients for a URL in flight wait for its result in
+-- w:{N}<site>|<member> (field client, value its score) instead of being
+-- fetched again.
+local function wkey(site, m) return 'w:' .. T .. site .. '|' .. m end
+-- One of c's queued requests left its queue without a claim of its own.
+local function unqueue(c)
+  if redis.call('HINCRBY', key('cl', c), 'qn', -1) <= 0 then redis.call('ZREM', VT, c) end
+end
+-- The result of (site, m) is out: publish it to each waiter, marked with
+-- the request it came from. A waiter whose max_age code is below need (the
+-- result is an older stored copy than it accepts) goes back to its queue.
+-- Returns how many were served, and how many requeued.
+local function serve_waiters(site, m, url, from, fields, need, maxlen)
+  local wk = wkey(site, m)
+  local w = redis.call('HGETALL', wk)
+  if #w == 0 then return 0, 0 end
+  redis.call('DEL', wk)
+  local fx = { 'co', from }
+  for _, v in ipairs(fields) do fx[#fx + 1] = v end
+  local served, back = 0, 0
+  for j = 1, #w, 2 do
+    local c, sc = w[j], tonumber(w[j + 1])
+    if sc % 512 < need then
+      requeue(site, c, m, sc)
+      back = back + 1
+    else
+      publish(c, rid(sc), url, attempts(sc) + 1, fx, maxlen)
+      redis.call('HINCRBY', key('cl', c), 'n', -1)
+      served = served + 1
+    end
+  end
+  return served, back
+end
+-- Drop the lease if token still holds it; the in-flight fields, or nil.
+local function release(site, token)
+  local sk = key('s', site)
+  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na', 'bu')
+  if f[1] ~= token then return nil end
+  redis.call('HDEL', sk, 'lt', 'le', 'ic', 'iu', 'is', 'ia')
+  redis.call('ZREM', LZ, site)
+  return f
+end
+-- The site was contacted: store when it may be contacted next, and why.
+-- had_bu: the hash holds a backoff_until to clear (from release)
+local function polite(site, now, delay, reason, streak, backoff, resp, had_bu)
+  local sk = key('s', site)
+  local na = up(now) + delay
+  if backoff == '1' then
+    redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp, 'bu', na)
+  else
+    redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp)
+    if had_bu then redis.call('HDEL', sk, 'bu') end
+  end
+  return na
+end
+-- After a release: a site with work is due again at na; an idle site's
+-- state outlives its next allowed time by idle_ms, then goes.
+local function settle(site, na, now, idle_ms)
+  if redis.call('SCARD', key('sc', site)) > 0 then
+    site_index(site, na)
+  else
+    local ttl = na - now
+    if ttl < 0 then ttl = 0 end
+    redis.call('PEXPIRE', key('s', site), ttl + idle_ms)
+  end
+end

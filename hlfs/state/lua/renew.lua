@@ -1,0 +1,23 @@
+-- Extend the leases this replica still holds.
+-- KEYS[1] h:{N}
+-- ARGV    {N}, lease_ms, then pairs: site, token
+-- Returns one value per pair: 1 renewed, 0 lost (the token no longer holds
+-- the site: it expired and was reaped; the fetch must stop).
+-- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+local lease = tonumber(ARGV[2])
+local now = now_ms()
+local out = {}
+for j = 3, #ARGV - 1, 2 do
+  local site, token = ARGV[j], ARGV[j + 1]
+  local sk = key('s', site)
+  if redis.call('HGET', sk, 'lt') == token then
+    local le = now + lease
+    redis.call('HSET', sk, 'le', le)
+    redis.call('ZADD', LZ, le, site)
+    site_index(site, le)
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out

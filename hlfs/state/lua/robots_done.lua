@@ -1,0 +1,40 @@
+-- A robots.txt fetch made under a request's lease is over: store the
+-- record of its origin, charge the site's politeness for the request it
+-- cost, and put the request that was waiting for it back at the head of its
+-- queue (same score: its place and attempts are unchanged).
+-- KEYS[1] h:{N}
+-- ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+--         backoff (0/1), response_ms, idle_ms, origin, status, body,
+--         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms, good_at,
+--         outage_since, robots_error_streak, hops, final_url, cause,
+--         cause_status, cause_detail
+-- The record r:{N}<origin> holds st, b (the last good copy), cd, fa
+-- (fetched at), ea (expires at = fa + ttl), ra (retry at, when set), the
+-- policy state ga (good at), os (outage since), ec (errors in a row), and
+-- after redirects rh (hops) and ru (the URL that answered), and when it
+-- is unreachable xo, xs, xd (the cause: the fetch's outcome, HTTP status
+-- and text, given to the requests it refuses); it expires
+-- keep_ms after ea. Returns { 1, next_at, now } or { 0 } when the lease
+-- was lost (the record is then not stored: whoever holds the site now
+-- decides).
+-- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+local site, token = ARGV[2], ARGV[3]
+local now = now_ms()
+local f = release(site, token)
+if not f then return { 0 } end
+local na = tonumber(f[5]) or 0
+if ARGV[4] == '1' then
+  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])
+end
+local rk = key('r', ARGV[11])
+local ea = now + tonumber(ARGV[15])
+redis.call('DEL', rk)
+redis.call('HSET', rk, 'st', ARGV[12], 'b', ARGV[13], 'cd', ARGV[14], 'fa', now, 'ea', ea)
+if tonumber(ARGV[16]) > 0 then redis.call('HSET', rk, 'ra', now + tonumber(ARGV[16])) end
+redis.call('HSET', rk, 'ga', ARGV[18], 'os', ARGV[19], 'ec', ARGV[20])
+if tonumber(ARGV[21]) > 0 then redis.call('HSET', rk, 'rh', ARGV[21], 'ru', ARGV[22]) end
+if ARGV[23] ~= '' then redis.call('HSET', rk, 'xo', ARGV[23], 'xs', ARGV[24], 'xd', ARGV[25]) end
+redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[17]))
+requeue(site, f[2], f[3], tonumber(f[4]))
+settle(site, na, now, tonumber(ARGV[10]))
+return { 1, na, now }

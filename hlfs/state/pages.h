@@ -1,0 +1,69 @@
+#ifndef WPFS_HLFS_PAGES_H
+#define WPFS_HLFS_PAGES_H
+/* Fetched pages in Redis: one HASH per canonical URL, key
+ * "page:{<host>}:<xxh3 of the URL, hex>". The body is stored zstd-compressed; metadata as fields.
+ * Pages expire after the configured TTL. The store given is the page
+ * cache's own Redis, whose maxmemory with allkeys-lru bounds their total
+ * size (any page may vanish at any time), or the state Redis, which never
+ * evicts (docs/operations.md, "Page cache").
+ *
+ * Contracts: those of hlfs/state/store.h (non-zero return: no callback). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hlfs/state/store.h"
+
+#define PAGE_KEY_MAX 320
+
+struct page {
+  const char *url;
+  const char *outcome;       /* fetch outcome name */
+  long        status;        /* HTTP status, 0 if none */
+  uint64_t    fetched_at;    /* ms since the epoch */
+  const char *headers_json;  /* [[name, value], ...] */
+  const char *redirect;      /* or NULL */
+  bool        truncated;
+  const char *body;          /* decoded body */
+  size_t      body_len;
+  const char *hash;          /* content hash, hex: set by page_put, read back by
+                                page_get (NULL for copies stored without one) */
+};
+
+/* Key of url's page into out (PAGE_KEY_MAX bytes); url is canonical. The
+ * hash tag is the URL's host, whatever the politeness unit, so that a page
+ * is found from its URL alone. */
+void page_key(const char *url, char *out, size_t outlen);
+
+typedef void page_put_cb(void *arg, store_err err);
+store_err page_put(struct store *s, const char *key, const struct page *p, uint32_t ttl_s,
+                   page_put_cb *cb, void *arg);
+
+/* p is NULL when there is no such page (err STORE_OK). Strings live only
+ * during the callback. */
+typedef void page_get_cb(void *arg, store_err err, const struct page *p);
+store_err page_get(struct store *s, const char *key, page_get_cb *cb, void *arg);
+
+/* The stored copy's validator without its body: found false when there is
+ * no such page; hash and at_ms (NULL/0 when absent) live only during the
+ * callback. A copy whose hash and fetch time equal those of a copy read
+ * earlier is that copy, byte for byte (page_put writes a new hash with
+ * every page, page_touch a new fetch time). */
+typedef void page_check_cb(void *arg, store_err err, bool found, const char *hash,
+                           uint64_t at_ms);
+store_err page_check(struct store *s, const char *key, page_check_cb *cb, void *arg);
+
+/* A 304 confirmed the copy: it is now as fresh as at_ms. */
+store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t ttl_s,
+                     page_put_cb *cb, void *arg);
+
+/* Whether p may answer a request that accepts copies up to max_age_s old
+ * (UINT64_MAX: any age) at now_ms: only successful fetches are served. */
+bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms);
+/* p's age in whole seconds at now_ms. */
+uint64_t page_age_s(const struct page *p, uint64_t now_ms);
+
+typedef void page_del_cb(void *arg, store_err err, bool existed);
+store_err page_del(struct store *s, const char *key, page_del_cb *cb, void *arg);
+
+#endif

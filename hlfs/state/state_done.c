@@ -1,0 +1,233 @@
+/* Ending a claim: complete (publish a result), robots done (store the
+ * record, requeue the request), abort (requeue untouched), renew, and the
+ * release of a robots.txt hop's lease. */
+#include "hlfs/state/state_int.h"
+
+#include <assert.h>
+#include <limits.h>
+
+#include "common/mem.h"
+
+#define DONE_MAGIC 0xd0e0d0e1u
+
+enum done_kind { DONE_COMPLETE, DONE_ROBOTS, DONE_RENEW, DONE_ABORT, DONE_HOP };
+
+struct done_ctx {
+  unsigned       magic;
+  struct state  *st;
+  enum done_kind kind;
+  state_done_cb *cb;
+  state_flags_cb *fcb;
+  void          *arg;
+};
+
+static void done_count(struct state *st, enum done_kind kind, int held)
+{
+  if(!held)
+    st->stats.lease_lost++;
+  else if(kind == DONE_COMPLETE)
+    st->stats.completed++;
+  else if(kind == DONE_ROBOTS)
+    st->stats.robots_stored++;
+  else if(kind == DONE_RENEW)
+    st->stats.renewed++;
+  else if(kind == DONE_ABORT)
+    st->stats.aborted++;
+}
+
+static void done_on_reply(void *arg, store_err err, const struct store_val *v)
+{
+  struct done_ctx *x = arg;
+  assert(x && x->magic == DONE_MAGIC);
+  int held = 0;
+  uint64_t next_at = 0;
+  const char *id = NULL;
+  if(!err && store_v_len(v) < 1)
+    err = STORE_PROTO;
+  if(!err) {
+    held = store_v_int(store_v_at(v, 0), 0) == 1;
+    next_at = state_u64(store_v_at(v, 1));
+    id = store_v_str(store_v_at(v, 3), NULL);
+    done_count(x->st, x->kind, held);
+    if(held && x->kind == DONE_COMPLETE) {
+      x->st->stats.coalesce_served += state_u64(store_v_at(v, 4));
+      x->st->stats.coalesce_requeued += state_u64(store_v_at(v, 5));
+    }
+  }
+  x->cb(x->arg, err, held, next_at, id);
+  x->magic = 0;
+  mem_free(x);
+}
+
+/* Per-pair 0/1 flags (renew), or one integer (abort). */
+static void done_on_flags(void *arg, store_err err, const struct store_val *v)
+{
+  struct done_ctx *x = arg;
+  assert(x && x->magic == DONE_MAGIC);
+  size_t n = store_v_type(v) == STORE_V_ARR ? store_v_len(v) : 1;
+  int one, *held = n > 1 ? mem_calloc(n, sizeof *held) : &one;
+  if(!held)
+    err = err ? err : STORE_NOMEM;
+  for(size_t i = 0; !err && i < n; i++) {
+    const struct store_val *e = store_v_type(v) == STORE_V_ARR ? store_v_at(v, i) : v;
+    held[i] = store_v_int(e, 0) == 1;
+    done_count(x->st, x->kind, held[i]);
+  }
+  x->fcb(x->arg, err, err ? NULL : held, err ? 0 : n);
+  if(held != &one)
+    mem_free(held);
+  x->magic = 0;
+  mem_free(x);
+}
+
+static store_err done_run(struct state *st, enum lua_script sc, enum done_kind kind,
+                          struct state_args *a, state_done_cb *cb,
+                          state_flags_cb *fcb, void *arg)
+{
+  struct done_ctx *x = mem_calloc(1, sizeof *x);
+  if(!x) {
+    state_args_free(a);
+    return STORE_NOMEM;
+  }
+  *x = (struct done_ctx){ DONE_MAGIC, st, kind, cb, fcb, arg };
+  store_err e = state_run(st, sc, a, fcb ? done_on_flags : done_on_reply, x);
+  if(e) {
+    x->magic = 0;
+    mem_free(x);
+  }
+  return e;
+}
+
+/* The ARGV prefix complete and robots-done share. */
+static void done_common(struct state_args *a, unsigned shard, const struct state_done *d)
+{
+  state_args_shard(a, shard);
+  state_args_add(a, d->site);
+  state_args_add(a, d->token);
+  state_args_add(a, d->delay.reason == DELAY_NONE ? "0" : "1");
+  state_args_addu(a, d->delay.delay_ms);
+  state_args_add(a, delay_reason_name(d->delay.reason));
+  state_args_addu(a, d->delay.streak);
+  state_args_add(a, d->delay.backoff ? "1" : "0");
+  state_args_addu(a, d->response_ms);
+}
+
+/* The smallest max_age code whose seconds cover age_s: waiters below it
+ * asked for a fresher copy than the one served. */
+static unsigned age_need(uint64_t age_s)
+{
+  if(!age_s)
+    return 0;
+  unsigned c = qenc_maxage_code(age_s);
+  return qenc_maxage_secs(c) >= age_s ? c : c + 1;
+}
+
+store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
+                         state_done_cb *cb, void *arg)
+{
+  state_check(st);
+  if(shard >= st->cfg.nshards || d->nfields % 2 || d->nfields > 64)
+    return STORE_PROTO;
+  struct state_args a;
+  store_err e = state_args_init(&a, 14 + (int)d->nfields);
+  if(e)
+    return e;
+  done_common(&a, shard, d);
+  state_args_addu(&a, st->cfg.results_maxlen);
+  state_args_addu(&a, st->cfg.idle_keep_ms);
+  state_args_addu(&a, age_need(d->age_s));
+  state_args_add(&a, d->hopped ? "h" : "p");
+  for(size_t i = 0; i < d->nfields; i++)
+    state_args_add(&a, d->fields[i] ? d->fields[i] : "");
+  return done_run(st, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);
+}
+
+store_err state_robots_done(struct state *st, unsigned shard, const struct state_done *d,
+                            const char *origin, const struct state_robots *rec,
+                            state_done_cb *cb, void *arg)
+{
+  state_check(st);
+  if(shard >= st->cfg.nshards)
+    return STORE_PROTO;
+  struct state_args a;
+  store_err e = state_args_init(&a, 26);
+  if(e)
+    return e;
+  done_common(&a, shard, d);
+  state_args_addu(&a, st->cfg.idle_keep_ms);
+  state_args_add(&a, origin);
+  state_args_addf(&a, "%d", rec->status);
+  state_args_addn(&a, rec->body ? rec->body : "", rec->body ? rec->body_len : 0);
+  state_args_addu(&a, rec->crawl_delay_ms);
+  state_args_addu(&a, rec->ttl_ms);
+  state_args_addu(&a, rec->retry_ms);
+  state_args_addu(&a, st->cfg.robots_keep_ms);
+  state_args_addu(&a, rec->good_at);
+  state_args_addu(&a, rec->outage_since);
+  state_args_addu(&a, rec->error_streak);
+  state_args_addu(&a, rec->hops);
+  state_args_add(&a, rec->hops && rec->final_url ? rec->final_url : "");
+  state_args_add(&a, rec->cause);
+  state_args_addf(&a, "%d", rec->cause_status);
+  state_args_add(&a, rec->cause_detail);
+  return done_run(st, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
+}
+
+store_err state_abort(struct state *st, unsigned shard, const char *site,
+                      const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg)
+{
+  state_check(st);
+  if(shard >= st->cfg.nshards)
+    return STORE_PROTO;
+  struct state_args a;
+  store_err e = state_args_init(&a, 6);
+  if(e)
+    return e;
+  state_args_shard(&a, shard);
+  state_args_add(&a, site);
+  state_args_add(&a, token);
+  state_args_addu(&a, st->cfg.idle_keep_ms);
+  state_args_addu(&a, charge_ms);
+  return done_run(st, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
+}
+
+static void done_ignore(void *arg, store_err err, const int *held, size_t n)
+{
+  (void)arg;
+  (void)err;
+  (void)held;
+  (void)n;
+}
+
+store_err state_hop_free(struct state *st, const struct state_done *d,
+                         state_flags_cb *cb, void *arg)
+{
+  state_check(st);
+  struct state_args a;
+  store_err e = state_args_init(&a, 11);
+  if(e)
+    return e;
+  done_common(&a, site_shard(d->site, st->cfg.nshards), d);
+  state_args_addu(&a, st->cfg.idle_keep_ms);
+  return done_run(st, LUA_HOP_FREE, DONE_HOP, &a, NULL, cb ? cb : done_ignore, arg);
+}
+
+store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
+                      const char *const *sites, const char *const *tokens, size_t n,
+                      state_flags_cb *cb, void *arg)
+{
+  state_check(st);
+  if(shard >= st->cfg.nshards || !n || n > INT_MAX / 4)
+    return STORE_PROTO;
+  struct state_args a;
+  store_err e = state_args_init(&a, 3 + 2 * (int)n);
+  if(e)
+    return e;
+  state_args_shard(&a, shard);
+  state_args_addu(&a, lease_ms);
+  for(size_t i = 0; i < n; i++) {
+    state_args_add(&a, sites[i]);
+    state_args_add(&a, tokens[i]);
+  }
+  return done_run(st, LUA_RENEW, DONE_RENEW, &a, NULL, cb, arg);
+}

@@ -1,0 +1,49 @@
+#ifndef WPFS_HLFS_STATE_INT_H
+#define WPFS_HLFS_STATE_INT_H
+/* Shared by hlfs/state_*.c only. */
+#include "hlfs/state/lua.h"
+#include "hlfs/state/state.h"
+
+#define STATE_MAGIC 0x57a7e001u
+
+struct state {
+  unsigned           magic;
+  struct store      *store;
+  struct state_cfg   cfg;
+  int                script[LUA__LAST];
+  struct state_stats stats;
+};
+
+/* An argument vector for one command; numbers are formatted into slots of
+ * their own, so the pointers stay valid until state_args_free. */
+struct state_args {
+  int          n, cap;
+  const char **v;
+  size_t      *l;
+  char       (*num)[24];
+  char       **own;   /* strings formatted by state_args_addk, freed with a */
+  store_err    err;   /* sticky: an addk that failed */
+};
+
+store_err state_args_init(struct state_args *a, int cap);
+void      state_args_free(struct state_args *a);
+void      state_args_addn(struct state_args *a, const char *s, size_t len);
+void      state_args_add(struct state_args *a, const char *s);
+void      state_args_addu(struct state_args *a, unsigned long long v);
+/* A formatted argument of any length (key names); NOMEM is sticky. */
+void      state_args_addk(struct state_args *a, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+void      state_args_addf(struct state_args *a, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+/* KEYS[1] "h:{N}" and ARGV[1] "{N}" of a shard script. */
+void      state_args_shard(struct state_args *a, unsigned shard);
+/* Run script sc with one key (args from state_args_shard), free the args. */
+store_err state_run(struct state *st, enum lua_script sc, struct state_args *a,
+                    store_cb *cb, void *arg);
+/* Plain command; frees the args. */
+store_err state_send(struct state *st, struct store *via, struct state_args *a,
+                     uint32_t extra_ms, store_cb *cb, void *arg);
+uint64_t  state_u64(const struct store_val *v);
+void      state_check(const struct state *st);
+
+#endif

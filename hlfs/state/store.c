@@ -1,0 +1,604 @@
+#include "hlfs/state/store.h"
+
+#include <assert.h>
+#include <hiredis/adapters/libuv.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+#define STORE_MAGIC      0x5703e11au
+#define STORE_CMD_MAGIC  0x5703c3d1u
+#define STORE_MAX_SCRIPTS 32
+#define STORE_TIMERS     3
+
+struct store_script {
+  const char *name;
+  const char *body;   /* static storage: the Lua literals */
+  char        sha[41];
+};
+
+/* One command awaiting its reply; on the store's pending list, in the order
+ * written (Redis answers in that order, so the head is the oldest). Script
+ * calls keep a copy of their arguments to be sent again as EVAL. */
+struct store_cmd {
+  unsigned          magic;
+  struct store     *s;
+  struct store_cmd *prev, *next;
+  uint64_t          deadline_ms;
+  uint32_t          extra_ms;
+  store_cb         *cb;
+  void             *arg;
+  int               script;     /* -1: a plain command */
+  bool              as_eval;    /* NOSCRIPT seen: the body goes along */
+  int               argc;       /* script calls: keys + args */
+  const char      **argv;       /* 3 leading slots for EVALSHA sha nkeys */
+  size_t           *lens;
+  char              nkeys[12];
+};
+
+struct store {
+  unsigned            magic;
+  uv_loop_t          *loop;
+  struct store_cfg    cfg;
+  char               *host;
+  redisAsyncContext  *ac;          /* NULL when not connected */
+  bool                up;          /* connected and scripts sent */
+  bool                closing;
+  int                 in_cb;
+  store_err           fail_err;    /* what a NULL reply means right now */
+  uv_timer_t          t_retry, t_conn, t_watch;
+  int                 open_handles;
+  uint32_t            backoff_ms;
+  struct store_cmd   *head, *tail;
+  struct store_script scripts[STORE_MAX_SCRIPTS];
+  int                 nscripts;
+  store_state_fn     *state_fn;
+  void               *state_arg;
+  store_msg_fn       *msg_fn;
+  void               *msg_arg;
+  struct store_stats  st;
+};
+
+static const char *const store_errtxt[] = {
+#define X(e, txt) txt,
+  STORE_ERRORS(X)
+#undef X
+};
+
+const char *store_strerror(store_err e)
+{
+  return (unsigned)e < STORE__LAST ? store_errtxt[e] : "unknown store error";
+}
+
+/* ---- replies ---------------------------------------------------------- */
+
+#define RV(v) ((const redisReply *)(const void *)(v))
+
+enum store_vtype store_v_type(const struct store_val *v)
+{
+  if(!v)
+    return STORE_V_NIL;
+  switch(RV(v)->type) {
+  case REDIS_REPLY_STRING:  return STORE_V_STR;
+  case REDIS_REPLY_ARRAY:   return STORE_V_ARR;
+  case REDIS_REPLY_INTEGER: return STORE_V_INT;
+  case REDIS_REPLY_NIL:     return STORE_V_NIL;
+  case REDIS_REPLY_STATUS:  return STORE_V_STATUS;
+  case REDIS_REPLY_ERROR:   return STORE_V_ERR;
+  default:                  return STORE_V_OTHER;
+  }
+}
+
+long long store_v_int(const struct store_val *v, long long def)
+{
+  if(!v)
+    return def;
+  if(RV(v)->type == REDIS_REPLY_INTEGER)
+    return RV(v)->integer;
+  if(RV(v)->type != REDIS_REPLY_STRING && RV(v)->type != REDIS_REPLY_STATUS)
+    return def;
+  char *end;
+  long long n = strtoll(RV(v)->str, &end, 10);
+  return end == RV(v)->str || *end ? def : n;
+}
+
+const char *store_v_str(const struct store_val *v, size_t *len)
+{
+  int t = v ? RV(v)->type : REDIS_REPLY_NIL;
+  if(t != REDIS_REPLY_STRING && t != REDIS_REPLY_STATUS && t != REDIS_REPLY_ERROR)
+    return NULL;
+  if(len)
+    *len = RV(v)->len;
+  return RV(v)->str;
+}
+
+size_t store_v_len(const struct store_val *v)
+{
+  return v && RV(v)->type == REDIS_REPLY_ARRAY ? RV(v)->elements : 0;
+}
+
+const struct store_val *store_v_at(const struct store_val *v, size_t i)
+{
+  if(i >= store_v_len(v))
+    return NULL;
+  return (const struct store_val *)(const void *)RV(v)->element[i];
+}
+
+/* ---- pending list ----------------------------------------------------- */
+
+static void store_link(struct store *s, struct store_cmd *c)
+{
+  c->prev = s->tail;
+  c->next = NULL;
+  if(s->tail)
+    s->tail->next = c;
+  else
+    s->head = c;
+  s->tail = c;
+  s->st.pending++;
+}
+
+static void store_unlink(struct store *s, struct store_cmd *c)
+{
+  if(c->prev)
+    c->prev->next = c->next;
+  else
+    s->head = c->next;
+  if(c->next)
+    c->next->prev = c->prev;
+  else
+    s->tail = c->prev;
+  c->prev = c->next = NULL;
+  s->st.pending--;
+}
+
+static void store_cmd_free(struct store_cmd *c)
+{
+  c->magic = 0;
+  mem_free(c);
+}
+
+/* ---- connection ------------------------------------------------------- */
+
+static void store_connect(struct store *s);
+static void store_on_retry(uv_timer_t *t);
+static void store_on_conn_timeout(uv_timer_t *t);
+static void store_on_watch(uv_timer_t *t);
+
+static void store_set_up(struct store *s, bool up)
+{
+  if(s->up == up)
+    return;
+  s->up = up;
+  if(!up)
+    uv_timer_stop(&s->t_watch);
+  if(s->state_fn && !s->closing)
+    s->state_fn(s->state_arg, up);
+}
+
+static void store_schedule_retry(struct store *s)
+{
+  if(s->closing || uv_is_active((uv_handle_t *)&s->t_retry))
+    return;
+  uv_timer_start(&s->t_retry, store_on_retry, s->backoff_ms, 0);
+  uint32_t next = s->backoff_ms * 2;
+  s->backoff_ms = next > s->cfg.backoff_max_ms ? s->cfg.backoff_max_ms : next;
+}
+
+/* Drop the connection now: pending commands are answered with err (hiredis
+ * runs their callbacks with a NULL reply from inside redisAsyncFree), then
+ * a reconnection is scheduled. Never called from a hiredis callback. */
+static void store_reset(struct store *s, store_err err)
+{
+  redisAsyncContext *ac = s->ac;
+  s->ac = NULL;
+  store_set_up(s, false);
+  if(ac) {
+    s->fail_err = err;
+    redisAsyncFree(ac);
+    s->fail_err = STORE_DOWN;
+  }
+  store_schedule_retry(s);
+}
+
+static void store_on_script_loaded(void *arg, store_err err, const struct store_val *v)
+{
+  struct store_script *sc = arg;
+  const char *sha = store_v_str(v, NULL);
+  if(err == STORE_OK && sha && strcmp(sha, sc->sha))
+    LOG(LOG_ERROR, "redis: script %s loaded as %s, expected %s", sc->name, sha, sc->sha);
+  else if(err != STORE_OK && err != STORE_DOWN && err != STORE_CLOSED)
+    LOG(LOG_WARN, "redis: SCRIPT LOAD %s: %s", sc->name, store_strerror(err));
+}
+
+/* Commands written after these are ordered after them on the connection,
+ * so EVALSHA may follow at once. */
+static void store_load_scripts(struct store *s)
+{
+  for(int i = 0; i < s->nscripts; i++) {
+    const char *argv[] = { "SCRIPT", "LOAD", s->scripts[i].body };
+    size_t lens[] = { 6, 4, strlen(s->scripts[i].body) };
+    store_cmd(s, 3, argv, lens, 0, store_on_script_loaded, &s->scripts[i]);
+  }
+}
+
+static struct store *store_of(const redisAsyncContext *ac)
+{
+  struct store *s = ac->data;
+  assert(s && s->magic == STORE_MAGIC);
+  return s;
+}
+
+static void store_on_connect(const redisAsyncContext *ac, int status)
+{
+  struct store *s = store_of(ac);
+  uv_timer_stop(&s->t_conn);
+  if(status != REDIS_OK) {
+    LOG(LOG_WARN, "redis: connect to %s:%d: %s", s->host, s->cfg.port, ac->errstr);
+    if(s->ac == ac)
+      s->ac = NULL;  /* hiredis frees it after this callback */
+    store_schedule_retry(s);
+    return;
+  }
+  s->st.connects++;
+  s->backoff_ms = s->cfg.backoff_min_ms;
+  s->up = true;
+  uint32_t tick = s->cfg.cmd_timeout_ms / 4 ? s->cfg.cmd_timeout_ms / 4 : 1;
+  uv_timer_start(&s->t_watch, store_on_watch, tick, tick);
+  store_load_scripts(s);
+  if(s->state_fn && !s->closing)
+    s->state_fn(s->state_arg, true);
+}
+
+static void store_on_disconnect(const redisAsyncContext *ac, int status)
+{
+  struct store *s = store_of(ac);
+  s->st.disconnects++;
+  if(status != REDIS_OK && !s->closing)
+    LOG(LOG_WARN, "redis: connection lost: %s", ac->errstr);
+  if(s->ac == ac)
+    s->ac = NULL;
+  store_set_up(s, false);
+  store_schedule_retry(s);
+}
+
+static void store_connect(struct store *s)
+{
+  redisAsyncContext *ac = redisAsyncConnect(s->host, s->cfg.port);
+  if(!ac || ac->err) {
+    LOG(LOG_WARN, "redis: connect to %s:%d: %s", s->host, s->cfg.port,
+        ac ? ac->errstr : "out of memory");
+    if(ac)
+      redisAsyncFree(ac);
+    store_schedule_retry(s);
+    return;
+  }
+  ac->data = s;
+  /* The adapter must be attached before the connect callback is set: setting
+   * it arms the write event that detects the connection. */
+  if(redisLibuvAttach(ac, s->loop) != REDIS_OK) {
+    redisAsyncFree(ac);
+    store_schedule_retry(s);
+    return;
+  }
+  redisAsyncSetConnectCallback(ac, store_on_connect);
+  redisAsyncSetDisconnectCallback(ac, store_on_disconnect);
+  s->ac = ac;
+  uv_timer_start(&s->t_conn, store_on_conn_timeout, s->cfg.connect_timeout_ms, 0);
+}
+
+static struct store *store_of_timer(uv_timer_t *t)
+{
+  struct store *s = t->data;
+  assert(s && s->magic == STORE_MAGIC);
+  return s;
+}
+
+static void store_on_retry(uv_timer_t *t)
+{
+  struct store *s = store_of_timer(t);
+  if(!s->closing && !s->ac)
+    store_connect(s);
+}
+
+static void store_on_conn_timeout(uv_timer_t *t)
+{
+  struct store *s = store_of_timer(t);
+  if(s->ac && !s->up) {
+    LOG(LOG_WARN, "redis: connect to %s:%d timed out", s->host, s->cfg.port);
+    store_reset(s, STORE_TIMEOUT);
+  }
+}
+
+/* A reply overdue means the server or the path is stuck; every later reply
+ * queues behind it, so the connection is reset and pending work fails fast. */
+static void store_on_watch(uv_timer_t *t)
+{
+  struct store *s = store_of_timer(t);
+  if(s->head && clock_mono_ms() > s->head->deadline_ms) {
+    s->st.timeouts++;
+    LOG(LOG_WARN, "redis: no reply within %u ms, reconnecting", s->cfg.cmd_timeout_ms);
+    store_reset(s, STORE_TIMEOUT);
+  }
+}
+
+/* ---- commands --------------------------------------------------------- */
+
+static void store_on_reply(redisAsyncContext *ac, void *r, void *priv);
+
+static store_err store_write(struct store *s, struct store_cmd *c, int argc,
+                             const char **argv, const size_t *lens)
+{
+  if(redisAsyncCommandArgv(s->ac, store_on_reply, c, argc, argv, lens) != REDIS_OK)
+    return STORE_DOWN;
+  c->deadline_ms = clock_mono_ms() + s->cfg.cmd_timeout_ms + c->extra_ms;
+  store_link(s, c);
+  s->st.sent++;
+  return STORE_OK;
+}
+
+static store_err store_write_script(struct store *s, struct store_cmd *c)
+{
+  const struct store_script *sc = &s->scripts[c->script];
+  c->argv[0] = c->as_eval ? "EVAL" : "EVALSHA";
+  c->lens[0] = strlen(c->argv[0]);
+  c->argv[1] = c->as_eval ? sc->body : sc->sha;
+  c->lens[1] = strlen(c->argv[1]);
+  c->argv[2] = c->nkeys;
+  c->lens[2] = strlen(c->nkeys);
+  s->st.evals++;
+  return store_write(s, c, c->argc + 3, c->argv, c->lens);
+}
+
+static bool store_is_noscript(const redisReply *r)
+{
+  return r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8);
+}
+
+static void store_on_reply(redisAsyncContext *ac, void *r, void *priv)
+{
+  struct store_cmd *c = priv;
+  assert(c && c->magic == STORE_CMD_MAGIC);
+  struct store *s = c->s;
+  (void)ac;
+  store_unlink(s, c);
+  const redisReply *rep = r;
+  store_err err = rep ? STORE_OK : s->fail_err;
+  if(rep && c->script >= 0 && !c->as_eval && store_is_noscript(rep) && s->up) {
+    s->st.noscript++;
+    c->as_eval = true;
+    if(store_write_script(s, c) == STORE_OK)
+      return;
+    err = STORE_DOWN;
+  }
+  if(rep) {
+    s->st.replies++;
+    if(rep->type == REDIS_REPLY_ERROR) {
+      s->st.reply_errors++;
+      err = STORE_REPLY;
+    }
+  }
+  s->in_cb++;
+  c->cb(c->arg, err, (const struct store_val *)r);
+  s->in_cb--;
+  store_cmd_free(c);
+}
+
+static store_err store_admit(struct store *s)
+{
+  if(s->closing)
+    return STORE_CLOSED;
+  if(!s->up || !s->ac)
+    return STORE_DOWN;
+  if(s->st.pending >= s->cfg.max_pending) {
+    s->st.busy++;
+    return STORE_BUSY;
+  }
+  return STORE_OK;
+}
+
+store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *lens,
+                    uint32_t extra_ms, store_cb *cb, void *arg)
+{
+  store_err e = store_admit(s);
+  if(e)
+    return e;
+  struct store_cmd *c = mem_calloc(1, sizeof *c);
+  if(!c)
+    return STORE_NOMEM;
+  *c = (struct store_cmd){ .magic = STORE_CMD_MAGIC, .s = s, .cb = cb, .arg = arg,
+                           .script = -1, .extra_ms = extra_ms };
+  e = store_write(s, c, argc, argv, lens);
+  if(e)
+    store_cmd_free(c);
+  return e;
+}
+
+/* One allocation: the command, argv[3 + argc], lens[3 + argc], the bytes. */
+static struct store_cmd *store_cmd_copy(int argc, const char **argv, const size_t *lens)
+{
+  size_t bytes = 0, slots = (size_t)argc + 3;
+  for(int i = 0; i < argc; i++)
+    bytes += lens[i] + 1;
+  struct store_cmd *c = mem_alloc(sizeof *c + slots * (sizeof(char *) + sizeof(size_t)) + bytes);
+  if(!c)
+    return NULL;
+  memset(c, 0, sizeof *c);
+  c->argv = (const char **)(void *)(c + 1);
+  c->lens = (size_t *)(void *)(c->argv + slots);
+  char *p = (char *)(c->lens + slots);
+  for(int i = 0; i < argc; i++) {
+    memcpy(p, argv[i], lens[i]);
+    p[lens[i]] = '\0';
+    c->argv[3 + i] = p;
+    c->lens[3 + i] = lens[i];
+    p += lens[i] + 1;
+  }
+  c->argc = argc;
+  return c;
+}
+
+store_err store_eval(struct store *s, int script, int nkeys, int argc,
+                     const char **argv, const size_t *lens, store_cb *cb, void *arg)
+{
+  assert(script >= 0 && script < s->nscripts && nkeys <= argc);
+  store_err e = store_admit(s);
+  if(e)
+    return e;
+  struct store_cmd *c = store_cmd_copy(argc, argv, lens);
+  if(!c)
+    return STORE_NOMEM;
+  c->magic = STORE_CMD_MAGIC;
+  c->s = s;
+  c->cb = cb;
+  c->arg = arg;
+  c->script = script;
+  snprintf(c->nkeys, sizeof c->nkeys, "%d", nkeys);
+  e = store_write_script(s, c);
+  if(e)
+    store_cmd_free(c);
+  return e;
+}
+
+/* ---- subscriptions ---------------------------------------------------- */
+
+/* hiredis keeps this callback per channel and calls it for the
+ * confirmation, each message, the unsubscription, and with NULL when the
+ * connection goes; only the first two concern the caller. */
+static void store_on_sub_reply(redisAsyncContext *ac, void *r, void *priv)
+{
+  struct store *s = priv;
+  const redisReply *rep = r;
+  (void)ac;
+  assert(s && s->magic == STORE_MAGIC);
+  if(!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements < 2)
+    return;
+  const redisReply *kind = rep->element[0], *ch = rep->element[1];
+  if(kind->type != REDIS_REPLY_STRING || ch->type != REDIS_REPLY_STRING)
+    return;
+  if(strcmp(kind->str, "message") && strcmp(kind->str, "subscribe"))
+    return;
+  s->st.messages++;
+  if(s->msg_fn && !s->closing) {
+    s->in_cb++;
+    s->msg_fn(s->msg_arg, ch->str, ch->len);
+    s->in_cb--;
+  }
+}
+
+void store_on_message(struct store *s, store_msg_fn *fn, void *arg)
+{
+  s->msg_fn = fn;
+  s->msg_arg = arg;
+}
+
+store_err store_subscribe(struct store *s, const char *channel, bool on)
+{
+  if(s->closing)
+    return STORE_CLOSED;
+  if(!s->up || !s->ac)
+    return STORE_DOWN;
+  const char *argv[] = { on ? "SUBSCRIBE" : "UNSUBSCRIBE", channel };
+  size_t lens[] = { strlen(argv[0]), strlen(channel) };
+  /* UNSUBSCRIBE takes no callback: hiredis answers it through the
+   * channel's own (and refuses it when nothing is subscribed) */
+  if(redisAsyncCommandArgv(s->ac, on ? store_on_sub_reply : NULL, s, 2, argv, lens) != REDIS_OK)
+    return STORE_DOWN;
+  s->st.sent++;
+  return STORE_OK;
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg)
+{
+  struct store *s = xalloc(sizeof *s);
+  s->magic = STORE_MAGIC;
+  s->loop = loop;
+  s->cfg = *cfg;
+  s->host = xstrdup(cfg->host ? cfg->host : "127.0.0.1");
+  s->cfg.host = s->host;
+  if(!s->cfg.max_pending)
+    s->cfg.max_pending = 1;
+  if(!s->cfg.backoff_min_ms)
+    s->cfg.backoff_min_ms = 1;
+  s->backoff_ms = s->cfg.backoff_min_ms;
+  s->fail_err = STORE_DOWN;
+  uv_timer_t *t[STORE_TIMERS] = { &s->t_retry, &s->t_conn, &s->t_watch };
+  for(int i = 0; i < STORE_TIMERS; i++) {
+    uv_timer_init(loop, t[i]);
+    t[i]->data = s;
+  }
+  s->open_handles = STORE_TIMERS;
+  return s;
+}
+
+void store_on_state(struct store *s, store_state_fn *fn, void *arg)
+{
+  s->state_fn = fn;
+  s->state_arg = arg;
+}
+
+int store_script(struct store *s, const char *name, const char *body)
+{
+  if(s->nscripts >= STORE_MAX_SCRIPTS) {
+    fputs("wpfs: too many redis scripts\n", stderr);
+    abort();
+  }
+  struct store_script *sc = &s->scripts[s->nscripts];
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned mdlen = 0;
+  if(!EVP_Digest(body, strlen(body), md, &mdlen, EVP_sha1(), NULL)) {
+    fputs("wpfs: SHA-1 unavailable\n", stderr);
+    abort();
+  }
+  hash_hex(md, mdlen, sc->sha);
+  sc->name = name;
+  sc->body = body;
+  return s->nscripts++;
+}
+
+void store_start(struct store *s)
+{
+  if(!s->ac && !s->closing)
+    store_connect(s);
+}
+
+bool store_is_up(const struct store *s) { return s->up; }
+
+const struct store_stats *store_stats(const struct store *s) { return &s->st; }
+
+static void store_on_closed(uv_handle_t *h)
+{
+  struct store *s = h->data;
+  assert(s && s->magic == STORE_MAGIC);
+  if(--s->open_handles > 0)
+    return;
+  s->magic = 0;
+  free(s->host);
+  free(s);
+}
+
+void store_close(struct store **sp)
+{
+  struct store *s = *sp;
+  if(!s)
+    return;
+  *sp = NULL;
+  assert(s->magic == STORE_MAGIC && !s->in_cb);
+  s->closing = true;
+  uv_timer_stop(&s->t_retry);
+  store_reset(s, STORE_CLOSED);
+  assert(!s->head);
+  uv_close((uv_handle_t *)&s->t_retry, store_on_closed);
+  uv_close((uv_handle_t *)&s->t_conn, store_on_closed);
+  uv_close((uv_handle_t *)&s->t_watch, store_on_closed);
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# timeout: 60
+# The layers use only those below them: no library calls a function that
+# a library above it defines. Order, most dependent first:
+#   hlfs/gw  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
+# and clients (the crawlers' library) uses no gateway or fetcher code.
+# Read from the built libraries (nm), so a new call across a boundary fails
+# here whether or not the link happened to resolve it.
+. "$WPFS_ROOT/tests/lib.sh"
+OBJ=$(dirname "$WPFS_BIN")/build/rel
+[ -d "$OBJ" ] || OBJ=$WPFS_ROOT/build/rel
+case $WPFS_BIN in */build/san/bin) OBJ=$WPFS_ROOT/build/san ;; esac
+lib() { echo "$OBJ/lib$1.a"; }
+# calls LOW.a HIGH.a: the functions of HIGH that LOW calls
+calls() {
+  comm -12 <(nm -u "$1" 2>/dev/null | awk '{ print $NF }' | sort -u) \
+           <(nm --defined-only -g "$2" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u) |
+    head -5 | tr '\n' ' '
+}
+ORDER=(hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api common)
+for l in "${ORDER[@]}" clients; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
+for i in "${!ORDER[@]}"; do
+  for ((j = 0; j < i; j++)); do
+    is "$(calls "$(lib "${ORDER[$i]}")" "$(lib "${ORDER[$j]}")")" "" "${ORDER[$i]} calls nothing of ${ORDER[$j]}"
+  done
+done
+for high in hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs; do
+  is "$(calls "$(lib clients)" "$(lib "$high")")" "" "clients call nothing of $high"
+done
+# The check can fail: a policy library with one call up into the REST layer.
+printf 'const void *gw_auth(void *, void *);\nconst void *up(void) { return gw_auth(0, 0); }\n' >"$T_DIR/up.c"
+cc -c -o "$T_DIR/up.o" "$T_DIR/up.c" && cp "$(lib hlfs/policy)" "$T_DIR/policy.a" &&
+  ar rcs "$T_DIR/policy.a" "$T_DIR/up.o"
+is "$(calls "$T_DIR/policy.a" "$(lib hlfs/gw)")" "gw_auth " "a call from policy up into gw is caught"
+done_testing
