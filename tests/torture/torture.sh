@@ -319,12 +319,16 @@ for s in $(seq 0 $((SITES - 1))) ; do
 done
 for kk in 1 2 3 4 5 6; do
   mi=$(tw_site_field "127.30.0.$kk" .max_in_flight)
-  [ "${mi:-0}" -le 1 ] || { overlaps=$((overlaps + 1)); violation "127.30.0.$kk saw $mi requests at once"; }
+  [ "${mi:-0}" -le 1 ] || { overlaps=$((overlaps + 1)); violation "127.30.0.$kk saw $mi requests at once"
+    tw_site_json "127.30.0.$kk" requests=100000 >"$T_DIR/site-127.30.0.$kk.json"; }
 done
 for kk in 1 2; do
   want=$( [ $kk = 1 ] && echo 295 || echo 195)
   g=$(tw_site_field "127.30.0.$kk" .min_gap_ms)
-  [ "$g" = null ] || [ "$(echo "$g >= $want" | bc)" = 1 ] || violation "127.30.0.$kk: a gap of $g ms under its Crawl-delay"
+  if [ "$g" != null ] && [ "$(echo "$g >= $want" | bc)" != 1 ]; then
+    violation "127.30.0.$kk: a gap of $g ms under its Crawl-delay"
+    tw_site_json "127.30.0.$kk" requests=100000 >"$T_DIR/site-127.30.0.$kk.json"
+  fi
 done
 paths() { tw_site_json "$1" requests=100000 | jq -r '.requests[].path'; }
 # 127.30.0.6 disallows /p/ except /p/1.html; every site disallows /private/

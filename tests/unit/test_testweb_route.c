@@ -89,7 +89,7 @@ static char *body_of(struct tw_plan *pl)
   char *w = wire(pl, &len);
   char *b = strstr(w, "\r\n\r\n");
   char *copy = strdup(b ? b + 4 : "");
-  free(w);
+  mem_free(w);
   return copy;
 }
 
@@ -320,7 +320,7 @@ static void test_chunked_and_head(void **state)
   }
   assert_int_equal(total, 70000);
   assert_string_equal(p, "0\r\n\r\n");
-  free(w);
+  mem_free(w);
   tw_plan_free(&pl);
   route("site0.test", "HEAD /_b/body?size=500 HTTP/1.1\r\n\r\n", &pl);
   assert_non_null(strstr(pl.head.data, "Content-Length: 500\r\n"));
@@ -340,7 +340,7 @@ static void test_cut_and_endless(void **state)
   assert_true(pl.cut_reached);
   assert_int_equal(pl.cut, TW_CUT_RESET);
   assert_true(pl.close);
-  free(w);
+  mem_free(w);
   tw_plan_free(&pl);
   get("site0.test", "/_b/endless?chunked=0", &pl);
   assert_true(pl.close);
