@@ -147,12 +147,26 @@ endef
 FORCE:
 $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 
+# Each program links only the libraries it uses, in LIBDIRS order: a call
+# across a boundary it should not cross fails to link. (Tests and
+# benchmarks link them all.)
+CRAWLER_LIBS    := clients/crawl clients/gw clients/web clients/out clients/base common
+LIBS_llfs       := llfs api common
+LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
+LIBS_wpfs-url   := common
+LIBS_wpfs-robots := hlfs/policy common
+LIBS_testweb    := common
+LIBS_freeport   := common
+LIBS_wpfs-discover := $(CRAWLER_LIBS)
+LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
+prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
+
 define PROG_RULE
 $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
-             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(LIBS)
+             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(call prog_libs,$(1))
 	@mkdir -p $$(dir $$@)
 	@$(if $(Q),echo "  LINK    $$@")
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS) $$(PKG_LIBS)
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS)
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
