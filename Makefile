@@ -10,11 +10,12 @@
 #   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
-# Layout: common/ api/ llfs/ clients/ and the gateway's layers hlfs/gw,
-# hlfs/sched, hlfs/state, hlfs/policy are static libraries (every .c file
-# but main.c), linked in that order, most dependent first, so that a call
-# from a lower layer into a higher one fails to link; a program is a main
-# file listed in PROGS. Unit tests are
+# Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
+# hlfs/state, hlfs/policy, and the crawlers' clients/focus, clients/crawl,
+# clients/gw, clients/web, clients/out, clients/base are static libraries
+# (every .c file but main.c), linked in that order, most dependent first
+# (tests/e2e/layers.sh checks that no library calls one above it); a
+# program is a main file listed in PROGS. Unit tests are
 # tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
 
 CC       ?= cc
@@ -71,7 +72,8 @@ $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 PKG_LIBS += -lstemmer
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api clients/focus clients common
+LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
+           clients/focus clients/crawl clients/gw clients/web clients/out clients/base common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
@@ -84,7 +86,7 @@ PROGS := \
   wpfs-robots=hlfs/cli/wpfs_robots.c \
   testweb=tests/testweb/main.c \
   freeport=tests/tools/freeport.c \
-  wpfs-discover=clients/cli/wpfs_discover.c \
+  wpfs-discover=clients/discover/main.c \
   wpfs-focus=clients/focus/main.c
 prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
@@ -128,20 +130,43 @@ $(OBJ)/gen/hlfs/state/lua_scripts.o: $(LUA_GEN)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# A library is remade when its list of objects changes too (a file moved
+# to another folder must leave the old library), not only when an object
+# is newer: the list is kept beside it, rewritten only when it differs.
 define LIB_RULE
-$(OBJ)/lib$(1).a: $(call libobj,$(1)) $(LIBEXTRA_$(1))
+$(OBJ)/lib$(1).objs: FORCE
+	@mkdir -p $$(dir $$@)
+	@echo '$(call libobj,$(1)) $(LIBEXTRA_$(1))' | cmp -s - $$@ || \
+	  echo '$(call libobj,$(1)) $(LIBEXTRA_$(1))' >$$@
+$(OBJ)/lib$(1).a: $(call libobj,$(1)) $(LIBEXTRA_$(1)) $(OBJ)/lib$(1).objs
 	@mkdir -p $$(dir $$@)
 	@rm -f $$@
-	$(Q)$$(AR) rcs $$@ $$^
+	$(Q)$$(AR) rcs $$@ $$(filter %.o,$$^)
 endef
+.PHONY: FORCE
+FORCE:
 $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
+
+# Each program links only the libraries it uses, in LIBDIRS order: a call
+# across a boundary it should not cross fails to link. (Tests and
+# benchmarks link them all.)
+CRAWLER_LIBS    := clients/crawl clients/gw clients/web clients/out clients/base common
+LIBS_llfs       := llfs api common
+LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
+LIBS_wpfs-url   := common
+LIBS_wpfs-robots := hlfs/policy common
+LIBS_testweb    := common
+LIBS_freeport   := common
+LIBS_wpfs-discover := $(CRAWLER_LIBS)
+LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
+prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
 define PROG_RULE
 $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
-             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(LIBS)
+             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(call prog_libs,$(1))
 	@mkdir -p $$(dir $$@)
 	@$(if $(Q),echo "  LINK    $$@")
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS) $$(PKG_LIBS)
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS)
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/html.h"
-#include "clients/html_text.h"
+#include "clients/web/html.h"
+#include "clients/web/html_text.h"
 #include "common/mem.h"
 
 #define TOPIC_PAGE_TEXT (4u << 20)  /* visible text read of one example page */

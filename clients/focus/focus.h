@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clients/crawl.h"
+#include "clients/crawl/crawl.h"
 #include "clients/focus/shark.h"
 #include "clients/focus/text.h"
 

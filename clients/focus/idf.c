@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "clients/focus/tvec.h"
-#include "clients/fpmap.h"
+#include "clients/base/fpmap.h"
 #include "common/mem.h"
 
 struct idf {

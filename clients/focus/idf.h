@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clients/ckfile.h"
-#include "clients/crawl_err.h"
+#include "clients/base/ckfile.h"
+#include "clients/base/crawl_err.h"
 
 struct tvec;
 struct idf;

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "clients/crawl.h"
-#include "clients/discover.h"
+#include "clients/crawl/crawl.h"
+#include "clients/crawl/discover.h"
 #include "clients/focus/focus.h"
 #include "clients/focus/topic_pages.h"
-#include "clients/seeds.h"
+#include "clients/crawl/seeds.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/mem.h"

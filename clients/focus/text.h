@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clients/crawl_err.h"
+#include "clients/base/crawl_err.h"
 
 #define TEXT_WORD_MAX 48
 

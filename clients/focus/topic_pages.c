@@ -10,7 +10,7 @@
 #include <strings.h>
 #include <uv.h>
 
-#include "clients/crawl.h"
+#include "clients/crawl/crawl.h"
 #include "common/log.h"
 #include "common/mem.h"
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clients/ckfile.h"
-#include "clients/crawl_err.h"
+#include "clients/base/ckfile.h"
+#include "clients/base/crawl_err.h"
 #include "clients/focus/idf.h"
 #include "clients/focus/text.h"
 

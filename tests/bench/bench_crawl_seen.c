@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/seen.h"
-#include "clients/wq.h"
+#include "clients/crawl/seen.h"
+#include "clients/out/wq.h"
 #include "common/clock.h"
 
 struct count {

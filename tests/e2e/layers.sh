@@ -3,10 +3,11 @@
 # The layers use only those below them: no library calls a function that
 # a library above it defines. Order, most dependent first:
 #   hlfs/gw  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
-# and clients (the crawlers' library) and each crawler's own library use no
-# gateway or fetcher code.
-# Read from the built libraries (nm), so a new call across a boundary fails
-# here whether or not the link happened to resolve it.
+#   clients/focus  clients/crawl  clients/gw  clients/web  clients/out
+#   clients/base  common
+# and no crawler library uses gateway or fetcher code. Read from the built
+# libraries (nm), so a new call across a boundary fails here whether or not
+# the link happened to resolve it.
 . "$WPFS_ROOT/tests/lib.sh"
 OBJ=$(dirname "$WPFS_BIN")/build/rel
 [ -d "$OBJ" ] || OBJ=$WPFS_ROOT/build/rel
@@ -19,19 +20,22 @@ calls() {
     head -5 | tr '\n' ' '
 }
 ORDER=(hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api common)
-for l in "${ORDER[@]}" clients clients/focus; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
+CLIENTS=(clients/focus clients/crawl clients/gw clients/web clients/out clients/base common)
+for l in "${ORDER[@]}" "${CLIENTS[@]}"; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
 for i in "${!ORDER[@]}"; do
   for ((j = 0; j < i; j++)); do
     is "$(calls "$(lib "${ORDER[$i]}")" "$(lib "${ORDER[$j]}")")" "" "${ORDER[$i]} calls nothing of ${ORDER[$j]}"
   done
 done
-for crawler in clients clients/focus; do
+for i in "${!CLIENTS[@]}"; do
+  for ((j = 0; j < i; j++)); do
+    is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "${CLIENTS[$j]}")")" "" "${CLIENTS[$i]} calls nothing of ${CLIENTS[$j]}"
+  done
+  [ "${CLIENTS[$i]}" = common ] && continue
   for high in hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs; do
-    is "$(calls "$(lib "$crawler")" "$(lib "$high")")" "" "$crawler calls nothing of $high"
+    is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "$high")")" "" "${CLIENTS[$i]} calls nothing of $high"
   done
 done
-is "$(calls "$(lib clients)" "$(lib clients/focus)")" "" "clients calls nothing of clients/focus"
-
 # The check can fail: a policy library with one call up into the REST layer.
 printf 'const void *gw_auth(void *, void *);\nconst void *up(void) { return gw_auth(0, 0); }\n' >"$T_DIR/up.c"
 cc -c -o "$T_DIR/up.o" "$T_DIR/up.c" && cp "$(lib hlfs/policy)" "$T_DIR/policy.a" &&

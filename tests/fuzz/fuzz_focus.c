@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/crawllog.h"
+#include "clients/out/crawllog.h"
 #include "clients/focus/focus.h"
 #include "clients/focus/text.h"
 #include "clients/focus/tvec.h"
-#include "clients/html.h"
-#include "clients/html_links.h"
+#include "clients/web/html.h"
+#include "clients/web/html_links.h"
 #include "common/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/html.h"
-#include "clients/html_links.h"
-#include "clients/html_text.h"
-#include "clients/simhash.h"
+#include "clients/web/html.h"
+#include "clients/web/html_links.h"
+#include "clients/web/html_text.h"
+#include "clients/web/simhash.h"
 #include "common/mem.h"
 #include "common/url.h"
 

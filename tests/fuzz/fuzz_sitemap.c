@@ -1,5 +1,5 @@
-/* Sitemaps on arbitrary bytes, plain or gzip (clients/sitemap.c,
- * clients/gunzip.c): the XML read never passes its cap (a bomb stops
+/* Sitemaps on arbitrary bytes, plain or gzip (clients/web/sitemap.c,
+ * clients/web/gunzip.c): the XML read never passes its cap (a bomb stops
  * there), every <loc> handed out is non-empty and trimmed, the answer is
  * a success or an out-of-memory, and nothing leaks. The cap is small so a
  * few KiB of gzip can reach it. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/sitemap.h"
+#include "clients/web/sitemap.h"
 #include "common/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

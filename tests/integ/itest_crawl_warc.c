@@ -1,4 +1,4 @@
-/* Writes WARC files with clients/warc.c into DIR (small files, so they
+/* Writes WARC files with clients/out/warc.c into DIR (small files, so they
  * rotate), and DIR/expect.jsonl: one line per record written, with what a
  * reader must find (file, offset, type, URI, payload digest, status, body
  * length). tests/e2e/crawl_warcio.sh reads the files back with warcio and
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/warc.h"
+#include "clients/out/warc.h"
 #include "common/mem.h"
 
 static int write_one(struct warc *w, FILE *ex, const struct warc_page *p, const char *refers)

@@ -1,4 +1,4 @@
-/* clients/simhash.c and dedup.c: SimHash keeps small edits close and
+/* clients/web/simhash.c and dedup.c: SimHash keeps small edits close and
  * unrelated texts far; the content-seen test finds exact and near copies,
  * through the band index (not a scan), keeps pointing at the original,
  * respects its budgets and survives a checkpoint. */
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clients/dedup.h"
-#include "clients/simhash.h"
+#include "clients/crawl/dedup.h"
+#include "clients/web/simhash.h"
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/mem.h"

@@ -20,10 +20,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "clients/crawl.h"
-#include "clients/crawl_int.h"  /* the disk thread, to hold it up */
-#include "clients/crawllog.h"
-#include "clients/warc_read.h"
+#include "clients/crawl/crawl.h"
+#include "clients/crawl/crawl_int.h"  /* the disk thread, to hold it up */
+#include "clients/out/crawllog.h"
+#include "clients/out/warc_read.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/mem.h"

@@ -1,4 +1,4 @@
-/* clients/frontier.c, trap.c, linkfilter.c, fpmap.c: priority levels fed
+/* clients/crawl/frontier.c, trap.c, linkfilter.c, fpmap.c: priority levels fed
  * by in-links, round robin over hosts within a level, the per-host bound
  * on outstanding URLs, retry and done, the memory budget, checkpoints;
  * every trap defence and filter with its reason. */
@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clients/fpmap.h"
-#include "clients/frontier.h"
-#include "clients/frontier_disk.h"
-#include "clients/linkfilter.h"
-#include "clients/trap.h"
+#include "clients/base/fpmap.h"
+#include "clients/crawl/frontier.h"
+#include "clients/crawl/frontier_disk.h"
+#include "clients/crawl/linkfilter.h"
+#include "clients/crawl/trap.h"
 #include "common/hash.h"
 #include "common/mem.h"
 

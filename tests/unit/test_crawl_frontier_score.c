@@ -1,4 +1,4 @@
-/* clients/frontier.c and frontier_score.c, scored (a focused crawl): the
+/* clients/crawl/frontier.c and frontier_score.c, scored (a focused crawl): the
  * best URL first, ties in arrival order (equal scores are breadth first);
  * hosts with max_per_host URLs outstanding skipped and served again when
  * one comes back; a better link raising a queued URL (and its meta, of
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clients/frontier.h"
+#include "clients/crawl/frontier.h"
 #include "common/hash.h"
 #include "common/mem.h"
 

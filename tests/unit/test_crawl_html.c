@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "clients/html.h"
-#include "clients/html_links.h"
-#include "clients/html_text.h"
+#include "clients/web/html.h"
+#include "clients/web/html_links.h"
+#include "clients/web/html_text.h"
 #include "common/mem.h"
 
 static void parse(const char *html, struct html_doc *doc)

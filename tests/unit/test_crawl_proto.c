@@ -1,4 +1,4 @@
-/* clients/gwproto.c (the gateway's JSON both ways, strict where it must
+/* clients/gw/gwproto.c (the gateway's JSON both ways, strict where it must
  * be), crawllog.c (lines, partial last line cut, scan), sitemap.c (urlset
  * and index, gzip, bombs, pieces) and gunzip.c, progress.c (the line's text; nothing when not a terminal). */
 #include <setjmp.h>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "clients/crawllog.h"
-#include "clients/gwproto.h"
-#include "clients/progress.h"
-#include "clients/sitemap.h"
+#include "clients/out/crawllog.h"
+#include "clients/gw/gwproto.h"
+#include "clients/crawl/progress.h"
+#include "clients/web/sitemap.h"
 #include "common/mem.h"
 
 static void test_batch_body(void **state)

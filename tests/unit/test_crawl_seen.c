@@ -1,4 +1,4 @@
-/* clients/seen.c, seen_run.c, fpset.c, ckfile.c: the URL-seen test is
+/* clients/crawl/seen.c, seen_run.c, fpset.c, ckfile.c: the URL-seen test is
  * exact across spills and merges (no false "seen", no false "new"), stays
  * under its memory budget, hands pending records back intact and in
  * order, and survives a checkpoint and a crash. Prints bytes per URL. */
@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clients/ckfile.h"
-#include "clients/fpset.h"
-#include "clients/seen.h"
-#include "clients/seen_run.h"
-#include "clients/wq.h"
+#include "clients/base/ckfile.h"
+#include "clients/base/fpset.h"
+#include "clients/crawl/seen.h"
+#include "clients/crawl/seen_run.h"
+#include "clients/out/wq.h"
 #include "common/mem.h"
 
 static char tmpdir[256];

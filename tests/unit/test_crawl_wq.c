@@ -1,4 +1,4 @@
-/* clients/wq.c, the crawler's disk thread: jobs run in push order and
+/* clients/out/wq.c, the crawler's disk thread: jobs run in push order and
  * their done functions run in the same order at reap; a push waits while
  * the jobs not yet run hold the byte cap, and goes on as soon as the disk
  * thread frees room; after a failed job no later job runs, and every done
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clients/wq.h"
+#include "clients/out/wq.h"
 #include "common/mem.h"
 
 struct tjob {

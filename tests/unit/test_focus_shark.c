@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clients/crawllog.h"
+#include "clients/out/crawllog.h"
 #include "clients/focus/focus.h"
 #include "clients/focus/focus_int.h"
 #include "clients/focus/shark.h"
-#include "clients/html.h"
-#include "clients/html_links.h"
+#include "clients/web/html.h"
+#include "clients/web/html_links.h"
 #include "common/mem.h"
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)

@@ -1,4 +1,4 @@
-/* clients/html_links.c with text_max: the page's visible text collected in
+/* clients/web/html_links.c with text_max: the page's visible text collected in
  * the same walk as the links, the same text html_text gives (scripts and
  * noscript out), and each link's place and anchor text in it; the text
  * cap; and html_walk_ex's leave calls nesting as the tags do. */
@@ -9,9 +9,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "clients/html.h"
-#include "clients/html_links.h"
-#include "clients/html_text.h"
+#include "clients/web/html.h"
+#include "clients/web/html_links.h"
+#include "clients/web/html_text.h"
 #include "common/mem.h"
 
 static const char page[] =

@@ -1,0 +1,309 @@
+/* One result: counters, content-seen test, WARC record, links of an
+ * original HTML page, crawl log line. The same code replays a recorded
+ * page at resume (c->replaying), minus the writes. */
+#include "clients/crawl/crawl_int.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "clients/web/html_text.h"
+#include "clients/web/simhash.h"
+#include "clients/web/sitemap.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+struct page_out {
+  bool                  sitemap;
+  struct dedup_hit      hit;
+  enum crawl_out_record record;     /* what goes into the WARC file */
+  char                 *redirect;   /* canonical target of a 3xx */
+  /* A focused crawl: the link that chose the page, whether the scorer saw
+   * it yet, and its members for the log line. */
+  const struct frontier_score *own;
+  bool                  scored;
+  struct buf            extra;
+};
+
+/* Outcomes that carry an HTTP response: fetched now, served from the
+ * gateway's cache, or revalidated (304 on the wire, the stored page). */
+bool crawl_outcome_http(const char *outcome)
+{
+  return outcome && (!strcmp(outcome, "ok") || !strcmp(outcome, "cached") ||
+                     !strcmp(outcome, "not_modified"));
+}
+
+void crawl_page_count(struct crawl *c, const char *outcome, int status)
+{
+  c->st.pages++;
+  if(!crawl_outcome_http(outcome)) {
+    if(outcome && !strcmp(outcome, "robots_disallowed"))
+      c->st.robots++;
+    else
+      c->st.fetch_errors++;
+    return;
+  }
+  if(status >= 200 && status < 300)
+    c->st.ok++;
+  else if(status >= 300 && status < 400)
+    c->st.redirects++;
+  else
+    c->st.http_errors++;
+}
+
+static const char *page_header(const struct crawl_result *r, const char *name)
+{
+  for(size_t i = 0; i < r->nheaders; i++)
+    if(r->headers[i].name && !strcasecmp(r->headers[i].name, name))
+      return r->headers[i].value;
+  return NULL;
+}
+
+/* HTML by its Content-Type; without one, by a first '<' (as browsers
+ * sniff). */
+static bool page_is_html(const struct crawl_result *r)
+{
+  const char *ct = page_header(r, "content-type");
+  if(ct) {
+    while(*ct == ' ' || *ct == '\t')
+      ct++;
+    return !strncasecmp(ct, "text/html", 9) || !strncasecmp(ct, "application/xhtml+xml", 21);
+  }
+  const unsigned char *b = r->body;
+  size_t i = 0;
+  if(r->body_len >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF)
+    i = 3;  /* UTF-8 byte order mark */
+  while(i < r->body_len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+    i++;
+  return i < r->body_len && b[i] == '<';
+}
+
+/* The WARC record the page gets (written with its log line). */
+static void page_record(struct page_out *po)
+{
+  po->record = po->hit.verdict == DEDUP_EXACT ? CRAWL_OUT_REVISIT : CRAWL_OUT_RESPONSE;
+}
+
+crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcome, int status,
+                            const struct frontier_score *own, struct buf *log)
+{
+  struct crawl_scored sp = { url, outcome, status, own, NULL, 0, NULL, c->replaying,
+                             NULL, NULL, log };
+  return c->o.scorer->page(c->o.scorer->arg, &sp);
+}
+
+/* The scorer reads the page and judges each link. */
+static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const struct html_links *l,
+                            struct page_out *po, struct frontier_score **scores, bool **follow)
+{
+  size_t n = l ? l->n : 0;
+  *scores = n ? mem_calloc(n, sizeof **scores) : NULL;
+  *follow = n ? mem_calloc(n, sizeof **follow) : NULL;
+  if(n && (!*scores || !*follow))
+    return CRAWL_ERR_NOMEM;
+  for(size_t i = 0; i < n; i++)
+    (*follow)[i] = true;
+  struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, c->text.data, c->text.len,
+                             l, c->replaying, *scores, *follow, &po->extra };
+  po->scored = true;
+  return c->o.scorer->page(c->o.scorer->arg, &sp);
+}
+
+static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
+                            const struct html_doc *doc, uint32_t depth, struct page_out *po)
+{
+  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.scorer ? c->o.max_text : 0 };
+  struct html_links l;
+  crawl_err e = html_links_extract(doc, r->url, &lo, &l);
+  if(e)
+    return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;
+  c->st.html++;
+  struct frontier_score *scores = NULL;
+  bool *follow = NULL;
+  if(c->o.scorer)
+    e = page_score(c, r, &l, po, &scores, &follow);
+  if(!e)
+    crawl_links_page(c, &l, r->url, depth, scores, follow, po->own);
+  mem_free(scores);
+  mem_free(follow);
+  html_links_free(&l);
+  return e ? e : c->err;
+}
+
+/* Parse an HTML body; *parsed tells whether doc holds a tree. */
+static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
+                            struct html_doc *doc, bool *parsed)
+{
+  *parsed = false;
+  crawl_err e = html_parse(r->body, r->body_len, &c->o.html, doc);
+  if(e == CRAWL_ERR_TOO_LARGE) {
+    c->st.html_failed++;  /* over the parser's memory budget: no links */
+    return CRAWL_OK;
+  }
+  if(e)
+    return e;
+  *parsed = true;
+  c->st.html_cut += doc->cut != HTML_CUT_NONE;
+  buf_reset(&c->text);
+  return html_text(doc, &c->text, NULL);
+}
+
+static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
+{
+  struct crawl *c = arg;
+  char *u = mem_strndup(loc, len);
+  crawl_err e = u ? CRAWL_OK : CRAWL_ERR_NOMEM;
+  if(!e && index)
+    e = crawl_add_sitemap(c, u);
+  else if(!e)
+    e = crawl_add_url(c, u, 1, 2);
+  c->st.sitemap_urls++;
+  mem_free(u);
+  if(e == CRAWL_ERR_INVALID) {
+    c->st.links_invalid++;
+    e = CRAWL_OK;
+  }
+  if(e && !c->err)
+    c->err = e;
+  return e != CRAWL_OK;
+}
+
+static void sitemap_report(struct crawl *c, const char *url, const struct sitemap_info *si)
+{
+  c->st.sitemaps_gzip += si->gzip;
+  if(si->end == GUNZIP_WHOLE && !si->failed)
+    return;
+  c->st.sitemaps_cut++;
+  struct log_ctx ctx = { .url = url, .action = "reading a sitemap" };
+  if(si->end == GUNZIP_CAP)
+    LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML (%s): the rest is not read",
+         si->text, "--sitemap-max-bytes");
+  else if(si->end != GUNZIP_WHOLE)
+    LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML: %s", si->text,
+         gunzip_end_text(si->end));
+  if(si->failed)
+    LOGC(LOG_WARN, &ctx, "sitemap: %zu of %zu pieces over the parser's memory budget",
+         si->failed, si->pieces);
+}
+
+/* A sitemap: recorded, its URLs queued; not a page (no content test). */
+static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+{
+  struct sitemap_opts so = { c->o.html, c->o.sitemap_max_text };
+  struct sitemap_info si;
+  page_record(po);
+  c->st.sitemaps++;
+  po->sitemap = true;
+  crawl_err e = sitemap_read(r->body, r->body_len, &so, sitemap_loc, c, &si);
+  if(!e)
+    sitemap_report(c, r->url, &si);
+  return e ? e : c->err;
+}
+
+/* A 2xx body: duplicate or original; links of an original HTML page. */
+static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                              struct page_out *po)
+{
+  struct html_doc doc = { 0 };
+  bool parsed = false;
+  size_t shingles = 0;
+  uint64_t sim = 0;
+  crawl_err e = page_is_html(r) ? page_parse(c, r, &doc, &parsed) : CRAWL_OK;
+  if(!e && parsed)
+    sim = simhash_text(c->text.data, c->text.len, &shingles);
+  if(!e)
+    e = dedup_check(c->dd, r->url, hash_fp64(r->body, r->body_len), sim, shingles, &po->hit);
+  if(!e)
+    page_record(po);
+  c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
+  c->st.dup_near += !e && po->hit.verdict == DEDUP_NEAR;
+  struct frontier_score *no_scores = NULL;
+  bool *no_follow = NULL;
+  if(!e && parsed && po->hit.verdict == DEDUP_NEW)
+    e = page_links(c, r, &doc, depth, po);
+  else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
+    e = page_score(c, r, NULL, po, &no_scores, &no_follow);
+  if(parsed)
+    html_free(&doc);
+  return e;
+}
+
+/* A sitemap that moved is a sitemap where it went. */
+static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                               bool sitemap, struct page_out *po)
+{
+  if(!r->redirect || !*r->redirect)
+    return CRAWL_OK;
+  url_err ue = url_canon_ref(r->url, strlen(r->url), r->redirect, strlen(r->redirect),
+                             &c->o.url, &po->redirect);
+  if(ue == URL_ERR_NOMEM)
+    return CRAWL_ERR_NOMEM;
+  if(ue) {
+    c->st.links_invalid++;
+    return CRAWL_OK;
+  }
+  c->st.links++;
+  if(sitemap)
+    return crawl_add_sitemap(c, po->redirect);
+  /* The same link, where it led: a focused crawl keeps its score. */
+  return crawl_links_one(c, po->redirect, depth + 1, 0, 1, po->own);
+}
+
+static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                          const struct page_out *po, uint64_t links)
+{
+  struct crawllog_entry le = { 0 };
+  le.url = r->url;
+  le.status = r->status;
+  le.outcome = r->outcome ? r->outcome : "error";
+  le.bytes = r->body_len;
+  le.ms = r->elapsed_ms;
+  le.time_ms = r->fetched_at_ms;
+  le.depth = depth;
+  le.links = links;
+  if(po->hit.verdict != DEDUP_NEW) {
+    le.duplicate_of = po->hit.of;
+    le.dup = po->hit.verdict == DEDUP_EXACT ? "exact" : "near";
+    le.distance = po->hit.distance;
+  }
+  le.redirect = po->redirect;
+  le.sitemap = po->sitemap;
+  le.extra = po->extra.data;
+  struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
+                          r->body, r->body_len, r->truncated };
+  return crawl_out_page(c, &le, po->record, &wp,
+                        po->record == CRAWL_OUT_REVISIT ? po->hit.of : NULL);
+}
+
+crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                     const struct frontier_score *own)
+{
+  struct page_out po;
+  memset(&po, 0, sizeof po);
+  po.own = own;
+  buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
+  crawl_page_count(c, r->outcome, r->status);
+  c->st.body_bytes += r->body_len;
+  uint64_t before = c->st.links_new;
+  bool http = crawl_outcome_http(r->outcome) && r->status > 0;
+  crawl_err e = CRAWL_OK;
+  bool sitemap = fpset_has(&c->sitemaps, hash_fp64(r->url, strlen(r->url)));
+  if(http && r->status >= 200 && r->status < 300 && sitemap)
+    e = page_sitemap(c, r, &po);
+  else if(http && r->status >= 200 && r->status < 300)
+    e = page_content(c, r, depth, &po);
+  else if(http)
+    page_record(&po);
+  if(!e && http && r->status >= 300 && r->status < 400)
+    e = page_redirect(c, r, depth, sitemap, &po);
+  if(!e && http)
+    e = crawl_links_ascend(c, r->url, depth);
+  if(!e && c->o.scorer && !po.scored)  /* no page to read: the scorer counts it */
+    e = crawl_page_scored(c, r->url, r->outcome ? r->outcome : "error", r->status, own,
+                          &po.extra);
+  if(!e && !c->replaying)
+    e = page_log(c, r, depth, &po, c->st.links_new - before);
+  mem_free(po.redirect);
+  buf_free(&po.extra);
+  return e;
+}

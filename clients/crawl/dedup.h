@@ -1,0 +1,60 @@
+#ifndef WPFS_CLIENTS_DEDUP_H
+#define WPFS_CLIENTS_DEDUP_H
+/* Content-seen test. A page is an exact duplicate of an earlier one when
+ * its body fingerprint (XXH3-64 of the body) is the same, and a near
+ * duplicate when the SimHash of its visible text is within max_distance
+ * bits of an earlier page's. Only original pages are remembered, so a
+ * cluster of near copies keeps pointing at its first page.
+ *
+ * Near-duplicate lookup is not a scan: the 64 bits are cut into 4 bands
+ * of 16; two fingerprints at distance <= 3 agree on at least one band
+ * (pigeonhole), so a page is compared only with the pages that share one
+ * of its bands (4 tables of 65,536 chains). With max_distance above 3 the
+ * bands no longer guarantee every match (counted as such in the docs).
+ *
+ * Memory is bounded by max_pages (entries and the band tables) and
+ * url_bytes (the URLs of the originals); past either, pages are still
+ * checked but no longer remembered (stats.untracked). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/base/ckfile.h"
+#include "clients/base/crawl_err.h"
+
+struct dedup_opts {
+  unsigned max_distance;  /* Hamming threshold; default 3 */
+  size_t   min_shingles;  /* fewer: exact test only; default 8 */
+  size_t   max_pages;     /* originals remembered; default 1,000,000 */
+  size_t   url_bytes;     /* their URLs; default 64 MiB */
+};
+struct dedup_opts dedup_opts_default(void);
+
+enum dedup_verdict { DEDUP_NEW, DEDUP_EXACT, DEDUP_NEAR };
+
+struct dedup_hit {
+  enum dedup_verdict verdict;
+  const char        *of;        /* URL of the original (valid until the next call) */
+  unsigned           distance;  /* bits, for DEDUP_NEAR */
+};
+
+struct dedup_stats {
+  uint64_t pages, exact, near, untracked, comparisons;
+  size_t   mem_bytes;
+};
+
+struct dedup;
+
+crawl_err dedup_open(const struct dedup_opts *o, struct dedup **out);
+void      dedup_close(struct dedup **dp);
+/* Check a page and remember it when it is new. shingles is the number of
+ * SimHash features (simhash_final); below min_shingles the near test is
+ * skipped for the page, and it is not indexed for later near tests. */
+crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
+                      uint64_t sim, size_t shingles, struct dedup_hit *hit);
+void      dedup_stats(const struct dedup *d, struct dedup_stats *st);
+void      dedup_save(const struct dedup *d, struct ckfile *c);
+/* Into a freshly opened, empty d. */
+void      dedup_load(struct dedup *d, struct ckfile *c);
+
+#endif

@@ -1,0 +1,76 @@
+#ifndef WPFS_CLIENTS_GWPROTO_H
+#define WPFS_CLIENTS_GWPROTO_H
+/* The gateway's JSON (openapi.yaml, HLFS) as C structs: the bodies the
+ * crawler sends and the answers it reads, with no I/O, so every field is
+ * tested without a server (gwclient.c does the HTTP). jansson stays in
+ * this file. Answers are parsed strictly enough to trust them: a required
+ * member missing or of the wrong type is CRAWL_ERR_INVALID. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/base/crawl_err.h"
+#include "clients/out/warc.h"
+#include "common/buf.h"
+
+struct gw_url {
+  const char *url;
+  unsigned    priority;   /* 0..7 */
+  long        max_age_s;  /* -1: any cached copy */
+};
+
+enum gw_item_status { GW_ACCEPTED, GW_DUPLICATE, GW_REJECTED };
+
+struct gw_item {
+  enum gw_item_status status;
+  char               *url;            /* as given */
+  char               *canonical_url;  /* or NULL */
+  char               *id;             /* request id, or NULL */
+  char               *reason;         /* rejected: why */
+  long                retry_after_ms; /* rejected by a quota: when to retry; else -1 */
+};
+
+struct gw_batch_answer {
+  struct gw_item *items;
+  size_t          n;
+};
+
+struct gw_result {
+  char               *delivery, *id, *url, *outcome, *redirect, *detail, *page;
+  int                 status;         /* 0 when none */
+  bool                truncated;
+  uint64_t            fetched_at, response_ms;
+  struct warc_header *headers;        /* names and values owned here */
+  size_t              nheaders;
+  unsigned char      *body;           /* decoded body_base64, NUL-terminated */
+  size_t              body_len;
+};
+
+struct gw_results {
+  struct gw_result *v;
+  size_t            n;
+};
+
+/* {"urls":[{"url":..,"priority":..,"max_age_s":..},...]} */
+crawl_err gwproto_batch_body(const struct gw_url *u, size_t n, struct buf *out);
+crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_answer *a);
+void      gwproto_batch_free(struct gw_batch_answer *a);
+
+crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r);
+void      gwproto_results_free(struct gw_results *r);
+
+/* POST /v1/fetch: {"url":..,"wait_ms":..,"max_age_s":..} (max_age_s < 0:
+ * left out, any cached copy); its answer is one result. */
+crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, struct buf *out);
+crawl_err gwproto_result(const char *json, size_t len, struct gw_result *r);
+void      gwproto_result_free(struct gw_result *r);
+
+/* {"deliveries":[...]} */
+crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *out);
+
+/* The sitemaps of a GET /v1/robots answer (heap strings, NULL-ended
+ * array; free with gwproto_strv_free). */
+crawl_err gwproto_sitemaps(const char *json, size_t len, char ***out);
+void      gwproto_strv_free(char **v);
+
+#endif

@@ -1,0 +1,69 @@
+#ifndef WPFS_CLIENTS_CRAWLLOG_H
+#define WPFS_CLIENTS_CRAWLLOG_H
+/* The crawl log: one JSON object per finished URL, one line each, appended
+ * with a single write(2), so a line is the unit that survives a crash.
+ *   {"time":"2024-01-01T00:00:00Z","url":"http://...","status":200,
+ *    "outcome":"ok","bytes":1234,"ms":12,"depth":2,"links":8,
+ *    "duplicate_of":null,"warc":"wpfs-...warc.gz","warc_offset":0,
+ *    "warc_length":512,"digest":"sha1:..."}
+ * A URL is finished once its line is in the log: resuming skips it.
+ * Optional members: "dup" ("exact"/"near") and "distance" with
+ * duplicate_of; "warc*" and "digest" when a record was written;
+ * "redirect" with the target of a 3xx; "reason" for a URL the gateway
+ * refused; "sitemap":true for a sitemap; a focused crawl's scorer adds
+ * its own members (extra) at the end. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/base/crawl_err.h"
+
+struct crawllog_entry {
+  const char *url;
+  int         status;        /* HTTP status, 0 when none */
+  const char *outcome;       /* the gateway's outcome ("ok", "robots_disallowed", ...) */
+  uint64_t    bytes;         /* body bytes */
+  uint64_t    ms;            /* fetch time */
+  uint64_t    time_ms;       /* when it was fetched, wall clock */
+  uint32_t    depth;
+  uint64_t    links;         /* new URLs found on the page */
+  const char *duplicate_of;  /* NULL unless a duplicate */
+  const char *dup;           /* "exact" or "near" */
+  unsigned    distance;      /* SimHash bits, for near */
+  const char *warc;          /* WARC file, NULL when no record */
+  uint64_t    warc_offset, warc_length;
+  const char *digest;
+  const char *redirect;
+  const char *reason;        /* why, for outcomes without a response */
+  bool        sitemap;       /* the URL was read as a sitemap */
+  const char *extra;         /* more members, JSON: ,"k":v,... (or NULL) */
+};
+#define CRAWLLOG_EXTRA_MAX (16u << 10)
+
+/* What resuming needs back from a line (strings valid during the call). */
+struct crawllog_rec {
+  const char *url, *outcome, *warc, *duplicate_of, *dup, *redirect;
+  int         status;
+  uint32_t    depth;
+  uint64_t    warc_offset, warc_length;
+  bool        sitemap;
+  const char *line;          /* the whole line (no newline), for what extra held */
+  size_t      line_len;
+};
+
+struct crawllog;
+
+/* Open for appending; a partial last line (a crash in the middle of a
+ * write) is cut off first. */
+crawl_err crawllog_open(const char *path, struct crawllog **out);
+void      crawllog_close(struct crawllog **lp);
+crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e);
+/* Bytes in the file: the offset a checkpoint keeps. */
+uint64_t  crawllog_size(const struct crawllog *l);
+
+typedef crawl_err crawllog_line_fn(void *arg, const struct crawllog_rec *rec);
+/* Every complete line from byte offset from; a line that does not parse
+ * is CRAWL_ERR_CORRUPT. Stops at the first error of fn. */
+crawl_err crawllog_scan(const char *path, uint64_t from, crawllog_line_fn *fn, void *arg);
+
+#endif

@@ -1,0 +1,456 @@
+#include "clients/out/warc.h"
+
+#include <dirent.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "common/buf.h"
+#include "common/clock.h"
+#include "common/mem.h"
+
+#define WARC_ID_LEN   48   /* "<urn:uuid:" + 36 + ">" + NUL */
+#define WARC_HEAD_MAX (64u << 10)   /* WARC header block, URL included */
+#define HTTP_HEAD_MAX (1u << 20)    /* HTTP status line and headers */
+#define ZOUT          (64u << 10)
+
+struct warc {
+  char     *dir, *prefix, *software, *extra;
+  uint64_t  max_file_bytes;
+  FILE     *f;
+  char      name[WARC_NAME_MAX];
+  uint64_t  size;      /* bytes in the current file */
+  unsigned  serial;    /* of the current (or last) file */
+  char      info_id[WARC_ID_LEN];
+  z_stream  z;
+  bool      z_ready;
+  uint64_t  records, bytes;
+  unsigned  files;
+  unsigned char out[ZOUT];
+};
+
+/* ---- Small pieces --------------------------------------------------------- */
+
+void warc_date(uint64_t ms, char out[21])
+{
+  time_t t = (time_t)(ms / 1000);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void base32(const unsigned char *in, size_t n, char *out)
+{
+  static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t o = 0;
+  for(size_t i = 0; i < n; i++) {
+    acc = (acc << 8) | in[i];
+    bits += 8;
+    while(bits >= 5) {
+      out[o++] = alpha[(acc >> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if(bits > 0)
+    out[o++] = alpha[(acc << (5 - bits)) & 31];
+  out[o] = '\0';
+}
+
+static void digest_text(const unsigned char md[20], char out[WARC_DIGEST_LEN])
+{
+  memcpy(out, "sha1:", 5);
+  base32(md, 20, out + 5);  /* 20 bytes = 160 bits = 32 characters, no padding */
+}
+
+void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN])
+{
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(p, n, md, &len, EVP_sha1(), NULL);
+  digest_text(md, out);
+}
+
+/* SHA-1 of a ‖ b: the block digest of head + body. */
+static crawl_err sha1_two(const void *a, size_t an, const void *b, size_t bn,
+                          char out[WARC_DIGEST_LEN])
+{
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+           EVP_DigestUpdate(ctx, a, an) && EVP_DigestUpdate(ctx, b, bn) &&
+           EVP_DigestFinal_ex(ctx, md, &len);
+  EVP_MD_CTX_free(ctx);
+  if(!ok)
+    return CRAWL_ERR_NOMEM;
+  digest_text(md, out);
+  return CRAWL_OK;
+}
+
+static void record_id(char out[WARC_ID_LEN])
+{
+  unsigned char u[16];
+  if(getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) {
+    uint64_t t = clock_mono_us() ^ clock_wall_ms();  /* never expected */
+    for(size_t i = 0; i < sizeof u; i++)
+      u[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
+  }
+  u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);  /* version 4 */
+  u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);  /* RFC 4122 variant */
+  snprintf(out, WARC_ID_LEN,
+           "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x>",
+           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+           u[12], u[13], u[14], u[15]);
+}
+
+static const char *reason_phrase(int status)
+{
+  switch(status) {
+  case 200: return "OK";
+  case 201: return "Created";
+  case 202: return "Accepted";
+  case 203: return "Non-Authoritative Information";
+  case 204: return "No Content";
+  case 206: return "Partial Content";
+  case 301: return "Moved Permanently";
+  case 302: return "Found";
+  case 303: return "See Other";
+  case 304: return "Not Modified";
+  case 307: return "Temporary Redirect";
+  case 308: return "Permanent Redirect";
+  case 400: return "Bad Request";
+  case 401: return "Unauthorized";
+  case 403: return "Forbidden";
+  case 404: return "Not Found";
+  case 405: return "Method Not Allowed";
+  case 408: return "Request Timeout";
+  case 410: return "Gone";
+  case 429: return "Too Many Requests";
+  case 500: return "Internal Server Error";
+  case 502: return "Bad Gateway";
+  case 503: return "Service Unavailable";
+  case 504: return "Gateway Timeout";
+  default:  return "";
+  }
+}
+
+/* ---- The HTTP message of a record --------------------------------------- */
+
+static bool token_char(unsigned char c)
+{
+  return c > 32 && c < 127 && !strchr("\"(),/:;<=>?@[\\]{}", c);
+}
+
+static bool header_renamed(const char *name)
+{
+  return !strcasecmp(name, "content-encoding") || !strcasecmp(name, "transfer-encoding") ||
+         !strcasecmp(name, "content-length");
+}
+
+static cm_err head_header(struct buf *b, const struct warc_header *h)
+{
+  for(const char *p = h->name; *p; p++)
+    if(!token_char((unsigned char)*p))
+      return CM_OK;  /* not a header name: cannot be written as one */
+  if(!*h->name)
+    return CM_OK;
+  cm_err e = buf_addf(b, "%s%s: ", header_renamed(h->name) ? "X-Archive-Orig-" : "", h->name);
+  for(const char *p = h->value ? h->value : ""; !e && *p; p++)
+    e = buf_addc(b, *p == '\r' || *p == '\n' ? ' ' : *p);
+  return e ? e : buf_adds(b, "\r\n");
+}
+
+static crawl_err http_head(const struct warc_page *p, struct buf *b)
+{
+  int st = p->status >= 100 && p->status <= 999 ? p->status : 200;
+  cm_err e = buf_addf(b, "HTTP/1.1 %d %s\r\n", st, reason_phrase(st));
+  for(size_t i = 0; !e && i < p->nheaders; i++)
+    e = head_header(b, &p->headers[i]);
+  if(!e)
+    e = buf_addf(b, "Content-Length: %zu\r\n\r\n", p->body_len);
+  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+}
+
+/* ---- Files ---------------------------------------------------------------- */
+
+unsigned warc_file_serial(const char *name, const char *prefix)
+{
+  size_t pl = strlen(prefix), n = strlen(name);
+  const char *suffix = ".warc.gz";
+  if(strncmp(name, prefix, pl) || name[pl] != '-' || n < pl + 14 ||
+     strcmp(name + n - 8, suffix))
+    return 0;
+  const char *dash = name + n - 8;
+  while(dash > name + pl && dash[-1] != '-')
+    dash--;
+  return (unsigned)strtoul(dash, NULL, 10);
+}
+
+static unsigned last_serial(const char *dir, const char *prefix)
+{
+  unsigned max = 0;
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  while(d && (de = readdir(d)) != NULL) {
+    unsigned s = warc_file_serial(de->d_name, prefix);
+    max = s > max ? s : max;
+  }
+  if(d)
+    closedir(d);
+  return max;
+}
+
+crawl_err warc_open(const struct warc_opts *o, struct warc **out)
+{
+  struct warc *w = mem_calloc(1, sizeof *w);
+  *out = NULL;
+  if(!w)
+    return CRAWL_ERR_NOMEM;
+  w->dir = mem_strdup(o->dir);
+  w->prefix = mem_strdup(o->prefix ? o->prefix : "wpfs");
+  w->software = mem_strdup(o->software ? o->software : "wpfs");
+  w->extra = o->extra_info ? mem_strdup(o->extra_info) : NULL;
+  w->max_file_bytes = o->max_file_bytes ? o->max_file_bytes : (1ull << 30);
+  if(!w->dir || !w->prefix || !w->software || (o->extra_info && !w->extra)) {
+    warc_close(&w);
+    return CRAWL_ERR_NOMEM;
+  }
+  w->serial = last_serial(w->dir, w->prefix);
+  *out = w;
+  return CRAWL_OK;
+}
+
+static void file_close(struct warc *w)
+{
+  if(w->f)
+    fclose(w->f);
+  w->f = NULL;
+}
+
+void warc_close(struct warc **wp)
+{
+  struct warc *w = *wp;
+  if(!w)
+    return;
+  *wp = NULL;
+  file_close(w);
+  if(w->z_ready)
+    deflateEnd(&w->z);
+  mem_free(w->dir);
+  mem_free(w->prefix);
+  mem_free(w->software);
+  mem_free(w->extra);
+  mem_free(w);
+}
+
+void warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes, unsigned *files)
+{
+  *records = w->records;
+  *bytes = w->bytes;
+  *files = w->files;
+}
+
+/* ---- Compressed records ----------------------------------------------------- */
+
+static crawl_err z_write(struct warc *w, const void *p, size_t n, int flush)
+{
+  w->z.next_in = (Bytef *)(uintptr_t)p;
+  w->z.avail_in = (uInt)n;
+  int rc;
+  do {
+    w->z.next_out = w->out;
+    w->z.avail_out = ZOUT;
+    rc = deflate(&w->z, flush);
+    if(rc == Z_STREAM_ERROR)
+      return CRAWL_ERR_IO;
+    size_t have = ZOUT - w->z.avail_out;
+    if(have && fwrite(w->out, 1, have, w->f) != have)
+      return CRAWL_ERR_IO;
+    w->size += have;
+  } while(w->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+  return CRAWL_OK;
+}
+
+/* Compress pieces of a record in steps below 4 GiB (zlib's avail_in). */
+static crawl_err rec_add(struct warc *w, const void *p, size_t n)
+{
+  const char *c = p;
+  while(n > 0) {
+    size_t k = n > (1u << 30) ? (1u << 30) : n;
+    crawl_err e = z_write(w, c, k, Z_NO_FLUSH);
+    if(e)
+      return e;
+    c += k;
+    n -= k;
+  }
+  return CRAWL_OK;
+}
+
+static crawl_err rec_begin(struct warc *w, struct warc_loc *loc)
+{
+  if(!w->z_ready) {
+    memset(&w->z, 0, sizeof w->z);
+    if(deflateInit2(&w->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      return CRAWL_ERR_NOMEM;
+    w->z_ready = true;
+  }
+  deflateReset(&w->z);
+  snprintf(loc->file, sizeof loc->file, "%s", w->name);
+  loc->offset = w->size;
+  return CRAWL_OK;
+}
+
+static crawl_err rec_end(struct warc *w, struct warc_loc *loc)
+{
+  crawl_err e = z_write(w, "\r\n\r\n", 4, Z_FINISH);
+  if(!e && fflush(w->f) != 0)
+    e = CRAWL_ERR_IO;
+  if(e)
+    return e;
+  loc->length = w->size - loc->offset;
+  w->records++;
+  w->bytes += loc->length;
+  return CRAWL_OK;
+}
+
+static crawl_err warcinfo(struct warc *w)
+{
+  struct buf fields, head;
+  char date[21];
+  buf_init(&fields, WARC_HEAD_MAX);
+  buf_init(&head, WARC_HEAD_MAX);
+  warc_date(clock_wall_ms(), date);
+  record_id(w->info_id);
+  buf_addf(&fields, "software: %s\r\nformat: WARC File Format 1.1\r\n"
+           "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
+           "warc-format/warc-1.1/\r\n%s", w->software, w->extra ? w->extra : "");
+  cm_err ce = buf_addf(&head, "WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: %s\r\n"
+                       "WARC-Date: %s\r\nWARC-Filename: %s\r\n"
+                       "Content-Type: application/warc-fields\r\nContent-Length: %zu\r\n\r\n",
+                       w->info_id, date, w->name, fields.len);
+  struct warc_loc loc;
+  crawl_err e = ce ? CRAWL_ERR_NOMEM : rec_begin(w, &loc);
+  if(!e)
+    e = rec_add(w, head.data, head.len);
+  if(!e)
+    e = rec_add(w, fields.data, fields.len);
+  if(!e)
+    e = rec_end(w, &loc);
+  buf_free(&fields);
+  buf_free(&head);
+  return e;
+}
+
+static crawl_err file_open(struct warc *w)
+{
+  char stamp[16], path[4096];
+  time_t t = (time_t)(clock_wall_ms() / 1000);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm);
+  w->serial++;
+  int n = snprintf(w->name, sizeof w->name, "%s-%s-%05u.warc.gz", w->prefix, stamp, w->serial);
+  int m = snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+  if(n < 0 || (size_t)n >= sizeof w->name || m < 0 || (size_t)m >= sizeof path)
+    return CRAWL_ERR_TOO_LARGE;
+  w->f = fopen(path, "wb");
+  if(!w->f)
+    return CRAWL_ERR_IO;
+  w->size = 0;
+  w->files++;
+  crawl_err e = warcinfo(w);
+  if(e)
+    file_close(w);
+  return e;
+}
+
+static crawl_err file_ready(struct warc *w)
+{
+  if(w->f && w->size >= w->max_file_bytes)
+    file_close(w);
+  return w->f ? CRAWL_OK : file_open(w);
+}
+
+/* ---- Response and revisit records --------------------------------------- */
+
+struct rec {
+  const char *type;          /* "response" or "revisit" */
+  const char *refers_to;     /* revisit only */
+  bool        with_body;
+};
+
+static cm_err rec_header(struct warc *w, const struct warc_page *p, const struct rec *r,
+                         const char *block_digest, const char *payload_digest,
+                         size_t block_len, struct buf *h)
+{
+  char id[WARC_ID_LEN], date[21];
+  record_id(id);
+  warc_date(p->date_ms, date);
+  cm_err e = buf_addf(h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+                      "WARC-Date: %s\r\nWARC-Target-URI: %s\r\nWARC-Warcinfo-ID: %s\r\n",
+                      r->type, id, date, p->url, w->info_id);
+  if(!e && r->refers_to)
+    e = buf_addf(h, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
+                 "identical-payload-digest\r\nWARC-Refers-To-Target-URI: %s\r\n", r->refers_to);
+  if(!e && p->truncated && r->with_body)
+    e = buf_adds(h, "WARC-Truncated: length\r\n");
+  if(!e)
+    e = buf_addf(h, "WARC-Payload-Digest: %s\r\nWARC-Block-Digest: %s\r\n"
+                 "Content-Type: application/http; msgtype=response\r\n"
+                 "Content-Length: %zu\r\n\r\n", payload_digest, block_digest, block_len);
+  return e;
+}
+
+static crawl_err write_record(struct warc *w, const struct warc_page *p, const struct rec *r,
+                              struct warc_loc *loc, char *digest)
+{
+  struct buf http, head;
+  char payload[WARC_DIGEST_LEN], block[WARC_DIGEST_LEN];
+  buf_init(&http, HTTP_HEAD_MAX);
+  buf_init(&head, WARC_HEAD_MAX);
+  size_t body_len = r->with_body ? p->body_len : 0;
+  crawl_err e = http_head(p, &http);
+  warc_sha1_base32(p->body, p->body_len, payload);
+  if(!e)
+    e = sha1_two(http.data, http.len, p->body, body_len, block);
+  if(!e && rec_header(w, p, r, block, payload, http.len + body_len, &head))
+    e = CRAWL_ERR_TOO_LARGE;
+  if(!e)
+    e = file_ready(w);
+  if(!e)
+    e = rec_begin(w, loc);
+  if(!e)
+    e = rec_add(w, head.data, head.len);
+  if(!e)
+    e = rec_add(w, http.data, http.len);
+  if(!e)
+    e = rec_add(w, p->body, body_len);
+  if(!e)
+    e = rec_end(w, loc);
+  if(!e && digest)
+    memcpy(digest, payload, WARC_DIGEST_LEN);
+  buf_free(&http);
+  buf_free(&head);
+  return e;
+}
+
+crawl_err warc_write_response(struct warc *w, const struct warc_page *p,
+                              struct warc_loc *loc, char *digest)
+{
+  struct rec r = { "response", NULL, true };
+  return write_record(w, p, &r, loc, digest);
+}
+
+crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
+                             const char *refers_to, struct warc_loc *loc, char *digest)
+{
+  struct rec r = { "revisit", refers_to, false };
+  return write_record(w, p, &r, loc, digest);
+}

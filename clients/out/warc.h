@@ -1,0 +1,82 @@
+#ifndef WPFS_CLIENTS_WARC_H
+#define WPFS_CLIENTS_WARC_H
+/* WARC 1.1 output (ISO 28500:2017). Each file starts with a warcinfo
+ * record; each fetched page is a response record holding the HTTP status
+ * line, headers and body as the gateway delivered them; an exact duplicate
+ * is a revisit record (profile identical-payload-digest: headers, no body).
+ * Every record is its own gzip member, so a reader can start at any record
+ * offset, and files are rotated at max_file_bytes.
+ *
+ * Bodies come from the gateway already decoded (gzip, br, ...): the
+ * headers that described the encoding on the wire (Content-Encoding,
+ * Transfer-Encoding, Content-Length) are kept renamed X-Archive-Orig-*,
+ * and a Content-Length of the stored body is added, so the record parses
+ * as the HTTP message it holds.
+ *
+ * Digests: WARC-Block-Digest and WARC-Payload-Digest are SHA-1 in base32,
+ * "sha1:...", as Heritrix, wget and warcio write them and as CDX indexes
+ * and deduplication tools expect. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/base/crawl_err.h"
+
+#define WARC_NAME_MAX   128
+#define WARC_DIGEST_LEN 38  /* "sha1:" + 32 base32 characters + NUL */
+
+struct warc_opts {
+  const char *dir;             /* must exist */
+  const char *prefix;          /* file names: PREFIX-YYYYMMDDhhmmss-NNNNN.warc.gz */
+  uint64_t    max_file_bytes;  /* rotate once a file is this large */
+  const char *software;        /* warcinfo "software" */
+  const char *extra_info;      /* more warcinfo "name: value" lines, or NULL */
+};
+
+struct warc_header {
+  const char *name, *value;
+};
+
+struct warc_page {
+  const char               *url;
+  uint64_t                  date_ms;   /* when it was fetched (wall clock) */
+  int                       status;
+  const struct warc_header *headers;
+  size_t                    nheaders;
+  const void               *body;
+  size_t                    body_len;
+  bool                      truncated; /* the gateway cut the body at its limit */
+};
+
+/* Where a record went: file name (in dir), offset and length of its gzip
+ * member. */
+struct warc_loc {
+  char     file[WARC_NAME_MAX];
+  uint64_t offset, length;
+};
+
+struct warc;
+
+/* The first file gets the serial after the largest one of this prefix
+ * already in dir, so a resumed crawl never appends to an older file. */
+crawl_err warc_open(const struct warc_opts *o, struct warc **out);
+void      warc_close(struct warc **wp);
+/* digest (WARC_DIGEST_LEN, may be NULL) gets the payload digest. */
+crawl_err warc_write_response(struct warc *w, const struct warc_page *p,
+                              struct warc_loc *loc, char *digest);
+/* An exact duplicate of refers_to (a URL already archived): headers only. */
+crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
+                             const char *refers_to, struct warc_loc *loc,
+                             char *digest);
+/* Records written, bytes written (compressed), files opened. */
+void      warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes,
+                      unsigned *files);
+
+/* The serial of a file name this prefix writes, 0 for any other name. */
+unsigned  warc_file_serial(const char *name, const char *prefix);
+
+/* Helpers, exposed for tests. */
+void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN]);
+void warc_date(uint64_t ms, char out[21]);  /* 2024-01-01T00:00:00Z */
+
+#endif

@@ -1,0 +1,117 @@
+#!/bin/bash
+# A whole crawl, as fast as an impolite C crawler can go: the same generated
+# world (CRAWL_SITES sites x CRAWL_PAGES pages of 5-10 KiB with 25-35 links
+# each, a third across sites, robots.txt with Disallow: /private/, one site
+# whose robots.txt answers 503), served by testweb with no delay, crawled in
+# the same run by:
+#   - wpfs-discover --scope any through the whole stack (dnsmasq, the state
+#     and page cache Redis, llfs, hlfs with --min-delay-ms 0
+#     --delay-factor 0), everything on this machine's cores;
+#   - wget2 (Debian) -r --robots=on --max-threads=100 -H, one connection per
+#     host, names resolved through a private /etc/hosts (a mount namespace:
+#     needs root; skipped otherwise).
+# Prints pages/s of each, the ratio wpfs / wget2 (target >= 0.75), the
+# politeness violations testweb saw (two requests of a site in flight,
+# fetches robots.txt refuses, pages of the 503 site: target 0 for wpfs),
+# and each process's CPU per page (from /proc: user + system time).
+# Knobs: CRAWL_SITES (100), CRAWL_PAGES (100), CRAWL_SEED (5).
+. "$WPFS_ROOT/tests/lib.sh"
+SITES=${CRAWL_SITES:-100}
+PAGES=${CRAWL_PAGES:-100}
+SEED=${CRAWL_SEED:-5}
+TOKEN=bench-wget2-token
+command -v wget2 >/dev/null || bail "wget2 is missing (make deps)"
+[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || { echo "   skipped: wget2's names need a private /etc/hosts (root, unshare)"; exit 0; }
+
+cat >"$T_DIR/sites.json" <<EOF
+{ "generate": "sites=$SITES,pages=$PAGES,links=30,cross=0.33,dups=0.05,page_bytes=7000,seed=$SEED",
+  "sites": [ { "name": "down.test", "address": "127.31.0.1", "pages": 10, "robots": { "status": 503 } } ] }
+EOF
+start_testweb --sites "$T_DIR/sites.json" --log-level warn
+start_dnsmasq "$SITES"
+start_redis
+start_redis_cache 512mb
+start_llfs --log-level warn
+start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn \
+  --cache-redis "127.0.0.1:$CACHE_REDIS_PORT"
+for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
+echo "http://down.test:$TESTWEB_PORT/" >>"$T_DIR/seeds"
+now_ms() { date +%s%3N; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+hz=$(getconf CLK_TCK)
+
+# testweb's view: pages served (GET of a page, not robots.txt), overlaps,
+# disallowed fetches, pages of the 503 site.
+view() {
+  local sites
+  sites=$(curl -s "$TESTWEB_CTL/sites")
+  jq -r '[([.[].request_count] | add // 0),
+           ([.[] | select(.max_in_flight > 1)] | length)] | @tsv' <<<"$sites"
+}
+private() {
+  local n=0 i
+  for i in $(seq 0 $((SITES - 1))); do
+    n=$((n + $(tw_site_json "site$i.test" requests=100000 | jq '[.requests[] | select(.path | startswith("/private/"))] | length')))
+  done
+  echo "$n"
+}
+down_pages() { tw_site_json down.test requests=1000 | jq '[.requests[] | select(.path != "/robots.txt")] | length'; }
+
+# ---- wget2 --------------------------------------------------------------------
+curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
+{ cat /etc/hosts; curl -s "$TESTWEB_CTL/zone" | awk '{ print $2, $1 }'; } >"$T_DIR/hosts"
+tw0=$(cpu_ticks "$TESTWEB_PID")
+t0=$(now_ms)
+# the shell's children's times (fields 16, 17 of its stat) are wget2's CPU
+g_ticks=$(unshare -m sh -c "mount --make-rprivate / && mount --bind '$T_DIR/hosts' /etc/hosts &&
+  cd '$T_DIR' && wget2 -q -r -l inf --robots=on -H --max-threads=100 --no-parent \
+    -P '$T_DIR/wget2' -i '$T_DIR/seeds' --timeout=10 --tries=1 >'$T_DIR/wget2.log' 2>&1;
+  awk '{ print \$16 + \$17 }' /proc/\$\$/stat")
+t1=$(now_ms)
+read -r g_req g_over < <(view)
+g_priv=$(private)
+g_down=$(down_pages)
+g_secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1000 }')
+g_tw=$(( $(cpu_ticks "$TESTWEB_PID") - tw0 ))
+
+# ---- wpfs ----------------------------------------------------------------------
+curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
+declare -A c0
+for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID testweb:$TESTWEB_PID; do
+  c0[${p%%:*}]=$(cpu_ticks "${p#*:}")
+done
+t0=$(now_ms)
+WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
+  --out "$T_DIR/out" --scope any --sitemaps=false --log-level warn \
+  >"$T_DIR/wpfs.json" 2>"$T_DIR/wpfs.log" &
+dpid=$!
+dticks=0
+while kill -0 "$dpid" 2>/dev/null; do dticks=$(cpu_ticks "$dpid"); sleep 0.2; done
+wait "$dpid"
+t1=$(now_ms)
+read -r w_req w_over < <(view)
+w_priv=$(private)
+w_down=$(down_pages)
+w_secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1000 }')
+
+echo "   $SITES sites x $PAGES pages (~7 KiB, 30 links), no delay; one site's robots.txt answers 503"
+line() {  # name requests secs overlaps private down
+  awk -v n="$1" -v r="$2" -v s="$3" -v o="$4" -v p="$5" -v d="$6" 'BEGIN {
+    printf "   %-14s %7d requests in %7.2f s = %8.1f pages/s; violations: %d sites overlapped, %d /private/ pages, %d pages of the 503 site\n",
+      n, r, s, r / s, o, p, d }'
+}
+line wget2 "$g_req" "$g_secs" "$g_over" "$g_priv" "$g_down"
+line wpfs-discover "$w_req" "$w_secs" "$w_over" "$w_priv" "$w_down"
+awk -v a="$w_req" -v b="$w_secs" -v c="$g_req" -v d="$g_secs" 'BEGIN {
+  printf "   ratio wpfs / wget2: x%.2f pages/s (target x0.75, zero violations)\n", (a / b) / (c / d) }'
+echo "   CPU per page (ms), wpfs run:"
+for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID testweb:$TESTWEB_PID; do
+  n=${p%%:*}
+  awk -v n="$n" -v t=$(( $(cpu_ticks "${p#*:}") - c0[$n] )) -v hz="$hz" -v r="$w_req" 'BEGIN {
+    printf "     %-14s %.3f\n", n, t * 1000 / hz / r }'
+done
+awk -v t="$dticks" -v hz="$hz" -v r="$w_req" 'BEGIN { printf "     %-14s %.3f\n", "wpfs-discover", t * 1000 / hz / r }'
+echo "   CPU per page (ms), wget2 run:"
+awk -v t="${g_ticks:-0}" -v hz="$hz" -v r="$g_req" 'BEGIN { printf "     %-14s %.3f\n", "wget2", t * 1000 / hz / r }'
+awk -v t="$g_tw" -v hz="$hz" -v r="$g_req" 'BEGIN { printf "     %-14s %.3f\n", "testweb", t * 1000 / hz / r }'
+[ "$w_over" -eq 0 ] && [ "$w_priv" -eq 0 ] && [ "$w_down" -eq 0 ]
