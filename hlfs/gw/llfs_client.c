@@ -61,6 +61,10 @@ struct llfs_client_job {
   struct buf resp;    /* framed answer */
   long meta_len;      /* from Wpfs-Meta-Length, -1 if absent */
   unsigned tries;     /* fetchers offered the fetch so far */
+  bool sent;          /* a connection took the request: a fetcher may have
+                         fetched, whatever the end (libcurl retries a
+                         request whose reused connection died, and that
+                         retry's connect error must not read as a refusal) */
   int ep;             /* the endpoint of the current try */
   llfs_client_cb *cb;
   void *arg;
@@ -279,14 +283,28 @@ static void job_free(struct llfs_client_job *j)
 
 static int job_try(struct llfs_client *c, struct llfs_client_job *j);
 
-/* The fetcher certainly did not fetch: it could not be reached, or it
- * answered with something else than a result (503 shutting-down or
- * overloaded, 4xx, 500: every fetch it made is answered 200). */
-static bool job_refused(CURLcode rc, long code)
+/* The fetcher certainly did not fetch: no connection ever took the
+ * request, or it answered with something else than a result (503
+ * shutting-down or overloaded, 4xx, 500: every fetch it made is answered
+ * 200). */
+static bool job_refused(const struct llfs_client_job *j, CURLcode rc, long code)
 {
   if(rc == CURLE_OK)
     return code != 200;
-  return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
+  return !j->sent && (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST);
+}
+
+/* Called once a connection (new or reused) is about to carry the request. */
+static int job_on_prereq(void *arg, char *conn_primary_ip, char *conn_local_ip,
+                         int conn_primary_port, int conn_local_port)
+{
+  struct llfs_client_job *j = arg;
+  (void)conn_primary_ip;
+  (void)conn_local_ip;
+  (void)conn_primary_port;
+  (void)conn_local_port;
+  j->sent = true;
+  return CURL_PREREQFUNC_OK;
 }
 
 /* Offer a refused fetch to another fetcher; true when it went. */
@@ -315,7 +333,7 @@ static void job_done(CURL *e, CURLcode rc, void *arg)
   if(!j || j->magic != LLFS_JOB_MAGIC)
     abort();
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
-  bool refused = job_refused(rc, code);
+  bool refused = job_refused(j, rc, code);
   if(refused && job_retry(j))
     return;
   if(rc != CURLE_OK) {
@@ -403,6 +421,8 @@ static int job_setup(struct llfs_client *c, struct llfs_client_job *j,
   curl_easy_setopt(j->easy, CURLOPT_WRITEDATA, j);
   curl_easy_setopt(j->easy, CURLOPT_HEADERFUNCTION, job_on_header);
   curl_easy_setopt(j->easy, CURLOPT_HEADERDATA, j);
+  curl_easy_setopt(j->easy, CURLOPT_PREREQFUNCTION, job_on_prereq);
+  curl_easy_setopt(j->easy, CURLOPT_PREREQDATA, j);
   curl_easy_setopt(j->easy, CURLOPT_TIMEOUT_MS, tmo);
   curl_easy_setopt(j->easy, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
   curl_easy_setopt(j->easy, CURLOPT_NOSIGNAL, 1L);
