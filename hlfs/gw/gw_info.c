@@ -357,10 +357,10 @@ static void page_call_free(struct gw_page_call *pc)
 
 static void page_call_abort(void *arg) { ((struct gw_page_call *)arg)->aborted = true; }
 
-static void page_got(void *arg, store_err err, const struct page *p, const char *tail,
-                     size_t tail_len)
+/* A stored page answered as JSON (tail: its body, base64) or raw. */
+static void page_answer(struct gw_page_call *pc, store_err err, const struct page *p,
+                        const char *tail, size_t tail_len, bool raw)
 {
-  struct gw_page_call *pc = arg;
   if(pc->aborted) {
     page_call_free(pc);
     return;
@@ -371,27 +371,22 @@ static void page_got(void *arg, store_err err, const struct page *p, const char 
   else if(!p)
     api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
                 pc->canon);
+  else if(raw)
+    gw_raw_page(pc->rq, p, NULL, NULL, clock_wall_ms());
   else
     gw_page_reply(pc->rq, p, tail, tail_len, NULL, clock_wall_ms());
   page_call_free(pc);
 }
 
+static void page_got(void *arg, store_err err, const struct page *p, const char *tail,
+                     size_t tail_len)
+{
+  page_answer(arg, err, p, tail, tail_len, false);
+}
+
 static void page_raw_got(void *arg, store_err err, const struct page *p)
 {
-  struct gw_page_call *pc = arg;
-  if(pc->aborted) {
-    page_call_free(pc);
-    return;
-  }
-  api_req_on_abort(pc->rq, NULL, NULL);
-  if(err)
-    gw_store_down(pc->rq, err);
-  else if(!p)
-    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
-                pc->canon);
-  else
-    gw_raw_page(pc->rq, p, NULL, NULL, clock_wall_ms());
-  page_call_free(pc);
+  page_answer(arg, err, p, NULL, 0, true);
 }
 
 static void page_deleted(void *arg, store_err err, bool existed)
