@@ -7,7 +7,7 @@ static const struct {
   const char *text;
   bool        err;
 } outcome_tab[] = {
-#define X(e, name, err, txt) { #name, txt, err },
+#define X(e, name, err, contact, txt) { #name, txt, err },
   OUTCOMES(X)
 #undef X
 };

@@ -10,6 +10,7 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "llfs/outcome.h"
 
 #define GW_FETCH_MAGIC 0x6f37c4a1u
 /* Records expiring sooner than this are not trusted by gw_robots_allows_now:
@@ -37,20 +38,27 @@ static void fetch_free(struct gw_fetch *f)
   mem_free(f);
 }
 
-/* Outcomes that mean no request reached the site (no politeness debt). An
+/* Whether a request may have reached the site (a politeness debt), from
+ * the fetcher's own table (llfs/outcome.h): one list, in one place. An
  * answer lost on the way back from the fetcher may have: it counts as
- * contact (refused fetches never get here: fetch_answer). */
+ * contact (refused fetches never get here: fetch_answer), as does an
+ * outcome this gateway does not know. */
+static const struct {
+  const char *name;
+  bool        contact;
+} outcome_contact[] = {
+#define X(e, name, err, contact, txt) { #name, contact },
+  OUTCOMES(X)
+#undef X
+};
+
 static bool fetch_contacted(const struct llfs_answer *a)
 {
-  static const char *const none[] = { "dns_nxdomain", "dns_servfail", "dns_timeout",
-                                      "dns_error", "blocked_address", "bad_url",
-                                      "unsupported_scheme", "overloaded", "shutting_down",
-                                      "no_memory", "internal", NULL };
   if(!a->reached)
     return true;
-  for(size_t i = 0; none[i]; i++)
-    if(!strcmp(a->outcome, none[i]))
-      return false;
+  for(size_t i = 0; i < sizeof outcome_contact / sizeof outcome_contact[0]; i++)
+    if(!strcmp(a->outcome, outcome_contact[i].name))
+      return outcome_contact[i].contact;
   return true;
 }
 

@@ -6,7 +6,7 @@
 #include "api/metrics.h"
 
 static const char *const outcome_names[] = {
-#define X(e, name, err, txt) #name,
+#define X(e, name, err, contact, txt) #name,
   OUTCOMES(X)
 #undef X
 #define X(n) #n,

@@ -21,7 +21,7 @@
   X(too_many_redirects)
 
 enum tenant_outcome {
-#define X(e, name, err, txt) TENANT_O_##name,
+#define X(e, name, err, contact, txt) TENANT_O_##name,
   OUTCOMES(X)
 #undef X
 #define X(n) TENANT_O_##n,
