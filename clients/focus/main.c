@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "clients/crawl/crawl.h"
+#include "clients/crawl/crawler.h"
 #include "clients/crawl/discover.h"
 #include "clients/focus/focus.h"
 #include "clients/focus/topic_pages.h"
@@ -26,50 +27,33 @@
 static const char prog_name[] = "wpfs-focus";
 
 struct fopts {
+  struct crawler_cfg c;  /* first: the shared rows' offsets hold */
   double beta;
-  long   checkpoint_ms;
   long   context_bytes;
   double delta;
   long   depth;
   size_t frontier_bytes;
   double gamma;
-  char  *gateway;
   size_t idf_bytes;
-  char  *log_level;
-  long   max_age_s;
-  long   max_pages;
   long   max_per_host;
-  char  *out;
-  bool   progress;
-  long   results;
   bool   resume;
   char  *scope;
-  char  *seeds;
-  size_t seen_mem;
-  long   site_budget;
-  long   stall_ms;
   bool   stem;
   bool   stop_words;
   char  *strategy;
   double threshold;
-  char  *token;
   char  *topic;
   char  *topic_pages;
-  long   wait_ms;
-  size_t warc_max_bytes;
   long   window;
-  size_t write_queue_bytes;
 };
 
 #define OFF(f) offsetof(struct fopts, f)
 /* Keep sorted by name. The defaults of the scores come from the parameter
  * study in docs/focus.md. */
-static const struct cfg_key keys[] = {
+static const struct cfg_key own_keys[] = {
   { "beta", CFG_DOUBLE, OFF(beta), "0.5", 0, 1, NULL,
     "SharkSearch: weight of the anchor text in a link's neighbourhood score (the rest: "
     "the text around the link)" },
-  { "checkpoint_ms", CFG_MSEC, OFF(checkpoint_ms), "30s", 100, 86400000, NULL,
-    "time between two checkpoints" },
   { "context_bytes", CFG_INT, OFF(context_bytes), "160", 0, 65536, NULL,
     "SharkSearch: the text around a link, bytes on each side of its anchor" },
   { "delta", CFG_DOUBLE, OFF(delta), "0.5", 0, 1, NULL,
@@ -81,37 +65,15 @@ static const struct cfg_key keys[] = {
   { "gamma", CFG_DOUBLE, OFF(gamma), "0.5", 0, 1, NULL,
     "SharkSearch: weight of the inherited score in a link's score (the rest: its "
     "neighbourhood)" },
-  { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
-    "gateway base URL" },
   { "idf_bytes", CFG_SIZE, OFF(idf_bytes), "64m", 4096, 1e12, NULL,
     "memory of the document frequencies learned as the crawl goes; past it, new terms are "
     "not counted" },
-  { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL,
-    "debug, info, warn, error or off (JSON lines on stderr)" },
-  { "max_age_s", CFG_INT, OFF(max_age_s), "-1", -1, 1e9, NULL,
-    "a page the gateway fetched this recently is good enough (-1: any cached copy)" },
-  { "max_pages", CFG_INT, OFF(max_pages), "0", 0, 1e15, NULL,
-    "stop after recording this many results (0: no limit)" },
   { "max_per_host", CFG_INT, OFF(max_per_host), "2", 0, 1e6, NULL,
     "URLs of one host outstanding at the gateway (0: no limit)" },
-  { "out", CFG_STR, OFF(out), NULL, 1, 0, NULL,
-    "output directory: WARC files, crawl.jsonl, checkpoint (required)" },
-  { "progress", CFG_BOOL, OFF(progress), "true", 1, 0, NULL,
-    "one line of progress on stderr when it is a terminal" },
-  { "results", CFG_INT, OFF(results), "500", 1, 1000, NULL,
-    "results per GET /v1/results" },
   { "resume", CFG_BOOL, OFF(resume), "false", 1, 0, NULL,
     "continue the crawl in --out from its checkpoint and crawl log (its own topic)" },
   { "scope", CFG_STR, OFF(scope), "any", 1, 0, NULL,
     "any, domain (the seeds' registrable domains) or host (the seeds' hosts)" },
-  { "seeds", CFG_STR, OFF(seeds), NULL, 1, 0, NULL,
-    "file of seed URLs, one per line (# comments)" },
-  { "seen_mem", CFG_SIZE, OFF(seen_mem), "64m", 4096, 1e12, NULL,
-    "memory of the URL-seen set; beyond, it spills sorted runs to --out/seen" },
-  { "site_budget", CFG_INT, OFF(site_budget), "100000", 0, 1e12, NULL,
-    "URLs queued per host (0: no limit)" },
-  { "stall_ms", CFG_MSEC, OFF(stall_ms), "10m", 1000, 86400000, NULL,
-    "give up when the gateway answers nothing useful for this long" },
   { "stem", CFG_BOOL, OFF(stem), "true", 1, 0, NULL,
     "stem words (Snowball's English stemmer) before comparing them" },
   { "stop_words", CFG_BOOL, OFF(stop_words), "true", 1, 0, NULL,
@@ -121,28 +83,21 @@ static const struct cfg_key keys[] = {
     "(breadth first)" },
   { "threshold", CFG_DOUBLE, OFF(threshold), "0.15", 0, 1, NULL,
     "a page is relevant when its similarity to the topic is at least this" },
-  { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN",
-    "API key of the gateway" },
   { "topic", CFG_STR, OFF(topic), NULL, 1, 0, NULL,
     "the topic in words (required unless --resume)" },
   { "topic_pages", CFG_STR, OFF(topic_pages), NULL, 1, 0, NULL,
     "file of example pages of the topic, one per line: URLs (fetched through the gateway) "
     "or local files" },
-  { "wait_ms", CFG_MSEC, OFF(wait_ms), "2s", 0, 120000, NULL,
-    "long-poll of GET /v1/results" },
-  { "warc_max_bytes", CFG_SIZE, OFF(warc_max_bytes), "1g", 4096, 1e12, NULL,
-    "WARC files are closed past this size and a new one begun" },
   { "window", CFG_INT, OFF(window), "8", 1, 100000, NULL,
     "URLs outstanding at the gateway: the fewer, the fresher the order of the frontier" },
-  { "write_queue_bytes", CFG_SIZE, OFF(write_queue_bytes), "64m", 65536, 1e12, NULL,
-    "pages and checkpoints waiting for the disk thread; past half, no more results are "
-    "read until it catches up" },
 };
 
-static const struct cfg_prog prog = {
+#define NOWN (sizeof own_keys / sizeof own_keys[0])
+static struct cfg_key keys[NOWN + CRAWLER_CFG_NKEYS];
+static struct cfg_prog prog = {
   prog_name,
   "The focused crawler: crawls toward a topic through the wpfs gateway into WARC files.",
-  keys, sizeof keys / sizeof keys[0], NULL,
+  keys, 0, NULL,
 };
 
 static bool fill_focus(const struct fopts *d, struct focus_opts *o)
@@ -160,14 +115,9 @@ static bool fill_focus(const struct fopts *d, struct focus_opts *o)
 static bool fill_crawl(const struct fopts *d, const struct crawl_scorer *s, struct crawl_opts *o)
 {
   *o = crawl_opts_default();
-  o->out_dir = d->out;
-  o->max_pages = (uint64_t)d->max_pages;
-  o->trap.site_budget = (uint64_t)d->site_budget;
-  o->seen_mem = d->seen_mem;
+  crawler_fill_crawl(&d->c, o);
   o->frontier_bytes = d->frontier_bytes;
   o->max_per_host = (unsigned)d->max_per_host;
-  o->warc_max_bytes = d->warc_max_bytes;
-  o->write_queue_bytes = d->write_queue_bytes;
   o->warc_prefix = prog_name;
   o->software = prog_name;
   o->scorer = s;
@@ -179,19 +129,10 @@ static bool fill_crawl(const struct fopts *d, const struct crawl_scorer *s, stru
 static void fill_loop(const struct fopts *d, struct discover_opts *o)
 {
   *o = discover_opts_default();
-  o->gw.base_url = d->gateway;
-  o->gw.token = d->token;
-  o->gw.user_agent = "wpfs-focus/0.1";
+  crawler_fill_loop(&d->c, "wpfs-focus/0.1", o);
   o->batch_max = (unsigned)d->window;
   o->window = (unsigned)d->window;
-  o->results_max = (unsigned)d->results;
-  o->wait_ms = (unsigned)d->wait_ms;
-  o->max_age_s = d->max_age_s;
-  o->checkpoint_ms = (uint64_t)d->checkpoint_ms;
-  o->stall_ms = (uint64_t)d->stall_ms;
   o->sitemaps = false;  /* a sitemap lists everything, and says nothing of the topic */
-  o->progress = d->progress;
-  o->write_soft_bytes = d->write_queue_bytes / 2;
 }
 
 /* A resume takes the crawl's own topic from its checkpoint. */
@@ -205,19 +146,13 @@ static bool has_checkpoint(const char *out)
 
 static int usage_check(const struct fopts *d)
 {
-  bool topic_kept = d->resume && d->out && has_checkpoint(d->out);
-  if(!d->out || (!d->seeds && !d->resume) || (!d->topic && !d->topic_pages && !topic_kept)) {
+  bool topic_kept = d->resume && d->c.out && has_checkpoint(d->c.out);
+  if(!d->c.out || (!d->c.seeds && !d->resume) || (!d->topic && !d->topic_pages && !topic_kept)) {
     fprintf(stderr, "%s: --out, --seeds and --topic are required (--seeds and --topic may be "
                     "left out with --resume); see --help\n", prog_name);
     return -1;
   }
-  enum log_level lvl;
-  if(log_level_parse(d->log_level, &lvl) != 0) {
-    fprintf(stderr, "%s: bad --log-level %s\n", prog_name, d->log_level);
-    return -1;
-  }
-  log_init(prog_name, lvl);
-  return 0;
+  return crawler_log_init(&d->c, prog_name);
 }
 
 /* The topic from the words and the example pages (fetched through the
@@ -228,7 +163,7 @@ static int make_topic(const struct fopts *d, struct focus *f, const struct disco
     fprintf(stderr, "%s: --topic: out of memory\n", prog_name);
     return DISCOVER_EXIT_LOCAL;
   }
-  if(d->topic_pages && focus_topic_pages(f, d->topic_pages, &lo->gw, d->max_age_s, prog_name))
+  if(d->topic_pages && focus_topic_pages(f, d->topic_pages, &lo->gw, d->c.max_age_s, prog_name))
     return DISCOVER_EXIT_LOCAL;
   struct focus_stats st;
   focus_stats(f, &st);
@@ -240,31 +175,12 @@ static int make_topic(const struct fopts *d, struct focus *f, const struct disco
   return 0;
 }
 
-static int open_crawl(const struct fopts *d, const struct crawl_opts *co, struct crawl **c)
-{
-  crawl_err e = crawl_open(co, d->resume, c);
-  if(e == CRAWL_ERR_INVALID && !d->resume) {
-    fprintf(stderr, "%s: %s holds a crawl: --resume to continue it, or choose another --out\n",
-            prog_name, d->out);
-    return 1;
-  }
-  if(e == CRAWL_ERR_LOCKED) {
-    fprintf(stderr, "%s: another crawler is crawling into %s\n", prog_name, d->out);
-    return 1;
-  }
-  if(e) {
-    fprintf(stderr, "%s: cannot open %s: %s\n", prog_name, d->out, crawl_err_text(e));
-    return DISCOVER_EXIT_LOCAL;
-  }
-  return 0;
-}
-
 /* A fresh crawl: seeds, then a first checkpoint at once, so that a resume
  * after any kill finds the crawl's topic. */
 static int start_crawl(const struct fopts *d, struct crawl *c)
 {
   int n;
-  if(crawl_seeds_file(c, d->seeds, prog_name, &n))
+  if(crawl_seeds_file(c, d->c.seeds, prog_name, &n))
     return DISCOVER_EXIT_LOCAL;
   crawl_err e = crawl_checkpoint(c);
   crawl_sync(c);
@@ -290,7 +206,7 @@ static int focus_main(const struct fopts *d)
   }
   fill_loop(d, &lo);
   int rc = focus_open(&fo, &f) ? DISCOVER_EXIT_LOCAL : 0;
-  bool topic_kept = d->resume && has_checkpoint(d->out);
+  bool topic_kept = d->resume && has_checkpoint(d->c.out);
   if(!rc && topic_kept && (d->topic || d->topic_pages))
     LOG(LOG_INFO, "resuming: the crawl keeps its own topic (--topic is not read)");
   if(!rc && !topic_kept)
@@ -300,8 +216,8 @@ static int focus_main(const struct fopts *d)
     rc = 1;
   }
   if(!rc)
-    rc = open_crawl(d, &co, &c);
-  if(!rc && d->seeds && !d->resume)
+    rc = crawler_open(&d->c, d->resume, prog_name, &co, &c);
+  if(!rc && d->c.seeds && !d->resume)
     rc = start_crawl(d, c);
   if(!rc)
     rc = discover_run(c, &lo, stdout);
@@ -314,6 +230,7 @@ int main(int argc, char **argv)
 {
   struct fopts d;
   memset(&d, 0, sizeof d);
+  prog.nkeys = crawler_cfg_keys(own_keys, NOWN, keys);
   enum cfg_rc r = cfg_load(&prog, &d, argc, argv);
   int rc = r == CFG_ERROR ? 1 : 0;
   if(r == CFG_OK)
