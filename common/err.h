@@ -18,4 +18,15 @@ typedef enum {
 
 const char *cm_strerror(cm_err e);
 
+/* CHECK(cond): an invariant the code relies on. Broken, it stops the
+ * process with the file, the line and the condition, in release builds
+ * too (redis's serverAssert is the model): it is a bug, and going on would
+ * corrupt what other requests share. */
+_Noreturn void check_failed(const char *file, int line, const char *what);
+#define CHECK(cond)                                   \
+  do {                                                \
+    if(!(cond))                                       \
+      check_failed(__FILE__, __LINE__, #cond);        \
+  } while(0)
+
 #endif

@@ -14,12 +14,6 @@
 #include "common/str.h"
 #include "llfs/dns_int.h"
 
-_Noreturn void dns_panic(const char *file, int line, const char *what)
-{
-  fprintf(stderr, "%s:%d: dns invariant broken: %s\n", file, line, what);
-  abort();
-}
-
 void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w)
 {
   w->next = NULL;
@@ -103,7 +97,7 @@ static void dns_waiter_gone(struct dns *d)
 static void dns_call_ready(struct dns *d)
 {
   struct dns_waiter *w;
-  DNS_CHECK(d && d->magic == DNS_MAGIC);
+  CHECK(d && d->magic == DNS_MAGIC);
   d->in_cb = true;
   for(;;) {
     pthread_mutex_lock(&d->ready_mu);
@@ -172,7 +166,7 @@ static void dns_query_dropped(struct dns *d, struct dns_entry *e)
   struct dns_waiter *w;
   while((w = e->waiters.first)) {
     dns_wlist_remove(&e->waiters, w);
-    DNS_CHECK(w->d != d);
+    CHECK(w->d != d);
     w->res.outcome = OUTCOME_SHUTTING_DOWN;
     dns_make_ready(d, w);
   }
@@ -214,9 +208,9 @@ void dns_query_done(struct dns_entry *e, enum outcome o, const struct dns_addr *
                     long ttl_s)
 {
   struct dns *d = e->d;
-  DNS_CHECK(d->magic == DNS_MAGIC);
+  CHECK(d->magic == DNS_MAGIC);
   pthread_mutex_lock(&d->sh->mu);
-  DNS_CHECK(e->st == DNS_ENT_PENDING && e->d == d);
+  CHECK(e->st == DNS_ENT_PENDING && e->d == d);
   if(d->freeing)
     dns_query_dropped(d, e);
   else
@@ -299,7 +293,7 @@ enum outcome dns_resolve(struct dns *d, const char *host, dns_cb *cb, void *arg,
   char name[DNS_NAME_MAX + 1];
   struct dns_addr lit;
   struct dns_entry *ask = NULL;
-  DNS_CHECK(d && d->magic == DNS_MAGIC);
+  CHECK(d && d->magic == DNS_MAGIC);
   if(wp)
     *wp = NULL;
   if(d->freeing)
@@ -335,7 +329,7 @@ void dns_cancel(struct dns_waiter **wp)
   if(!w)
     return;
   *wp = NULL;
-  DNS_CHECK(w->magic == DNS_WAITER_MAGIC);
+  CHECK(w->magic == DNS_WAITER_MAGIC);
   struct dns *d = w->d;
   pthread_mutex_lock(&d->sh->mu);
   if(w->e) {
@@ -389,7 +383,7 @@ struct dns_shared *dns_shared_new(const struct dns_cfg *cfg, char *err, size_t e
 static void dns_shared_unref(struct dns_shared *sh)
 {
   pthread_mutex_lock(&sh->mu);
-  DNS_CHECK(sh->magic == DNS_SHARED_MAGIC && sh->refs > 0);
+  CHECK(sh->magic == DNS_SHARED_MAGIC && sh->refs > 0);
   bool last = --sh->refs == 0;
   pthread_mutex_unlock(&sh->mu);
   if(!last)
@@ -425,21 +419,21 @@ void dns_handle_closed(uv_handle_t *h)
   struct dns *d;
   if(h->type == UV_POLL) {
     struct dns_sock *s = h->data;
-    DNS_CHECK(s->magic == DNS_SOCK_MAGIC);
+    CHECK(s->magic == DNS_SOCK_MAGIC);
     d = s->d;
     s->magic = 0;
     mem_free(s);
   } else {
     d = h->data;
   }
-  DNS_CHECK(d->magic == DNS_MAGIC && d->open_handles > 0);
+  CHECK(d->magic == DNS_MAGIC && d->open_handles > 0);
   if(--d->open_handles == 0 && d->freeing)
     dns_release(d);
 }
 
 struct dns *dns_new_shared(uv_loop_t *loop, struct dns_shared *sh, char *err, size_t errlen)
 {
-  DNS_CHECK(sh && sh->magic == DNS_SHARED_MAGIC);
+  CHECK(sh && sh->magic == DNS_SHARED_MAGIC);
   struct dns *d = mem_calloc(1, sizeof *d);
   if(!d) {
     snprintf(err, errlen, "out of memory");
@@ -501,7 +495,7 @@ void dns_free(struct dns **dp)
   if(!d)
     return;
   *dp = NULL;
-  DNS_CHECK(d->magic == DNS_MAGIC && !d->in_cb && !d->freeing);
+  CHECK(d->magic == DNS_MAGIC && !d->in_cb && !d->freeing);
   d->freeing = true;
   dns_drop_own(d);
   dns_ares_fini(d);   /* queries of d's channel end: dns_query_dropped */

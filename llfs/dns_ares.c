@@ -44,7 +44,7 @@ static void dns_ares_timer_update(struct dns *d)
 static void dns_ares_on_timer(uv_timer_t *t)
 {
   struct dns *d = t->data;
-  DNS_CHECK(d && d->magic == DNS_MAGIC);
+  CHECK(d && d->magic == DNS_MAGIC);
   ares_process_fd(d->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
   dns_ares_timer_update(d);
 }
@@ -52,9 +52,9 @@ static void dns_ares_on_timer(uv_timer_t *t)
 static void dns_ares_on_poll(uv_poll_t *p, int status, int events)
 {
   struct dns_sock *s = p->data;
-  DNS_CHECK(s && s->magic == DNS_SOCK_MAGIC);
+  CHECK(s && s->magic == DNS_SOCK_MAGIC);
   struct dns *d = s->d;
-  DNS_CHECK(d->magic == DNS_MAGIC);
+  CHECK(d->magic == DNS_MAGIC);
   int fd = s->fd;
   /* On an error libuv stops the handle: c-ares reads to find out, and the
    * handle is restarted if c-ares keeps the socket (s stays allocated
@@ -159,7 +159,7 @@ static void dns_ares_on_answer(void *arg, int status, int timeouts, struct ares_
   struct dns_entry *e = arg;
   struct dns_addr addr[DNS_MAX_ADDRS];
   (void)timeouts;
-  DNS_CHECK(e->magic == DNS_ENTRY_MAGIC);
+  CHECK(e->magic == DNS_ENTRY_MAGIC);
   enum outcome o = dns_ares_outcome(status);
   size_t n = 0;
   long ttl = 0;

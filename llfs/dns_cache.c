@@ -33,7 +33,7 @@ void dns_cache_fini(struct dns_cache *c)
     struct dns_entry *e = c->buckets[i];
     while(e) {
       struct dns_entry *next = e->hnext;
-      DNS_CHECK(!e->waiters.first);
+      CHECK(!e->waiters.first);
       dns_entry_free(e);
       e = next;
     }
@@ -118,7 +118,7 @@ static void dns_unhash(struct dns_cache *c, struct dns_entry *e)
 {
   struct dns_entry **pp = &c->buckets[e->hash & c->mask];
   while(*pp != e) {
-    DNS_CHECK(*pp);
+    CHECK(*pp);
     pp = &(*pp)->hnext;
   }
   *pp = e->hnext;
@@ -126,7 +126,7 @@ static void dns_unhash(struct dns_cache *c, struct dns_entry *e)
 
 void dns_cache_remove(struct dns_cache *c, struct dns_entry *e)
 {
-  DNS_CHECK(!e->waiters.first);
+  CHECK(!e->waiters.first);
   dns_unhash(c, e);
   if(e->st == DNS_ENT_PENDING)
     dns_pending_unlink(c, e);
@@ -140,7 +140,7 @@ void dns_cache_remove(struct dns_cache *c, struct dns_entry *e)
 size_t dns_cache_answered(struct dns_cache *c, struct dns_entry *e)
 {
   size_t evicted = 0;
-  DNS_CHECK(e->st != DNS_ENT_PENDING);
+  CHECK(e->st != DNS_ENT_PENDING);
   dns_pending_unlink(c, e);
   c->nanswered++;
   dns_lru_push_front(c, e);
@@ -161,7 +161,7 @@ void dns_cache_touch(struct dns_cache *c, struct dns_entry *e)
 
 void dns_cache_requery(struct dns_cache *c, struct dns_entry *e, struct dns *d)
 {
-  DNS_CHECK(e->st != DNS_ENT_PENDING);
+  CHECK(e->st != DNS_ENT_PENDING);
   dns_lru_unlink(c, e);
   c->nanswered--;
   dns_pending_push(c, e);

@@ -16,6 +16,7 @@
 #include <ares.h>
 #include <pthread.h>
 
+#include "common/err.h"
 #include "llfs/dns.h"
 
 #define DNS_MAGIC        0x2d9c41b3u
@@ -23,13 +24,6 @@
 #define DNS_ENTRY_MAGIC  0x7b03e6d1u
 #define DNS_NAME_MAX     253
 
-/* Abort on a broken invariant, in release builds too. */
-#define DNS_CHECK(cond)                                                 \
-  do {                                                                  \
-    if(!(cond))                                                         \
-      dns_panic(__FILE__, __LINE__, #cond);                             \
-  } while(0)
-_Noreturn void dns_panic(const char *file, int line, const char *what);
 
 struct dns_wlist {
   struct dns_waiter *first, *last;

@@ -12,12 +12,6 @@
 #include "common/str.h"
 #include "llfs/fetch_int.h"
 
-_Noreturn void fetch_panic(const char *file, int line, const char *what)
-{
-  fprintf(stderr, "%s:%d: fetch invariant broken: %s\n", file, line, what);
-  abort();
-}
-
 static const char *const job_st_names[] = {
 #define X(s) #s,
   JOB_STATES(X)
@@ -46,7 +40,7 @@ static void fetch_publish(struct fetcher *f)
 
 void job_list_push(struct job_list *l, struct fetch_job *j)
 {
-  FETCH_CHECK(!j->on);
+  CHECK(!j->on);
   j->next = NULL;
   j->prev = l->last;
   if(l->last)
@@ -62,7 +56,7 @@ void job_list_push(struct job_list *l, struct fetch_job *j)
 void job_list_remove(struct fetch_job *j)
 {
   struct job_list *l = j->on;
-  FETCH_CHECK(l);
+  CHECK(l);
   if(j->prev)
     j->prev->next = j->next;
   else
@@ -92,7 +86,7 @@ static void fetch_kick(struct fetcher *f)
 void job_finish(struct fetch_job *j, enum outcome o, const char *detail)
 {
   struct fetcher *f = j->f;
-  FETCH_CHECK(j->magic == FETCH_JOB_MAGIC && j->st != JOB_DONE && j->st != JOB_CALLING);
+  CHECK(j->magic == FETCH_JOB_MAGIC && j->st != JOB_DONE && j->st != JOB_CALLING);
   if(j->on)
     job_list_remove(j);
   j->res.outcome = o;
@@ -116,7 +110,7 @@ static void job_closed(uv_handle_t *h)
 
 static void job_release(struct fetch_job *j)
 {
-  FETCH_CHECK(!j->on && !j->dw && !j->easy);
+  CHECK(!j->on && !j->dw && !j->easy);
   fetch_res_clear(&j->res);
   fetch_url_clear(&j->u);
   curl_slist_free_all(j->hdrs);
@@ -159,7 +153,7 @@ static void job_on_addrs(struct fetch_job *j, const struct dns_addr *a, size_t n
 static void job_on_dns(const struct dns_result *r, void *arg)
 {
   struct fetch_job *j = arg;
-  FETCH_CHECK(j->magic == FETCH_JOB_MAGIC && j->st == JOB_RESOLVING);
+  CHECK(j->magic == FETCH_JOB_MAGIC && j->st == JOB_RESOLVING);
   j->dw = NULL;
   j->t_resolved = clock_mono_us();
   j->res.t.dns_us = j->t_resolved - j->t_admit;
@@ -201,7 +195,7 @@ static void job_detach(struct fetch_job *j)
 static void job_on_deadline(uv_timer_t *t)
 {
   struct fetch_job *j = t->data;
-  FETCH_CHECK(j->magic == FETCH_JOB_MAGIC);
+  CHECK(j->magic == FETCH_JOB_MAGIC);
   enum job_st st = j->st;
   job_detach(j);
   if(st == JOB_RESOLVING)
@@ -252,7 +246,7 @@ static void fetch_reap(struct fetcher *f)
 static void fetch_on_kick(uv_timer_t *t)
 {
   struct fetcher *f = t->data;
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   f->in_kick = true;
   fetch_reap(f);
   if(!f->free_pending)
@@ -318,7 +312,7 @@ static void job_drop_new(struct fetch_job *j)
 enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb *cb,
                          void *arg, struct fetch_job **jobp)
 {
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC && cb);
+  CHECK(f && f->magic == FETCHER_MAGIC && cb);
   enum outcome o = OUTCOME_OK;
   struct fetch_job *j = NULL;
   if(jobp)
@@ -372,7 +366,7 @@ void fetch_cancel(struct fetch_job **jobp)
   if(!j)
     return;
   *jobp = NULL;
-  FETCH_CHECK(j->magic == FETCH_JOB_MAGIC);
+  CHECK(j->magic == FETCH_JOB_MAGIC);
   if(j->st == JOB_CALLING || j->cancelled)
     return;
   fetch_stats_lock(j->f);
@@ -388,7 +382,7 @@ void fetch_cancel(struct fetch_job **jobp)
 static void fetch_on_stop_deadline(uv_timer_t *t)
 {
   struct fetcher *f = t->data;
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   struct job_list *lists[2] = { &f->queue, &f->active };
   for(int i = 0; i < 2; i++)
     while(lists[i]->first) {
@@ -400,7 +394,7 @@ static void fetch_on_stop_deadline(uv_timer_t *t)
 
 void fetcher_shutdown(struct fetcher *f, long deadline_ms, fetcher_done_cb *done, void *arg)
 {
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   if(f->shutting)
     return;
   f->shutting = true;
@@ -485,7 +479,7 @@ void fetch_shared_free(struct fetch_shared **shp)
   if(!sh)
     return;
   *shp = NULL;
-  FETCH_CHECK(sh->magic == FETCH_SHARED_MAGIC);
+  CHECK(sh->magic == FETCH_SHARED_MAGIC);
   fetch_curl_shared_fini(sh);
   dns_shared_free(&sh->dns);
   for(int i = 0; i < CURL_LOCK_DATA_LAST; i++)
@@ -504,7 +498,7 @@ struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *
 struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
                                    struct fetch_shared *sh, char *err, size_t errlen)
 {
-  FETCH_CHECK(!sh || sh->magic == FETCH_SHARED_MAGIC);
+  CHECK(!sh || sh->magic == FETCH_SHARED_MAGIC);
   struct fetcher *f = mem_calloc(1, sizeof *f);
   if(err && errlen)
     err[0] = '\0';
@@ -537,13 +531,13 @@ struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
 
 struct dns *fetcher_dns(struct fetcher *f)
 {
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   return f->dns;
 }
 
 const struct guard *fetcher_guard(const struct fetcher *f)
 {
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   return f->guard;
 }
 
@@ -554,7 +548,7 @@ void fetch_handle_closed(uv_handle_t *h)
 
 void fetch_unref(struct fetcher *f)
 {
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC && f->open_handles > 0);
+  CHECK(f && f->magic == FETCHER_MAGIC && f->open_handles > 0);
   if(--f->open_handles > 0 || !f->freeing)
     return;
   fetch_free_cfg(&f->cfg);
@@ -594,7 +588,7 @@ void fetcher_free(struct fetcher **fp)
   if(!f)
     return;
   *fp = NULL;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC && !f->freeing);
+  CHECK(f->magic == FETCHER_MAGIC && !f->freeing);
   if(f->in_kick) {
     f->free_pending = true;   /* torn down when the reaper returns */
     return;

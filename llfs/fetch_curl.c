@@ -333,7 +333,7 @@ void fetch_curl_check_done(struct fetcher *f)
       continue;
     struct fetch_job *j = NULL;
     curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&j);
-    FETCH_CHECK(j && j->magic == FETCH_JOB_MAGIC && j->easy == m->easy_handle);
+    CHECK(j && j->magic == FETCH_JOB_MAGIC && j->easy == m->easy_handle);
     fc_done(j, m->data.result);
   }
 }
@@ -459,7 +459,7 @@ static void fc_easy_put(struct fetcher *f, CURL *e)
 
 enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a)
 {
-  FETCH_CHECK(!j->easy);
+  CHECK(!j->easy);
   /* The address dialled, even if the connect fails (libcurl then knows
    * no primary address). */
   dns_addr_format(a, j->res.addr, sizeof j->res.addr);

@@ -8,18 +8,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "common/err.h"
 #include "llfs/fetch.h"
 #include "common/log.h"
 
 #define FETCHER_MAGIC   0x4f1c2e97u
 #define FETCH_JOB_MAGIC 0x1b6d8a35u
 
-_Noreturn void fetch_panic(const char *file, int line, const char *what);
-#define FETCH_CHECK(cond)                                                \
-  do {                                                                   \
-    if(!(cond))                                                          \
-      fetch_panic(__FILE__, __LINE__, #cond);                            \
-  } while(0)
 
 /* Job states; change only through job_state(). */
 #define JOB_STATES(X) X(NEW) X(QUEUED) X(RESOLVING) X(TRANSFER) X(DONE) X(CALLING)

@@ -63,7 +63,7 @@ void fetch_slot_give(struct fetcher *f)
 static void slots_on_pump(uv_async_t *a)
 {
   struct fetcher *f = a->data;
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   fetch_pump(f);
 }
 

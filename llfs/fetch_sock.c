@@ -37,7 +37,7 @@ static void fs_watch(struct fetch_sock *s, int ev)
 static void fs_on_poll(uv_poll_t *p, int status, int events)
 {
   struct fetch_sock *s = p->data;
-  FETCH_CHECK(s && s->magic == FETCH_SOCK_MAGIC);
+  CHECK(s && s->magic == FETCH_SOCK_MAGIC);
   struct fetcher *f = s->f;
   int running, flags = 0;
   if(status < 0)
@@ -65,7 +65,7 @@ static void fs_on_uv_timer(uv_timer_t *t)
 {
   struct fetcher *f = t->data;
   int running;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC);
+  CHECK(f->magic == FETCHER_MAGIC);
   curl_multi_socket_action(f->multi, CURL_SOCKET_TIMEOUT, 0, &running);
   fetch_curl_check_done(f);
 }
@@ -162,7 +162,7 @@ curl_socket_t fetch_sock_open(struct fetcher *f, int family, int type, int proto
 int fetch_sock_close(void *clientp, curl_socket_t fd)
 {
   struct fetcher *f = clientp;
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   struct fetch_sock *s = fs_find(f, fd);
   if(s)
     fs_drop(f, s);
@@ -175,7 +175,7 @@ static int fs_on_socket(CURL *e, curl_socket_t fd, int what, void *userp, void *
   struct fetch_sock *s = fs_find(f, fd);
   (void)e;
   (void)socketp;
-  FETCH_CHECK(f->magic == FETCHER_MAGIC && (!s || s->magic == FETCH_SOCK_MAGIC));
+  CHECK(f->magic == FETCHER_MAGIC && (!s || s->magic == FETCH_SOCK_MAGIC));
   if(what == CURL_POLL_REMOVE) {
     if(s) {
       s->want = 0;

@@ -48,7 +48,7 @@ void fetch_stats_finish(struct fetcher *f, const struct fetch_job *j)
  * every worker's fetcher). */
 void fetcher_stats(struct fetcher *f, struct fetch_stats *out)
 {
-  FETCH_CHECK(f && f->magic == FETCHER_MAGIC);
+  CHECK(f && f->magic == FETCHER_MAGIC);
   fetch_stats_lock(f);
   *out = f->st;
   fetch_stats_unlock(f);
