@@ -98,7 +98,7 @@ struct gw {
 extern const struct api_route gw_routes[];
 extern const size_t gw_nroutes;
 
-/* The authenticated client of rq, or NULL after answering 401. */
+/* gw_common.c. The authenticated client of rq, or NULL after answering 401. */
 const struct state_client *gw_auth(struct gw *g, struct api_req *rq);
 /* Answer a store failure (503 store-unavailable). */
 void gw_store_down(struct api_req *rq, store_err e);
@@ -116,15 +116,15 @@ void gw_h_fetch(struct api_req *rq, void *arg);         /* gw_fetch.c */
 void gw_h_site(struct api_req *rq, void *arg);          /* gw_info.c */
 void gw_h_robots(struct api_req *rq, void *arg);
 void gw_h_stats(struct api_req *rq, void *arg);
-int  gw_ready(void *arg, char *why, size_t whylen);
 void gw_metrics(struct buf *out, void *arg);
+int  gw_ready(void *arg, char *why, size_t whylen);      /* gw_common.c */
 
 /* gw_results.c: one result entry as JSON, page inlined; cb gets NULL on
  * out of memory. */
 typedef void gw_result_cb(void *arg, json_t *result);
 void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
 
-void gw_h_page(struct api_req *rq, void *arg);             /* gw_info.c */
+void gw_h_page(struct api_req *rq, void *arg);             /* gw_pages.c */
 
 /* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
  * age, body in base64) when rid is NULL, else the Result of a synchronous

@@ -1,5 +1,5 @@
-/* Authentication, readiness, metrics and the read-only routes: a site's
- * politeness state, robots.txt decisions explained, gateway statistics. */
+/* The read-only routes about the gateway itself: a site's politeness
+ * state, robots.txt decisions explained, statistics, and /metrics. */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,66 +8,6 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
-
-const struct state_client *gw_auth(struct gw *g, struct api_req *rq)
-{
-  const struct state_client *c = auth_check(g->auth, api_req_header(rq, "Authorization"));
-  if(c) {
-    api_req_set_client(rq, c->name);
-    return c;
-  }
-  g->stats.unauthorized++;
-  api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs\"");
-  api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
-              "send \"Authorization: Bearer <API key>\"");
-  return NULL;
-}
-
-void gw_store_down(struct api_req *rq, store_err e)
-{
-  api_reply_header(rq, "Retry-After", "1");
-  api_problem(rq, 503, "store-unavailable", "Shared state unavailable", NULL, "%s",
-              store_strerror(e));
-}
-
-void gw_url_problem(struct api_req *rq, const char *field, url_err ue)
-{
-  json_t *ext = json_pack("{s:s, s:s}", "field", field, "url_error", url_err_name(ue));
-  const char *type = ue == URL_ERR_TOO_LONG             ? "url-too-long"
-                   : ue == URL_ERR_UNSUPPORTED_SCHEME ? "unsupported-scheme"
-                                                      : "invalid-url";
-  api_problem(rq, 400, type, "Invalid URL", ext, "%s: %s", field, url_err_text(ue));
-}
-
-char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *url)
-{
-  struct url_opts o = url_opts_default();
-  char *canon = NULL;
-  o.max_len = g->cfg.max_url_len;
-  url_err ue = url ? url_canon(url, strlen(url), &o, &canon) : URL_ERR_EMPTY;
-  if(ue != URL_OK)
-    gw_url_problem(rq, field, ue);
-  return canon;
-}
-
-/* Ready unless stopping, or before the state Redis was ever reached (a
- * replica that cannot start must not take traffic). A dependency lost
- * later does not make it unready: every replica would lose it together
- * and leave the Service at once, so clients would meet refused
- * connections instead of 503 with Retry-After for what cannot be served,
- * and could not read the results already stored. The *_up gauges say
- * what is down. */
-int gw_ready(void *arg, char *why, size_t whylen)
-{
-  struct gw *g = arg;
-  if(g->stopping)
-    snprintf(why, whylen, "shutting down");
-  else if(!store_stats(g->store)->connects)
-    snprintf(why, whylen, "redis not reached yet");
-  else
-    return 0;
-  return -1;
-}
 
 /* ---- GET /v1/sites/{site} ------------------------------------------------------ */
 
@@ -337,97 +277,4 @@ void gw_metrics(struct buf *b, void *arg)
     metrics_sample(b, "hlfs_politeness_delay_seconds_total", lb, (double)sc->delay_ms[r] / 1000.0);
   }
   tenant_metrics(&g->tenants, b);
-}
-
-/* ---- GET and DELETE /v1/pages?url=... (the page cache) --------------------------- */
-
-struct gw_page_call {
-  struct api_req *rq;
-  struct gw *g;
-  char *canon;
-  bool aborted;
-  bool raw;
-};
-
-static void page_call_free(struct gw_page_call *pc)
-{
-  mem_free(pc->canon);
-  mem_free(pc);
-}
-
-static void page_call_abort(void *arg) { ((struct gw_page_call *)arg)->aborted = true; }
-
-/* A stored page answered as JSON (tail: its body, base64) or raw. */
-static void page_answer(struct gw_page_call *pc, store_err err, const struct page *p,
-                        const char *tail, size_t tail_len, bool raw)
-{
-  if(pc->aborted) {
-    page_call_free(pc);
-    return;
-  }
-  api_req_on_abort(pc->rq, NULL, NULL);
-  if(err)
-    gw_store_down(pc->rq, err);
-  else if(!p)
-    api_problem(pc->rq, 404, "not-cached", "Not in the cache", NULL, "no stored copy of %s",
-                pc->canon);
-  else if(raw)
-    gw_raw_page(pc->rq, p, NULL, NULL, clock_wall_ms());
-  else
-    gw_page_reply(pc->rq, p, tail, tail_len, NULL, clock_wall_ms());
-  page_call_free(pc);
-}
-
-static void page_got(void *arg, store_err err, const struct page *p, const char *tail,
-                     size_t tail_len)
-{
-  page_answer(arg, err, p, tail, tail_len, false);
-}
-
-static void page_raw_got(void *arg, store_err err, const struct page *p)
-{
-  page_answer(arg, err, p, NULL, 0, true);
-}
-
-static void page_deleted(void *arg, store_err err, bool existed)
-{
-  struct gw_page_call *pc = arg;
-  if(!pc->aborted) {
-    api_req_on_abort(pc->rq, NULL, NULL);
-    if(err)
-      gw_store_down(pc->rq, err);
-    else
-      api_reply_json(pc->rq, 200, json_pack("{s:s, s:b}", "url", pc->canon, "purged", existed));
-  }
-  page_call_free(pc);
-}
-
-void gw_h_page(struct api_req *rq, void *arg)
-{
-  struct gw *g = arg;
-  char key[PAGE_KEY_MAX];
-  bool raw = false, del = !strcmp(api_req_method(rq), "DELETE");
-  if(!gw_auth(g, rq) || (!del && gw_wants_raw(rq, &raw)))
-    return;
-  char *canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
-  if(!canon)
-    return;
-  struct gw_page_call *pc = mem_calloc(1, sizeof *pc);
-  if(!pc) {
-    mem_free(pc);
-    mem_free(canon);
-    gw_store_down(rq, STORE_NOMEM);
-    return;
-  }
-  *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon, .raw = raw };
-  page_key(canon, key, sizeof key);
-  store_err e = del ? page_del(g->pages, key, page_deleted, pc)
-              : raw ? page_get(g->pages, key, page_raw_got, pc)
-                    : gw_page_read(g, key, page_got, pc);
-  if(e) {
-    gw_store_down(rq, e);
-    page_call_free(pc);
-    return;
-  }
-  api_req_on_abort(rq, page_call_abort, pc);
 }

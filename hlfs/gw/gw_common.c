@@ -1,0 +1,68 @@
+/* What every handler uses: the API key check, the answers for a store
+ * outage and a bad URL, the canonical URL of a parameter, and readiness. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/mem.h"
+#include "common/url.h"
+#include "hlfs/gw/gw.h"
+
+const struct state_client *gw_auth(struct gw *g, struct api_req *rq)
+{
+  const struct state_client *c = auth_check(g->auth, api_req_header(rq, "Authorization"));
+  if(c) {
+    api_req_set_client(rq, c->name);
+    return c;
+  }
+  g->stats.unauthorized++;
+  api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs\"");
+  api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
+              "send \"Authorization: Bearer <API key>\"");
+  return NULL;
+}
+
+void gw_store_down(struct api_req *rq, store_err e)
+{
+  api_reply_header(rq, "Retry-After", "1");
+  api_problem(rq, 503, "store-unavailable", "Shared state unavailable", NULL, "%s",
+              store_strerror(e));
+}
+
+void gw_url_problem(struct api_req *rq, const char *field, url_err ue)
+{
+  json_t *ext = json_pack("{s:s, s:s}", "field", field, "url_error", url_err_name(ue));
+  const char *type = ue == URL_ERR_TOO_LONG             ? "url-too-long"
+                   : ue == URL_ERR_UNSUPPORTED_SCHEME ? "unsupported-scheme"
+                                                      : "invalid-url";
+  api_problem(rq, 400, type, "Invalid URL", ext, "%s: %s", field, url_err_text(ue));
+}
+
+char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *url)
+{
+  struct url_opts o = url_opts_default();
+  char *canon = NULL;
+  o.max_len = g->cfg.max_url_len;
+  url_err ue = url ? url_canon(url, strlen(url), &o, &canon) : URL_ERR_EMPTY;
+  if(ue != URL_OK)
+    gw_url_problem(rq, field, ue);
+  return canon;
+}
+
+/* Ready unless stopping, or before the state Redis was ever reached (a
+ * replica that cannot start must not take traffic). A dependency lost
+ * later does not make it unready: every replica would lose it together
+ * and leave the Service at once, so clients would meet refused
+ * connections instead of 503 with Retry-After for what cannot be served,
+ * and could not read the results already stored. The *_up gauges say
+ * what is down. */
+int gw_ready(void *arg, char *why, size_t whylen)
+{
+  struct gw *g = arg;
+  if(g->stopping)
+    snprintf(why, whylen, "shutting down");
+  else if(!store_stats(g->store)->connects)
+    snprintf(why, whylen, "redis not reached yet");
+  else
+    return 0;
+  return -1;
+}
