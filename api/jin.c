@@ -105,19 +105,6 @@ int jin_int(json_t *o, const char *prefix, const char *key, bool required, long 
   return 0;
 }
 
-int jin_bool(json_t *o, const char *prefix, const char *key, bool *out, struct jin_err *e)
-{
-  json_t *v = json_object_get(o, key);
-  if(!v)
-    return 0;
-  if(!json_is_boolean(v)) {
-    jin_set(e, prefix, key, "must be true or false");
-    return -1;
-  }
-  *out = json_is_true(v);
-  return 0;
-}
-
 int jin_only(json_t *o, const char *prefix, const char *const *allowed, struct jin_err *e)
 {
   const char *k;

@@ -29,7 +29,6 @@ int jin_str(json_t *o, const char *prefix, const char *key, bool required, size_
             const char **out, struct jin_err *e);
 int jin_int(json_t *o, const char *prefix, const char *key, bool required, long long min,
             long long max, long long *out, struct jin_err *e);
-int jin_bool(json_t *o, const char *prefix, const char *key, bool *out, struct jin_err *e);
 /* Reject members not listed in allowed (NULL-terminated). */
 int jin_only(json_t *o, const char *prefix, const char *const *allowed, struct jin_err *e);
 void jin_set(struct jin_err *e, const char *prefix, const char *key, const char *fmt, ...)

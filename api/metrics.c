@@ -49,23 +49,6 @@ void metrics_histogram(struct buf *b, const char *name, const char *labels,
   }
 }
 
-void metrics_label_escape(const char *in, char *out, size_t outlen)
-{
-  size_t o = 0;
-  for(; *in && o + 3 < outlen; in++) {
-    if(*in == '\\' || *in == '"') {
-      out[o++] = '\\';
-      out[o++] = *in;
-    } else if(*in == '\n') {
-      out[o++] = '\\';
-      out[o++] = 'n';
-    } else {
-      out[o++] = *in;
-    }
-  }
-  out[o] = '\0';
-}
-
 void metrics_lat_add(struct metrics_lat *h, uint64_t us)
 {
   double s = (double)us / 1e6;

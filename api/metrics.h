@@ -16,8 +16,6 @@ void metrics_sample_u(struct buf *b, const char *name, const char *labels, uint6
 void metrics_histogram(struct buf *b, const char *name, const char *labels,
                        const double *bounds, const uint64_t *counts, size_t nb,
                        double sum);
-/* Escape a label value (backslash, quote, newline) into out. */
-void metrics_label_escape(const char *in, char *out, size_t outlen);
 
 /* A latency histogram with fixed millisecond bounds, cheap to update. */
 #define METRICS_LAT_BUCKETS 14

@@ -17,7 +17,6 @@
   } while(0)
 
 const char *api_req_method(const struct api_req *rq) { return rq->method; }
-const char *api_req_path(const struct api_req *rq) { return rq->path; }
 const char *api_req_id(const struct api_req *rq) { return rq->id; }
 
 void api_req_set_client(struct api_req *rq, const char *client)

@@ -86,7 +86,6 @@ void api_group_free(struct api_srv_group **gp);
 
 /* Reading the request. Strings live as long as the request. */
 const char *api_req_method(const struct api_req *rq);
-const char *api_req_path(const struct api_req *rq);
 const char *api_req_header(const struct api_req *rq, const char *name);
 const char *api_req_arg(const struct api_req *rq, const char *name);
 const char *api_req_param(const struct api_req *rq, unsigned i);

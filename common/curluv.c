@@ -167,7 +167,6 @@ struct curluv *curluv_new(uv_loop_t *loop)
 }
 
 CURLM *curluv_multi(struct curluv *c) { return c->multi; }
-unsigned curluv_running(const struct curluv *c) { return c->running; }
 
 int curluv_add(struct curluv *c, CURL *easy, curluv_done_fn *done, void *arg)
 {

@@ -21,8 +21,6 @@ CURLM *curluv_multi(struct curluv *c);
 /* 0, or the CURLMcode that refused the handle (done is then never called). */
 int  curluv_add(struct curluv *c, CURL *easy, curluv_done_fn *done, void *arg);
 void curluv_remove(struct curluv *c, CURL *easy);
-/* Transfers still running. */
-unsigned curluv_running(const struct curluv *c);
 /* Remove every handle without calling done (their owners must free them),
  * close the loop handles; memory goes once the loop has run. */
 void curluv_free(struct curluv **cp);

@@ -16,8 +16,6 @@ typedef enum {
   CM__LAST
 } cm_err;
 
-const char *cm_strerror(cm_err e);
-
 /* CHECK(cond): an invariant the code relies on. Broken, it stops the
  * process with the file, the line and the condition, in release builds
  * too (redis's serverAssert is the model): it is a bug, and going on would

@@ -123,17 +123,6 @@ static int fp_cmp(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-void fpset_sorted(const struct fpset *s, uint64_t *out)
-{
-  size_t n = 0;
-  if(s->has_zero)
-    out[n++] = 0;
-  for(size_t i = 0; i < s->cap; i++)
-    if(s->slot[i])
-      out[n++] = s->slot[i];
-  qsort(out + (s->has_zero ? 1 : 0), n - (s->has_zero ? 1 : 0), sizeof *out, fp_cmp);
-}
-
 const uint64_t *fpset_take_sorted(struct fpset *s, size_t *n)
 {
   size_t k = 0;

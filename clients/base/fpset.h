@@ -32,8 +32,6 @@ crawl_err fpset_add(struct fpset *s, uint64_t v, bool *added);
 /* Would one more new value fit without an error? */
 bool      fpset_full(const struct fpset *s);
 size_t    fpset_bytes(const struct fpset *s);
-/* Every value, ascending, into out (room for s->count values). */
-void      fpset_sorted(const struct fpset *s, uint64_t *out);
 /* Sort the non-zero values in place at the front of the table, without
  * extra memory, for writing them out: *n gets their number (the value 0,
  * if stored, is s->has_zero). The set is unusable until fpset_clear. */

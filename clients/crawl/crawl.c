@@ -20,11 +20,6 @@ static const char *const counter_names[] = {
 };
 #define NCOUNTERS (sizeof counter_names / sizeof counter_names[0])
 
-const char *crawl_counter_name(size_t i)
-{
-  return i < NCOUNTERS ? counter_names[i] : NULL;
-}
-
 struct crawl_opts crawl_opts_default(void)
 {
   struct crawl_opts o = { 0 };

@@ -236,7 +236,5 @@ void      crawl_sizes(const struct crawl *c, struct crawl_sizes *s);
 crawl_err crawl_summary(const struct crawl *c, struct buf *out);
 /* The scorer's words for the progress line ("" without one). */
 void      crawl_note(const struct crawl *c, char *out, size_t n);
-/* The name of counter i of CRAWL_COUNTERS, for tests and metrics. */
-const char *crawl_counter_name(size_t i);
 
 #endif

@@ -102,11 +102,6 @@ void gwclient_close(struct gwclient **gp)
   mem_free(g);
 }
 
-unsigned gwclient_in_flight(const struct gwclient *g)
-{
-  return g->in_flight;
-}
-
 /* ---- Answers ------------------------------------------------------------------ */
 
 static void req_answer(struct gw_req *r, const struct gwclient_answer *a)

@@ -54,6 +54,5 @@ crawl_err gwclient_sitemaps(struct gwclient *g, const char *url, gwclient_sitema
  * there is none: a 504 past wait_ms, an error). */
 crawl_err gwclient_fetch(struct gwclient *g, const char *url, unsigned wait_ms, long max_age_s,
                          gwclient_fetch_fn *cb, void *arg);
-unsigned  gwclient_in_flight(const struct gwclient *g);
 
 #endif

@@ -219,7 +219,3 @@ crawl_err wq_error(struct wq *q)
   return e;
 }
 
-size_t wq_max_bytes(const struct wq *q)
-{
-  return q->max_bytes;
-}

@@ -59,6 +59,5 @@ int       wq_fd(const struct wq *q);
 size_t    wq_bytes(struct wq *q);       /* held by jobs not yet run */
 size_t    wq_pending(struct wq *q);     /* pushed, not yet reaped */
 crawl_err wq_error(struct wq *q);       /* the first job error, or 0 */
-size_t    wq_max_bytes(const struct wq *q);
 
 #endif

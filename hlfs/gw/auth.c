@@ -124,7 +124,6 @@ const struct state_client *auth_check(const struct auth *a, const char *authoriz
 }
 
 size_t auth_count(const struct auth *a) { return a->n; }
-const struct state_client *auth_at(const struct auth *a, size_t i) { return &a->e[i].c; }
 
 void auth_free(struct auth **ap)
 {

@@ -198,7 +198,6 @@ static int base_parse(const char *p, size_t n, struct llfs_base *b)
   return 0;
 }
 
-
 /* ---- answers ------------------------------------------------------------- */
 
 const char *llfs_answer_header(const struct llfs_answer *a, const char *name)
@@ -621,8 +620,6 @@ struct llfs_client *llfs_client_new(uv_loop_t *loop, const struct llfs_client_cf
   uv_timer_start(&c->refresh, on_refresh, 0, cfg->refresh_ms ? cfg->refresh_ms : 5000);
   return c;
 }
-
-unsigned llfs_client_in_flight(const struct llfs_client *c) { return c->in_flight; }
 
 const struct llfs_client_stats *llfs_client_stats(const struct llfs_client *c)
 {

@@ -89,7 +89,6 @@ typedef void llfs_resolve_cb(void *arg, const char *addr);
 int  llfs_client_resolve(struct llfs_client *c, const char *host, llfs_resolve_cb *cb, void *arg);
 /* GET /readyz of the next fetcher; cb(arg, true) if it answered 200. */
 int  llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void *arg);
-unsigned llfs_client_in_flight(const struct llfs_client *c);
 const struct llfs_client_stats *llfs_client_stats(const struct llfs_client *c);
 void llfs_client_free(struct llfs_client **cp);
 

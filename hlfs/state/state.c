@@ -59,7 +59,6 @@ void state_check(const struct state *st)
 
 const struct state_cfg *state_cfg(const struct state *st) { return &st->cfg; }
 struct state_stats *state_stats(struct state *st) { return &st->stats; }
-struct store *state_store(struct state *st) { return st->store; }
 
 int state_client_ok(const char *name)
 {

@@ -81,7 +81,6 @@ struct state *state_new(struct store *store, const struct state_cfg *cfg);
 void          state_free(struct state **stp);
 const struct state_cfg *state_cfg(const struct state *st);
 struct state_stats     *state_stats(struct state *st);
-struct store           *state_store(struct state *st);
 /* 1 if name is a valid client name. */
 int state_client_ok(const char *name);
 
