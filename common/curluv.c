@@ -1,3 +1,4 @@
+#include "common/list.h"
 #include "common/curluv.h"
 
 #include <stdlib.h>
@@ -28,12 +29,7 @@ struct curluv_xfer {
 /* One per socket curl asks us to watch, found through the socket pointer. */
 static void curluv_unlink(struct curluv *c, struct curluv_xfer *x)
 {
-  if(x->prev)
-    x->prev->next = x->next;
-  else
-    c->xfers = x->next;
-  if(x->next)
-    x->next->prev = x->prev;
+  DL_UNLINK(c->xfers, x, prev, next);
   c->running--;
 }
 
@@ -183,11 +179,7 @@ int curluv_add(struct curluv *c, CURL *easy, curluv_done_fn *done, void *arg)
     return (int)rc;
   }
   x->easy = easy;
-  x->prev = NULL;
-  x->next = c->xfers;
-  if(c->xfers)
-    c->xfers->prev = x;
-  c->xfers = x;
+  DL_PUSH_FRONT(c->xfers, x, prev, next);
   c->running++;
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/mem.h"
@@ -16,26 +17,12 @@
 
 void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w)
 {
-  w->next = NULL;
-  w->prev = l->last;
-  if(l->last)
-    l->last->next = w;
-  else
-    l->first = w;
-  l->last = w;
+  DLT_PUSH_BACK(l->first, l->last, w, prev, next);
 }
 
 void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w)
 {
-  if(w->prev)
-    w->prev->next = w->next;
-  else
-    l->first = w->next;
-  if(w->next)
-    w->next->prev = w->prev;
-  else
-    l->last = w->prev;
-  w->prev = w->next = NULL;
+  DLT_UNLINK(l->first, l->last, w, prev, next);
 }
 
 int dns_addr_parse(const char *s, size_t n, struct dns_addr *out)

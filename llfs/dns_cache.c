@@ -3,6 +3,7 @@
  * asked. Callers hold the shared mutex. */
 #include <string.h>
 
+#include "common/list.h"
 #include "common/mem.h"
 #include "llfs/dns_int.h"
 
@@ -52,23 +53,13 @@ struct dns_entry *dns_cache_find(const struct dns_cache *c, const char *name, ui
 
 static void dns_pending_push(struct dns_cache *c, struct dns_entry *e)
 {
-  e->pprev = NULL;
-  e->pnext = c->pending;
-  if(c->pending)
-    c->pending->pprev = e;
-  c->pending = e;
+  DL_PUSH_FRONT(c->pending, e, pprev, pnext);
   c->npending++;
 }
 
 static void dns_pending_unlink(struct dns_cache *c, struct dns_entry *e)
 {
-  if(e->pprev)
-    e->pprev->pnext = e->pnext;
-  else
-    c->pending = e->pnext;
-  if(e->pnext)
-    e->pnext->pprev = e->pprev;
-  e->pprev = e->pnext = NULL;
+  DL_UNLINK(c->pending, e, pprev, pnext);
   c->npending--;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/clock.h"
 #include "common/mem.h"
 #include "common/str.h"
@@ -41,13 +42,7 @@ static void fetch_publish(struct fetcher *f)
 void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   CHECK(!j->on);
-  j->next = NULL;
-  j->prev = l->last;
-  if(l->last)
-    l->last->next = j;
-  else
-    l->first = j;
-  l->last = j;
+  DLT_PUSH_BACK(l->first, l->last, j, prev, next);
   l->n++;
   j->on = l;
   fetch_publish(j->f);
@@ -57,15 +52,7 @@ void job_list_remove(struct fetch_job *j)
 {
   struct job_list *l = j->on;
   CHECK(l);
-  if(j->prev)
-    j->prev->next = j->next;
-  else
-    l->first = j->next;
-  if(j->next)
-    j->next->prev = j->prev;
-  else
-    l->last = j->prev;
-  j->prev = j->next = NULL;
+  DLT_UNLINK(l->first, l->last, j, prev, next);
   l->n--;
   j->on = NULL;
   fetch_publish(j->f);

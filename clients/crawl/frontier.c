@@ -4,6 +4,7 @@
 
 #include "clients/crawl/frontier_disk.h"
 #include "clients/crawl/frontier_int.h"
+#include "common/list.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
@@ -116,16 +117,10 @@ static crawl_err queue_link(struct frontier *f, struct fentry *e, bool at_head)
   struct fhost *h = e->host;
   struct fqueue *q = &h->q[e->level];
   bool was_empty = !q->head;
-  e->prev = at_head ? NULL : q->tail;
-  e->next = at_head ? q->head : NULL;
-  if(at_head && q->head)
-    q->head->prev = e;
-  if(!at_head && q->tail)
-    q->tail->next = e;
-  if(at_head || !q->head)
-    q->head = e;
-  if(!at_head || !q->tail)
-    q->tail = e;
+  if(at_head)
+    DLT_PUSH_FRONT(q->head, q->tail, e, prev, next);
+  else
+    DLT_PUSH_BACK(q->head, q->tail, e, prev, next);
   h->queued++;
   f->st.queued++;
   f->st.per_level[e->level]++;
@@ -142,15 +137,7 @@ static void queue_unlink(struct frontier *f, struct fentry *e)
   }
   struct fhost *h = e->host;
   struct fqueue *q = &h->q[e->level];
-  if(e->prev)
-    e->prev->next = e->next;
-  else
-    q->head = e->next;
-  if(e->next)
-    e->next->prev = e->prev;
-  else
-    q->tail = e->prev;
-  e->prev = e->next = NULL;
+  DLT_UNLINK(q->head, q->tail, e, prev, next);
   h->queued--;
   f->st.queued--;
   f->st.per_level[e->level]--;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/list.h"
 #include "common/curluv.h"
 #include "common/mem.h"
 
@@ -70,12 +71,7 @@ crawl_err gwclient_open(uv_loop_t *loop, const struct gwclient_opts *o, struct g
 static void req_free(struct gw_req *r)
 {
   struct gwclient *g = r->g;
-  if(r->prev)
-    r->prev->next = r->next;
-  else
-    g->reqs = r->next;
-  if(r->next)
-    r->next->prev = r->prev;
+  DL_UNLINK(g->reqs, r, prev, next);
   g->in_flight--;
   curl_easy_cleanup(r->easy);
   curl_slist_free_all(r->hdrs);
@@ -218,10 +214,7 @@ static struct gw_req *req_new(struct gwclient *g, enum req_kind kind, union req_
     return NULL;
   }
   g->in_flight++;
-  r->next = g->reqs;
-  if(g->reqs)
-    g->reqs->prev = r;
-  g->reqs = r;
+  DL_PUSH_FRONT(g->reqs, r, prev, next);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
@@ -41,25 +42,12 @@ struct page_memo *page_memo_new(size_t max_bytes)
 
 static void pm_unlink(struct page_memo *m, struct pm_ent *e)
 {
-  if(e->prev)
-    e->prev->next = e->next;
-  else
-    m->head = e->next;
-  if(e->next)
-    e->next->prev = e->prev;
-  else
-    m->tail = e->prev;
-  e->prev = e->next = NULL;
+  DLT_UNLINK(m->head, m->tail, e, prev, next);
 }
 
 static void pm_push_front(struct page_memo *m, struct pm_ent *e)
 {
-  e->next = m->head;
-  if(m->head)
-    m->head->prev = e;
-  m->head = e;
-  if(!m->tail)
-    m->tail = e;
+  DLT_PUSH_FRONT(m->head, m->tail, e, prev, next);
 }
 
 static void pm_remove(struct page_memo *m, struct pm_ent *e)

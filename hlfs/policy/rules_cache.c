@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
@@ -50,25 +51,12 @@ static uint64_t rc_hash(const char *origin, uint64_t fetched_at, size_t len)
 
 static void rc_unlink(struct rules_cache *c, struct rc_ent *e)
 {
-  if(e->prev)
-    e->prev->next = e->next;
-  else
-    c->head = e->next;
-  if(e->next)
-    e->next->prev = e->prev;
-  else
-    c->tail = e->prev;
-  e->prev = e->next = NULL;
+  DLT_UNLINK(c->head, c->tail, e, prev, next);
 }
 
 static void rc_push_front(struct rules_cache *c, struct rc_ent *e)
 {
-  e->next = c->head;
-  if(c->head)
-    c->head->prev = e;
-  c->head = e;
-  if(!c->tail)
-    c->tail = e;
+  DLT_PUSH_FRONT(c->head, c->tail, e, prev, next);
 }
 
 static void rc_drop(struct rules_cache *c, struct rc_ent *e)

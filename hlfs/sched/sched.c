@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/list.h"
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -123,12 +124,7 @@ static struct claim_slot *sched_slot(struct sched *s, unsigned shard)
 
 static void sched_unlink(struct sched *s, struct sched_job *j)
 {
-  if(j->prev)
-    j->prev->next = j->next;
-  else
-    s->jobs = j->next;
-  if(j->next)
-    j->next->prev = j->prev;
+  DL_UNLINK(s->jobs, j, prev, next);
 }
 
 static void sched_reap(struct sched *s)
@@ -145,11 +141,7 @@ static void sched_reap(struct sched *s)
 
 static void sched_link(struct sched *s, struct sched_job *j)
 {
-  j->prev = NULL;
-  j->next = s->jobs;
-  if(s->jobs)
-    s->jobs->prev = j;
-  s->jobs = j;
+  DL_PUSH_FRONT(s->jobs, j, prev, next);
   s->live++;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "hlfs/state/state.h"
@@ -76,13 +77,7 @@ static void ch_subscribe(struct notify *n, struct notify_channel *c)
 
 static void w_unlink(struct notify *n, struct notify_waiter *w)
 {
-  if(w->prev)
-    w->prev->next = w->next;
-  else
-    n->head = w->next;
-  if(w->next)
-    w->next->prev = w->prev;
-  w->prev = w->next = NULL;
+  DL_UNLINK(n->head, w, prev, next);
   w->linked = false;
   n->st.waiting--;
 }
@@ -103,11 +98,7 @@ void notify_wait(struct notify *n, struct notify_waiter *w)
   assert(n->magic == NOTIFY_MAGIC && !w->linked && w->wake && w->client);
   /* at the head: a waiter woken during a walk and registering again is
    * not met again by that walk */
-  w->prev = NULL;
-  w->next = n->head;
-  if(n->head)
-    n->head->prev = w;
-  n->head = w;
+  DL_PUSH_FRONT(n->head, w, prev, next);
   w->linked = true;
   n->st.waiting++;
   struct notify_channel *c = ch_get(n, w->client);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -136,27 +137,13 @@ const struct store_val *store_v_at(const struct store_val *v, size_t i)
 
 static void store_link(struct store *s, struct store_cmd *c)
 {
-  c->prev = s->tail;
-  c->next = NULL;
-  if(s->tail)
-    s->tail->next = c;
-  else
-    s->head = c;
-  s->tail = c;
+  DLT_PUSH_BACK(s->head, s->tail, c, prev, next);
   s->st.pending++;
 }
 
 static void store_unlink(struct store *s, struct store_cmd *c)
 {
-  if(c->prev)
-    c->prev->next = c->next;
-  else
-    s->head = c->next;
-  if(c->next)
-    c->next->prev = c->prev;
-  else
-    s->tail = c->prev;
-  c->prev = c->next = NULL;
+  DLT_UNLINK(s->head, s->tail, c, prev, next);
   s->st.pending--;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "common/list.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -117,13 +118,7 @@ static void conn_req_end(struct tw_conn *c, enum tw_outcome o)
 
 static void conn_unlink(struct tw_conn *c)
 {
-  if(c->prev)
-    c->prev->next = c->next;
-  else
-    c->srv->conns = c->next;
-  if(c->next)
-    c->next->prev = c->prev;
-  c->prev = c->next = NULL;
+  DL_UNLINK(c->srv->conns, c, prev, next);
 }
 
 static void conn_close(struct tw_conn *c, enum tw_outcome o)
@@ -474,10 +469,7 @@ static struct tw_conn *conn_new(struct tw_srv *srv, bool ctl)
   uv_timer_init(srv->loop, &c->timer);
   c->tcp.data = c->timer.data = c;
   c->handles = 2;
-  c->next = srv->conns;
-  if(c->next)
-    c->next->prev = c;
-  srv->conns = c;
+  DL_PUSH_FRONT(srv->conns, c, prev, next);
   return c;
 }
 
