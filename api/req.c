@@ -7,6 +7,7 @@
 
 #include "api/problem.h"
 #include "api/req_int.h"
+#include "api/req_test.h"
 #include "common/mem.h"
 #include "common/str.h"
 

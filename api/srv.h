@@ -2,13 +2,9 @@
 #define WPFS_API_SRV_H
 /* The HTTP server both services share: libmicrohttpd driven by the process's
  * libuv loop (MHD's epoll fd polled by uv_poll, its timeout by a uv_timer),
- * single-threaded, so handlers run on the loop like everything else.
- *
- * A handler gets a struct api_req and must answer it exactly once, either
- * before it returns or later from any loop callback (the connection is
- * suspended meanwhile). If the request dies first (server stopping), the
- * abort hook set with api_req_on_abort is called and the handler's pending
- * work must drop its pointer to the request.
+ * single-threaded, so handlers run on the loop like everything else; and a
+ * group of such servers on one port. What a handler sees of a request is
+ * api/req.h.
  *
  * Built-in routes: GET /healthz, GET /readyz, GET /metrics. */
 #include <jansson.h>
@@ -16,12 +12,10 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "api/req.h"
 #include "common/buf.h"
 
 struct api_srv;
-struct api_req;
-
-typedef void api_handler(struct api_req *rq, void *arg);
 
 struct api_route {
   const char  *method;   /* "GET", "POST", "DELETE" */
@@ -83,40 +77,5 @@ void api_group_accept(struct api_srv_group *g);
 void api_group_quiesce(struct api_srv_group *g);
 /* Once every member is stopped: close and free (run the loop after). */
 void api_group_free(struct api_srv_group **gp);
-
-/* Reading the request. Strings live as long as the request. */
-const char *api_req_method(const struct api_req *rq);
-const char *api_req_header(const struct api_req *rq, const char *name);
-const char *api_req_arg(const struct api_req *rq, const char *name);
-const char *api_req_param(const struct api_req *rq, unsigned i);
-const char *api_req_body(const struct api_req *rq, size_t *len);
-const char *api_req_id(const struct api_req *rq);
-/* Names the caller (the client an API key stands for) in the request's
- * access log line; copied, truncated to 63 bytes. */
-void        api_req_set_client(struct api_req *rq, const char *client);
-/* Names the work the request made (a fetch's id) in the same line, so that
- * the lines other services log under that id lead back to this request. */
-void        api_req_set_work(struct api_req *rq, const char *id);
-void        api_req_on_abort(struct api_req *rq, void (*fn)(void *), void *arg);
-
-/* Answering. Each takes ownership of what it is given; after the call the
- * request must not be touched (it may already be freed). */
-void api_reply_header(struct api_req *rq, const char *name, const char *value);
-void api_reply(struct api_req *rq, unsigned status, const char *ctype, char *body,
-               size_t len);
-void api_reply_json(struct api_req *rq, unsigned status, json_t *j);
-/* RFC 9457 problem: type is the stable slug ("invalid-url"), turned into
- * "urn:wpfs:problem:<slug>"; ext (may be NULL) adds members. */
-void api_problem(struct api_req *rq, unsigned status, const char *type,
-                 const char *title, json_t *ext, const char *detail_fmt, ...)
-  __attribute__((format(printf, 6, 7)));
-
-/* For unit tests of handlers: a request with no connection behind it.
- * The answer is kept and can be read with api_req_test_status/body. */
-struct api_req *api_req_test_new(const char *method, const char *path, const char *body);
-unsigned        api_req_test_status(const struct api_req *rq);
-const char     *api_req_test_body(const struct api_req *rq);
-void            api_req_test_set_header(struct api_req *rq, const char *name, const char *value);
-void            api_req_test_free(struct api_req **rq);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/jin.h"
+#include "api/req_test.h"
 #include "api/srv.h"
 #include "common/mem.h"
 #include "llfs/req.h"

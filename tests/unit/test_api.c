@@ -10,6 +10,7 @@
 #include "api/jin.h"
 #include "api/metrics.h"
 #include "api/route.h"
+#include "api/req_test.h"
 #include "api/srv.h"
 #include "common/mem.h"
 
