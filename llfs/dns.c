@@ -255,7 +255,7 @@ static enum outcome dns_lookup(struct dns *d, const char *name, struct dns_waite
   if(e)
     dns_cache_requery(&sh->cache, e, d);
   else if(!(e = dns_cache_add(d, name, h)))
-    return OUTCOME_NO_MEMORY;
+    return OUTCOME_NOMEM;
   sh->st.misses++;
   sh->st.queries++;
   dns_join(e, w);
@@ -290,7 +290,7 @@ enum outcome dns_resolve(struct dns *d, const char *host, dns_cb *cb, void *arg,
     return OUTCOME_BAD_URL;
   struct dns_waiter *w = dns_waiter_new(d, cb, arg);
   if(!w)
-    return OUTCOME_NO_MEMORY;
+    return OUTCOME_NOMEM;
   if(is_lit) {
     dns_literal(d, &lit, w);
   } else {

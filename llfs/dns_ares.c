@@ -18,7 +18,7 @@ static enum outcome dns_ares_outcome(int st)
   case ARES_ENODATA:     return OUTCOME_DNS_NXDOMAIN;
   case ARES_ESERVFAIL:   return OUTCOME_DNS_SERVFAIL;
   case ARES_ETIMEOUT:    return OUTCOME_DNS_TIMEOUT;
-  case ARES_ENOMEM:      return OUTCOME_NO_MEMORY;
+  case ARES_ENOMEM:      return OUTCOME_NOMEM;
   case ARES_EBADNAME:    return OUTCOME_BAD_URL;
   case ARES_EDESTRUCTION:
   case ARES_ECANCELLED:  return OUTCOME_SHUTTING_DOWN;

@@ -257,7 +257,7 @@ static enum outcome job_headers(struct fetch_job *j, const struct fetch_req *rq)
       return OUTCOME_BAD_REQUEST;
     struct curl_slist *l = curl_slist_append(j->hdrs, h);
     if(!l)
-      return OUTCOME_NO_MEMORY;
+      return OUTCOME_NOMEM;
     j->hdrs = l;
   }
   return OUTCOME_OK;
@@ -310,7 +310,7 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   else if(fetch_slots_full(f))
     o = OUTCOME_OVERLOADED;
   else if(!(j = mem_calloc(1, sizeof *j)))
-    o = OUTCOME_NO_MEMORY;
+    o = OUTCOME_NOMEM;
   if(!o) {
     j->magic = FETCH_JOB_MAGIC;
     j->f = f;

@@ -226,7 +226,7 @@ static enum outcome fc_map_curle(const struct fetch_job *j, CURLcode rc, long os
   case CURLE_OUT_OF_MEMORY:
     /* libcurl 7.88 reports a header line over its own 100 KiB line limit
      * as out of memory: while the head is being read, that is what it is. */
-    return j->hdr_done ? OUTCOME_NO_MEMORY : OUTCOME_TOO_LARGE;
+    return j->hdr_done ? OUTCOME_NOMEM : OUTCOME_TOO_LARGE;
   case CURLE_URL_MALFORMAT:
     return OUTCOME_BAD_URL;
   default:
@@ -245,7 +245,7 @@ static enum outcome fc_outcome(struct fetch_job *j, CURLcode rc)
   case OVER_HEADER:
   case OVER_RAW:
   case OVER_DECODED: return OUTCOME_TOO_LARGE;
-  case OVER_NOMEM:   return OUTCOME_NO_MEMORY;
+  case OVER_NOMEM:   return OUTCOME_NOMEM;
   case OVER_NONE:    break;
   }
   curl_easy_getinfo(j->easy, CURLINFO_OS_ERRNO, &os_errno);
@@ -465,12 +465,12 @@ enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a)
   dns_addr_format(a, j->res.addr, sizeof j->res.addr);
   j->res.port = j->u.port;
   if(fc_connect_to(j, a) || !(j->easy = fc_easy_get(j->f)))
-    return OUTCOME_NO_MEMORY;
+    return OUTCOME_NOMEM;
   CURLcode rc = fc_setopts(j);
   if(rc || curl_multi_add_handle(j->f->multi, j->easy) != CURLM_OK) {
     fc_easy_put(j->f, j->easy);
     j->easy = NULL;
-    return rc == CURLE_OUT_OF_MEMORY ? OUTCOME_NO_MEMORY : OUTCOME_INTERNAL;
+    return rc == CURLE_OUT_OF_MEMORY ? OUTCOME_NOMEM : OUTCOME_INTERNAL;
   }
   return OUTCOME_OK;
 }

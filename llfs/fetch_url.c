@@ -13,7 +13,7 @@ static enum outcome fetch_url_outcome(url_err e)
 {
   switch(e) {
   case URL_ERR_OK:                 return OUTCOME_OK;
-  case URL_ERR_NOMEM:              return OUTCOME_NO_MEMORY;
+  case URL_ERR_NOMEM:              return OUTCOME_NOMEM;
   case URL_ERR_UNSUPPORTED_SCHEME: return OUTCOME_UNSUPPORTED_SCHEME;
   default:                         return OUTCOME_BAD_URL;
   }

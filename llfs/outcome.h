@@ -27,7 +27,7 @@
   X(RESET,              reset,              1, 1, "connection reset or closed before the response ended") \
   X(BAD_URL,            bad_url,            1, 0, "the URL cannot be parsed") \
   X(UNSUPPORTED_SCHEME, unsupported_scheme, 1, 0, "the URL scheme is neither http nor https") \
-  X(NO_MEMORY,          no_memory,          1, 0, "out of memory") \
+  X(NOMEM,              no_memory,          1, 0, "out of memory") \
   X(OVERLOADED,         overloaded,         1, 0, "too many fetches in flight and queued") \
   X(SHUTTING_DOWN,      shutting_down,      1, 0, "the engine is stopping") \
   X(INTERNAL,           internal,           1, 0, "unexpected internal error") \

@@ -275,7 +275,7 @@ static void call_abort(void *arg)
 
 static void fetch_refused(struct api_req *rq, enum outcome o)
 {
-  if(o == OUTCOME_OVERLOADED || o == OUTCOME_NO_MEMORY) {
+  if(o == OUTCOME_OVERLOADED || o == OUTCOME_NOMEM) {
     api_reply_header(rq, "Retry-After", "1");
     api_problem(rq, 503, "overloaded", "Fetcher overloaded", NULL,
                 "too many fetches in flight and queued; retry later");
@@ -335,7 +335,7 @@ static void h_fetch(struct api_req *rq, void *arg)
   struct llfs_call *c = mem_calloc(1, sizeof *c);
   if(!c) {
     json_decref(body);
-    fetch_refused(rq, OUTCOME_NO_MEMORY);
+    fetch_refused(rq, OUTCOME_NOMEM);
     return;
   }
   c->magic = LLFS_CALL_MAGIC;

@@ -197,7 +197,7 @@ void llfs_resolve(struct api_req *rq, void *arg)
   }
   struct llfs_resolve *r = mem_calloc(1, sizeof *r);
   if(!r) {
-    resolve_refused(rq, OUTCOME_NO_MEMORY);
+    resolve_refused(rq, OUTCOME_NOMEM);
     return;
   }
   *r = (struct llfs_resolve){ .magic = LLFS_RESOLVE_MAGIC, .svc = svc, .rq = rq };

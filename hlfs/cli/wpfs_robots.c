@@ -118,7 +118,7 @@ static int check_url(const struct opts *o, const struct robots *r, const char *u
     mem_free(path);
   }
   if(e) {
-    fprintf(stderr, "wpfs-robots: %s: %s\n", url, robots_strerror(e));
+    fprintf(stderr, "wpfs-robots: %s: %s\n", url, robots_err_text(e));
     return 1;
   }
   print_verdict(o, url, &v);
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
   robots_err e = robots_parse(body, len, &o.lim, &r);
   mem_free(body);
   if(e) {
-    fprintf(stderr, "wpfs-robots: %s\n", robots_strerror(e));
+    fprintf(stderr, "wpfs-robots: %s\n", robots_err_text(e));
     return 1;
   }
   for(int i = 0; !rc && i < o.nurls; i++)

@@ -25,7 +25,7 @@ void gw_store_down(struct api_req *rq, store_err e)
 {
   api_reply_header(rq, "Retry-After", "1");
   api_problem(rq, 503, "store-unavailable", "Shared state unavailable", NULL, "%s",
-              store_strerror(e));
+              store_err_text(e));
 }
 
 void gw_url_problem(struct api_req *rq, const char *field, url_err ue)

@@ -93,7 +93,7 @@ static void fetch_stored(void *arg, store_err err)
     f->g->stats.page_store_errors++;
     f->out.ref = NULL;
     f->out.outcome = "page_store_error";
-    f->out.error = store_strerror(err);
+    f->out.error = store_err_text(err);
   } else {
     f->g->stats.pages_stored++;
   }

@@ -10,14 +10,15 @@
 #include "common/mem.h"
 #include "hlfs/policy/robots_int.h"
 
-const char *robots_strerror(robots_err e)
-{
-  static const char *const txt[] = {
-#define X(e, t) t,
-    ROBOTS_ERRORS(X)
+static const char *const robots_texts[] = {
+#define X(e, name, t) t,
+  ROBOTS_ERRORS(X)
 #undef X
-  };
-  return (unsigned)e < ROBOTS__LAST ? txt[e] : "unknown error";
+};
+
+const char *robots_err_text(robots_err e)
+{
+  return (unsigned)e < ROBOTS__LAST ? robots_texts[e] : "unknown error";
 }
 
 struct robots_limits robots_limits_default(void)

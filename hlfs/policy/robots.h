@@ -16,18 +16,18 @@
 
 /* Errors of the robots parser. 0 is success; append only, never renumber. */
 #define ROBOTS_ERRORS(X)                                   \
-  X(OK,      "ok")                                         \
-  X(NOMEM,   "out of memory")                              \
-  X(INVALID, "invalid argument")
+  X(OK,      ok,      "ok")                                         \
+  X(NOMEM,   nomem,   "out of memory")                              \
+  X(INVALID, invalid, "invalid argument")
 
 typedef enum {
-#define X(e, txt) ROBOTS_##e,
+#define X(e, name, txt) ROBOTS_##e,
   ROBOTS_ERRORS(X)
 #undef X
   ROBOTS__LAST
 } robots_err;
 
-const char *robots_strerror(robots_err e);
+const char *robots_err_text(robots_err e);
 
 /* RFC 9309 §2.5: the parsing limit MUST be at least 500 KiB. */
 #define ROBOTS_MAX_BYTES_DEFAULT   (500u * 1024u)

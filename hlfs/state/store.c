@@ -68,15 +68,15 @@ struct store {
   struct store_stats  st;
 };
 
-static const char *const store_errtxt[] = {
-#define X(e, txt) txt,
+static const char *const store_texts[] = {
+#define X(e, name, txt) txt,
   STORE_ERRORS(X)
 #undef X
 };
 
-const char *store_strerror(store_err e)
+const char *store_err_text(store_err e)
 {
-  return (unsigned)e < STORE__LAST ? store_errtxt[e] : "unknown store error";
+  return (unsigned)e < STORE__LAST ? store_texts[e] : "unknown store error";
 }
 
 /* ---- replies ---------------------------------------------------------- */
@@ -203,7 +203,7 @@ static void store_on_script_loaded(void *arg, store_err err, const struct store_
   if(err == STORE_OK && sha && strcmp(sha, sc->sha))
     LOG(LOG_ERROR, "redis: script %s loaded as %s, expected %s", sc->name, sha, sc->sha);
   else if(err != STORE_OK && err != STORE_DOWN && err != STORE_CLOSED)
-    LOG(LOG_WARN, "redis: SCRIPT LOAD %s: %s", sc->name, store_strerror(err));
+    LOG(LOG_WARN, "redis: SCRIPT LOAD %s: %s", sc->name, store_err_text(err));
 }
 
 /* Commands written after these are ordered after them on the connection,

@@ -24,23 +24,23 @@
 #include <uv.h>
 
 #define STORE_ERRORS(X)                                  \
-  X(OK,      "ok")                                       \
-  X(DOWN,    "redis not connected")                      \
-  X(BUSY,    "too many redis commands pending")          \
-  X(TIMEOUT, "redis did not answer in time")             \
-  X(REPLY,   "redis answered with an error")             \
-  X(PROTO,   "unexpected redis reply")                   \
-  X(NOMEM,   "out of memory")                            \
-  X(CLOSED,  "store closed")
+  X(OK,      ok,      "ok")                                       \
+  X(DOWN,    down,    "redis not connected")                      \
+  X(BUSY,    busy,    "too many redis commands pending")          \
+  X(TIMEOUT, timeout, "redis did not answer in time")             \
+  X(REPLY,   reply,   "redis answered with an error")             \
+  X(PROTO,   proto,   "unexpected redis reply")                   \
+  X(NOMEM,   nomem,   "out of memory")                            \
+  X(CLOSED,  closed,  "store closed")
 
 typedef enum {
-#define X(e, txt) STORE_##e,
+#define X(e, name, txt) STORE_##e,
   STORE_ERRORS(X)
 #undef X
   STORE__LAST
 } store_err;
 
-const char *store_strerror(store_err e);
+const char *store_err_text(store_err e);
 
 struct store_cfg {
   const char *host;

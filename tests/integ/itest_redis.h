@@ -119,7 +119,7 @@ static inline void it_on_reply(void *arg, store_err err, const struct store_val 
   r->err = err;
   buf_reset(&r->text);
   if(err && !v)
-    buf_addf(&r->text, "#%s", store_strerror(err));
+    buf_addf(&r->text, "#%s", store_err_text(err));
   else
     it_render(&r->text, v);
   r->done = 1;
@@ -152,7 +152,7 @@ static inline const char *it_cmd(struct store *s, const char *line)
   store_err e = store_cmd(s, argc, argv, lens, 0, it_on_reply, &r);
   if(e) {
     buf_reset(&r.text);
-    buf_addf(&r.text, "#%s", store_strerror(e));
+    buf_addf(&r.text, "#%s", store_err_text(e));
     return r.text.data;
   }
   assert_true(it_run_until(&r.done, 10000));

@@ -151,7 +151,7 @@ static void test_nomem_each_allocation(void **state)
     mem_fail_at(k);
     for(int i = 0; i < 4; i++) {
       enum outcome o = dns_resolve(d, hosts[i], on_result, &g[i], NULL);
-      assert_true(o == OUTCOME_OK || o == OUTCOME_NO_MEMORY);
+      assert_true(o == OUTCOME_OK || o == OUTCOME_NOMEM);
       accepted[i] = o == OUTCOME_OK;
     }
     mem_fail_at(0);
@@ -166,7 +166,7 @@ static void test_nomem_each_allocation(void **state)
     all = 1;
     for(int i = 0; i < 4; i++) {
       assert_int_equal(g[i].calls, accepted[i]);
-      all &= accepted[i] && g[i].o != OUTCOME_NO_MEMORY;
+      all &= accepted[i] && g[i].o != OUTCOME_NOMEM;
     }
     drain(&d);
     assert_true(mem_live() <= base);

@@ -169,7 +169,7 @@ static void test_nomem_each_allocation(void **state)
     for(int i = 0; i < 3; i++) {
       struct fetch_req rq = { .url = urls[i] };
       enum outcome o = fetch_start(f, &rq, on_fetch, &g[i], NULL);
-      assert_true(o == OUTCOME_OK || o == OUTCOME_NO_MEMORY);
+      assert_true(o == OUTCOME_OK || o == OUTCOME_NOMEM);
       accepted[i] = o == OUTCOME_OK;
     }
     all = accepted[0] && accepted[1] && accepted[2];
@@ -184,7 +184,7 @@ static void test_nomem_each_allocation(void **state)
     mem_fail_at(0);
     for(int i = 0; i < 3; i++) {
       assert_int_equal(g[i].calls, accepted[i]);
-      all &= g[i].o != OUTCOME_NO_MEMORY;
+      all &= g[i].o != OUTCOME_NOMEM;
     }
     drain(&f);
     assert_int_equal(mem_live(), 0);

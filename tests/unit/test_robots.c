@@ -356,7 +356,7 @@ static void test_null_and_invalid(void **state)
   assert_true(allowed(r, "a", "/"));
   robots_free(&r);
   robots_free(&r);  /* NULL-safe */
-  assert_string_equal(robots_strerror(ROBOTS_NOMEM), "out of memory");
+  assert_string_equal(robots_err_text(ROBOTS_NOMEM), "out of memory");
 }
 
 /* L13: each allocation failing in turn gives ROBOTS_NOMEM and leaks nothing. */
