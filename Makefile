@@ -68,8 +68,10 @@ $(DEPS_STAMP): mk/packages.txt mk/deps.sh $(wildcard package-lock.json)
 # installs them itself); only the flags are asked for.
 $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 	@sh mk/pkgflags.sh $@ $(PKGS)
-# Snowball's stemmer (libstemmer-dev) has no pkg-config file.
-PKG_LIBS += -lstemmer
+# Snowball's stemmer (libstemmer-dev) has no pkg-config file; only what
+# links the focused crawler's library needs it (the services must not load
+# it: the container image does not carry it).
+STEMMER_LIBS := -lstemmer
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
@@ -149,7 +151,8 @@ $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 
 # Each program links only the libraries it uses, in LIBDIRS order: a call
 # across a boundary it should not cross fails to link. (Tests and
-# benchmarks link them all.)
+# benchmarks link them all.) A program is linked again when the link flags
+# change (build/pkg.mk, remade with the Makefile).
 CRAWLER_LIBS    := clients/crawl clients/gw clients/web clients/out clients/base common
 LIBS_llfs       := llfs api common
 LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
@@ -163,24 +166,26 @@ prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ
 
 define PROG_RULE
 $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
-             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(call prog_libs,$(1))
+             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(call prog_libs,$(1)) \
+             $(PKG_MK)
 	@mkdir -p $$(dir $$@)
 	@$(if $(Q),echo "  LINK    $$@")
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS)
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS) \
+	  $(if $(filter clients/focus,$(LIBS_$(1))),$$(STEMMER_LIBS))
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
 $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
 
 # Tests: the runner starts every unit binary and every e2e script, each
 # with its own timeout, and prints one "N passed, N failed" line.
@@ -211,7 +216,7 @@ build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
-	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS)
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) $(STEMMER_LIBS)
 fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
 

@@ -26,8 +26,8 @@ git clone -q "$WPFS_ROOT" "$T_DIR/clone" || bail "git clone"
 cat >"$T_DIR/inside.sh" <<EOF
 set -eu
 # a fresh make, not a sub-make of the suite's (SANITIZE=1 and -j come in
-# MAKEFLAGS)
-unset MAKEFLAGS MAKELEVEL MFLAGS
+# MAKEFLAGS and the environment)
+unset MAKEFLAGS MAKELEVEL MFLAGS SANITIZE
 d=$T_DIR
 for x in usr dpkg; do mkdir -p "\$d/ov/\$x/up" "\$d/ov/\$x/work"; done
 mount --make-rprivate /
