@@ -11,7 +11,7 @@
 #   make run        redis + llfs + hlfs in the foreground
 #
 # Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
-# hlfs/state, hlfs/policy, and the crawlers' clients/focus, clients/crawl,
+# hlfs/state, hlfs/policy, and the crawlers' clients/refresh, clients/focus, clients/crawl,
 # clients/gw, clients/web, clients/out, clients/base are static libraries
 # (every .c file but main.c), linked in that order, most dependent first
 # (tests/e2e/layers.sh checks that no library calls one above it); a
@@ -75,7 +75,7 @@ STEMMER_LIBS := -lstemmer
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
-           clients/focus clients/crawl clients/gw clients/web clients/out clients/base common
+           clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
@@ -89,7 +89,8 @@ PROGS := \
   testweb=tests/testweb/main.c \
   freeport=tests/tools/freeport.c \
   wpfs-discover=clients/discover/main.c \
-  wpfs-focus=clients/focus/main.c
+  wpfs-focus=clients/focus/main.c \
+  wpfs-refresh=clients/refresh/main.c
 prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
@@ -162,6 +163,7 @@ LIBS_testweb    := common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
+LIBS_wpfs-refresh := clients/refresh clients/gw clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
 define PROG_RULE

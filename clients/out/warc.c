@@ -384,6 +384,8 @@ struct rec {
   const char *type;          /* "response" or "revisit" */
   const char *refers_to;     /* revisit only */
   bool        with_body;
+  const char *profile;       /* revisit: the profile's last path segment */
+  uint64_t    refers_date;   /* revisit: when the original was fetched; 0 = not said */
 };
 
 static cm_err rec_header(struct warc *w, const struct warc_page *p, const struct rec *r,
@@ -397,8 +399,12 @@ static cm_err rec_header(struct warc *w, const struct warc_page *p, const struct
                       "WARC-Date: %s\r\nWARC-Target-URI: %s\r\nWARC-Warcinfo-ID: %s\r\n",
                       r->type, id, date, p->url, w->info_id);
   if(!e && r->refers_to)
-    e = buf_addf(h, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
-                 "identical-payload-digest\r\nWARC-Refers-To-Target-URI: %s\r\n", r->refers_to);
+    e = buf_addf(h, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/%s\r\n"
+                 "WARC-Refers-To-Target-URI: %s\r\n", r->profile, r->refers_to);
+  if(!e && r->refers_to && r->refers_date) {
+    warc_date(r->refers_date, date);
+    e = buf_addf(h, "WARC-Refers-To-Date: %s\r\n", date);
+  }
   if(!e && p->truncated && r->with_body)
     e = buf_adds(h, "WARC-Truncated: length\r\n");
   if(!e)
@@ -444,13 +450,20 @@ static crawl_err write_record(struct warc *w, const struct warc_page *p, const s
 crawl_err warc_write_response(struct warc *w, const struct warc_page *p,
                               struct warc_loc *loc, char *digest)
 {
-  struct rec r = { "response", NULL, true };
+  struct rec r = { "response", NULL, true, NULL, 0 };
   return write_record(w, p, &r, loc, digest);
 }
 
 crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
                              const char *refers_to, struct warc_loc *loc, char *digest)
 {
-  struct rec r = { "revisit", refers_to, false };
+  struct rec r = { "revisit", refers_to, false, "identical-payload-digest", 0 };
   return write_record(w, p, &r, loc, digest);
+}
+
+crawl_err warc_write_not_modified(struct warc *w, const struct warc_page *p,
+                                  uint64_t refers_date_ms, struct warc_loc *loc)
+{
+  struct rec r = { "revisit", p->url, false, "server-not-modified", refers_date_ms };
+  return write_record(w, p, &r, loc, NULL);
 }

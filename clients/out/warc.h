@@ -3,7 +3,8 @@
 /* WARC 1.1 output (ISO 28500:2017). Each file starts with a warcinfo
  * record; each fetched page is a response record holding the HTTP status
  * line, headers and body as the gateway delivered them; an exact duplicate
- * is a revisit record (profile identical-payload-digest: headers, no body).
+ * is a revisit record (profile identical-payload-digest: headers, no body),
+ * and so is a page the site answered 304 (profile server-not-modified).
  * Every record is its own gzip member, so a reader can start at any record
  * offset, and files are rotated at max_file_bytes.
  *
@@ -68,6 +69,12 @@ crawl_err warc_write_response(struct warc *w, const struct warc_page *p,
 crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
                              const char *refers_to, struct warc_loc *loc,
                              char *digest);
+/* The site answered 304 to a conditional request for p->url (status 304,
+ * the headers of that answer; the body, if given, only for the payload
+ * digest): a revisit record of profile server-not-modified, referring to
+ * the copy of the same URL fetched at refers_date_ms (0: not said). */
+crawl_err warc_write_not_modified(struct warc *w, const struct warc_page *p,
+                                  uint64_t refers_date_ms, struct warc_loc *loc);
 /* Records written, bytes written (compressed), files opened. */
 void      warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes,
                       unsigned *files);

@@ -31,6 +31,7 @@
   X(CALENDAR,  "calendar",  "/_b/calendar/Y/M: endless prev/next months")     \
   X(CHANGE,    "change",    "a body that changes every `every` fetches, with validators") \
   X(DUP,       "dup",       "/_b/dup/ANY: the same body under every path")     \
+  X(CHURN,     "churn",     "/_b/churn/J: page J of the changing web (POST /churn)") \
   X(ROBOTS,    "robots",    "/_b/robots/K: hop K of the robots.txt redirect chain") \
   X(SITEMAP,   "sitemap",   "a sitemap of the site's generated pages")
 

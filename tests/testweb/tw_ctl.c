@@ -9,11 +9,13 @@
  *   PUT  /sites/KEY           replace a site's config (JSON site object)
  *   POST /sites               add a site (JSON site object)
  *   POST /sites/KEY/reset     forget a site's record
- *   POST /reset               forget every record and counter */
+ *   POST /reset               forget every record and counter
+ *   /churn...                 the changing web (tw_churn.h) */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "tests/testweb/tw_churn.h"
 #include "tests/testweb/tw_load.h"
 #include "tests/testweb/tw_srv.h"
 #include "tests/testweb/tw_topic_ctl.h"
@@ -182,6 +184,9 @@ static void ctl_route(struct ctl *c, const char *body, size_t blen)
     tw_world_zone(&c->srv->world, c->out);
   } else if(get && !strcmp(c->path, "/sites")) {
     ctl_sites(c);
+  } else if(tw_churn_ctl(&c->srv->world, m == TW_M_POST, c->path, c->query, c->out,
+                          &c->status, &c->ctype)) {
+    /* the changing web (tw_churn.c) */
   } else if(get && tw_topic_ctl(&c->srv->world, c->path, c->query, c->out, &c->status,
                                 &c->ctype)) {
     /* the topical web (tw_topic_ctl.c) */

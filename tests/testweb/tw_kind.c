@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "tests/testweb/tw_churn.h"
 #include "tests/testweb/tw_fill.h"
 #include "tests/testweb/tw_page.h"
 #include "tests/testweb/tw_robots.h"
@@ -220,6 +221,11 @@ static void kind_change(struct tw_route *r)
   tw_route_validators(r, r->path, v);
 }
 
+static void kind_churn(struct tw_route *r)
+{
+  tw_churn_serve(r, kind_num(r, -1));
+}
+
 static void kind_dup(struct tw_route *r)
 {
   buf_addf(&r->pl->body, "<!DOCTYPE html>\n<html><head><title>%s duplicate</title></head>\n"
@@ -328,7 +334,7 @@ void tw_kind_run(struct tw_route *r)
     [TW_K_ENDLESS_HEADERS] = kind_endless_headers,
     [TW_K_MALFORMED] = kind_malformed, [TW_K_BOMB] = kind_bomb,
     [TW_K_TRAP] = kind_trap,           [TW_K_CALENDAR] = kind_calendar,
-    [TW_K_CHANGE] = kind_change,       [TW_K_DUP] = kind_dup,
+    [TW_K_CHANGE] = kind_change,       [TW_K_DUP] = kind_dup, [TW_K_CHURN] = kind_churn,
     [TW_K_ROBOTS] = kind_robots,       [TW_K_SITEMAP] = kind_sitemap,
   };
   run[r->kind](r);

@@ -1,5 +1,7 @@
 #include "tests/testweb/tw_world.h"
 
+#include "tests/testweb/tw_churn.h"
+
 #include <arpa/inet.h>
 #include <assert.h>
 #include <ctype.h>
@@ -29,6 +31,7 @@ void tw_world_free(struct tw_world *w)
   mem_free(w->by_addr);
   json_decref(w->retired);
   tw_topic_free(&w->topics);
+  tw_churn_free(&w->churn);
   w->magic = 0;
 }
 

@@ -11,6 +11,8 @@
 #include "tests/testweb/tw_site.h"
 #include "tests/testweb/tw_topic.h"
 
+struct tw_churn;
+
 struct tw_world {
   unsigned magic;
 #define TW_WORLD_MAGIC 0x3017d5e2u
@@ -25,6 +27,7 @@ struct tw_world {
   char     crawl_delay[32]; /* the generator's Crawl-delay as text, or "" */
   json_t  *retired;         /* replaced site configs, kept alive for strings */
   struct tw_topics *topics; /* the topical web over the generated sites, or NULL */
+  struct tw_churn  *churn;  /* the changing web (tw_churn.h), or NULL */
 };
 
 void   tw_world_init(struct tw_world *w, size_t record_max);

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../tests/testweb/tw_beh.c"
+#include "../../tests/testweb/tw_churn.c"
 #include "../../tests/testweb/tw_bomb.c"
 #include "../../tests/testweb/tw_err.c"
 #include "../../tests/testweb/tw_fill.c"
@@ -295,6 +297,92 @@ static void test_change_every(void **state)
   assert_string_not_equal(e[3], e[4]);
 }
 
+/* The changing web: a POST makes it, /churn/urls lists it, a page's
+ * validators answer 304, and freshness is integrated from the fetches:
+ * a page fetched and never changing is fresh, one never fetched stale,
+ * one changing every millisecond mostly stale, a gone page 404/410. */
+static double ut_churn_fresh(const char *members, int j)
+{
+  struct buf out;
+  int status;
+  const char *ctype = NULL;
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, false, "/churn/fresh", "", &out, &status, &ctype));
+  json_t *root = json_loads(out.data, 0, NULL);
+  assert_non_null(root);
+  double v = json_number_value(json_object_get(json_array_get(json_object_get(root, "pages"),
+                                                              (size_t)j), members));
+  json_decref(root);
+  buf_free(&out);
+  return v;
+}
+
+static void ut_churn_new(const char *query)
+{
+  struct buf out;
+  int status;
+  const char *ctype = NULL;
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, true, "/churn", query, &out, &status, &ctype));
+  assert_int_equal(status, 200);
+  buf_free(&out);
+}
+
+static void test_churn(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  struct buf out;
+  int status;
+  const char *ctype = NULL;
+  char etag[64], head[512];
+  world("sites=3", NULL);
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, false, "/churn/urls", "", &out, &status, &ctype));
+  assert_int_equal(status, 404);  /* none yet */
+  buf_reset(&out);
+  assert_true(tw_churn_ctl(&W, true, "/churn", "pages=0", &out, &status, &ctype));
+  assert_int_equal(status, 400);
+  assert_false(tw_churn_ctl(&W, false, "/sites", "", &out, &status, &ctype));
+  ut_churn_new("pages=6&static=1&gone=0");
+  buf_reset(&out);
+  assert_true(tw_churn_ctl(&W, false, "/churn/urls", "", &out, &status, &ctype));
+  assert_non_null(strstr(out.data, "http://site0.test:8080/_b/churn/0\t0.000\t0.000\n"));
+  assert_non_null(strstr(out.data, "http://site2.test:8080/_b/churn/5\t"));
+  buf_free(&out);
+  get("site0.test", "/_b/churn/0", &pl);
+  assert_int_equal(pl.status, 200);
+  assert_non_null(header(&pl, "ETag", etag, sizeof etag));
+  tw_plan_free(&pl);
+  snprintf(head, sizeof head, "GET /_b/churn/0 HTTP/1.1\r\nIf-None-Match: %s\r\n\r\n", etag);
+  route("site0.test", head, &pl);
+  assert_int_equal(pl.status, 304);
+  tw_plan_free(&pl);
+  get("site0.test", "/_b/churn/99", &pl);
+  assert_int_equal(pl.status, 404);
+  tw_plan_free(&pl);
+  usleep(40000);
+  assert_true(ut_churn_fresh("fresh", 0) > 0.5);
+  assert_true(ut_churn_fresh("fresh", 1) == 0);
+  assert_true(ut_churn_fresh("not_modified", 0) == 1);
+  assert_true(ut_churn_fresh("conditional", 0) == 1);
+  ut_churn_new("pages=2&static=0&gone=0&min_s=0.001&max_s=0.001");
+  get("site0.test", "/_b/churn/0", &pl);
+  tw_plan_free(&pl);
+  usleep(40000);
+  assert_true(ut_churn_fresh("fresh", 0) < 0.3);
+  assert_true(ut_churn_fresh("changes", 0) > 10);
+  ut_churn_new("pages=2&static=0&gone=1&gone_s=0.001");
+  usleep(10000);
+  get("site0.test", "/_b/churn/0", &pl);
+  assert_int_equal(pl.status, 404);
+  tw_plan_free(&pl);
+  get("site1.test", "/_b/churn/1", &pl);
+  assert_int_equal(pl.status, 410);
+  tw_plan_free(&pl);
+  assert_true(ut_churn_fresh("after_gone", 1) == 1);
+}
+
 static void test_chunked_and_head(void **state)
 {
   (void)state;
@@ -432,6 +520,7 @@ int main(void)
     cmocka_unit_test(test_behaviour_precedence),
     cmocka_unit_test(test_not_modified),
     cmocka_unit_test(test_change_every),
+    cmocka_unit_test(test_churn),
     cmocka_unit_test(test_chunked_and_head),
     cmocka_unit_test(test_cut_and_endless),
     cmocka_unit_test(test_errors),

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../tests/testweb/tw_beh.c"
+#include "../../tests/testweb/tw_churn.c"
 #include "../../tests/testweb/tw_bomb.c"
 #include "../../tests/testweb/tw_err.c"
 #include "../../tests/testweb/tw_fill.c"

@@ -1,0 +1,237 @@
+/* wpfs-refresh: the refresh crawler. It keeps a list of known pages fresh
+ * through the wpfs gateway at a fixed fetch rate, spending visits where
+ * they buy the most freshness (docs/refresh.md).
+ *   wpfs-refresh --gateway URL --token T --urls FILE --out DIR --rate R
+ *                [--duration-s S] [--policy optimal|uniform|proportional] [--resume]
+ * --out gets WARC files (responses for changed pages, revisits for
+ * unchanged ones) and changes.jsonl, the change log, which is also the
+ * state: --resume replays it. Exit status: 0 the duration ran out; 1 bad
+ * usage; 2 a local error; 3 stopped by a signal; 4 the gateway stopped
+ * answering. The last line on stdout is a JSON summary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clients/out/crawllog.h"
+#include "clients/out/warc.h"
+#include "clients/refresh/refresh.h"
+#include "common/cfg.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+#define PROG "wpfs-refresh"
+
+struct ropts {
+  long   duration_s;
+  char  *gateway;
+  char  *log_level;
+  long   max_interval_s;
+  double max_age_share;
+  long   max_pages;
+  char  *out;
+  long   plan_ms;
+  char  *policy;
+  long   priority;
+  bool   progress;
+  double rate;
+  bool   resume;
+  long   stall_ms;
+  char  *token;
+  char  *urls;
+  long   wait_ms;
+  size_t warc_max_bytes;
+  long   window;
+};
+
+#define OFF(f) offsetof(struct ropts, f)
+/* Keep sorted by name. */
+static const struct cfg_key keys[] = {
+  { "duration_s", CFG_INT, OFF(duration_s), "0", 0, 1e9, NULL,
+    "stop after this many seconds (0: run until a signal)" },
+  { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
+    "gateway base URL" },
+  { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL,
+    "debug, info, warn, error or off (JSON lines on stderr)" },
+  { "max_age_share", CFG_DOUBLE, OFF(max_age_share), "0.25", 0, 1, NULL,
+    "a copy the gateway holds is good enough when younger than this share of the page's "
+    "revisit interval; older, it revalidates (If-None-Match, If-Modified-Since)" },
+  { "max_interval_s", CFG_INT, OFF(max_interval_s), "86400", 1, 1e9, NULL,
+    "no page waits longer between visits, whatever the plan (pages never seen to change, "
+    "pages given up on)" },
+  { "max_pages", CFG_INT, OFF(max_pages), "10000000", 1, 1e9, NULL,
+    "pages kept (the input and the targets of redirects)" },
+  { "out", CFG_STR, OFF(out), NULL, 1, 0, NULL,
+    "output directory: WARC files and changes.jsonl (required)" },
+  { "plan_ms", CFG_MSEC, OFF(plan_ms), "5s", 100, 86400000, NULL,
+    "time between two estimates and allocations of the whole budget" },
+  { "policy", CFG_STR, OFF(policy), "optimal", 1, 0, NULL,
+    "optimal, uniform or proportional: how the budget is shared among pages" },
+  { "priority", CFG_INT, OFF(priority), "4", 0, 7, NULL,
+    "priority of the requests at the gateway" },
+  { "progress", CFG_BOOL, OFF(progress), "true", 1, 0, NULL,
+    "one line of progress on stderr when it is a terminal" },
+  { "rate", CFG_DOUBLE, OFF(rate), "0", 0, 1e5, NULL,
+    "fetches per second this crawler spends, whatever the number of pages (required)" },
+  { "resume", CFG_BOOL, OFF(resume), "false", 1, 0, NULL,
+    "continue from --out's change log: every page's history is kept" },
+  { "stall_ms", CFG_MSEC, OFF(stall_ms), "10m", 1000, 86400000, NULL,
+    "give up when the gateway answers nothing useful for this long" },
+  { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN", "API key of the gateway" },
+  { "urls", CFG_STR, OFF(urls), NULL, 1, 0, NULL,
+    "the pages: URL[<TAB>weight] lines, a crawl.jsonl or a WARC file of wpfs-discover, or "
+    "its --out directory" },
+  { "wait_ms", CFG_MSEC, OFF(wait_ms), "2s", 0, 120000, NULL,
+    "long-poll of GET /v1/results" },
+  { "warc_max_bytes", CFG_SIZE, OFF(warc_max_bytes), "1g", 4096, 1e12, NULL,
+    "WARC files are closed past this size and a new one begun" },
+  { "window", CFG_INT, OFF(window), "0", 0, 1e6, NULL,
+    "requests outstanding at the gateway (0: ten seconds of --rate, at least 16)" },
+};
+#undef OFF
+
+static const struct cfg_prog prog = {
+  PROG, "The refresh crawler: keeps known pages fresh through the wpfs gateway at a fixed "
+  "fetch rate.", keys, sizeof keys / sizeof keys[0], NULL,
+};
+
+static int usage_check(const struct ropts *o, enum rf_policy *policy)
+{
+  enum log_level lvl;
+  if(!o->out || !o->urls || o->rate <= 0) {
+    fprintf(stderr, PROG ": --out, --urls and --rate (above 0) are required; see --help\n");
+    return -1;
+  }
+  if(!rf_policy_parse(o->policy, policy)) {
+    fprintf(stderr, PROG ": --policy is optimal, uniform or proportional\n");
+    return -1;
+  }
+  if(log_level_parse(o->log_level, &lvl) != 0) {
+    fprintf(stderr, PROG ": bad --log-level %s\n", o->log_level);
+    return -1;
+  }
+  log_init(PROG, lvl);
+  return 0;
+}
+
+static char *out_path(const struct ropts *o, const char *name)
+{
+  size_t n = strlen(o->out) + strlen(name) + 2;
+  char *p = mem_alloc(n);
+  if(p)
+    snprintf(p, n, "%s/%s", o->out, name);
+  return p;
+}
+
+/* --out made, locked, and holding a log only when resuming. */
+static int out_prepare(const struct ropts *o, const char *log_path, int *lock_fd)
+{
+  struct stat st;
+  if(mkdir(o->out, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, PROG ": cannot make %s: %s\n", o->out, strerror(errno));
+    return 2;
+  }
+  char *lock = out_path(o, "refresh.lock");
+  *lock_fd = lock ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644) : -1;
+  mem_free(lock);
+  if(*lock_fd < 0)
+    return 2;
+  if(flock(*lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    fprintf(stderr, PROG ": another crawler is working in %s\n", o->out);
+    return 1;
+  }
+  bool has_log = !stat(log_path, &st) && st.st_size > 0;
+  if(has_log && !o->resume) {
+    fprintf(stderr, PROG ": %s holds a refresh crawl: --resume to continue it, or choose "
+                    "another --out\n", o->out);
+    return 1;
+  }
+  return 0;
+}
+
+static void fill_opts(const struct ropts *o, enum rf_policy policy, struct refresh_opts *r)
+{
+  memset(r, 0, sizeof *r);
+  r->gw = (struct gwclient_opts){ o->gateway, o->token, 30000, 256u << 20, PROG "/0.1" };
+  r->rate = o->rate;
+  r->policy = policy;
+  r->duration_ms = (uint64_t)o->duration_s * 1000;
+  long w = o->window ? o->window : (long)(o->rate * 10);
+  r->window = (unsigned)(w < 16 ? 16 : w);
+  r->results_max = 500;
+  r->wait_ms = (unsigned)o->wait_ms;
+  r->plan_ms = (uint64_t)o->plan_ms;
+  r->stall_ms = (uint64_t)o->stall_ms;
+  r->drain_ms = 10000;
+  r->max_age_share = o->max_age_share;
+  r->priority = (unsigned)o->priority;
+  r->progress = o->progress;
+}
+
+static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path)
+{
+  char err[512] = "";
+  if(rf_pages_load(ps, o->urls, o->rate, clock_wall_ms(), err, sizeof err)) {
+    fprintf(stderr, PROG ": --urls %s\n", err);
+    return 2;
+  }
+  uint64_t lines = 0;
+  crawl_err e = o->resume ? refresh_replay(ps, log_path, &lines) : CRAWL_OK;
+  if(e && e != CRAWL_ERR_IO) {
+    fprintf(stderr, PROG ": %s: %s\n", log_path, crawl_err_text(e));
+    return 2;
+  }
+  if(ps->n == 0) {
+    fprintf(stderr, PROG ": no page to keep fresh in %s\n", o->urls);
+    return 1;
+  }
+  LOG(LOG_INFO, "%zu pages, %llu visits replayed", ps->n, (unsigned long long)lines);
+  return 0;
+}
+
+static int run(const struct ropts *o, enum rf_policy policy)
+{
+  int lock_fd = -1, rc;
+  char *log_path = out_path(o, "changes.jsonl");
+  struct rf_pages ps;
+  struct refresh_out out = { NULL, NULL };
+  rf_pages_init(&ps, (size_t)o->max_pages, 3, (double)o->max_interval_s);
+  rc = log_path ? out_prepare(o, log_path, &lock_fd) : 2;
+  if(!rc)
+    rc = load(o, &ps, log_path);
+  struct warc_opts wo = { o->out, "wpfs-refresh", o->warc_max_bytes, PROG "/0.1", NULL };
+  if(!rc && (warc_open(&wo, &out.warc) || crawllog_open(log_path, &out.log))) {
+    fprintf(stderr, PROG ": cannot write into %s\n", o->out);
+    rc = 2;
+  }
+  struct refresh_opts ro;
+  fill_opts(o, policy, &ro);
+  if(!rc)
+    rc = refresh_run(&ps, &out, &ro, stdout);
+  warc_close(&out.warc);
+  crawllog_close(&out.log);
+  rf_pages_free(&ps);
+  mem_free(log_path);
+  if(lock_fd >= 0)
+    close(lock_fd);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  struct ropts o;
+  enum rf_policy policy;
+  memset(&o, 0, sizeof o);
+  enum cfg_rc r = cfg_load(&prog, &o, argc, argv);
+  int rc = r == CFG_ERROR ? 1 : 0;
+  if(r == CFG_OK)
+    rc = usage_check(&o, &policy) ? 1 : run(&o, policy);
+  cfg_free(&prog, &o);
+  return rc;
+}

@@ -1,0 +1,90 @@
+#ifndef WPFS_CLIENTS_REFRESH_PAGES_H
+#define WPFS_CLIENTS_REFRESH_PAGES_H
+/* The pages a refresh crawl keeps fresh: what each visit saw (the last
+ * RF_OBS_MAX intervals, so memory per page is fixed: about 160 bytes and
+ * the URL), the rate estimated from it, the visits per second allocated
+ * to it, and a heap of pages by the time of their next visit. No I/O but
+ * reading the input list. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clients/base/crawl_err.h"
+#include "clients/base/fpmap.h"
+#include "clients/refresh/model.h"
+
+#define RF_OBS_MAX 16
+
+/* What one visit found. */
+enum rf_seen {
+  RF_SEEN_CHANGED,     /* a body other than the last one */
+  RF_SEEN_UNCHANGED,   /* the same body (or 304) */
+  RF_SEEN_FIRST,       /* the first body: no interval to judge */
+  RF_SEEN_GONE,        /* 404 or 410 */
+  RF_SEEN_MOVED,       /* a redirect */
+  RF_SEEN_FAILED,      /* no answer from the site, or one that tells nothing */
+};
+const char *rf_seen_name(enum rf_seen s);
+bool        rf_seen_parse(const char *s, enum rf_seen *out);
+
+struct rf_page {
+  char    *url;
+  double   weight, lambda, f;   /* importance; changes/s; visits/s */
+  uint64_t last_ms;    /* wall time of the copy last seen (0: never) */
+  uint64_t base_ms;    /* wall time the next interval counts from: the
+                          copy's, or the failed attempt's */
+  uint64_t due_ms;     /* the next visit */
+  uint64_t digest;     /* of the last body (0: none yet) */
+  uint32_t obs[RF_OBS_MAX];  /* tenths of a second << 1 | changed */
+  uint32_t visits, changes;
+  uint8_t  nobs, obs_next, gone;
+  bool     retired, outstanding;
+  size_t   heap_at;
+};
+
+struct rf_pages {
+  struct rf_page *v;
+  size_t          n, cap, max;
+  struct fpmap    by_url;      /* hash of the URL -> index */
+  size_t         *heap;        /* indices of pages not retired, by due_ms */
+  size_t          nheap;
+  unsigned        gone_after;  /* 404/410 in a row that retire a page */
+  double          max_interval_s;  /* no page waits longer */
+};
+
+void      rf_pages_init(struct rf_pages *ps, size_t max, unsigned gone_after,
+                        double max_interval_s);
+void      rf_pages_free(struct rf_pages *ps);
+/* Add url with weight (a known URL keeps its page: *added false). Its
+ * first visit is due at due_ms. */
+crawl_err rf_pages_add(struct rf_pages *ps, const char *url, double weight, uint64_t due_ms,
+                       bool *added);
+struct rf_page *rf_pages_find(struct rf_pages *ps, const char *url);
+/* Read the input list into ps: "URL[<TAB>weight]" lines, a crawl log
+ * (crawl.jsonl, or an output directory holding one: its 200 pages) or a
+ * WARC file (its 200 responses). First visits are spread from now at
+ * the given rate. */
+crawl_err rf_pages_load(struct rf_pages *ps, const char *path, double rate, uint64_t now_ms,
+                        char *err, size_t errlen);
+
+/* Record a visit that saw s at wall time at_ms (the copy's fetch time) with
+ * body digest (0 when none): the estimate and the failure counts change;
+ * the next visit is planned by rf_pages_plan. */
+void rf_page_observe(struct rf_pages *ps, struct rf_page *p, enum rf_seen s, uint64_t at_ms,
+                     uint64_t digest);
+/* Never visit p again (gone for good, or refused by the gateway). */
+void rf_page_retire(struct rf_pages *ps, struct rf_page *p);
+/* Re-estimate every page, allocate budget (visits/s) by policy with a
+ * floor of one visit per max_interval_s, and plan each page's next visit
+ * from its last (an outstanding page keeps its time). Returns the expected weighted freshness. Unvisited pages
+ * keep their due time and count with prior rate. */
+double rf_pages_plan(struct rf_pages *ps, enum rf_policy policy, double budget,
+                     double prior, uint64_t now_ms);
+/* The next visit of p alone, after a visit (its f unchanged). The
+ * pointers into ps->v are valid until the next rf_pages_add. */
+void rf_page_replan(struct rf_pages *ps, struct rf_page *p, uint64_t now_ms);
+/* The page due first (not retired, not outstanding), or NULL. */
+struct rf_page *rf_pages_top(struct rf_pages *ps);
+void rf_pages_set_due(struct rf_pages *ps, struct rf_page *p, uint64_t due_ms);
+
+#endif

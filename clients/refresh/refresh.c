@@ -1,0 +1,402 @@
+#include "clients/refresh/refresh.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clients/refresh/refresh_int.h"
+#include "common/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/mem.h"
+
+#define TICK_MS    50
+#define BATCH_MAX  500
+#define LOST_MS    300000  /* an outstanding page is sent again after this */
+#define BACKOFF_MS 1000
+
+struct rfr {
+  unsigned magic;
+#define RFR_MAGIC 0x7e5f4e11u
+  struct refresh_opts o;
+  struct rf_pages    *ps;
+  struct refresh_out *out;
+  FILE               *summary;
+  uv_loop_t           loop;
+  bool                loop_ready;
+  uv_timer_t          tick;
+  uv_signal_t         sig_int, sig_term;
+  struct gwclient    *gw;
+  struct fpmap        ids;       /* hash of a request id -> page index */
+  size_t             *sub;       /* the batch in flight: page indices */
+  size_t              nsub;
+  bool                submitting, polling, draining, done, handles;
+  double              tokens, fresh_est;
+  uint64_t            start, last_tick, last_plan, last_useful, last_progress, end_at;
+  uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
+  int                 exit_code;
+};
+
+static struct rfr *rfr_of(void *arg)
+{
+  struct rfr *r = arg;
+  CHECK(r->magic == RFR_MAGIC);
+  return r;
+}
+
+/* ---- The end ------------------------------------------------------------------- */
+
+static void rfr_summary(struct rfr *r)
+{
+  double secs = (double)(clock_mono_ms() - r->start) / 1000;
+  size_t retired = 0;
+  for(size_t i = 0; i < r->ps->n; i++)
+    retired += r->ps->v[i].retired;
+  if(r->summary)
+    fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
+            "\"fetches\":%llu,\"fetches_per_s\":%.3f,\"rate\":%.3f,\"changed\":%llu,"
+            "\"unchanged\":%llu,\"first\":%llu,\"gone\":%llu,\"moved\":%llu,\"failed\":%llu,"
+            "\"not_modified\":%llu,\"refused\":%llu,\"estimated_freshness\":%.4f,"
+            "\"exit\":%d}\n", rf_policy_name(r->o.policy), r->ps->n, retired, secs,
+            (unsigned long long)r->fetches, secs > 0 ? (double)r->fetches / secs : 0, r->o.rate,
+            (unsigned long long)r->seen[RF_SEEN_CHANGED],
+            (unsigned long long)r->seen[RF_SEEN_UNCHANGED],
+            (unsigned long long)r->seen[RF_SEEN_FIRST], (unsigned long long)r->seen[RF_SEEN_GONE],
+            (unsigned long long)r->seen[RF_SEEN_MOVED],
+            (unsigned long long)r->seen[RF_SEEN_FAILED], (unsigned long long)r->not_modified,
+            (unsigned long long)r->refused, r->fresh_est, r->exit_code);
+}
+
+static void rfr_finish(struct rfr *r, int code)
+{
+  if(r->done)
+    return;
+  r->done = true;
+  r->exit_code = code;
+  if(r->o.progress && isatty(STDERR_FILENO))
+    fputc('\n', stderr);
+  rfr_summary(r);
+  uv_stop(&r->loop);
+}
+
+/* Stop sending; wait for what is outstanding up to drain_ms. */
+static void rfr_drain(struct rfr *r, int code)
+{
+  if(r->draining)
+    return;
+  r->draining = true;
+  r->exit_code = code;
+  r->end_at = clock_mono_ms() + r->o.drain_ms;
+}
+
+static bool rfr_fatal(struct rfr *r, crawl_err e, const char *what)
+{
+  if(!e)
+    return false;
+  LOG(LOG_ERROR, "%s: %s", what, crawl_err_text(e));
+  rfr_finish(r, REFRESH_EXIT_LOCAL);
+  return true;
+}
+
+/* ---- Sending ------------------------------------------------------------------ */
+
+static void sub_back(struct rfr *r, uint64_t due)
+{
+  for(size_t i = 0; i < r->nsub; i++) {
+    struct rf_page *p = &r->ps->v[r->sub[i]];
+    p->outstanding = false;
+    rf_pages_set_due(r->ps, p, due);
+  }
+}
+
+static void on_item(struct rfr *r, struct rf_page *p, const struct gw_item *it, uint64_t now)
+{
+  if(it->status != GW_REJECTED && it->id) {
+    uint64_t *v;
+    if(!fpmap_put(&r->ids, hash_fp64(it->id, strlen(it->id)), &v, NULL))
+      *v = (uint64_t)(p - r->ps->v);
+    return;
+  }
+  p->outstanding = false;
+  if(it->retry_after_ms >= 0 || (it->reason && !strcmp(it->reason, "store_unavailable"))) {
+    rf_pages_set_due(r->ps, p, now + (uint64_t)(it->retry_after_ms > 0 ? it->retry_after_ms
+                                                                        : BACKOFF_MS));
+    return;
+  }
+  r->refused++;
+  rf_page_retire(r->ps, p);
+  rfr_fatal(r, rf_record_refused(r->out, p, it->reason ? it->reason : "rejected", now),
+            "writing the change log");
+}
+
+static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch_answer *b)
+{
+  struct rfr *r = rfr_of(arg);
+  uint64_t now = clock_wall_ms();
+  r->submitting = false;
+  if(!b || b->n != r->nsub) {
+    LOG(LOG_WARN, "batch not taken (HTTP %d, %s): %zu pages back in the plan", a->http,
+        crawl_err_name(a->err), r->nsub);
+    sub_back(r, now + BACKOFF_MS);
+    r->pause_until = clock_mono_ms() + (a->retry_after_ms > 0 ? (uint64_t)a->retry_after_ms
+                                                              : BACKOFF_MS);
+  } else {
+    for(size_t i = 0; i < b->n && !r->done; i++)
+      on_item(r, &r->ps->v[r->sub[i]], &b->items[i], now);
+    r->last_useful = clock_mono_ms();
+  }
+  mem_free(r->sub);
+  r->sub = NULL;
+  r->nsub = 0;
+}
+
+/* The page due first, if it may be visited now: never more than half its
+ * interval early. */
+static struct rf_page *next_page(struct rfr *r, uint64_t now)
+{
+  struct rf_page *p = rf_pages_top(r->ps);
+  if(!p || p->due_ms <= now)
+    return p;
+  double half_ms = p->f > 0 ? 500 / p->f : 0;
+  return (double)(p->due_ms - now) <= half_ms ? p : NULL;
+}
+
+static void rfr_submit(struct rfr *r)
+{
+  size_t room = r->o.window > r->ids.count ? r->o.window - r->ids.count : 0;
+  size_t max = (size_t)r->tokens < room ? (size_t)r->tokens : room;
+  max = max < BATCH_MAX ? max : BATCH_MAX;
+  if(r->done || r->submitting || r->draining || max == 0 || clock_mono_ms() < r->pause_until)
+    return;
+  uint64_t now = clock_wall_ms();
+  struct gw_url *u = mem_alloc(max * sizeof *u);
+  r->sub = mem_alloc(max * sizeof *r->sub);
+  size_t n = 0;
+  for(struct rf_page *p; u && r->sub && n < max && (p = next_page(r, now)); n++) {
+    double iv = p->f > 0 ? 1 / p->f : r->ps->max_interval_s;
+    u[n] = (struct gw_url){ p->url, r->o.priority, (long)(iv * r->o.max_age_share) };
+    r->sub[n] = (size_t)(p - r->ps->v);
+    p->outstanding = true;
+    rf_pages_set_due(r->ps, p, now + LOST_MS + (uint64_t)(2000 * iv));
+  }
+  r->nsub = n;
+  crawl_err e = n ? gwclient_batch(r->gw, u, n, on_batch, r) : CRAWL_OK;
+  if(e)
+    sub_back(r, now + BACKOFF_MS);
+  if(!n || e) {
+    mem_free(r->sub);
+    r->sub = NULL;
+    r->nsub = 0;
+  }
+  r->submitting = n && !e;
+  r->tokens -= n && !e ? (double)n : 0;
+  mem_free(u);
+}
+
+/* ---- Results ------------------------------------------------------------------- */
+
+static struct rf_page *result_page(struct rfr *r, const struct gw_result *g)
+{
+  uint64_t key = g->id ? hash_fp64(g->id, strlen(g->id)) : 0, *v;
+  if(g->id && (v = fpmap_get(&r->ids, key))) {
+    struct rf_page *p = &r->ps->v[*v];
+    fpmap_del(&r->ids, key);
+    return p;
+  }
+  return g->url ? rf_pages_find(r->ps, g->url) : NULL;  /* sent by a run before a crash */
+}
+
+static crawl_err deliver(struct rfr *r, const struct gw_result *g)
+{
+  struct rf_page *p = result_page(r, g);
+  if(!p)
+    return CRAWL_OK;
+  uint64_t now = clock_wall_ms(), prev = p->last_ms;
+  struct rf_judged j;
+  rf_judge(p, g, now, &j);
+  rf_page_observe(r->ps, p, j.seen, j.at_ms, j.digest);
+  p->outstanding = false;
+  rf_page_replan(r->ps, p, now);
+  r->fetches++;
+  r->seen[j.seen]++;
+  r->not_modified += j.not_modified;
+  crawl_err e = rf_record(r->out, p, g, &j, prev, now);
+  bool added;
+  if(!e && j.seen == RF_SEEN_MOVED && p->gone == 1)  /* follow a move once */
+    e = rf_pages_add(r->ps, g->redirect, p->weight, now, &added);
+  return e == CRAWL_ERR_FULL ? CRAWL_OK : e;
+}
+
+static void on_ack(void *arg, const struct gwclient_answer *a)
+{
+  (void)arg;
+  if(a->err || a->http != 200)
+    LOG(LOG_WARN, "ack failed (HTTP %d): those results will come again", a->http);
+}
+
+/* Results are acknowledged once their lines are written (synchronously,
+ * above): a crash before the ack gets them again. */
+static void rfr_ack(struct rfr *r, const struct gw_results *res)
+{
+  const char **id = mem_alloc(res->n * sizeof *id + 1);
+  size_t n = 0;
+  for(size_t i = 0; id && i < res->n; i++)
+    if(res->v[i].delivery)
+      id[n++] = res->v[i].delivery;
+  if(n)
+    gwclient_ack(r->gw, id, n, on_ack, r);
+  mem_free(id);
+}
+
+static void on_results(void *arg, const struct gwclient_answer *a, struct gw_results *res)
+{
+  struct rfr *r = rfr_of(arg);
+  r->polling = false;
+  if(r->done)
+    return;
+  if(!res) {
+    LOG(LOG_WARN, "reading results failed (HTTP %d, %s)", a->http, crawl_err_name(a->err));
+    r->pause_until = clock_mono_ms() + BACKOFF_MS;
+    return;
+  }
+  for(size_t i = 0; i < res->n && !r->done; i++)
+    if(rfr_fatal(r, deliver(r, &res->v[i]), "recording a result"))
+      return;
+  if(res->n)
+    r->last_useful = clock_mono_ms();
+  rfr_ack(r, res);
+}
+
+static void rfr_poll(struct rfr *r)
+{
+  if(r->polling || r->ids.count == 0 || clock_mono_ms() < r->pause_until)
+    return;
+  if(gwclient_results(r->gw, r->o.results_max, r->o.wait_ms, on_results, r) == CRAWL_OK)
+    r->polling = true;
+}
+
+/* ---- The loop ------------------------------------------------------------------- */
+
+static void rfr_plan(struct rfr *r)
+{
+  double sum = 0;
+  size_t n = 0;
+  for(size_t i = 0; i < r->ps->n; i++)
+    if(r->ps->v[i].nobs && !r->ps->v[i].retired) {
+      sum += r->ps->v[i].lambda;
+      n++;
+    }
+  double prior = n ? sum / (double)n : r->o.rate / (double)(r->ps->n ? r->ps->n : 1);
+  r->fresh_est = rf_pages_plan(r->ps, r->o.policy, r->o.rate, prior, clock_wall_ms());
+}
+
+static void rfr_progress(struct rfr *r, uint64_t now)
+{
+  if(!r->o.progress || !isatty(STDERR_FILENO) || now - r->last_progress < 1000)
+    return;
+  r->last_progress = now;
+  double secs = (double)(now - r->start) / 1000;
+  uint64_t judged = r->seen[RF_SEEN_CHANGED] + r->seen[RF_SEEN_UNCHANGED];
+  fprintf(stderr, "\rrefresh: %zu pages, %llu fetches, %.2f/s, %.1f%% changed, "
+          "estimated freshness %.3f   ", r->ps->n, (unsigned long long)r->fetches,
+          secs > 0 ? (double)r->fetches / secs : 0,
+          judged ? 100.0 * (double)r->seen[RF_SEEN_CHANGED] / (double)judged : 0, r->fresh_est);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+  struct rfr *r = rfr_of(t->data);
+  uint64_t now = clock_mono_ms();
+  double cap = r->o.rate > 1 ? r->o.rate : 1;
+  r->tokens += r->o.rate * (double)(now - r->last_tick) / 1000;
+  r->tokens = r->tokens > cap ? cap : r->tokens;
+  r->last_tick = now;
+  if(r->o.duration_ms && now - r->start >= r->o.duration_ms)
+    rfr_drain(r, REFRESH_EXIT_DONE);
+  if(r->draining && (r->ids.count == 0 || now >= r->end_at)) {
+    rfr_finish(r, r->exit_code);
+    return;
+  }
+  if(now - r->last_plan >= r->o.plan_ms) {
+    r->last_plan = now;
+    rfr_plan(r);
+  }
+  if(!r->done)
+    rfr_submit(r);
+  if(!r->done)
+    rfr_poll(r);
+  rfr_progress(r, now);
+  if(!r->done && r->ids.count && now - r->last_useful > r->o.stall_ms) {
+    LOG(LOG_ERROR, "no answer from the gateway for %llu ms: giving up",
+        (unsigned long long)r->o.stall_ms);
+    rfr_finish(r, REFRESH_EXIT_STALLED);
+  }
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+  struct rfr *r = rfr_of(s->data);
+  LOG(LOG_WARN, "signal %d: stopping (--resume continues)", signum);
+  if(r->draining)
+    rfr_finish(r, REFRESH_EXIT_STOPPED);
+  rfr_drain(r, REFRESH_EXIT_STOPPED);
+}
+
+static crawl_err rfr_start(struct rfr *r)
+{
+  if(uv_loop_init(&r->loop) != 0)
+    return CRAWL_ERR_NOMEM;
+  r->loop_ready = true;
+  crawl_err e = gwclient_open(&r->loop, &r->o.gw, &r->gw);
+  if(e)
+    return e;
+  uv_timer_init(&r->loop, &r->tick);
+  uv_signal_init(&r->loop, &r->sig_int);
+  uv_signal_init(&r->loop, &r->sig_term);
+  r->handles = true;
+  r->tick.data = r->sig_int.data = r->sig_term.data = r;
+  uv_timer_start(&r->tick, on_tick, 0, TICK_MS);
+  uv_signal_start(&r->sig_int, on_signal, SIGINT);
+  uv_signal_start(&r->sig_term, on_signal, SIGTERM);
+  return CRAWL_OK;
+}
+
+static void on_close(uv_handle_t *h)
+{
+  (void)h;
+}
+
+int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refresh_opts *o,
+                FILE *summary)
+{
+  struct rfr *r = mem_calloc(1, sizeof *r);
+  if(!r)
+    return REFRESH_EXIT_LOCAL;
+  *r = (struct rfr){ .magic = RFR_MAGIC, .o = *o, .ps = ps, .out = out, .summary = summary };
+  r->start = r->last_tick = r->last_plan = r->last_useful = clock_mono_ms();
+  fpmap_init(&r->ids, (size_t)o->window * 64 + 4096);
+  rfr_plan(r);
+  crawl_err e = rfr_start(r);
+  if(e) {
+    LOG(LOG_ERROR, "cannot start: %s", crawl_err_text(e));
+    r->exit_code = REFRESH_EXIT_LOCAL;
+  } else {
+    uv_run(&r->loop, UV_RUN_DEFAULT);
+  }
+  gwclient_close(&r->gw);
+  if(r->handles) {
+    uv_close((uv_handle_t *)&r->tick, on_close);
+    uv_close((uv_handle_t *)&r->sig_int, on_close);
+    uv_close((uv_handle_t *)&r->sig_term, on_close);
+  }
+  if(r->loop_ready) {
+    uv_run(&r->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&r->loop);
+  }
+  int code = r->exit_code;
+  mem_free(r->sub);
+  fpmap_free(&r->ids);
+  r->magic = 0;
+  mem_free(r);
+  return code;
+}

@@ -1,0 +1,66 @@
+#ifndef WPFS_CLIENTS_REFRESH_REFRESH_H
+#define WPFS_CLIENTS_REFRESH_REFRESH_H
+/* The refresh loop: pages.h's plan carried out through the gateway
+ * (gwclient.h) on one libuv loop, at a fixed fetch rate.
+ *  - budget: a token bucket fills at `rate` tokens a second (holding at
+ *    most one second's worth); each token sends the page due first, never
+ *    sooner than half its interval early, so the rate is kept while there
+ *    is work and no page is fetched merely to spend it. No more than
+ *    `window` requests are outstanding at the gateway, so its queue stays
+ *    bounded whatever the rate.
+ *  - each request asks for a copy younger than max_age_share of the
+ *    page's interval: the gateway revalidates its stored copy with
+ *    If-None-Match / If-Modified-Since and answers not_modified on a 304.
+ *  - each result is judged (changed, unchanged, first, gone, moved,
+ *    failed), archived (WARC response, or revisit: server-not-modified
+ *    for a 304, identical-payload-digest for the same body), logged as a
+ *    line of the change log, then acknowledged: a crash before the ack
+ *    gets it again, and replaying the log on --resume rebuilds every
+ *    page's history.
+ *  - every plan_ms the rates are estimated again and the budget allocated
+ *    again (pages.h).
+ * It ends after duration_ms (0: never) with exit 0, on SIGINT/SIGTERM with
+ * exit 3, when the gateway answers nothing useful for stall_ms with exit
+ * 4, on a local error (disk) with exit 2; outstanding results are waited
+ * for up to drain_ms first. The summary is one JSON line. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clients/gw/gwclient.h"
+#include "clients/out/crawllog.h"
+#include "clients/out/warc.h"
+#include "clients/refresh/pages.h"
+
+struct refresh_opts {
+  struct gwclient_opts gw;
+  double         rate;           /* fetches per second */
+  enum rf_policy policy;
+  uint64_t       duration_ms;
+  unsigned       window;
+  unsigned       results_max, wait_ms;
+  uint64_t       plan_ms, stall_ms, drain_ms;
+  double         max_age_share;
+  unsigned       priority;
+  bool           progress;
+};
+
+struct refresh_out {
+  struct warc     *warc;
+  struct crawllog *log;
+};
+
+enum {
+  REFRESH_EXIT_DONE = 0,
+  REFRESH_EXIT_LOCAL = 2,
+  REFRESH_EXIT_STOPPED = 3,
+  REFRESH_EXIT_STALLED = 4,
+};
+
+int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refresh_opts *o,
+                FILE *summary);
+
+/* Replay the change log at path into ps (pages it names that ps lacks are
+ * added: the targets of redirects). */
+crawl_err refresh_replay(struct rf_pages *ps, const char *path, uint64_t *lines);
+
+#endif

@@ -1,0 +1,148 @@
+/* What a result means for its page, the WARC record and the change-log
+ * line it leaves, and the log read back on --resume. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clients/refresh/refresh_int.h"
+#include "common/hash.h"
+#include "common/mem.h"
+
+#define EXTRA_MAX 512
+
+static bool outcome_is(const struct gw_result *g, const char *o)
+{
+  return g->outcome && !strcmp(g->outcome, o);
+}
+
+void rf_judge(const struct rf_page *p, const struct gw_result *g, uint64_t now_ms,
+              struct rf_judged *j)
+{
+  memset(j, 0, sizeof *j);
+  j->at_ms = now_ms;
+  j->seen = RF_SEEN_FAILED;
+  j->not_modified = outcome_is(g, "not_modified");
+  bool body = outcome_is(g, "ok") || outcome_is(g, "cached") || j->not_modified;
+  bool good = j->not_modified || (g->status >= 200 && g->status < 300);
+  if(body && good && !g->page) {
+    j->at_ms = g->fetched_at ? g->fetched_at : now_ms;
+    j->news = j->at_ms > p->last_ms;
+    j->digest = hash_fp64(g->body ? (const char *)g->body : "", g->body_len);
+    j->digest += !j->digest;
+    if(j->not_modified && p->digest)
+      j->digest = p->digest;  /* the copy the site confirmed, whatever came with the answer */
+    if(!p->digest)
+      j->seen = RF_SEEN_FIRST;
+    else
+      j->seen = !j->not_modified && j->digest != p->digest ? RF_SEEN_CHANGED : RF_SEEN_UNCHANGED;
+  } else if(body && (g->status == 404 || g->status == 410)) {
+    j->seen = RF_SEEN_GONE;
+  } else if(body && g->status >= 300 && g->status < 400 && g->redirect) {
+    j->seen = RF_SEEN_MOVED;
+  }
+}
+
+static crawl_err rec_warc(struct refresh_out *out, const struct rf_page *p,
+                          const struct gw_result *g, const struct rf_judged *j, uint64_t prev_ms,
+                          struct warc_loc *loc)
+{
+  struct warc_page wp = { p->url, j->at_ms, g->status, g->headers, g->nheaders, g->body,
+                          g->body_len, g->truncated };
+  if(j->seen == RF_SEEN_FIRST || j->seen == RF_SEEN_CHANGED)
+    return warc_write_response(out->warc, &wp, loc, NULL);
+  if(j->not_modified) {
+    wp.status = 304;
+    return warc_write_not_modified(out->warc, &wp, prev_ms, loc);
+  }
+  return warc_write_revisit(out->warc, &wp, p->url, loc, NULL);
+}
+
+static crawl_err rec_line(struct refresh_out *out, const struct rf_page *p,
+                          const struct crawllog_entry *base, enum rf_seen seen, uint64_t at_ms,
+                          uint64_t digest, uint64_t now_ms)
+{
+  char extra[EXTRA_MAX], next[21];
+  struct crawllog_entry e = *base;
+  double next_s = p->retired ? -1 : ((double)p->due_ms - (double)now_ms) / 1000;
+  warc_date(p->retired ? 0 : p->due_ms, next);
+  snprintf(extra, sizeof extra, ",\"seen\":\"%s\",\"changed\":%s,\"time_ms\":%llu,"
+           "\"fp\":\"%016llx\",\"rate\":%.6g,\"visits_per_s\":%.6g,\"next\":\"%s\","
+           "\"next_s\":%.1f,\"retired\":%s", rf_seen_name(seen),
+           seen == RF_SEEN_CHANGED ? "true" : seen == RF_SEEN_UNCHANGED ? "false" : "null",
+           (unsigned long long)at_ms, (unsigned long long)digest, p->lambda, p->f,
+           p->retired ? "" : next, next_s, p->retired ? "true" : "false");
+  e.url = p->url;
+  e.time_ms = at_ms;
+  e.extra = extra;
+  return crawllog_write(out->log, &e);
+}
+
+crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const struct gw_result *g,
+                    const struct rf_judged *j, uint64_t prev_ms, uint64_t now_ms)
+{
+  struct warc_loc loc;
+  bool archive = j->news && (j->seen == RF_SEEN_FIRST || j->seen == RF_SEEN_CHANGED ||
+                             j->seen == RF_SEEN_UNCHANGED);
+  crawl_err e = archive ? rec_warc(out, p, g, j, prev_ms, &loc) : CRAWL_OK;
+  if(e)
+    return e;
+  struct crawllog_entry base = {
+    .status = g->status, .outcome = g->outcome, .bytes = g->body_len, .ms = g->response_ms,
+    .warc = archive ? loc.file : NULL, .warc_offset = archive ? loc.offset : 0,
+    .warc_length = archive ? loc.length : 0, .redirect = g->redirect, .reason = g->detail,
+  };
+  return rec_line(out, p, &base, j->seen, j->at_ms, j->digest, now_ms);
+}
+
+crawl_err rf_record_refused(struct refresh_out *out, const struct rf_page *p,
+                            const char *reason, uint64_t now_ms)
+{
+  struct crawllog_entry base = { .outcome = "rejected", .reason = reason };
+  return rec_line(out, p, &base, RF_SEEN_FAILED, now_ms, 0, now_ms);
+}
+
+/* ---- Replay ------------------------------------------------------------------ */
+
+struct replay {
+  struct rf_pages *ps;
+  uint64_t         lines;
+};
+
+static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
+{
+  struct replay *r = arg;
+  json_t *o = json_loadb(rec->line, rec->line_len, 0, NULL);
+  enum rf_seen seen;
+  json_t *t = json_object_get(o, "time_ms");
+  const char *fp = json_string_value(json_object_get(o, "fp"));
+  crawl_err e = CRAWL_OK;
+  if(!o || !rf_seen_parse(json_string_value(json_object_get(o, "seen")), &seen) ||
+     !json_is_integer(t) || !fp) {
+    json_decref(o);
+    return CRAWL_ERR_CORRUPT;
+  }
+  uint64_t at = (uint64_t)json_integer_value(t), digest = strtoull(fp, NULL, 16);
+  bool added;
+  struct rf_page *p = rf_pages_find(r->ps, rec->url);
+  if(!p && !(e = rf_pages_add(r->ps, rec->url, 1, at, &added)))
+    p = rf_pages_find(r->ps, rec->url);
+  if(p && !strcmp(rec->outcome, "rejected")) {
+    rf_page_retire(r->ps, p);
+  } else if(p) {
+    rf_page_observe(r->ps, p, seen, at, digest);
+    if(seen == RF_SEEN_MOVED && rec->redirect)
+      e = rf_pages_add(r->ps, rec->redirect, p->weight, at, &added);
+  }
+  json_decref(o);
+  r->lines++;
+  return e;
+}
+
+crawl_err refresh_replay(struct rf_pages *ps, const char *path, uint64_t *lines)
+{
+  struct replay r = { ps, 0 };
+  crawl_err e = crawllog_scan(path, 0, replay_line, &r);
+  *lines = r.lines;
+  return e;
+}

@@ -1,0 +1,97 @@
+#!/bin/bash
+# wpfs-refresh keeps testweb's changing web fresh through the whole stack
+# (testweb /churn, dnsmasq, redis, llfs, hlfs); testweb says from its own
+# record what it was asked and how fresh the copies were:
+#  - the rate: the fetches testweb saw and the crawler's summary within 10 %
+#    of --rate over the run;
+#  - conditional requests reach the site (If-None-Match / If-Modified-Since)
+#    and 304s come back as the gateway's not_modified;
+#  - changes are seen, gone pages retired after 3 answers, never fetched more;
+#  - the change log has a line per result; WARC records (responses, revisits
+#    of both profiles) read back by warcio with every digest right;
+#  - freshness measured at the server close to what the planner expected;
+#  - SIGKILL and --resume: no page's history is lost (one "first" visit per
+#    page in the whole log), the run goes on; --out in use refused.
+# timeout: 150
+. "$WPFS_ROOT/tests/lib.sh"
+SITES=24
+TOKEN=refresh-token-1
+RATE=8
+start_testweb --generate "sites=$SITES,pages=2" --log-level warn
+start_dnsmasq "$SITES"
+start_redis
+start_llfs --log-level warn
+start_hlfs a --token "$TOKEN" --min-delay-ms 100 --delay-factor 0 --log-level warn
+curl -sf -X POST "$TESTWEB_CTL/churn?pages=150&seed=5&static=0.15&gone=0.1&min_s=3&max_s=200&gone_s=20" \
+  >/dev/null || bail "no changing web"
+curl -s "$TESTWEB_CTL/churn/urls" | awk -F'\t' '{ print $1 "\t" (NR % 5 ? 1 : 3) }' >"$T_DIR/urls"
+is "$(wc -l <"$T_DIR/urls")" 150 "150 pages to keep fresh"
+
+refresh() {  # refresh NAME ARGS...
+  local name=$1
+  shift
+  WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
+    --out "$T_DIR/$name" --rate "$RATE" --plan-ms 2s --log-level warn "$@" \
+    >"$T_DIR/$name.summary" 2>"$T_DIR/$name.log"
+}
+
+fresh0=$(curl -s "$TESTWEB_CTL/churn/fresh")
+refresh r1 --duration-s 30
+is "$?" 0 "30 s run: exit 0"
+S=$(tail -1 "$T_DIR/r1.summary")
+echo "# summary: $S"
+F=$(curl -s "$TESTWEB_CTL/churn/fresh")
+echo "# testweb: $(jq -c 'del(.pages)' <<<"$F")"
+fetched=$(jq -r .fetches <<<"$F")
+cmp_ge "$fetched" $((RATE * 30 * 90 / 100)) "testweb saw at least 90 % of rate x time"
+cmp_le "$fetched" $((RATE * 30 * 110 / 100)) "...and at most 110 %"
+rate=$(jq -r .fetches_per_s <<<"$S")
+ok "the crawler's own rate within 10 % of --rate ($rate)" \
+  awk -v r="$rate" -v R="$RATE" 'BEGIN { exit !(r > 0.9 * R && r < 1.1 * R) }'
+cmp_ge "$(jq -r .conditional <<<"$F")" 20 "conditional requests reached the sites"
+cmp_ge "$(jq -r .not_modified <<<"$F")" 10 "...and the sites answered 304"
+cmp_ge "$(jq -r .not_modified <<<"$S")" 10 "the gateway said not_modified"
+cmp_ge "$(jq -r .changed <<<"$S")" 10 "changes were seen"
+cmp_ge "$(jq -r .gone <<<"$S")" 1 "gone pages were seen"
+cmp_le "$(jq '[.pages[].after_gone] | max' <<<"$F")" 3 "no gone page fetched more than 3 times after it went"
+lines=$(wc -l <"$T_DIR/r1/changes.jsonl")
+is "$lines" "$(jq -r '.fetches + .refused' <<<"$S")" "a change-log line per result"
+is "$(jq -r 'select(.seen == null) | .url' "$T_DIR/r1/changes.jsonl" | wc -l)" 0 "every line says what it saw"
+measured=$(jq -r .freshness <<<"$F")
+est=$(jq -r .estimated_freshness <<<"$S")
+echo "# freshness: measured $measured, planner $est"
+ok "measured freshness at least half the planner's (it counts the start, stale)" \
+  awk -v m="$measured" -v e="$est" 'BEGIN { exit !(m > 0.5 * e && m > 0.2) }'
+
+(cd "$WPFS_ROOT" && node tests/e2e/crawl_warc_list.mjs "$T_DIR"/r1/*.warc.gz) \
+  >"$T_DIR/read.jsonl" 2>"$T_DIR/read.err"
+is "$?" 0 "warcio read the WARC files"
+W=$(tail -1 "$T_DIR/read.jsonl")
+echo "# warc: $W"
+is "$(jq -r .bad <<<"$W")" 0 "every digest matches"
+cmp_ge "$(jq -r '.types.response' <<<"$W")" 150 "responses: first visits and changes"
+cmp_ge "$(jq -r '.types.revisit' <<<"$W")" 10 "revisits"
+nm=$(zcat "$T_DIR"/r1/*.warc.gz | grep -ac 'revisit/server-not-modified')
+cmp_ge "$nm" 10 "revisits of profile server-not-modified"
+
+# Killed in the middle, resumed: each page's history goes on.
+WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
+  --out "$T_DIR/r2" --rate "$RATE" --plan-ms 2s --log-level warn \
+  >"$T_DIR/r2a.summary" 2>"$T_DIR/r2a.log" &
+pid=$!
+sleep 12
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+before=$(wc -l <"$T_DIR/r2/changes.jsonl")
+cmp_ge "$before" 60 "killed after $before results"
+refresh r2 --duration-s 8
+is "$?" 1 "the same --out without --resume: refused"
+refresh r2 --duration-s 12 --resume
+is "$?" 0 "--resume: exit 0"
+after=$(wc -l <"$T_DIR/r2/changes.jsonl")
+cmp_ge "$after" $((before + 60)) "the resumed run went on ($after lines)"
+firsts=$(jq -r 'select(.seen == "first") | .url' "$T_DIR/r2/changes.jsonl" | sort | uniq -d | wc -l)
+is "$firsts" 0 "no page had a second first visit: its history was kept"
+ok "a page visited in both runs has its visits judged changed/unchanged after the restart" \
+  bash -c "jq -r 'select(.seen == \"changed\" or .seen == \"unchanged\") | .url' '$T_DIR/r2/changes.jsonl' | sort -u | grep -q ."
+done_testing

@@ -1,0 +1,240 @@
+#include "tests/testweb/tw_churn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/mem.h"
+#include "tests/testweb/tw_fill.h"
+#include "tests/testweb/tw_page.h"
+#include "tests/testweb/tw_route.h"
+#include "tests/testweb/tw_world.h"
+
+#define CHURN_MAX_PAGES 1000000
+#define CHURN_NEVER     UINT64_MAX
+
+struct churn_page {
+  double   mean_s;      /* mean interval between changes; 0: never changes */
+  uint64_t gone_ms;     /* 404/410 from then on (since the start); 0: never */
+  uint64_t next_ms;     /* the next change */
+  uint64_t changed_ms;  /* when the live version appeared */
+  uint64_t cursor_ms;   /* freshness is integrated up to here */
+  uint64_t fresh_ms;
+  uint64_t version, changes, fetches, conditional, not_modified, after_gone;
+  int64_t  served;      /* the version the last fetch got; -1: none yet */
+  uint64_t rng;
+};
+
+struct tw_churn {
+  struct churn_page *p;
+  size_t   n;
+  uint64_t start_mono, start_wall;
+};
+
+static double churn_u(uint64_t *s)  /* (0, 1] */
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return ((double)(*s >> 11) + 1) / 9007199254740992.0;
+}
+
+static uint64_t churn_draw(struct churn_page *p)
+{
+  return p->mean_s > 0 ? (uint64_t)(-p->mean_s * 1000 * log(churn_u(&p->rng))) + 1 : CHURN_NEVER;
+}
+
+/* Integrate freshness and apply the changes due, up to now (ms since the
+ * start). A gone page stops counting when it goes. */
+static void churn_advance(struct churn_page *p, uint64_t now)
+{
+  uint64_t end = p->gone_ms && p->gone_ms < now ? p->gone_ms : now;
+  while(p->next_ms <= end) {
+    if(p->served == (int64_t)p->version)
+      p->fresh_ms += p->next_ms - p->cursor_ms;
+    p->cursor_ms = p->changed_ms = p->next_ms;
+    p->version++;
+    p->changes++;
+    uint64_t d = churn_draw(p);
+    p->next_ms = d == CHURN_NEVER ? CHURN_NEVER : p->next_ms + d;
+  }
+  if(end > p->cursor_ms) {
+    if(p->served == (int64_t)p->version)
+      p->fresh_ms += end - p->cursor_ms;
+    p->cursor_ms = end;
+  }
+}
+
+static uint64_t churn_now(const struct tw_churn *c)
+{
+  return clock_mono_ms() - c->start_mono;
+}
+
+void tw_churn_free(struct tw_churn **cp)
+{
+  if(!*cp)
+    return;
+  mem_free((*cp)->p);
+  mem_free(*cp);
+  *cp = NULL;
+}
+
+void tw_churn_serve(struct tw_route *r, long j)
+{
+  struct tw_churn *c = r->env->w->churn;
+  if(!c || j < 0 || (size_t)j >= c->n) {
+    tw_route_text(r, 404, "testweb: no churn page %ld (POST /churn on the control port)\n", j);
+    return;
+  }
+  struct churn_page *p = &c->p[j];
+  uint64_t now = churn_now(c);
+  churn_advance(p, now);
+  p->fetches++;
+  if(p->gone_ms && now >= p->gone_ms) {
+    p->after_gone++;
+    tw_route_text(r, j % 2 ? 410 : 404, "testweb: churn page %ld is gone\n", j);
+    return;
+  }
+  bool cond = r->req->inm.p || r->req->ims.p;
+  p->conditional += cond;
+  p->not_modified += cond && p->served == (int64_t)p->version;
+  p->served = (int64_t)p->version;
+  r->ctype = "text/html; charset=utf-8";
+  buf_addf(&r->pl->body, "<!DOCTYPE html>\n<html><head><title>churn %ld</title></head><body>\n"
+           "<p>testweb churn page %ld, version %llu.</p>\n<pre>", j, j,
+           (unsigned long long)p->version);
+  tw_plan_seg(r->pl, r->pl->body.data, r->pl->body.len, 1);
+  uint64_t size = (uint64_t)TW_BEH_OR(&r->beh, size, 2048);
+  tw_plan_seg(r->pl, tw_fill_text(), TW_FILL_LEN, size / TW_FILL_LEN);
+  tw_plan_seg(r->pl, tw_fill_text(), (size_t)(size % TW_FILL_LEN), 1);
+  tw_plan_seg(r->pl, "</pre></body></html>\n", 21, 1);
+  char key[32];
+  snprintf(key, sizeof key, "churn/%ld", j);
+  tw_route_validators(r, key, p->version);
+  r->last_modified = (int64_t)((c->start_wall + p->changed_ms) / 1000);
+}
+
+/* ---- Control --------------------------------------------------------------- */
+
+static double qnum(const char *query, const char *name, double def)
+{
+  size_t n = strlen(name);
+  for(const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
+    if(!strncmp(p, name, n) && p[n] == '=')
+      return strtod(p + n + 1, NULL);
+  return def;
+}
+
+static void churn_page_init(struct churn_page *p, uint64_t seed, size_t j, const double *q)
+{
+  enum { STATIC, GONE, MIN_S, MAX_S, GONE_S };
+  memset(p, 0, sizeof *p);
+  p->rng = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (j + 1) * 0xbf58476d1ce4e5b9ull;
+  p->served = -1;
+  for(int i = 0; i < 4; i++)
+    churn_u(&p->rng);
+  double kind = churn_u(&p->rng), u = churn_u(&p->rng);
+  if(kind >= q[STATIC])
+    p->mean_s = exp(log(q[MIN_S]) + u * (log(q[MAX_S]) - log(q[MIN_S])));
+  if(kind >= q[STATIC] && kind < q[STATIC] + q[GONE])
+    p->gone_ms = (uint64_t)((0.2 + 0.8 * churn_u(&p->rng)) * q[GONE_S] * 1000) + 1;
+  p->next_ms = churn_draw(p);
+}
+
+static int churn_new(struct tw_world *w, const char *query, struct buf *out)
+{
+  long n = (long)qnum(query, "pages", 300);
+  uint64_t seed = (uint64_t)qnum(query, "seed", 1);
+  double q[] = { qnum(query, "static", 0.1), qnum(query, "gone", 0.05), qnum(query, "min_s", 2),
+                 qnum(query, "max_s", 600), qnum(query, "gone_s", 120) };
+  if(n < 1 || n > CHURN_MAX_PAGES || q[0] < 0 || q[1] < 0 || q[0] + q[1] > 1 || q[2] <= 0 ||
+     q[3] < q[2] || q[4] <= 0 || w->n == 0) {
+    buf_adds(out, "{\"error\":\"pages 1..1000000, static + gone <= 1, 0 < min_s <= max_s, "
+             "gone_s > 0, and a world with sites\"}\n");
+    return 400;
+  }
+  struct tw_churn *c = mem_calloc(1, sizeof *c);
+  if(c)
+    c->p = mem_calloc((size_t)n, sizeof *c->p);
+  if(!c || !c->p) {
+    tw_churn_free(&c);
+    return 500;
+  }
+  c->n = (size_t)n;
+  for(size_t j = 0; j < c->n; j++)
+    churn_page_init(&c->p[j], seed, j, q);
+  c->start_mono = clock_mono_ms();
+  c->start_wall = clock_wall_ms();
+  tw_churn_free(&w->churn);
+  w->churn = c;
+  buf_addf(out, "{\"ok\":true,\"pages\":%zu}\n", c->n);
+  return 200;
+}
+
+static void churn_urls(const struct tw_world *w, struct buf *out)
+{
+  const struct tw_churn *c = w->churn;
+  char base[300];
+  for(size_t j = 0; j < c->n; j++) {
+    tw_page_base(w, w->sites[j % w->n], base, sizeof base);
+    buf_addf(out, "%s/_b/churn/%zu\t%.3f\t%.3f\n", base, j, c->p[j].mean_s,
+             (double)c->p[j].gone_ms / 1000);
+  }
+}
+
+static void churn_fresh(struct tw_churn *c, struct buf *out)
+{
+  uint64_t now = churn_now(c), fetches = 0, cond = 0, nm = 0, live = 0;
+  double sum = 0;
+  buf_addf(out, "{\"elapsed_s\":%.3f,\"pages\":[", (double)now / 1000);
+  for(size_t j = 0; j < c->n; j++) {
+    struct churn_page *p = &c->p[j];
+    churn_advance(p, now);
+    uint64_t span = p->gone_ms && p->gone_ms < now ? p->gone_ms : now;
+    double fresh = span ? (double)p->fresh_ms / (double)span : 0;
+    buf_addf(out, "%s{\"j\":%zu,\"mean_s\":%.3f,\"gone_s\":%.3f,\"fresh\":%.5f,"
+             "\"fetches\":%llu,\"changes\":%llu,\"conditional\":%llu,\"not_modified\":%llu,"
+             "\"after_gone\":%llu}", j ? "," : "", j, p->mean_s, (double)p->gone_ms / 1000,
+             fresh, (unsigned long long)p->fetches, (unsigned long long)p->changes,
+             (unsigned long long)p->conditional, (unsigned long long)p->not_modified,
+             (unsigned long long)p->after_gone);
+    fetches += p->fetches;
+    cond += p->conditional;
+    nm += p->not_modified;
+    if(!p->gone_ms) {
+      live++;
+      sum += fresh;
+    }
+  }
+  buf_addf(out, "],\"live\":%llu,\"freshness\":%.5f,\"fetches\":%llu,\"conditional\":%llu,"
+           "\"not_modified\":%llu}\n", (unsigned long long)live, live ? sum / (double)live : 0,
+           (unsigned long long)fetches, (unsigned long long)cond, (unsigned long long)nm);
+}
+
+bool tw_churn_ctl(struct tw_world *w, bool post, const char *path, const char *query,
+                  struct buf *out, int *status, const char **ctype)
+{
+  if(strcmp(path, "/churn") && strncmp(path, "/churn/", 7))
+    return false;
+  *status = 200;
+  if(post && !strcmp(path, "/churn")) {
+    *status = churn_new(w, query, out);
+  } else if(post) {
+    *status = 405;
+    buf_adds(out, "{\"error\":\"POST /churn only\"}\n");
+  } else if(!w->churn) {
+    *status = 404;
+    buf_adds(out, "{\"error\":\"no changing web yet: POST /churn\"}\n");
+  } else if(!strcmp(path, "/churn/urls")) {
+    *ctype = "text/plain";
+    churn_urls(w, out);
+  } else if(!strcmp(path, "/churn/fresh")) {
+    churn_fresh(w->churn, out);
+  } else {
+    *status = 404;
+    buf_adds(out, "{\"error\":\"no such churn resource\"}\n");
+  }
+  return true;
+}
