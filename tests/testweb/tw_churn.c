@@ -194,10 +194,10 @@ static void churn_fresh(struct tw_churn *c, struct buf *out)
     churn_advance(p, now);
     uint64_t span = p->gone_ms && p->gone_ms < now ? p->gone_ms : now;
     double fresh = span ? (double)p->fresh_ms / (double)span : 0;
-    buf_addf(out, "%s{\"j\":%zu,\"mean_s\":%.3f,\"gone_s\":%.3f,\"fresh\":%.5f,"
+    buf_addf(out, "%s{\"j\":%zu,\"mean_s\":%.3f,\"gone_s\":%.3f,\"fresh\":%.5f,\"fresh_s\":%.3f,"
              "\"fetches\":%llu,\"changes\":%llu,\"conditional\":%llu,\"not_modified\":%llu,"
              "\"after_gone\":%llu}", j ? "," : "", j, p->mean_s, (double)p->gone_ms / 1000,
-             fresh, (unsigned long long)p->fetches, (unsigned long long)p->changes,
+             fresh, (double)p->fresh_ms / 1000, (unsigned long long)p->fetches, (unsigned long long)p->changes,
              (unsigned long long)p->conditional, (unsigned long long)p->not_modified,
              (unsigned long long)p->after_gone);
     fetches += p->fetches;
