@@ -8,10 +8,12 @@
 #    and 304s come back as the gateway's not_modified;
 #  - changes are seen, gone pages retired after 3 answers, never fetched more;
 #  - the change log has a line per result; WARC records (responses, revisits
-#    of both profiles) read back by warcio with every digest right;
+#    of profile server-not-modified for 304s, identical-payload-digest for
+#    the same body from a site without validators) read back by warcio with every digest right;
 #  - freshness measured at the server close to what the planner expected;
 #  - SIGKILL and --resume: no page's history is lost (one "first" visit per
-#    page in the whole log), the run goes on; --out in use refused.
+#    page in the whole log), the run goes on; --out in use refused;
+#  - SIGTERM: exit 3 after the summary.
 # timeout: 150
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=24
@@ -24,7 +26,9 @@ start_llfs --log-level warn
 start_hlfs a --token "$TOKEN" --min-delay-ms 100 --delay-factor 0 --log-level warn
 curl -sf -X POST "$TESTWEB_CTL/churn?pages=150&seed=5&static=0.15&gone=0.1&min_s=3&max_s=200&gone_s=20" \
   >/dev/null || bail "no changing web"
-curl -s "$TESTWEB_CTL/churn/urls" | awk -F'\t' '{ print $1 "\t" (NR % 5 ? 1 : 3) }' >"$T_DIR/urls"
+# Every fifth page weighs 3; every seventh sends no validators (?etag=0).
+curl -s "$TESTWEB_CTL/churn/urls" |
+  awk -F'\t' '{ print $1 (NR % 7 ? "" : "?etag=0") "\t" (NR % 5 ? 1 : 3) }' >"$T_DIR/urls"
 is "$(wc -l <"$T_DIR/urls")" 150 "150 pages to keep fresh"
 
 refresh() {  # refresh NAME ARGS...
@@ -73,6 +77,8 @@ cmp_ge "$(jq -r '.types.response' <<<"$W")" 150 "responses: first visits and cha
 cmp_ge "$(jq -r '.types.revisit' <<<"$W")" 10 "revisits"
 nm=$(zcat "$T_DIR"/r1/*.warc.gz | grep -ac 'revisit/server-not-modified')
 cmp_ge "$nm" 10 "revisits of profile server-not-modified"
+same=$(zcat "$T_DIR"/r1/*.warc.gz | grep -ac 'revisit/identical-payload-digest')
+cmp_ge "$same" 1 "revisits of profile identical-payload-digest (the same body again, no validators)"
 
 # Killed in the middle, resumed: each page's history goes on.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
@@ -94,4 +100,16 @@ firsts=$(jq -r 'select(.seen == "first") | .url' "$T_DIR/r2/changes.jsonl" | sor
 is "$firsts" 0 "no page had a second first visit: its history was kept"
 ok "a page visited in both runs has its visits judged changed/unchanged after the restart" \
   bash -c "jq -r 'select(.seen == \"changed\" or .seen == \"unchanged\") | .url' '$T_DIR/r2/changes.jsonl' | sort -u | grep -q ."
+
+# SIGTERM: waits for what is outstanding, then the summary, exit 3.
+WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
+  --out "$T_DIR/r3" --rate "$RATE" --log-level warn >"$T_DIR/r3.summary" 2>"$T_DIR/r3.log" &
+pid=$!
+sleep 4
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 3 "SIGTERM: exit 3"
+is "$(tail -1 "$T_DIR/r3.summary" | jq -r .exit)" 3 "...after the summary"
+is "$(wc -l <"$T_DIR/r3/changes.jsonl")" "$(tail -1 "$T_DIR/r3.summary" | jq -r '.fetches + .refused')" \
+  "...every result it counted is in the log"
 done_testing

@@ -110,6 +110,8 @@ void tw_churn_serve(struct tw_route *r, long j)
   tw_plan_seg(r->pl, tw_fill_text(), TW_FILL_LEN, size / TW_FILL_LEN);
   tw_plan_seg(r->pl, tw_fill_text(), (size_t)(size % TW_FILL_LEN), 1);
   tw_plan_seg(r->pl, "</pre></body></html>\n", 21, 1);
+  if(!TW_BEH_OR(&r->beh, etag, 1))
+    return;  /* ?etag=0: no validators, so never a 304 */
   char key[32];
   snprintf(key, sizeof key, "churn/%ld", j);
   tw_route_validators(r, key, p->version);

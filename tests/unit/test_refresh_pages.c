@@ -1,0 +1,175 @@
+/* clients/refresh/pages.c and input.c: the heap gives the page due first
+ * through every change of due time; visits become intervals in a ring of
+ * RF_OBS_MAX and an estimate; 404s double the interval and three retire
+ * a page; planning spreads the budget and plans each next visit from the
+ * copy's time (a stale cached copy soon, not at once); the input list's
+ * weights, comments and refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clients/refresh/pages.h"
+
+static void add(struct rf_pages *ps, const char *url, double w, uint64_t due)
+{
+  bool added;
+  assert_int_equal(rf_pages_add(ps, url, w, due, &added), CRAWL_OK);
+  assert_true(added);
+}
+
+static void test_heap(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  char url[64];
+  rf_pages_init(&ps, 5000, 3, 86400);
+  for(int i = 0; i < 2000; i++) {
+    snprintf(url, sizeof url, "http://a.test/%d", i);
+    add(&ps, url, 1, (uint64_t)((i * 7919) % 2000) + 10);
+  }
+  bool added;
+  assert_int_equal(rf_pages_add(&ps, "http://a.test/5", 1, 0, &added), CRAWL_OK);
+  assert_false(added);  /* known: kept as it was */
+  /* move every third page to the far end, then drain in order */
+  for(size_t i = 0; i < ps.n; i += 3)
+    rf_pages_set_due(&ps, &ps.v[i], 1000000 + i);
+  uint64_t last = 0;
+  for(int k = 0; k < 2000; k++) {
+    struct rf_page *p = rf_pages_top(&ps);
+    assert_non_null(p);
+    assert_true(p->due_ms >= last);
+    last = p->due_ms;
+    rf_page_retire(&ps, p);
+  }
+  assert_null(rf_pages_top(&ps));
+  assert_non_null(rf_pages_find(&ps, "http://a.test/1999"));
+  assert_null(rf_pages_find(&ps, "http://a.test/2000"));
+  rf_pages_free(&ps);
+}
+
+static void test_observe(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  rf_pages_init(&ps, 10, 3, 86400);
+  add(&ps, "http://a.test/", 1, 0);
+  struct rf_page *p = &ps.v[0];
+  uint64_t t = 1700000000000ull;
+  rf_page_observe(&ps, p, RF_SEEN_FIRST, t, 11);
+  assert_int_equal(p->nobs, 0);
+  assert_int_equal(p->digest, 11);
+  for(int i = 1; i <= 20; i++)  /* every 10 s, a change every other visit */
+    rf_page_observe(&ps, p, i % 2 ? RF_SEEN_CHANGED : RF_SEEN_UNCHANGED, t + 10000u * i, 11 + i);
+  assert_int_equal(p->nobs, RF_OBS_MAX);
+  assert_int_equal(p->changes, 10);
+  assert_int_equal(p->obs[0] >> 1, 100);  /* tenths of a second */
+  double want = -log((16 - 8 + 0.5) / (16 + 0.5)) / 10;
+  assert_true(fabs(p->lambda - want) < 1e-9);
+  /* an older copy (from the gateway's cache) adds no interval */
+  rf_page_observe(&ps, p, RF_SEEN_UNCHANGED, t, 31);
+  assert_int_equal(p->last_ms, t + 200000);
+  rf_pages_free(&ps);
+}
+
+static void test_gone_and_plan(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t now = 1700000000000ull;
+  rf_pages_init(&ps, 10, 3, 3600);
+  add(&ps, "http://a.test/fast", 1, now);
+  add(&ps, "http://a.test/slow", 1, now);
+  add(&ps, "http://a.test/new", 1, now + 5);
+  struct rf_page *fast = &ps.v[0], *slow = &ps.v[1], *fresh = &ps.v[2];
+  rf_page_observe(&ps, fast, RF_SEEN_FIRST, now - 80000, 1);
+  rf_page_observe(&ps, slow, RF_SEEN_FIRST, now - 80000, 1);
+  for(int i = 1; i <= 8; i++) {
+    rf_page_observe(&ps, fast, i % 2 ? RF_SEEN_CHANGED : RF_SEEN_UNCHANGED,
+                    now - 80000 + 10000u * i, (uint64_t)i + 1);
+    rf_page_observe(&ps, slow, RF_SEEN_UNCHANGED, now - 80000 + 10000u * i, 1);
+  }
+  assert_true(fast->lambda > 5 * slow->lambda);
+  double fr = rf_pages_plan(&ps, RF_UNIFORM, 0.3, 0.01, now);
+  assert_true(fr > 0 && fr < 1);
+  assert_true(fabs(fast->f - 0.1) < 1e-9 && fabs(slow->f - 0.1) < 1e-9);
+  assert_int_equal(fast->due_ms, now + 10000);  /* 1/f from the copy */
+  assert_int_equal(fresh->due_ms, now + 5);     /* unvisited: untouched */
+  /* optimal: the page that changes gets the visits */
+  rf_pages_plan(&ps, RF_OPTIMAL, 0.3, 0.01, now);
+  assert_true(fast->f > slow->f);
+  assert_true(fabs(fast->f + slow->f + fresh->f - 0.3) < 1e-9);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.3, 0.01, now);
+  /* a copy older than its interval (a cache's): looked at again after a
+   * quarter of it, not at once */
+  rf_page_observe(&ps, fresh, RF_SEEN_FIRST, now - 60000, 1);
+  rf_page_replan(&ps, fresh, now);
+  assert_int_equal(fresh->due_ms, now + 2500);
+  /* 404s: the interval doubles, the third retires */
+  rf_page_observe(&ps, fast, RF_SEEN_GONE, now, 0);
+  rf_page_replan(&ps, fast, now);
+  assert_int_equal(fast->due_ms, now + 20000);
+  rf_page_observe(&ps, fast, RF_SEEN_GONE, now, 0);
+  assert_false(fast->retired);
+  rf_page_observe(&ps, fast, RF_SEEN_GONE, now, 0);
+  assert_true(fast->retired);
+  for(int i = 0; i < 3; i++) {
+    struct rf_page *p = rf_pages_top(&ps);
+    if(!p)
+      break;
+    assert_ptr_not_equal(p, fast);
+    rf_page_retire(&ps, p);
+  }
+  rf_pages_free(&ps);
+}
+
+static void test_load(void **st)
+{
+  (void)st;
+  char path[] = "/tmp/test_refresh_pagesXXXXXX", err[256] = "";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs("# pages\nhttp://a.test/1\n\nhttp://a.test/2\t4.5\nhttp://a.test/1\t9\n", f);
+  fclose(f);
+  struct rf_pages ps;
+  rf_pages_init(&ps, 10, 3, 86400);
+  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, err, sizeof err), CRAWL_OK);
+  assert_int_equal(ps.n, 2);
+  assert_true(ps.v[1].weight == 4.5);
+  assert_true(ps.v[0].weight == 1);         /* the first mention wins */
+  assert_int_equal(ps.v[1].due_ms, 1500);   /* first visits spread at the rate */
+  rf_pages_free(&ps);
+  f = fopen(path, "w");
+  fputs("http://a.test/1\nhttp://a.test/2\t0\n", f);
+  fclose(f);
+  rf_pages_init(&ps, 10, 3, 86400);
+  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, err, sizeof err), CRAWL_ERR_INVALID);
+  assert_non_null(strstr(err, "line 2"));
+  rf_pages_free(&ps);
+  f = fopen(path, "w");
+  fputs("http://a.test/1\nhttp://a.test/2\nhttp://a.test/3\n", f);
+  fclose(f);
+  rf_pages_init(&ps, 2, 3, 86400);
+  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, err, sizeof err), CRAWL_ERR_FULL);
+  assert_non_null(strstr(err, "--max-pages"));
+  rf_pages_free(&ps);
+  unlink(path);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_heap),
+    cmocka_unit_test(test_observe),
+    cmocka_unit_test(test_gone_and_plan),
+    cmocka_unit_test(test_load),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
