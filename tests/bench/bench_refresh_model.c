@@ -2,7 +2,8 @@
  * reads testweb's /churn/urls ("URL<TAB>mean_s<TAB>gone_s"; gone pages
  * left out, weight 1 each) and prints, for a budget of RATE visits per
  * second, the analytic time-averaged freshness of the optimal, uniform
- * and proportional allocations computed with the true rates, as JSON.
+ * and proportional allocations computed with the true rates, as JSON
+ * (every page visited at least once a day, as wpfs-refresh does).
  *   bench_refresh_model RATE < urls */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
   static const enum rf_policy pol[] = { RF_OPTIMAL, RF_UNIFORM, RF_PROPORTIONAL };
   for(size_t i = 0; i < 3; i++)
     printf(",\"%s\":%.4f", rf_policy_name(pol[i]),
-           rf_allocate(pol[i], n, lambda, w, rate, 0, f));
+           rf_allocate(pol[i], n, lambda, w, rate, 1.0 / 86400, f));
   printf("}\n");
   mem_free(lambda);
   mem_free(w);
