@@ -11,8 +11,9 @@
 #   make run        redis + llfs + hlfs in the foreground
 #
 # Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
-# hlfs/state, hlfs/policy, and the crawlers' clients/refresh, clients/focus, clients/crawl,
-# clients/gw, clients/web, clients/out, clients/base are static libraries
+# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/focus,
+# clients/crawl, clients/gw, clients/web, clients/out, clients/base, and
+# tests/testweb are static libraries
 # (every .c file but main.c), linked in that order, most dependent first
 # (tests/e2e/layers.sh checks that no library calls one above it); a
 # program is a main file listed in PROGS. Unit tests are
@@ -75,7 +76,8 @@ STEMMER_LIBS := -lstemmer
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
-           clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base common
+           clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base \
+           tests/testweb common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
 LIBS     := $(foreach d,$(LIBDIRS),$(OBJ)/lib$(d).a)
@@ -94,8 +96,6 @@ PROGS := \
 prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
-# Extra objects per program (testweb is several files).
-TESTWEB_SRC := $(filter-out tests/testweb/main.c,$(wildcard tests/testweb/*.c))
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BIN)/test/%,$(UNIT_SRC))
@@ -159,7 +159,7 @@ LIBS_llfs       := llfs api common
 LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
 LIBS_wpfs-url   := common
 LIBS_wpfs-robots := hlfs/policy common
-LIBS_testweb    := common
+LIBS_testweb    := tests/testweb common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
@@ -168,7 +168,7 @@ prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ
 
 define PROG_RULE
 $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
-             $(if $(filter testweb,$(1)),$(patsubst %.c,$(OBJ)/%.o,$(TESTWEB_SRC))) $(call prog_libs,$(1)) \
+             $(call prog_libs,$(1)) \
              $(PKG_MK)
 	@mkdir -p $$(dir $$@)
 	@$(if $(Q),echo "  LINK    $$@")

@@ -10,9 +10,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../../tests/testweb/tw_bomb.c"
-#include "../../tests/testweb/tw_fill.c"
-#include "../../tests/testweb/tw_plan.c"
+#include "common/mem.h"
+#include "tests/testweb/tw_bomb.h"
+#include "tests/testweb/tw_fill.h"
+#include "tests/testweb/tw_plan.h"
 
 /* Flatten the plan's segments; the bombs are small. */
 static uint8_t *flatten(const struct tw_plan *pl, size_t *len)

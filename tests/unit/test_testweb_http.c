@@ -6,7 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../tests/testweb/tw_http.c"
+#include "common/mem.h"
+#include "tests/testweb/tw_http.h"
 
 static tw_err parse(const char *s, struct tw_req *r)
 {

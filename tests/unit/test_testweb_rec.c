@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../tests/testweb/tw_http.c"
-#include "../../tests/testweb/tw_rec.c"
+#include "common/mem.h"
+#include "tests/testweb/tw_http.h"
+#include "tests/testweb/tw_rec.h"
 
 static uint64_t begin(struct tw_rec *r, const char *path, uint64_t t)
 {
