@@ -11,7 +11,13 @@
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
+#include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/llfs_client.h"
+#include "hlfs/gw/page_memo.h"
+#include "hlfs/policy/robots_memo.h"
+#include "hlfs/policy/rules_cache.h"
+#include "hlfs/sched/sched.h"
 #include "hlfs/sched/sched_follow.h"
 
 struct hlfs_cfg {

@@ -8,20 +8,26 @@
 #include <stdint.h>
 #include <uv.h>
 
+/* Only what the struct's members and the prototypes need by value; the
+ * services the gateway points to are declared, and each file includes
+ * the headers of those it calls. */
 #include "api/srv.h"
 #include "common/url.h"
-#include "hlfs/gw/auth.h"
-#include "hlfs/gw/llfs_client.h"
-#include "hlfs/state/notify.h"
-#include "hlfs/gw/page_memo.h"
-#include "hlfs/state/pages.h"
-#include "hlfs/policy/robots.h"
-#include "hlfs/policy/robots_memo.h"
-#include "hlfs/policy/robots_policy.h"
-#include "hlfs/policy/rules_cache.h"
-#include "hlfs/sched/sched.h"
-#include "hlfs/state/state.h"
 #include "hlfs/gw/tenant.h"
+#include "hlfs/policy/robots.h"
+#include "hlfs/policy/robots_policy.h"
+#include "hlfs/state/notify.h"
+#include "hlfs/state/pages.h"
+#include "hlfs/state/state.h"
+
+struct auth;
+struct llfs_client;
+struct page_memo;
+struct robots_memo;
+struct rules_cache;
+struct sched;
+struct sched_fetch_ops;
+struct sched_robots_ops;
 
 struct gw_cfg {
   const char *replica;          /* unique per process: lease tokens, consumer name */

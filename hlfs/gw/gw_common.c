@@ -5,6 +5,7 @@
 
 #include "common/mem.h"
 #include "common/url.h"
+#include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
 
 const struct state_client *gw_auth(struct gw *g, struct api_req *rq)

@@ -23,6 +23,7 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/sched/sched.h"
 
 #define GW_SYNC_READ_MAX 100
 #define GW_WAITER_MAGIC 0x5a17e400u

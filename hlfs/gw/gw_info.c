@@ -8,6 +8,8 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/llfs_client.h"
+#include "hlfs/sched/sched.h"
 
 /* ---- GET /v1/sites/{site} ------------------------------------------------------ */
 

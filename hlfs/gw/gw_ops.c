@@ -10,6 +10,10 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/llfs_client.h"
+#include "hlfs/policy/robots_memo.h"
+#include "hlfs/policy/rules_cache.h"
+#include "hlfs/sched/sched.h"
 #include "llfs/outcome.h"
 
 #define GW_FETCH_MAGIC 0x6f37c4a1u

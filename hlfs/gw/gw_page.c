@@ -19,6 +19,7 @@
 
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/page_memo.h"
 
 #define GW_B64_CHUNK 3072  /* input bytes per EVP_EncodeBlock call: 4 KiB out */
 

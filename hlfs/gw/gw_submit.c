@@ -7,6 +7,8 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/llfs_client.h"
+#include "hlfs/sched/sched.h"
 
 #define GW_BATCH_MAGIC 0x6ba7c400u
 

@@ -10,8 +10,10 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
-#include "tests/bench/robots_gen.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/policy/rules_cache.h"
+#include "hlfs/sched/sched.h"
+#include "tests/bench/robots_gen.h"
 
 #define MIN_US 400000  /* run each measurement at least this long */
 

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/page_memo.h"
+#include "hlfs/policy/robots_memo.h"
 
 static json_t *render(const struct page *p, const char *rid, uint64_t now)
 {

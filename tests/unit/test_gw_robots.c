@@ -11,6 +11,9 @@
 
 #include "common/clock.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/policy/robots_memo.h"
+#include "hlfs/policy/rules_cache.h"
+#include "hlfs/sched/sched.h"
 
 #define NOW 1700000000000ULL
 #define DAY (24ULL * 3600 * 1000)
