@@ -127,7 +127,7 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
   struct rf_page *p = rf_pages_find(r->ps, rec->url);
   if(!p && !(e = rf_pages_add(r->ps, rec->url, 1, at, &added)))
     p = rf_pages_find(r->ps, rec->url);
-  if(p && !strcmp(rec->outcome, "rejected")) {
+  if(p && rec->outcome && !strcmp(rec->outcome, "rejected")) {
     rf_page_retire(r->ps, p);
   } else if(p) {
     rf_page_observe(r->ps, p, seen, at, digest);
