@@ -1,19 +1,15 @@
-/* Hot pages, rendered, by page key: a chained hash table for lookups and a
- * doubly linked list in use order for eviction. See page_memo.h. */
+/* Hot pages, rendered, by page key, on common/lru.h. See page_memo.h. */
 #include "hlfs/gw/page_memo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/list.h"
 #include "common/hash.h"
+#include "common/lru.h"
 #include "common/mem.h"
 
 struct pm_ent {
-  struct pm_ent *prev, *next;   /* use order: head is the most recent */
-  struct pm_ent *chain;         /* same bucket */
-  uint64_t       h;             /* of the key */
-  size_t         bytes;         /* the whole allocation */
+  struct lru_node node;         /* bytes: the whole allocation */
   long           status;
   uint64_t       fetched_at;
   size_t         tail_len;
@@ -21,10 +17,8 @@ struct pm_ent {
 };
 
 struct page_memo {
-  struct pm_ent **tab;
-  size_t          nbuckets;     /* a power of two */
-  struct pm_ent  *head, *tail;
-  size_t          bytes, max_bytes;
+  struct lru     lru;
+  size_t         max_bytes;
   struct page_memo_stats st;
 };
 
@@ -32,33 +26,16 @@ struct page_memo {
 struct page_memo *page_memo_new(size_t max_bytes)
 {
   struct page_memo *m = xalloc(sizeof *m);
+  size_t buckets = max_bytes / 4096;
   m->max_bytes = max_bytes;
-  m->nbuckets = 1024;
-  while(m->nbuckets < max_bytes / 4096 && m->nbuckets < ((size_t)1 << 24))
-    m->nbuckets *= 2;
-  m->tab = xalloc(m->nbuckets * sizeof *m->tab);
+  lru_init(&m->lru, buckets < 1024 ? 1024 : buckets < ((size_t)1 << 24) ? buckets
+                                                                          : (size_t)1 << 24);
   return m;
-}
-
-static void pm_unlink(struct page_memo *m, struct pm_ent *e)
-{
-  DLT_UNLINK(m->head, m->tail, e, prev, next);
-}
-
-static void pm_push_front(struct page_memo *m, struct pm_ent *e)
-{
-  DLT_PUSH_FRONT(m->head, m->tail, e, prev, next);
 }
 
 static void pm_remove(struct page_memo *m, struct pm_ent *e)
 {
-  struct pm_ent **pp = &m->tab[e->h & (m->nbuckets - 1)];
-  while(*pp != e)
-    pp = &(*pp)->chain;
-  *pp = e->chain;
-  pm_unlink(m, e);
-  m->st.entries--;
-  m->bytes -= e->bytes;
+  lru_remove(&m->lru, &e->node);
   mem_free(e);
 }
 
@@ -68,28 +45,31 @@ void page_memo_free(struct page_memo **mp)
   if(!m)
     return;
   *mp = NULL;
-  while(m->head)
-    pm_remove(m, m->head);
-  free(m->tab);  /* xalloc: set-up memory */
-  free(m);
+  while(m->lru.head)
+    pm_remove(m, LRU_ENTRY(m->lru.head, struct pm_ent, node));
+  lru_fini(&m->lru);
+  free(m);  /* xalloc: set-up memory */
 }
 
-static struct pm_ent *pm_find(const struct page_memo *m, const char *key, uint64_t h)
+static bool pm_eq(const struct lru_node *n, const void *key)
 {
-  for(struct pm_ent *e = m->tab[h & (m->nbuckets - 1)]; e; e = e->chain)
-    if(e->h == h && !strcmp(e->key, key))
-      return e;
-  return NULL;
+  return !strcmp(LRU_ENTRY(n, const struct pm_ent, node)->key, key);
+}
+
+static struct pm_ent *pm_find(const struct page_memo *m, const char *key)
+{
+  struct lru_node *n = m->max_bytes ? lru_find(&m->lru, hash_fp64(key, strlen(key)), pm_eq, key)
+                                    : NULL;
+  return n ? LRU_ENTRY(n, struct pm_ent, node) : NULL;
 }
 
 bool page_memo_get(struct page_memo *m, const char *key, struct page *head, const char **tail,
                    size_t *tail_len)
 {
-  struct pm_ent *e = m->max_bytes ? pm_find(m, key, hash_fp64(key, strlen(key))) : NULL;
+  struct pm_ent *e = pm_find(m, key);
   if(!e)
     return false;
-  pm_unlink(m, e);
-  pm_push_front(m, e);
+  lru_touch(&m->lru, &e->node);
   *head = (struct page){ .url = e->url, .outcome = e->outcome, .status = e->status,
                          .fetched_at = e->fetched_at, .hash = e->hash };
   *tail = e->tail;
@@ -99,7 +79,7 @@ bool page_memo_get(struct page_memo *m, const char *key, struct page *head, cons
 
 void page_memo_drop(struct page_memo *m, const char *key)
 {
-  struct pm_ent *e = m->max_bytes ? pm_find(m, key, hash_fp64(key, strlen(key))) : NULL;
+  struct pm_ent *e = pm_find(m, key);
   if(e)
     pm_remove(m, e);
 }
@@ -124,8 +104,8 @@ static struct pm_ent *pm_make(const char *key, const struct page *p, const char 
   if(!e)
     return NULL;
   char *at = (char *)(e + 1);
-  *e = (struct pm_ent){ .h = hash_fp64(key, kl), .bytes = bytes, .status = p->status,
-                        .fetched_at = p->fetched_at, .tail_len = tail_len };
+  *e = (struct pm_ent){ .node = { .h = hash_fp64(key, kl), .bytes = bytes },
+                        .status = p->status, .fetched_at = p->fetched_at, .tail_len = tail_len };
   e->key = pm_copy(&at, key, kl);
   e->url = pm_copy(&at, url, ul);
   e->outcome = pm_copy(&at, outcome, ol);
@@ -141,20 +121,15 @@ bool page_memo_put(struct page_memo *m, const char *key, const struct page *p,
   if(!p->hash || tail_len > m->max_bytes)
     return false;
   struct pm_ent *e = pm_make(key, p, tail, tail_len);
-  if(!e || e->bytes > m->max_bytes) {
+  if(!e || e->node.bytes > m->max_bytes) {
     mem_free(e);
     return false;
   }
-  while(m->bytes + e->bytes > m->max_bytes && m->tail) {
-    pm_remove(m, m->tail);
+  while(m->lru.bytes + e->node.bytes > m->max_bytes && m->lru.tail) {
+    pm_remove(m, LRU_ENTRY(m->lru.tail, struct pm_ent, node));
     m->st.evictions++;
   }
-  struct pm_ent **b = &m->tab[e->h & (m->nbuckets - 1)];
-  e->chain = *b;
-  *b = e;
-  pm_push_front(m, e);
-  m->bytes += e->bytes;
-  m->st.entries++;
+  lru_insert(&m->lru, &e->node);
   m->st.puts++;
   return true;
 }
@@ -162,5 +137,6 @@ bool page_memo_put(struct page_memo *m, const char *key, const struct page *p,
 void page_memo_stats(const struct page_memo *m, struct page_memo_stats *st)
 {
   *st = m->st;
-  st->bytes = m->bytes;
+  st->entries = m->lru.n;
+  st->bytes = m->lru.bytes;
 }

@@ -1,32 +1,26 @@
-/* Parsed robots.txt sets by (origin, fetched_at, body length): a chained
- * hash table for lookups and a doubly linked list in use order for
- * eviction. See rules_cache.h. */
+/* Parsed robots.txt sets by (origin, fetched_at, body length), on
+ * common/lru.h. See rules_cache.h. */
 #include "hlfs/policy/rules_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/list.h"
 #include "common/hash.h"
+#include "common/lru.h"
 #include "common/mem.h"
 
 struct rc_ent {
+  struct lru_node node;         /* bytes: heap held by r, plus the origin */
   char          *origin;
   uint64_t       fetched_at;
   size_t         body_len;
-  uint64_t       h;
   struct robots *r;
-  size_t         bytes;         /* heap held by r, plus the origin */
-  struct rc_ent *prev, *next;   /* use order: head is the most recent */
-  struct rc_ent *chain;         /* same bucket */
 };
 
 struct rules_cache {
-  struct rc_ent **tab;
-  size_t          nbuckets;     /* a power of two */
-  struct rc_ent  *head, *tail;
-  unsigned        n, max;
-  size_t          bytes, max_bytes;
+  struct lru      lru;
+  unsigned        max;
+  size_t          max_bytes;
   struct robots  *scratch;      /* max == 0: the last parse, freed by the next */
   struct rules_cache_stats st;
 };
@@ -36,10 +30,7 @@ struct rules_cache *rules_cache_new(unsigned max_entries, size_t max_bytes)
   struct rules_cache *c = xalloc(sizeof *c);
   c->max = max_entries;
   c->max_bytes = max_bytes;
-  c->nbuckets = 16;
-  while(c->nbuckets < (size_t)max_entries * 2)
-    c->nbuckets *= 2;
-  c->tab = xalloc(c->nbuckets * sizeof *c->tab);
+  lru_init(&c->lru, (size_t)max_entries * 2);
   return c;
 }
 
@@ -49,25 +40,9 @@ static uint64_t rc_hash(const char *origin, uint64_t fetched_at, size_t len)
          ^ ((uint64_t)len << 17);
 }
 
-static void rc_unlink(struct rules_cache *c, struct rc_ent *e)
-{
-  DLT_UNLINK(c->head, c->tail, e, prev, next);
-}
-
-static void rc_push_front(struct rules_cache *c, struct rc_ent *e)
-{
-  DLT_PUSH_FRONT(c->head, c->tail, e, prev, next);
-}
-
 static void rc_drop(struct rules_cache *c, struct rc_ent *e)
 {
-  struct rc_ent **pp = &c->tab[e->h & (c->nbuckets - 1)];
-  while(*pp != e)
-    pp = &(*pp)->chain;
-  *pp = e->chain;
-  rc_unlink(c, e);
-  c->n--;
-  c->bytes -= e->bytes;
+  lru_remove(&c->lru, &e->node);
   robots_free(&e->r);
   mem_free(e->origin);
   mem_free(e);
@@ -79,27 +54,41 @@ void rules_cache_free(struct rules_cache **cp)
   if(!c)
     return;
   *cp = NULL;
-  while(c->head)
-    rc_drop(c, c->head);
+  while(c->lru.head)
+    rc_drop(c, LRU_ENTRY(c->lru.head, struct rc_ent, node));
   robots_free(&c->scratch);
-  free(c->tab);  /* xalloc: set-up memory */
-  free(c);
+  lru_fini(&c->lru);
+  free(c);  /* xalloc: set-up memory */
+}
+
+struct rc_key {
+  const char *origin;
+  uint64_t    fetched_at;
+  size_t      body_len;
+};
+
+static bool rc_eq(const struct lru_node *n, const void *key)
+{
+  const struct rc_ent *e = LRU_ENTRY(n, const struct rc_ent, node);
+  const struct rc_key *k = key;
+  return e->fetched_at == k->fetched_at && e->body_len == k->body_len &&
+         !strcmp(e->origin, k->origin);
 }
 
 static struct rc_ent *rc_find(struct rules_cache *c, const char *origin, uint64_t fa,
                               size_t len, uint64_t h)
 {
-  for(struct rc_ent *e = c->tab[h & (c->nbuckets - 1)]; e; e = e->chain)
-    if(e->h == h && e->fetched_at == fa && e->body_len == len && !strcmp(e->origin, origin))
-      return e;
-  return NULL;
+  struct rc_key k = { origin, fa, len };
+  struct lru_node *n = lru_find(&c->lru, h, rc_eq, &k);
+  return n ? LRU_ENTRY(n, struct rc_ent, node) : NULL;
 }
 
 /* Over a bound: the least recently used go, but never keep (in use). */
 static void rc_trim(struct rules_cache *c, const struct rc_ent *keep)
 {
-  while((c->n > c->max || c->bytes > c->max_bytes) && c->tail && c->tail != keep) {
-    rc_drop(c, c->tail);
+  while((c->lru.n > c->max || c->lru.bytes > c->max_bytes) && c->lru.tail &&
+        c->lru.tail != &keep->node) {
+    rc_drop(c, LRU_ENTRY(c->lru.tail, struct rc_ent, node));
     c->st.evictions++;
   }
 }
@@ -129,14 +118,9 @@ static const struct robots *rc_add(struct rules_cache *c, const char *origin, ui
   robots_stats(e->r, &rs);
   e->fetched_at = fa;
   e->body_len = len;
-  e->h = h;
-  e->bytes = rs.mem_bytes + strlen(origin) + sizeof *e;
-  struct rc_ent **b = &c->tab[h & (c->nbuckets - 1)];
-  e->chain = *b;
-  *b = e;
-  rc_push_front(c, e);
-  c->n++;
-  c->bytes += e->bytes;
+  e->node.h = h;
+  e->node.bytes = rs.mem_bytes + strlen(origin) + sizeof *e;
+  lru_insert(&c->lru, &e->node);
   rc_trim(c, e);
   return e->r;
 }
@@ -154,8 +138,7 @@ const struct robots *rules_cache_get(struct rules_cache *c, const char *origin,
   if(!e)
     return rc_add(c, origin, fetched_at, body ? body : "", len, h, lim);
   c->st.hits++;
-  rc_unlink(c, e);
-  rc_push_front(c, e);
+  lru_touch(&c->lru, &e->node);
   return e->r;
 }
 
@@ -167,14 +150,13 @@ const struct robots *rules_cache_peek(struct rules_cache *c, const char *origin,
   if(!e)
     return NULL;
   c->st.hits++;
-  rc_unlink(c, e);
-  rc_push_front(c, e);
+  lru_touch(&c->lru, &e->node);
   return e->r;
 }
 
 void rules_cache_stats(const struct rules_cache *c, struct rules_cache_stats *st)
 {
   *st = c->st;
-  st->entries = c->n;
-  st->bytes = c->bytes;
+  st->entries = c->lru.n;
+  st->bytes = c->lru.bytes;
 }
