@@ -337,7 +337,7 @@ void dns_stats(const struct dns *d, struct dns_stats *out)
   struct dns_shared *sh = d->sh;
   pthread_mutex_lock(&sh->mu);
   *out = sh->st;
-  out->entries = sh->cache.nanswered;
+  out->entries = sh->cache.lru.n;
   out->in_flight = sh->cache.npending;
   pthread_mutex_unlock(&sh->mu);
 }

@@ -1,6 +1,6 @@
-/* The resolver's name table: a chained hash of entries, an LRU list of
- * the answered ones, capped at cache_max, and a list of those still being
- * asked. Callers hold the shared mutex. */
+/* The resolver's name table (common/lru.h): every name in the table, the
+ * answered ones in use order, capped at cache_max, and a list of those
+ * still being asked. Callers hold the shared mutex. */
 #include <string.h>
 
 #include "common/list.h"
@@ -9,15 +9,10 @@
 
 int dns_cache_init(struct dns_cache *c, size_t max)
 {
-  size_t n = 64;
-  /* One bucket per cached name is enough; pending names are few. */
-  while(n < max && n < ((size_t)1 << 22))
-    n <<= 1;
   memset(c, 0, sizeof *c);
-  c->buckets = mem_calloc(n, sizeof *c->buckets);
-  if(!c->buckets)
+  /* One bucket per cached name is enough; pending names are few. */
+  if(lru_init(&c->lru, max < ((size_t)1 << 22) ? max : (size_t)1 << 22))
     return -1;
-  c->mask = n - 1;
   c->max = max ? max : 1;
   return 0;
 }
@@ -30,25 +25,29 @@ static void dns_entry_free(struct dns_entry *e)
 
 void dns_cache_fini(struct dns_cache *c)
 {
-  for(size_t i = 0; c->buckets && i <= c->mask; i++) {
-    struct dns_entry *e = c->buckets[i];
-    while(e) {
-      struct dns_entry *next = e->hnext;
+  for(size_t i = 0; c->lru.tab && i < c->lru.nbuckets; i++) {
+    struct lru_node *n = c->lru.tab[i];
+    while(n) {
+      struct lru_node *next = n->chain;
+      struct dns_entry *e = LRU_ENTRY(n, struct dns_entry, node);
       CHECK(!e->waiters.first);
       dns_entry_free(e);
-      e = next;
+      n = next;
     }
   }
-  mem_free(c->buckets);
+  lru_fini(&c->lru);
   memset(c, 0, sizeof *c);
+}
+
+static bool dns_name_eq(const struct lru_node *n, const void *name)
+{
+  return !strcmp(LRU_ENTRY(n, const struct dns_entry, node)->name, name);
 }
 
 struct dns_entry *dns_cache_find(const struct dns_cache *c, const char *name, uint64_t h)
 {
-  for(struct dns_entry *e = c->buckets[h & c->mask]; e; e = e->hnext)
-    if(e->hash == h && !strcmp(e->name, name))
-      return e;
-  return NULL;
+  struct lru_node *n = lru_find(&c->lru, h, dns_name_eq, name);
+  return n ? LRU_ENTRY(n, struct dns_entry, node) : NULL;
 }
 
 static void dns_pending_push(struct dns_cache *c, struct dns_entry *e)
@@ -73,58 +72,21 @@ struct dns_entry *dns_cache_add(struct dns *d, const char *name, uint64_t h)
   e->magic = DNS_ENTRY_MAGIC;
   e->d = d;
   e->st = DNS_ENT_PENDING;
-  e->hash = h;
+  e->node.h = h;
   memcpy(e->name, name, n + 1);
-  e->hnext = c->buckets[h & c->mask];
-  c->buckets[h & c->mask] = e;
+  lru_hash_add(&c->lru, &e->node);
   dns_pending_push(c, e);
   return e;
-}
-
-static void dns_lru_unlink(struct dns_cache *c, struct dns_entry *e)
-{
-  if(e->lprev)
-    e->lprev->lnext = e->lnext;
-  else
-    c->lru_first = e->lnext;
-  if(e->lnext)
-    e->lnext->lprev = e->lprev;
-  else
-    c->lru_last = e->lprev;
-  e->lprev = e->lnext = NULL;
-}
-
-static void dns_lru_push_front(struct dns_cache *c, struct dns_entry *e)
-{
-  e->lprev = NULL;
-  e->lnext = c->lru_first;
-  if(c->lru_first)
-    c->lru_first->lprev = e;
-  else
-    c->lru_last = e;
-  c->lru_first = e;
-}
-
-static void dns_unhash(struct dns_cache *c, struct dns_entry *e)
-{
-  struct dns_entry **pp = &c->buckets[e->hash & c->mask];
-  while(*pp != e) {
-    CHECK(*pp);
-    pp = &(*pp)->hnext;
-  }
-  *pp = e->hnext;
 }
 
 void dns_cache_remove(struct dns_cache *c, struct dns_entry *e)
 {
   CHECK(!e->waiters.first);
-  dns_unhash(c, e);
+  lru_hash_del(&c->lru, &e->node);
   if(e->st == DNS_ENT_PENDING)
     dns_pending_unlink(c, e);
-  else {
-    dns_lru_unlink(c, e);
-    c->nanswered--;
-  }
+  else
+    lru_order_del(&c->lru, &e->node);
   dns_entry_free(e);
 }
 
@@ -133,10 +95,9 @@ size_t dns_cache_answered(struct dns_cache *c, struct dns_entry *e)
   size_t evicted = 0;
   CHECK(e->st != DNS_ENT_PENDING);
   dns_pending_unlink(c, e);
-  c->nanswered++;
-  dns_lru_push_front(c, e);
-  while(c->nanswered > c->max && c->lru_last != e) {
-    dns_cache_remove(c, c->lru_last);
+  lru_order_push(&c->lru, &e->node);
+  while(c->lru.n > c->max && c->lru.tail != &e->node) {
+    dns_cache_remove(c, LRU_ENTRY(c->lru.tail, struct dns_entry, node));
     evicted++;
   }
   return evicted;
@@ -144,17 +105,13 @@ size_t dns_cache_answered(struct dns_cache *c, struct dns_entry *e)
 
 void dns_cache_touch(struct dns_cache *c, struct dns_entry *e)
 {
-  if(c->lru_first == e)
-    return;
-  dns_lru_unlink(c, e);
-  dns_lru_push_front(c, e);
+  lru_touch(&c->lru, &e->node);
 }
 
 void dns_cache_requery(struct dns_cache *c, struct dns_entry *e, struct dns *d)
 {
   CHECK(e->st != DNS_ENT_PENDING);
-  dns_lru_unlink(c, e);
-  c->nanswered--;
+  lru_order_del(&c->lru, &e->node);
   dns_pending_push(c, e);
   e->st = DNS_ENT_PENDING;
   e->naddr = 0;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 
 #include "common/err.h"
+#include "common/lru.h"
 #include "llfs/dns.h"
 
 #define DNS_MAGIC        0x2d9c41b3u
@@ -48,12 +49,11 @@ enum dns_entry_st { DNS_ENT_PENDING, DNS_ENT_POSITIVE, DNS_ENT_NEGATIVE };
 struct dns_entry {
   unsigned          magic;
   struct dns       *d;             /* while PENDING: whose channel asks */
-  struct dns_entry *hnext;         /* hash chain */
-  struct dns_entry *lprev, *lnext; /* LRU list, answered entries only */
+  struct lru_node   node;          /* h: the name's hash; in the order
+                                      (LRU) when answered only */
   struct dns_entry *pprev, *pnext; /* pending list, PENDING entries only */
   enum dns_entry_st st;
   enum outcome      outcome;       /* of the answer */
-  uint64_t          hash;
   uint64_t          expires_ms;    /* monotonic */
   size_t            naddr;
   struct dns_addr   addr[DNS_MAX_ADDRS];
@@ -62,11 +62,9 @@ struct dns_entry {
 };
 
 struct dns_cache {
-  struct dns_entry **buckets;
-  size_t             mask;         /* nbuckets - 1 */
-  struct dns_entry  *lru_first, *lru_last;  /* first = most recently used */
+  struct lru         lru;          /* every name; answered ones in use order (lru.n) */
   struct dns_entry  *pending;      /* queries in flight, any order */
-  size_t             nanswered, npending, max;
+  size_t             npending, max;
 };
 
 struct dns_sock {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hash.h"
 #include "common/lru.h"
 #include "common/mem.h"
@@ -28,8 +29,7 @@ struct page_memo *page_memo_new(size_t max_bytes)
   struct page_memo *m = xalloc(sizeof *m);
   size_t buckets = max_bytes / 4096;
   m->max_bytes = max_bytes;
-  lru_init(&m->lru, buckets < 1024 ? 1024 : buckets < ((size_t)1 << 24) ? buckets
-                                                                          : (size_t)1 << 24);
+  CHECK(lru_init(&m->lru, buckets < 1024 ? 1024 : buckets) == 0);  /* set-up memory */
   return m;
 }
 

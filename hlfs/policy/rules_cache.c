@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hash.h"
 #include "common/lru.h"
 #include "common/mem.h"
@@ -30,7 +31,7 @@ struct rules_cache *rules_cache_new(unsigned max_entries, size_t max_bytes)
   struct rules_cache *c = xalloc(sizeof *c);
   c->max = max_entries;
   c->max_bytes = max_bytes;
-  lru_init(&c->lru, (size_t)max_entries * 2);
+  CHECK(lru_init(&c->lru, (size_t)max_entries * 2) == 0);  /* set-up memory */
   return c;
 }
 

@@ -48,7 +48,7 @@ static void test_cache_lru(void **state)
   const char *names[] = { "a.test", "b.test", "c.test", "d.test" };
   for(int i = 0; i < 3; i++)
     answer(&d, add(&d, names[i]));
-  assert_int_equal(c->nanswered, 3);
+  assert_int_equal(c->lru.n, 3);
   dns_cache_touch(c, find(&d, "a.test"));   /* b is now the oldest */
   struct dns_entry *e = add(&d, "d.test");
   assert_int_equal(c->npending, 1);
@@ -60,13 +60,13 @@ static void test_cache_lru(void **state)
   assert_non_null(find(&d, "a.test"));
   /* a pending entry is not counted and not evicted */
   dns_cache_requery(c, find(&d, "c.test"), &d);
-  assert_int_equal(c->nanswered, 2);
+  assert_int_equal(c->lru.n, 2);
   assert_int_equal(c->npending, 1);
   assert_ptr_equal(c->pending, find(&d, "c.test"));
   answer(&d, add(&d, "e.test"));
   answer(&d, add(&d, "f.test"));
   assert_non_null(find(&d, "c.test"));
-  assert_int_equal(c->nanswered, 3);
+  assert_int_equal(c->lru.n, 3);
   dns_cache_remove(c, find(&d, "c.test"));
   assert_int_equal(c->npending, 0);
   assert_null(c->pending);
