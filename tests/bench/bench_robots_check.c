@@ -11,6 +11,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/policy/robots_memo.h"
 #include "hlfs/policy/rules_cache.h"
 #include "hlfs/sched/sched.h"
 #include "tests/bench/robots_gen.h"
@@ -46,6 +47,7 @@ static double check_rate(struct gw *g, const char *body, size_t len, unsigned no
 static void run(const char *what, const char *body, size_t len)
 {
   struct gw g = { .cfg = { .agent = "wpfs/0.1", .robots_limits = robots_limits_default() } };
+  g.robots_seen = robots_memo_new(1024);  /* what a check records, as hlfs/main.c sets up */
   g.rules = rules_cache_new(0, 0);
   double before = check_rate(&g, body, len, 1);
   rules_cache_free(&g.rules);
@@ -56,6 +58,7 @@ static void run(const char *what, const char *body, size_t len)
   struct rules_cache_stats st;
   rules_cache_stats(g.rules, &st);
   rules_cache_free(&g.rules);
+  robots_memo_free(&g.robots_seen);
   printf("   %-24s %8.0f checks/s parsing each time; cached: %8.0f (x%.0f), "
          "%8.0f over 64 origins, %8.0f over 1,000 in turn (%zu kept in %.1f MiB)\n",
          what, before, after, after / before, some, many, st.entries,
