@@ -1,16 +1,13 @@
 #include "clients/base/fpmap.h"
 
+#include "clients/base/fptab.h"
+
 #include <stdint.h>
 #include <string.h>
 
 #include "common/mem.h"
 
 #define FPMAP_MIN_BYTES (16u * sizeof(struct fpmap_slot))
-
-static size_t fpmap_pos(const struct fpmap *m, uint64_t k)
-{
-  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (m->cap - 1);
-}
 
 void fpmap_init(struct fpmap *m, size_t max_bytes)
 {
@@ -32,7 +29,7 @@ static size_t fpmap_index(const struct fpmap *m, uint64_t key)
 {
   if(!m->cap)
     return NO_SLOT;
-  for(size_t i = fpmap_pos(m, key);; i = (i + 1) & (m->cap - 1)) {
+  for(size_t i = fptab_pos(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
     if(m->slot[i].key == key)
       return i;
     if(m->slot[i].key == 0)
@@ -50,7 +47,7 @@ uint64_t *fpmap_get(struct fpmap *m, uint64_t key)
 
 static struct fpmap_slot *fpmap_place(struct fpmap *m, uint64_t key)
 {
-  size_t i = fpmap_pos(m, key);
+  size_t i = fptab_pos(key, m->cap);
   while(m->slot[i].key != 0)
     i = (i + 1) & (m->cap - 1);
   m->slot[i].key = key;
@@ -59,8 +56,8 @@ static struct fpmap_slot *fpmap_place(struct fpmap *m, uint64_t key)
 
 static crawl_err fpmap_grow(struct fpmap *m)
 {
-  size_t ncap = m->cap ? m->cap * 2 : 16;
-  if(ncap * sizeof(struct fpmap_slot) > m->max_bytes)
+  size_t ncap;
+  if(fptab_next_cap(m->cap, 16, sizeof(struct fpmap_slot), m->max_bytes, &ncap))
     return CRAWL_ERR_FULL;
   struct fpmap_slot *nv = mem_calloc(ncap, sizeof *nv);
   if(!nv)
@@ -93,7 +90,7 @@ crawl_err fpmap_put(struct fpmap *m, uint64_t key, uint64_t **val, bool *added)
     return CRAWL_OK;
   }
   size_t stored = m->count - (m->has_zero ? 1 : 0);
-  if((stored + 1) * 4 > m->cap * 3) {
+  if(fptab_needs_room(stored, m->cap)) {
     crawl_err e = fpmap_grow(m);
     if(e) {
       if(added)
@@ -122,7 +119,7 @@ bool fpmap_del(struct fpmap *m, uint64_t key)
     return false;
   size_t mask = m->cap - 1;
   for(size_t j = (i + 1) & mask; m->slot[j].key; j = (j + 1) & mask) {
-    size_t home = fpmap_pos(m, m->slot[j].key);
+    size_t home = fptab_pos(m->slot[j].key, m->cap);
     /* Move j back to i unless its home lies cyclically in (i, j]. */
     if(((j - home) & mask) >= ((j - i) & mask)) {
       m->slot[i] = m->slot[j];

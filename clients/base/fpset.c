@@ -1,16 +1,11 @@
 #include "clients/base/fpset.h"
 
+#include "clients/base/fptab.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/mem.h"
-
-/* Fingerprints from hash functions are uniform already; the multiply
- * spreads structured ones (SimHash bands, small integers) too. */
-static size_t fpset_pos(const struct fpset *s, uint64_t v)
-{
-  return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 17) & (s->cap - 1);
-}
 
 void fpset_init(struct fpset *s, size_t max_bytes)
 {
@@ -40,7 +35,7 @@ bool fpset_has(const struct fpset *s, uint64_t v)
     return s->has_zero;
   if(!s->cap)
     return false;
-  for(size_t i = fpset_pos(s, v);; i = (i + 1) & (s->cap - 1)) {
+  for(size_t i = fptab_pos(v, s->cap);; i = (i + 1) & (s->cap - 1)) {
     if(s->slot[i] == v)
       return true;
     if(s->slot[i] == 0)
@@ -50,7 +45,7 @@ bool fpset_has(const struct fpset *s, uint64_t v)
 
 static void fpset_put(struct fpset *s, uint64_t v)
 {
-  size_t i = fpset_pos(s, v);
+  size_t i = fptab_pos(v, s->cap);
   while(s->slot[i] != 0)
     i = (i + 1) & (s->cap - 1);
   s->slot[i] = v;
@@ -63,8 +58,8 @@ static size_t fpset_stored(const struct fpset *s)
 
 static crawl_err fpset_grow(struct fpset *s)
 {
-  size_t ncap = s->cap ? s->cap * 2 : 64;
-  if(ncap * sizeof(uint64_t) > s->max_bytes)
+  size_t ncap;
+  if(fptab_next_cap(s->cap, 64, sizeof(uint64_t), s->max_bytes, &ncap))
     return CRAWL_ERR_FULL;
   uint64_t *nv = mem_calloc(ncap, sizeof *nv);
   if(!nv)
@@ -82,7 +77,7 @@ static crawl_err fpset_grow(struct fpset *s)
 
 static bool fpset_needs_room(const struct fpset *s)
 {
-  return (fpset_stored(s) + 1) * 4 > s->cap * 3;
+  return fptab_needs_room(fpset_stored(s), s->cap);
 }
 
 bool fpset_full(const struct fpset *s)
