@@ -37,6 +37,7 @@ struct crawl_opts crawl_opts_default(void)
   o.frontier_bytes = 1u << 30;
   o.max_per_host = 8;
   o.warc_max_bytes = 1u << 30;
+  o.warc_level = 1;
   o.write_queue_bytes = 64u << 20;
   o.sitemap_max_text = SITEMAP_MAX_TEXT_DEFAULT;
   o.warc_prefix = "wpfs-discover";
@@ -129,7 +130,8 @@ static crawl_err crawl_modules(struct crawl *c)
 static crawl_err crawl_warc(struct crawl *c)
 {
   struct warc_opts wo = { c->warc_dir, c->o.warc_prefix, c->o.warc_max_bytes,
-                          c->o.software, "robots: obeyed by the wpfs gateway\r\n" };
+                          c->o.software, "robots: obeyed by the wpfs gateway\r\n",
+                          c->o.warc_level };
   return warc_open(&wo, &c->out.warc);
 }
 

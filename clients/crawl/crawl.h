@@ -104,6 +104,7 @@ struct crawl_opts {
   uint64_t              frontier_seg_bytes; /* its segment files; 0 = 64 MiB */
   unsigned              max_per_host; /* outstanding at the gateway per host */
   uint64_t              warc_max_bytes;
+  int                   warc_level;      /* compression level of the WARC records (libdeflate, 1..12) */
   size_t                write_queue_bytes; /* held for the disk thread at most */
   size_t                sitemap_max_text; /* XML bytes read of one sitemap, decompressed */
   const char           *warc_prefix;

@@ -30,13 +30,14 @@ struct crawler_cfg {
   long   stall_ms;
   char  *token;
   long   wait_ms;
+  long   warc_level;
   size_t warc_max_bytes;
   size_t write_queue_bytes;
 };
 
 /* The program's table: its own rows and the shared ones, sorted by name,
  * into out (room for nown + CRAWLER_CFG_NKEYS). Returns the count. */
-#define CRAWLER_CFG_NKEYS 16
+#define CRAWLER_CFG_NKEYS 17
 size_t crawler_cfg_keys(const struct cfg_key *own, size_t nown, struct cfg_key *out);
 
 /* log_init with --log-level; -1 (said on stderr) when it is not a level. */

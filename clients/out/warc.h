@@ -32,6 +32,7 @@ struct warc_opts {
   uint64_t    max_file_bytes;  /* rotate once a file is this large */
   const char *software;        /* warcinfo "software" */
   const char *extra_info;      /* more warcinfo "name: value" lines, or NULL */
+  int         level;           /* compression level of each record, 1..12 (libdeflate); 0: 1 */
 };
 
 struct warc_header {

@@ -46,6 +46,7 @@ struct ropts {
   char  *token;
   char  *urls;
   long   wait_ms;
+  long   warc_level;
   size_t warc_max_bytes;
   long   window;
 };
@@ -89,6 +90,8 @@ static const struct cfg_key keys[] = {
     "its --out directory" },
   { "wait_ms", CFG_MSEC, OFF(wait_ms), "2s", 0, 120000, NULL,
     "long-poll of GET /v1/results" },
+  { "warc_level", CFG_INT, OFF(warc_level), "1", 1, 12, NULL,
+    "compression level of the WARC records (libdeflate: 1 fastest, 12 smallest)" },
   { "warc_max_bytes", CFG_SIZE, OFF(warc_max_bytes), "1g", 4096, 1e12, NULL,
     "WARC files are closed past this size and a new one begun" },
   { "window", CFG_INT, OFF(window), "0", 0, 1e6, NULL,
@@ -205,7 +208,8 @@ static int run(const struct ropts *o, enum rf_policy policy)
   rc = log_path ? out_prepare(o, log_path, &lock_fd) : 2;
   if(!rc)
     rc = load(o, &ps, log_path);
-  struct warc_opts wo = { o->out, "wpfs-refresh", o->warc_max_bytes, PROG "/0.1", NULL };
+  struct warc_opts wo = { o->out, "wpfs-refresh", o->warc_max_bytes, PROG "/0.1", NULL,
+                          (int)o->warc_level };
   if(!rc && (warc_open(&wo, &out.warc) || crawllog_open(log_path, &out.log))) {
     fprintf(stderr, PROG ": cannot write into %s\n", o->out);
     rc = 2;

@@ -14,7 +14,8 @@
 # politeness violations testweb saw (two requests of a site in flight,
 # fetches robots.txt refuses, pages of the 503 site: target 0 for wpfs),
 # and each process's CPU per page (from /proc: user + system time).
-# Knobs: CRAWL_SITES (100), CRAWL_PAGES (100), CRAWL_SEED (5).
+# Knobs: CRAWL_SITES (100), CRAWL_PAGES (100), CRAWL_SEED (5),
+# CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6).
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=${CRAWL_SITES:-100}
 PAGES=${CRAWL_PAGES:-100}
@@ -82,7 +83,7 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID t
 done
 t0=$(now_ms)
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
-  --out "$T_DIR/out" --scope any --sitemaps=false --log-level warn \
+  --out "$T_DIR/out" --scope any --sitemaps=false --log-level warn ${CRAWL_DISCOVER_ARGS:-} \
   >"$T_DIR/wpfs.json" 2>"$T_DIR/wpfs.log" &
 dpid=$!
 dticks=0
@@ -111,6 +112,8 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID t
     printf "     %-14s %.3f\n", n, t * 1000 / hz / r }'
 done
 awk -v t="$dticks" -v hz="$hz" -v r="$w_req" 'BEGIN { printf "     %-14s %.3f\n", "wpfs-discover", t * 1000 / hz / r }'
+warc=$(find "$T_DIR/out" -name "*.warc.gz" -exec cat {} + | wc -c)
+awk -v b="$warc" -v r="$w_req" 'BEGIN { printf "   WARC: %.0f bytes per page (gzip)\n", b / r }'
 echo "   CPU per page (ms), wget2 run:"
 awk -v t="${g_ticks:-0}" -v hz="$hz" -v r="$g_req" 'BEGIN { printf "     %-14s %.3f\n", "wget2", t * 1000 / hz / r }'
 awk -v t="$g_tw" -v hz="$hz" -v r="$g_req" 'BEGIN { printf "     %-14s %.3f\n", "testweb", t * 1000 / hz / r }'
