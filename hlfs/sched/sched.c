@@ -382,13 +382,18 @@ static void sched_renew_shard(struct sched *s, unsigned shard, uint64_t now, siz
 /* Give up fetches whose lease we can no longer prove: past lease_ms since
  * it was last confirmed, another replica may already hold the site. The
  * margin covers clock rates and the time a cancel takes. */
+bool sched_lease_provable(const struct sched_job *j, uint64_t now)
+{
+  const struct sched *s = j->s;
+  return now - j->lease_ok_ms < s->cfg.lease_ms - s->cfg.lease_ms / 10;
+}
+
 static void sched_check_deadlines(struct sched *s, uint64_t now)
 {
-  uint64_t limit = s->cfg.lease_ms - s->cfg.lease_ms / 10;
   for(struct sched_job *j = s->jobs; j; j = j->next) {
     if(j->st == SJ_DONE || j->st == SJ_ABORT)
       continue;
-    if(now - j->lease_ok_ms >= limit) {
+    if(!sched_lease_provable(j, now)) {
       sched_job_lost(j);
       continue;
     }

@@ -82,6 +82,9 @@ struct sched {
 void     sched_check(const struct sched *s);
 uint64_t sched_srv_now(const struct sched *s);
 void     sched_job_check(const struct sched_job *j);
+/* The job's lease is still ours by our clock, with a margin for clock
+ * rates and the time a cancel takes (sched.c). */
+bool     sched_lease_provable(const struct sched_job *j, uint64_t now);
 
 /* sched_job.c */
 struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct state_claim *c);
@@ -94,7 +97,8 @@ void sched_job_retry(struct sched_job *j);
 void sched_job_set_state(struct sched_job *j, enum sched_job_st to, int line);
 /* The fetch is over (o's strings are copied): store the outcome. */
 void sched_job_complete(struct sched_job *j, const struct sched_outcome *o);
-/* Start the fetcher on j->info.url; non-zero: it could not start. */
+/* Start the fetcher on j->info.url; non-zero: it could not start. Zero
+ * also when the lease can no longer be proven: the job is then lost. */
 int  sched_job_start(struct sched_job *j);
 /* Politeness input of an answer from a site whose error streak is streak. */
 void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,

@@ -441,6 +441,13 @@ static void sj_finish_unfetched(struct sched_job *j, const char *outcome,
 int sched_job_start(struct sched_job *j)
 {
   struct sched *s = j->s;
+  /* A process that stalled (CPU starved, stopped) may come back to a claim
+   * whose lease has expired and been reaped: another replica may be
+   * fetching from the site now. Starting would break one-at-a-time. */
+  if(!sched_lease_provable(j, clock_mono_ms())) {
+    sched_job_lost(j);
+    return 0;
+  }
   sched_job_state(j, SJ_FETCH);
   if(s->fops.start(s->fops.arg, j) == 0)
     return 0;
