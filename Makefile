@@ -76,7 +76,7 @@ STEMMER_LIBS := -lstemmer
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
-           clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base \
+           clients/cli clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base \
            tests/testweb common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
@@ -92,7 +92,8 @@ PROGS := \
   freeport=tests/tools/freeport.c \
   wpfs-discover=clients/discover/main.c \
   wpfs-focus=clients/focus/main.c \
-  wpfs-refresh=clients/refresh/main.c
+  wpfs-refresh=clients/refresh/main.c \
+  wpfs=clients/cli/main.c
 prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
@@ -163,6 +164,7 @@ LIBS_testweb    := tests/testweb common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
+LIBS_wpfs       := clients/cli common
 LIBS_wpfs-refresh := clients/refresh clients/gw clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
