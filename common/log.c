@@ -1,5 +1,6 @@
 #include "common/log.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -49,6 +50,37 @@ static void log_ts(struct buf *b)
   buf_addf(b, "{\"ts\":\"%s.%03dZ\"", ts, (int)(tv.tv_usec / 1000));
 }
 
+static struct log_recent recent[LOG_RECENT];
+static size_t recent_n;  /* ever kept; the newest is recent[(recent_n - 1) % LOG_RECENT] */
+static pthread_mutex_t recent_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void recent_keep(enum log_level lvl, const char *msg, const char *url)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  pthread_mutex_lock(&recent_mu);
+  struct log_recent *r = &recent[recent_n++ % LOG_RECENT];
+  r->at_ms = (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+  r->lvl = lvl;
+  /* cut to fit (a status page shows the start) */
+  size_t m = strnlen(msg, sizeof r->msg - 1), u = url ? strnlen(url, sizeof r->url - 1) : 0;
+  memcpy(r->msg, msg, m);
+  r->msg[m] = '\0';
+  memcpy(r->url, url ? url : "", u);
+  r->url[u] = '\0';
+  pthread_mutex_unlock(&recent_mu);
+}
+
+size_t log_recent(struct log_recent *out, size_t cap)
+{
+  pthread_mutex_lock(&recent_mu);
+  size_t have = recent_n < LOG_RECENT ? recent_n : LOG_RECENT, n = have < cap ? have : cap;
+  for(size_t i = 0; i < n; i++)
+    out[i] = recent[(recent_n - n + i) % LOG_RECENT];
+  pthread_mutex_unlock(&recent_mu);
+  return n;
+}
+
 void log_emit(enum log_level lvl, const struct log_ctx *ctx, const char *fmt, ...)
 {
   char msg[1024];
@@ -56,6 +88,8 @@ void log_emit(enum log_level lvl, const struct log_ctx *ctx, const char *fmt, ..
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if(lvl >= LOG_WARN)
+    recent_keep(lvl, msg, ctx ? ctx->url : NULL);
 
   struct buf b;
   buf_init(&b, 4096);

@@ -6,6 +6,7 @@
  * The level is tested before any argument is evaluated. User-supplied bytes
  * (URLs, client names) go through the context, escaped and truncated. */
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_OFF };
 
@@ -31,6 +32,17 @@ void log_init(const char *service, enum log_level lvl);
 int  log_level_parse(const char *s, enum log_level *out);
 void log_emit(enum log_level lvl, const struct log_ctx *ctx, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
+
+/* The last warnings and errors this process logged, oldest first (for a
+ * status page): how many were copied into out. */
+#define LOG_RECENT 32
+struct log_recent {
+  unsigned long long at_ms;  /* wall clock */
+  enum log_level     lvl;
+  char               msg[200];
+  char               url[120];
+};
+size_t log_recent(struct log_recent *out, size_t cap);
 
 #define LOG(lvl, ...)                          \
   do {                                         \

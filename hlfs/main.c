@@ -163,6 +163,7 @@ static const struct api_route routes[] = {
   { "GET", "/v1/sites/{}", gw_h_site, "site" },
   { "GET", "/v1/robots", gw_h_robots, "robots" },
   { "GET", "/v1/stats", gw_h_stats, "stats" },
+  { "GET", "/status", gw_h_status, "status" },
   { "GET", "/v1/pages", gw_h_page, "page" },
   { "DELETE", "/v1/pages", gw_h_page, "page_purge" },
 };
@@ -247,8 +248,10 @@ static void proc_pinged(void *arg, bool ok)
 static void proc_on_ping(uv_timer_t *t)
 {
   struct hlfs_proc *p = t->data;
-  if(!p->g.stopping)
-    llfs_client_ping(p->g.llfs, proc_pinged, p);
+  if(p->g.stopping)
+    return;
+  llfs_client_ping(p->g.llfs, proc_pinged, p);
+  gw_fleet_tick(&p->g);
 }
 
 /* ---- starting -------------------------------------------------------------------- */

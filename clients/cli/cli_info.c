@@ -88,7 +88,7 @@ static void explain(const char *url, const json_t *j)
   else if(!strcmp(st, "ok") || !strcmp(st, "not_modified"))
     printf("  rule:        none matches: allowed\n");
   if(!strcmp(st, "none"))
-    printf("  robots.txt:  not fetched yet (the gateway fetches it before the site's first page)\n");
+    printf("  robots.txt:  not fetched yet (fetched before the site's first page)\n");
   else
     printf("  robots.txt:  %s, %lld s old%s%s\n", st,
            (long long)json_integer_value(json_object_get(j, "age_s")),

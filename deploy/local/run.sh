@@ -90,6 +90,9 @@ wpfs: redis on 127.0.0.1:$redis_port (AOF in $state), page cache redis on
 wpfs: gateway on http://127.0.0.1:$gw_port (ready), development API key: $token
 try:  curl -s 127.0.0.1:$gw_port/v1/fetch -H 'Authorization: Bearer $token' \\
         -d '{"url": "http://127.0.0.1:$gw_port/healthz"}'
+or:   export WPFS_GATEWAY=http://127.0.0.1:$gw_port WPFS_TOKEN=$token
+      $WPFS_BIN/wpfs fetch -i http://127.0.0.1:$gw_port/healthz   (docs/cli.md)
+      status page: http://127.0.0.1:$gw_port/status
 Ctrl-C stops everything.
 MSG
 # Whichever stops first, say which, and stop the rest.

@@ -125,6 +125,11 @@ const struct state_client *auth_check(const struct auth *a, const char *authoriz
 
 size_t auth_count(const struct auth *a) { return a->n; }
 
+const struct state_client *auth_nth(const struct auth *a, size_t i)
+{
+  return i < a->n ? &a->e[i].c : NULL;
+}
+
 void auth_free(struct auth **ap)
 {
   struct auth *a = *ap;

@@ -20,6 +20,8 @@ struct auth *auth_load(const char *file, const char *dev_token, const struct sta
  * Token comparison takes the same time whatever the token. */
 const struct state_client *auth_check(const struct auth *a, const char *authorization);
 size_t auth_count(const struct auth *a);
+/* The i-th client (i < auth_count), for listings. */
+const struct state_client *auth_nth(const struct auth *a, size_t i);
 void auth_free(struct auth **ap);
 
 #endif

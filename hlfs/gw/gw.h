@@ -11,6 +11,7 @@
 /* Only what the struct's members and the prototypes need by value; the
  * services the gateway points to are declared, and each file includes
  * the headers of those it calls. */
+#include "api/metrics.h"
 #include "api/srv.h"
 #include "common/url.h"
 #include "hlfs/gw/tenant.h"
@@ -73,6 +74,23 @@ struct gw_stats {
 
 struct gw_waiter;
 
+/* The fleet as this replica last saw it (gw_fleet.c): the gauges of
+ * /metrics. Polled with the fetcher's ping. */
+#define GW_FLEET_CLIENTS 256
+struct gw_fleet_client {
+  char     name[STATE_CLIENT_MAX + 1];
+  uint64_t queued, in_flight, results, oldest_ms;
+};
+struct gw_fleet {
+  bool     polling, mem_polling[2], mem_known[2];
+  bool     ok;          /* the last poll was answered */
+  uint64_t now_ms;      /* the Redis clock then */
+  size_t   nreplicas, nclients;
+  struct gw_fleet_client c[GW_FLEET_CLIENTS];
+  long long mem_used[2], mem_max[2];  /* the state Redis, the page cache's, when known */
+  unsigned status_busy;               /* GET /status being answered */
+};
+
 struct gw {
   unsigned magic;
 #define GW_MAGIC 0x6a7e3a11u
@@ -98,6 +116,8 @@ struct gw {
   bool                 stopping;
   bool                 llfs_ok;
   struct gw_stats      stats;
+  struct metrics_lat   delivery_lag;  /* publish to first delivery of each result */
+  struct gw_fleet      fleet;
   struct tenants       tenants;  /* per-client counters */
 };
 
@@ -123,6 +143,13 @@ void gw_h_site(struct api_req *rq, void *arg);          /* gw_info.c */
 void gw_h_robots(struct api_req *rq, void *arg);
 void gw_h_stats(struct api_req *rq, void *arg);
 void gw_metrics(struct buf *out, void *arg);
+void gw_h_status(struct api_req *rq, void *arg);        /* gw_status.c */
+/* gw_fleet.c: heartbeat and fleet gauges, each ping; their /metrics. */
+void gw_fleet_tick(struct gw *g);
+void gw_fleet_metrics(struct gw *g, struct buf *b);
+/* The clients the fleet view asks about: every API key's and this
+ * replica's synchronous one. Returns how many (at most cap). */
+size_t gw_fleet_clients(struct gw *g, const char **out, size_t cap);
 int  gw_ready(void *arg, char *why, size_t whylen);      /* gw_common.c */
 
 /* gw_results.c: one result entry as JSON, page inlined; cb gets NULL on

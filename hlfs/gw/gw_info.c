@@ -279,4 +279,5 @@ void gw_metrics(struct buf *b, void *arg)
     metrics_sample(b, "hlfs_politeness_delay_seconds_total", lb, (double)sc->delay_ms[r] / 1000.0);
   }
   tenant_metrics(&g->tenants, b);
+  gw_fleet_metrics(g, b);
 }

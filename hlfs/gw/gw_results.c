@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/jin.h"
+#include "api/metrics.h"
 #include "common/clock.h"
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
@@ -242,6 +243,16 @@ static void read_rendered(void *arg, json_t *res)
   read_unref(rd);
 }
 
+/* A result's first delivery: how long it waited since it was published
+ * (its stream id is the Redis clock's ms then). */
+static void delivery_lag(struct gw *g, const char *id)
+{
+  unsigned long long at = strtoull(id ? id : "0", NULL, 10);
+  uint64_t now = clock_wall_ms();
+  if(at)
+    metrics_lat_add(&g->delivery_lag, now > at ? (now - at) * 1000 : 0);
+}
+
 static void read_got(void *arg, store_err err, const struct state_result *r, size_t n)
 {
   struct gw_read *rd = arg;
@@ -250,8 +261,10 @@ static void read_got(void *arg, store_err err, const struct state_result *r, siz
     rd->err = err;
   rd->refs += n;
   for(size_t i = 0; i < n; i++) {
-    if(!r[i].redelivered)
+    if(!r[i].redelivered) {
       tenant_result(&rd->g->tenants, rd->c->name, state_result_field(&r[i], "o"));
+      delivery_lag(rd->g, r[i].id);
+    }
     gw_result_render(rd->g, &r[i], read_rendered, rd);
   }
   read_unref(rd);  /* the reference read_send took */

@@ -23,7 +23,7 @@ struct claim_slot {
   struct sched *s;
   unsigned      shard;
   unsigned      asked;
-  uint64_t      sent_ms;
+  uint64_t      sent_ms, sent_us;
   char          prefix[96];
 };
 
@@ -193,6 +193,7 @@ static void sched_on_claimed(void *arg, store_err err, const struct state_claim_
   struct sched *s = sl->s;
   sched_check(s);
   uint64_t now = clock_mono_ms();
+  metrics_lat_add(&s->stats.claim_lat, clock_mono_us() - sl->sent_us);
   s->claiming[sl->shard] = false;
   s->asked -= sl->asked;
   if(err) {
@@ -223,7 +224,8 @@ static void sched_claim_shard(struct sched *s, unsigned shard, unsigned n)
   sl->s = s;
   sl->shard = shard;
   sl->asked = n;
-  sl->sent_ms = clock_mono_ms();
+  sl->sent_us = clock_mono_us();
+  sl->sent_ms = sl->sent_us / 1000;
   snprintf(sl->prefix, sizeof sl->prefix, "%s:%llu", s->replica,
            (unsigned long long)++s->token_seq);
   struct state_claim_args a = { .max = n, .lease_ms = s->cfg.lease_ms,

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "api/metrics.h"
+
 #include "hlfs/policy/delay.h"
 #include "hlfs/state/state.h"
 
@@ -142,6 +144,9 @@ struct sched_stats {
    * the waits it imposed (ms), by delay_reason. */
   uint64_t delays[DELAY__LAST];
   uint64_t delay_ms[DELAY__LAST];
+  /* Round trip of each claim call to Redis (the script's run included):
+   * the scheduler's view of the shared state's health. */
+  struct metrics_lat claim_lat;
 };
 
 typedef void sched_stopped_fn(void *arg);

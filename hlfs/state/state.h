@@ -261,4 +261,40 @@ struct state_site {
 typedef void state_site_cb(void *arg, store_err err, const struct state_site *s);
 store_err state_site(struct state *st, const char *site, state_site_cb *cb, void *arg);
 
+/* ---- the fleet at a glance (GET /status, the fleet gauges) ---- */
+struct state_fleet_args {
+  const char        *replica;        /* heartbeat under this name; NULL: none */
+  const char        *info;           /* the replica's one-line description */
+  uint32_t           replica_ttl_ms; /* replicas not seen for this long are gone */
+  unsigned           top;            /* busiest sites wanted (0: none) */
+  unsigned           examine;        /* site-client pairs looked at, at most */
+  const char *const *clients;        /* asked about (any other with work is added) */
+  size_t             nclients;
+};
+struct state_fleet_replica { const char *name, *info; uint64_t seen_ms; };
+struct state_fleet_client {
+  const char *name;
+  uint64_t    queued, in_flight;
+  uint64_t    results;    /* published, not yet acknowledged */
+  uint64_t    oldest_ms;  /* when the oldest of those was published (0: none) */
+};
+struct state_fleet_site {
+  const char *site, *next_reason;
+  uint64_t    queued, next_at, lease_until, last_at;  /* Redis clock, 0 = unset */
+  uint32_t    error_streak;
+};
+struct state_fleet {
+  uint64_t now_ms;  /* the Redis clock */
+  const struct state_fleet_replica *replicas;
+  const struct state_fleet_client  *clients;
+  const struct state_fleet_site    *sites;   /* busiest first */
+  size_t nreplicas, nclients, nsites;
+  uint64_t pairs;     /* site-client pairs with work, all of them */
+  uint64_t examined;  /* of which the sites' ranking looked at */
+};
+/* Everything lives only during the callback. */
+typedef void state_fleet_cb(void *arg, store_err err, const struct state_fleet *f);
+store_err state_fleet(struct state *st, unsigned shard, const struct state_fleet_args *a,
+                      state_fleet_cb *cb, void *arg);
+
 #endif

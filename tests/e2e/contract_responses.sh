@@ -47,6 +47,7 @@ expect "fetch without a key" 401/unauthorized -A -d '{"url":"http://a/"}' POST /
 expect "sites without a key" 401/unauthorized -A GET /v1/sites/a
 expect "robots without a key" 401/unauthorized -A GET '/v1/robots?url=http://a/'
 expect "stats without a key" 401/unauthorized -A GET /v1/stats
+expect "status page without a key" 401/unauthorized -A GET /status
 
 # ---- gateway: batches --------------------------------------------------------
 big=$(printf 'x%.0s' $(seq 9000))
@@ -159,6 +160,7 @@ expect "page: bad URL" 400/invalid-url GET '/v1/pages?url=http://a:99999/'
 expect "page purge: absent" 200 DELETE '/v1/pages?url=http://never.example/x'
 expect "pages without a key" 401/unauthorized -A GET '/v1/pages?url=http://a/'
 expect "stats" 200 GET /v1/stats
+expect "status page" 200 GET /status
 expect "PUT /v1/batches: 405" 405/method-not-allowed -d '{}' PUT /v1/batches
 expect "DELETE /v1/results: 405" 405/method-not-allowed DELETE /v1/results
 expect "POST /v1/sites/x: 405" 405/method-not-allowed -d '{}' POST /v1/sites/x
@@ -250,6 +252,7 @@ expect "fetch without Redis" 503/store-unavailable -d "$(js --arg a "$(u 0 /q)" 
 expect "site state without Redis" 503/store-unavailable GET /v1/sites/127.10.0.1
 expect "robots explain without Redis" 503/store-unavailable GET "/v1/robots?url=$(u 0 /)"
 expect "stats without Redis" 200 GET /v1/stats
+expect "status page without Redis" 503/store-unavailable GET /status
 
 # ---- every answer against the contract --------------------------------------------
 cx_validate --coverage

@@ -1,0 +1,160 @@
+/* The fleet as gauges: with each ping of the fetcher, this replica writes
+ * its heartbeat and reads every client's queued, in-flight and unread
+ * work (lua_fleet), and the memory of both Redis (INFO memory). /metrics
+ * shows the last answers, so an alert needs no other exporter. Every
+ * replica exports the same fleet-wide numbers: aggregate them with max. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/metrics.h"
+#include "hlfs/gw/auth.h"
+#include "hlfs/gw/gw.h"
+#include "hlfs/sched/sched.h"
+#include "hlfs/state/store.h"
+
+#define FLEET_REPLICA_TTL_MS 15000  /* a replica not heard from for this long is gone */
+
+size_t gw_fleet_clients(struct gw *g, const char **out, size_t cap)
+{
+  size_t n = 0;
+  for(size_t i = 0; i < auth_count(g->auth) && n + 1 < cap; i++)
+    out[n++] = auth_nth(g->auth, i)->name;
+  if(n < cap)
+    out[n++] = g->sync_name;
+  return n;
+}
+
+static void fleet_got(void *arg, store_err err, const struct state_fleet *f)
+{
+  struct gw *g = arg;
+  struct gw_fleet *fl = &g->fleet;
+  fl->polling = false;
+  fl->ok = !err;
+  if(err)
+    return;
+  fl->now_ms = f->now_ms;
+  fl->nreplicas = f->nreplicas;
+  fl->nclients = 0;
+  for(size_t i = 0; i < f->nclients && fl->nclients < GW_FLEET_CLIENTS; i++) {
+    struct gw_fleet_client *c = &fl->c[fl->nclients++];
+    snprintf(c->name, sizeof c->name, "%s", f->clients[i].name);
+    c->queued = f->clients[i].queued;
+    c->in_flight = f->clients[i].in_flight;
+    c->results = f->clients[i].results;
+    c->oldest_ms = f->clients[i].oldest_ms;
+  }
+}
+
+/* "used_memory:123\r\n" in INFO's text; -1 when absent. */
+static long long info_field(const char *text, const char *name)
+{
+  size_t n = strlen(name);
+  for(const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if(!strncmp(p, name, n) && p[n] == ':')
+      return strtoll(p + n + 1, NULL, 10);
+  return -1;
+}
+
+static void mem_got(struct gw *g, int which, store_err err, const struct store_val *v)
+{
+  struct gw_fleet *fl = &g->fleet;
+  const char *text = err ? NULL : store_v_str(v, NULL);
+  fl->mem_polling[which] = false;
+  fl->mem_used[which] = text ? info_field(text, "used_memory") : -1;
+  fl->mem_max[which] = text ? info_field(text, "maxmemory") : -1;
+  fl->mem_known[which] = fl->mem_used[which] >= 0 && fl->mem_max[which] >= 0;
+}
+
+static void mem_got_state(void *arg, store_err err, const struct store_val *v)
+{
+  mem_got(arg, 0, err, v);
+}
+
+static void mem_got_cache(void *arg, store_err err, const struct store_val *v)
+{
+  mem_got(arg, 1, err, v);
+}
+
+static void mem_poll(struct gw *g, int which)
+{
+  static const char *argv[] = { "INFO", "memory" };
+  static const size_t lens[] = { 4, 6 };
+  struct store *s = which ? g->pages : g->store;
+  if(g->fleet.mem_polling[which] || !s || (which && s == g->store))
+    return;
+  if(!store_cmd(s, 2, argv, lens, 0, which ? mem_got_cache : mem_got_state, g))
+    g->fleet.mem_polling[which] = true;
+}
+
+void gw_fleet_tick(struct gw *g)
+{
+  struct gw_fleet *fl = &g->fleet;
+  mem_poll(g, 0);
+  mem_poll(g, 1);
+  if(fl->polling || g->stopping)
+    return;
+  const char *names[GW_FLEET_CLIENTS];
+  char info[96];
+  snprintf(info, sizeof info, "%u fetches in flight", sched_in_flight(g->sched));
+  struct state_fleet_args a = { .replica = g->cfg.replica, .info = info,
+                                .replica_ttl_ms = FLEET_REPLICA_TTL_MS, .clients = names,
+                                .nclients = gw_fleet_clients(g, names, GW_FLEET_CLIENTS) };
+  if(!state_fleet(g->st, 0, &a, fleet_got, g))
+    fl->polling = true;
+}
+
+static void gauge(struct buf *b, const char *name, const char *help)
+{
+  metrics_family(b, name, "gauge", help);
+}
+
+static void fleet_client_gauges(const struct gw_fleet *fl, struct buf *b)
+{
+  char lb[96];
+  static const char *const names[] = { "hlfs_client_queued", "hlfs_client_in_flight",
+                                       "hlfs_client_results_unacked",
+                                       "hlfs_client_oldest_result_age_seconds" };
+  static const char *const helps[] = {
+    "Requests queued for the client, all replicas (the last fleet poll).",
+    "Requests of the client being fetched, all replicas.",
+    "Results published for the client and not yet acknowledged.",
+    "Age of the client's oldest result not yet acknowledged (0: none).",
+  };
+  for(int m = 0; m < 4; m++) {
+    gauge(b, names[m], helps[m]);
+    for(size_t i = 0; i < fl->nclients; i++) {
+      const struct gw_fleet_client *c = &fl->c[i];
+      snprintf(lb, sizeof lb, "client=\"%s\"", c->name);
+      uint64_t age_ms = c->oldest_ms && fl->now_ms > c->oldest_ms ? fl->now_ms - c->oldest_ms : 0;
+      double v = m == 0 ? (double)c->queued : m == 1 ? (double)c->in_flight
+               : m == 2 ? (double)c->results : (double)age_ms / 1000;
+      metrics_sample(b, names[m], lb, v);
+    }
+  }
+}
+
+void gw_fleet_metrics(struct gw *g, struct buf *b)
+{
+  const struct gw_fleet *fl = &g->fleet;
+  fleet_client_gauges(fl, b);
+  gauge(b, "hlfs_replicas", "Gateway replicas that wrote a heartbeat in the last 15 s.");
+  metrics_sample_u(b, "hlfs_replicas", "", fl->nreplicas);
+  gauge(b, "hlfs_fleet_poll_ok", "1 when the last fleet poll was answered.");
+  metrics_sample_u(b, "hlfs_fleet_poll_ok", "", fl->ok);
+  static const char *const which[] = { "redis=\"state\"", "redis=\"cache\"" };
+  gauge(b, "hlfs_redis_used_memory_bytes", "used_memory of each Redis (INFO memory).");
+  for(int i = 0; i < 2; i++)
+    if(fl->mem_known[i])
+      metrics_sample(b, "hlfs_redis_used_memory_bytes", which[i], (double)fl->mem_used[i]);
+  gauge(b, "hlfs_redis_maxmemory_bytes", "maxmemory of each Redis (0: no limit).");
+  for(int i = 0; i < 2; i++)
+    if(fl->mem_known[i])
+      metrics_sample(b, "hlfs_redis_maxmemory_bytes", which[i], (double)fl->mem_max[i]);
+  metrics_family(b, "hlfs_sched_claim_duration_seconds", "histogram",
+                 "Round trip of each claim call to the state Redis.");
+  metrics_lat_write(b, "hlfs_sched_claim_duration_seconds", "", &sched_stats(g->sched)->claim_lat);
+  metrics_family(b, "hlfs_results_delivery_lag_seconds", "histogram",
+                 "Time from a result's publication to its first delivery to its client.");
+  metrics_lat_write(b, "hlfs_results_delivery_lag_seconds", "", &g->delivery_lag);
+}
