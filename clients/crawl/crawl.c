@@ -488,6 +488,29 @@ static cm_err summary_scorer(const struct crawl *c, const struct crawl_sizes *s,
   return e;
 }
 
+/* Where the output is: the WARC files (all runs of a resumed crawl) and
+ * the crawl log. */
+static cm_err summary_paths(const struct crawl *c, struct buf *b)
+{
+  if(!c->dir)
+    return CM_OK;
+  cm_err e = buf_adds(b, ",\"warc_paths\":");
+  if(!e)
+    e = warc_paths_json(b, c->warc_dir, c->o.warc_prefix, 1000);
+  if(!e)
+    e = buf_adds(b, ",\"crawl_log\":");
+  if(!e)
+    e = buf_add_json_str(b, c->log_path, strlen(c->log_path));
+  return e;
+}
+
+void crawl_where(const struct crawl *c, char *out, size_t n)
+{
+  snprintf(out, n, "%llu pages in %u WARC file(s) in %s; crawl log %s",
+           (unsigned long long)c->warc_records, c->warc_files, c->warc_dir ? c->warc_dir : "-",
+           c->log_path ? c->log_path : "-");
+}
+
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)
 {
   struct crawl_sizes s;
@@ -503,10 +526,14 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = buf_addf(out, ",\"seen\":%llu,\"seen_runs\":%u,\"seen_mem_bytes\":%zu,"
                  "\"seen_disk_bytes\":%zu,\"seen_mem_bytes_per_url\":%.2f,"
                  "\"seen_disk_bytes_per_url\":%.2f,\"warc_records\":%llu,"
-                 "\"warc_bytes\":%llu,\"warc_files\":%u}",
+                 "\"warc_bytes\":%llu,\"warc_files\":%u",
                  (unsigned long long)s.seen_distinct, s.seen_runs, s.seen_mem_bytes,
                  s.seen_disk_bytes, per(s.seen_mem_bytes, s.seen_distinct),
                  per(s.seen_disk_bytes, s.seen_distinct), (unsigned long long)s.warc_records,
                  (unsigned long long)s.warc_bytes, s.warc_files);
+  if(!e)
+    e = summary_paths(c, out);
+  if(!e)
+    e = buf_addc(out, '}');
   return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
 }

@@ -235,6 +235,9 @@ struct crawl_sizes {
 void      crawl_sizes(const struct crawl *c, struct crawl_sizes *s);
 /* One JSON object (no newline) with every counter and size. */
 crawl_err crawl_summary(const struct crawl *c, struct buf *out);
+/* One line for a person at the end: records written, the WARC files'
+ * folder, the crawl log. */
+void crawl_where(const struct crawl *c, char *out, size_t n);
 /* The scorer's words for the progress line ("" without one). */
 void      crawl_note(const struct crawl *c, char *out, size_t n);
 

@@ -119,6 +119,11 @@ static void dsc_finish(struct dsc *d, int code)
     fflush(d->summary);
   }
   buf_free(&sum);
+  if(d->prog.tty) {  /* a person is watching: say where the output is */
+    char where[1024];
+    crawl_where(d->c, where, sizeof where);
+    fprintf(stderr, "%s\n", where);
+  }
   /* The handles go at the next tick: this may run inside a gateway
    * callback, whose request must not be freed under it. */
 }

@@ -210,6 +210,62 @@ static unsigned last_serial(const char *dir, const char *prefix)
   return max;
 }
 
+struct named { unsigned serial; char name[WARC_NAME_MAX]; };
+
+static int by_serial(const void *a, const void *b)
+{
+  unsigned x = ((const struct named *)a)->serial, y = ((const struct named *)b)->serial;
+  return x < y ? -1 : x > y;
+}
+
+/* The files of prefix in dir, sorted; NULL (n 0) when none or no memory. */
+static struct named *list_files(const char *dir, const char *prefix, size_t *n)
+{
+  struct named *v = NULL;
+  size_t cap = 0;
+  *n = 0;
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  while(d && (de = readdir(d)) != NULL) {
+    unsigned s = warc_file_serial(de->d_name, prefix);
+    if(!s || strlen(de->d_name) >= WARC_NAME_MAX)
+      continue;
+    if(*n == cap) {
+      struct named *nv = mem_realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+      if(!nv)
+        break;
+      v = nv;
+    }
+    v[*n].serial = s;
+    snprintf(v[(*n)++].name, WARC_NAME_MAX, "%s", de->d_name);
+  }
+  if(d)
+    closedir(d);
+  if(*n)
+    qsort(v, *n, sizeof *v, by_serial);
+  return v;
+}
+
+cm_err warc_paths_json(struct buf *b, const char *dir, const char *prefix, size_t max)
+{
+  size_t n;
+  struct named *v = list_files(dir, prefix, &n);
+  cm_err e = buf_addc(b, '[');
+  for(size_t i = 0; !e && i < n && i < max; i++) {
+    char path[4096 + WARC_NAME_MAX];
+    int pl = snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
+    e = i ? buf_addc(b, ',') : CM_OK;
+    if(!e)
+      e = buf_add_json_str(b, path, pl > 0 && (size_t)pl < sizeof path ? (size_t)pl : 0);
+  }
+  if(!e && n > max)
+    e = buf_addf(b, ",\"... %zu more\"", n - max);
+  if(!e)
+    e = buf_addc(b, ']');
+  mem_free(v);
+  return e;
+}
+
 crawl_err warc_open(const struct warc_opts *o, struct warc **out)
 {
   struct warc *w = mem_calloc(1, sizeof *w);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "clients/base/crawl_err.h"
+#include "common/buf.h"
 
 #define WARC_NAME_MAX   128
 #define WARC_DIGEST_LEN 38  /* "sha1:" + 32 base32 characters + NUL */
@@ -82,6 +83,11 @@ void      warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes,
 
 /* The serial of a file name this prefix writes, 0 for any other name. */
 unsigned  warc_file_serial(const char *name, const char *prefix);
+
+/* Append a JSON array of the files this prefix wrote into dir, as
+ * "dir/name", oldest first (by serial); at most max names, then the
+ * count of the rest as a last string "... N more". */
+cm_err    warc_paths_json(struct buf *b, const char *dir, const char *prefix, size_t max);
 
 /* Helpers, exposed for tests. */
 void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN]);

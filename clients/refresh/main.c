@@ -175,6 +175,7 @@ static void fill_opts(const struct ropts *o, enum rf_policy policy, struct refre
   r->max_age_share = o->max_age_share;
   r->priority = (unsigned)o->priority;
   r->progress = o->progress;
+  r->out_dir = o->out;
 }
 
 static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path)

@@ -47,25 +47,46 @@ static struct rfr *rfr_of(void *arg)
 
 /* ---- The end ------------------------------------------------------------------- */
 
+/* Where the output is, as summary members: the WARC files, the change log. */
+static void rfr_paths(const struct rfr *r, struct buf *b)
+{
+  if(!r->o.out_dir)
+    return;
+  char log[4096];
+  int n = snprintf(log, sizeof log, "%s/changes.jsonl", r->o.out_dir);
+  buf_adds(b, ",\"warc_paths\":");
+  warc_paths_json(b, r->o.out_dir, "wpfs-refresh", 1000);
+  buf_adds(b, ",\"change_log\":");
+  buf_add_json_str(b, log, n > 0 && (size_t)n < sizeof log ? (size_t)n : 0);
+}
+
 static void rfr_summary(struct rfr *r)
 {
   double secs = (double)(clock_mono_ms() - r->start) / 1000;
   size_t retired = 0;
   for(size_t i = 0; i < r->ps->n; i++)
     retired += r->ps->v[i].retired;
+  struct buf paths;
+  buf_init(&paths, 1u << 20);
+  rfr_paths(r, &paths);
   if(r->summary)
     fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
             "\"fetches\":%llu,\"fetches_per_s\":%.3f,\"rate\":%.3f,\"changed\":%llu,"
             "\"unchanged\":%llu,\"first\":%llu,\"gone\":%llu,\"moved\":%llu,\"failed\":%llu,"
             "\"not_modified\":%llu,\"refused\":%llu,\"estimated_freshness\":%.4f,"
-            "\"exit\":%d}\n", rf_policy_name(r->o.policy), r->ps->n, retired, secs,
+            "\"exit\":%d%s}\n", rf_policy_name(r->o.policy), r->ps->n, retired, secs,
             (unsigned long long)r->fetches, secs > 0 ? (double)r->fetches / secs : 0, r->o.rate,
             (unsigned long long)r->seen[RF_SEEN_CHANGED],
             (unsigned long long)r->seen[RF_SEEN_UNCHANGED],
             (unsigned long long)r->seen[RF_SEEN_FIRST], (unsigned long long)r->seen[RF_SEEN_GONE],
             (unsigned long long)r->seen[RF_SEEN_MOVED],
             (unsigned long long)r->seen[RF_SEEN_FAILED], (unsigned long long)r->not_modified,
-            (unsigned long long)r->refused, r->fresh_est, r->exit_code);
+            (unsigned long long)r->refused, r->fresh_est, r->exit_code,
+            paths.data ? paths.data : "");
+  if(r->o.progress && isatty(STDERR_FILENO) && r->o.out_dir)
+    fprintf(stderr, "wpfs-refresh: %llu fetches; WARC files and the change log "
+            "(changes.jsonl) in %s\n", (unsigned long long)r->fetches, r->o.out_dir);
+  buf_free(&paths);
 }
 
 static void rfr_finish(struct rfr *r, int code)

@@ -42,6 +42,7 @@ struct refresh_opts {
   double         max_age_share;
   unsigned       priority;
   bool           progress;
+  const char    *out_dir;        /* named in the summary (its WARC files, changes.jsonl) */
 };
 
 struct refresh_out {

@@ -42,6 +42,11 @@ S=$(tail -1 "$T_DIR/summary")
 ok "the last line is a JSON summary" jq -e .pages <<<"$S"
 sum() { jq -r ".$1" <<<"$S"; }
 LOG=$OUT/crawl.jsonl
+is "$(sum crawl_log)" "$LOG" "the summary names the crawl log"
+is "$(jq -r '.warc_paths | length' <<<"$S")" "$(sum warc_files)" "...and every WARC file written"
+ok "...each of which exists" sh -c "jq -r '.warc_paths[]' <<'J' | xargs -r ls >/dev/null
+$S
+J"
 
 # The crawl log: one line per URL, as many as the summary says.
 is "$(wc -l <"$LOG")" "$(sum pages)" "a crawl log line per recorded page"

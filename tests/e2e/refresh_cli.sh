@@ -39,6 +39,8 @@ refresh --out "$T_DIR/o8" --urls "$T_DIR/list" --rate 5 --duration-s 1 >"$T_DIR/
 is "$?" 0 "a list, the gateway down: exit 0 at --duration-s"
 is "$(tail -1 "$T_DIR/s8" | jq -r .pages)" 3 "...3 pages read"
 is "$(tail -1 "$T_DIR/s8" | jq -r .fetches)" 0 "...none fetched"
+is "$(tail -1 "$T_DIR/s8" | jq -r .change_log)" "$T_DIR/o8/changes.jsonl" "the summary names the change log"
+is "$(tail -1 "$T_DIR/s8" | jq -c .warc_paths)" "[]" "...and no WARC file: nothing was fetched"
 
 # A discovery crawl's log: its 200s only.
 mkdir -p "$T_DIR/crawl"

@@ -44,6 +44,11 @@ refresh r1 --duration-s 30
 is "$?" 0 "30 s run: exit 0"
 S=$(tail -1 "$T_DIR/r1.summary")
 echo "# summary: $S"
+is "$(jq -r .change_log <<<"$S")" "$T_DIR/r1/changes.jsonl" "the summary names the change log"
+is "$(jq -r '.warc_paths | map(test("^'"$T_DIR"'/r1/wpfs-refresh-.*\\.warc\\.gz$")) | all' <<<"$S")" true \
+  "...and the WARC files, in --out"
+cmp_ge "$(jq '.warc_paths | length' <<<"$S")" 1 "...at least one"
+ok "...which exist" sh -c "tail -1 '$T_DIR/r1.summary' | jq -r '.warc_paths[]' | xargs ls >/dev/null"
 F=$(curl -s "$TESTWEB_CTL/churn/fresh")
 echo "# testweb: $(jq -c 'del(.pages)' <<<"$F")"
 fetched=$(jq -r .fetches <<<"$F")
