@@ -26,6 +26,7 @@ struct hlfs_cfg {
   char  *cache_redis;
   long   claim_batch;
   double delay_factor;
+  long   failover_hold_ms;
   char  *listen_addr;
   long   listen_port;
   char  *llfs;
@@ -46,6 +47,8 @@ struct hlfs_cfg {
   long   poll_ms;
   char  *port_file;
   char  *redis;
+  char  *redis_master;
+  char  *redis_sentinels;
   char  *replica;
   long   results_maxlen;
   long   retry_after_max_ms;
@@ -79,6 +82,9 @@ static const struct cfg_key hlfs_keys[] = {
   { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
   { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, NULL,
     "next request to a site waits at least this times the last response time" },
+  { "failover_hold_ms", CFG_MSEC, OFF(failover_hold_ms), "0", 0, 7200000, NULL,
+    "no claim for this long after the state Redis changed under the gateway (a failover, "
+    "a restart: its last writes may be lost); 0: lease_ms + max_delay_ms" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
   { "listen_port", CFG_INT, OFF(listen_port), "8080", 0, 65535, NULL,
@@ -114,7 +120,13 @@ static const struct cfg_key hlfs_keys[] = {
     "longest sleep between claim attempts (work submitted via other replicas)" },
   { "port_file", CFG_STR, OFF(port_file), NULL, 1, 0, NULL,
     "write the bound port to this file once listening" },
-  { "redis", CFG_STR, OFF(redis), "127.0.0.1:6379", 1, 0, NULL, "Redis host:port" },
+  { "redis", CFG_STR, OFF(redis), "127.0.0.1:6379", 1, 0, NULL,
+    "the state Redis, host:port (unused with redis_sentinels)" },
+  { "redis_master", CFG_STR, OFF(redis_master), "wpfs", 1, 0, NULL,
+    "the master name the sentinels monitor (with redis_sentinels)" },
+  { "redis_sentinels", CFG_STR, OFF(redis_sentinels), NULL, 1, 0, NULL,
+    "Redis Sentinels, host:port,...: the state Redis is the master they name, "
+    "asked again at every reconnection" },
   { "replica", CFG_STR, OFF(replica), NULL, 1, 0, NULL,
     "unique name of this replica (default: host name and pid)" },
   { "results_maxlen", CFG_INT, OFF(results_maxlen), "1000000", 100, 100000000, NULL,
@@ -256,8 +268,10 @@ static void proc_on_ping(uv_timer_t *t)
 
 /* ---- starting -------------------------------------------------------------------- */
 
-/* A store for the Redis at addr ("host:port"); NULL after logging why. */
-static struct store *proc_redis(struct hlfs_proc *p, const char *what, const char *addr)
+/* A store for the Redis at addr ("host:port"), or for the master the
+ * sentinels name (state); NULL after logging why. */
+static struct store *proc_redis(struct hlfs_proc *p, const char *what, const char *addr,
+                                bool state)
 {
   char host[256];
   const char *colon = strrchr(addr, ':');
@@ -272,21 +286,44 @@ static struct store *proc_redis(struct hlfs_proc *p, const char *what, const cha
   struct store_cfg sc = { .host = host, .port = (int)port, .connect_timeout_ms = 2000,
                           .cmd_timeout_ms = 10000, .backoff_min_ms = 100,
                           .backoff_max_ms = 5000, .max_pending = 100000 };
-  return store_new(p->loop, &sc);
+  const char *sen = state ? p->cfg.redis_sentinels : NULL;
+  if(sen && *sen) {
+    sc.sentinels = sen;
+    sc.master_name = p->cfg.redis_master;
+  }
+  struct store *s = store_new(p->loop, &sc);
+  if(sc.sentinels && !store_uses_sentinel(s)) {
+    store_close(&s);
+    return NULL;
+  }
+  return s;
+}
+
+/* The state Redis is another server: hold claims until every lease and
+ * next allowed time its last moments may have lost is past. */
+static void proc_redis_changed(void *arg)
+{
+  struct hlfs_proc *p = arg;
+  long hold = p->cfg.failover_hold_ms ? p->cfg.failover_hold_ms
+                                      : p->cfg.lease_ms + p->cfg.max_delay_ms;
+  LOG(LOG_WARN, "state redis changed: no claim for %ld ms (failover_hold_ms)", hold);
+  if(state_fence(p->g.st, (uint32_t)hold, NULL, NULL))
+    LOG(LOG_ERROR, "state redis changed, and the fence could not be sent");
 }
 
 /* The state Redis, and the page cache's own when cache_redis names one. */
 static int proc_store(struct hlfs_proc *p)
 {
-  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis)) ||
-     !(p->g.sub = proc_redis(p, "redis", p->cfg.redis)))
+  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis, true)) ||
+     !(p->g.sub = proc_redis(p, "redis", p->cfg.redis, true)))
     return -1;
+  store_on_change(p->g.store, proc_redis_changed, p);
   p->g.notify = notify_new(p->loop, p->g.sub);
   if(!p->cfg.cache_redis || !*p->cfg.cache_redis) {
     p->g.pages = p->g.store;
     return 0;
   }
-  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis);
+  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis, false);
   return p->g.pages ? 0 : -1;
 }
 

@@ -16,7 +16,8 @@
   X(SITE,        lua_site)         /* a site's state for the API */        \
   X(HOP_TAKE,    lua_hop_take)     /* lease a site for a robots.txt hop */  \
   X(HOP_FREE,    lua_hop_free)     /* release it, charge its politeness */ \
-  X(FLEET,       lua_fleet)        /* heartbeat; replicas, clients, sites */
+  X(FLEET,       lua_fleet)        /* heartbeat; replicas, clients, sites */ \
+  X(FENCE,       lua_fence)        /* hold claims after a failover */
 
 enum lua_script {
 #define X(e, var) LUA_##e,

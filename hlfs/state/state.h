@@ -292,6 +292,11 @@ struct state_fleet {
   uint64_t pairs;     /* site-client pairs with work, all of them */
   uint64_t examined;  /* of which the sites' ranking looked at */
 };
+/* After the state Redis changed under the gateways (a failover, a
+ * restart): no claim on any shard for hold_ms from now (Redis clock), or
+ * until a later fence already set. cb (may be NULL) gets the fence of the
+ * last shard. */
+store_err state_fence(struct state *st, uint32_t hold_ms, state_count_cb *cb, void *arg);
 /* Everything lives only during the callback. */
 typedef void state_fleet_cb(void *arg, store_err err, const struct state_fleet *f);
 store_err state_fleet(struct state *st, unsigned shard, const struct state_fleet_args *a,

@@ -1,5 +1,6 @@
 /* The fleet at a glance: one run of lua_fleet (heartbeat, replicas,
- * clients, busiest sites), its nested reply made into flat arrays. */
+ * clients, busiest sites), its nested reply made into flat arrays. And the
+ * fleet-wide fence after a failover (lua_fence). */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,46 @@ store_err state_fleet(struct state *st, unsigned shard, const struct state_fleet
   if(e) {
     x->magic = 0;
     mem_free(x);
+  }
+  return e;
+}
+
+struct fence_ctx {
+  unsigned        magic;
+  state_count_cb *cb;
+  void           *arg;
+};
+
+static void fence_on_reply(void *arg, store_err err, const struct store_val *v)
+{
+  struct fence_ctx *x = arg;
+  assert(x && x->magic == FLEET_MAGIC);
+  if(x->cb)
+    x->cb(x->arg, err, err ? 0 : store_v_int(v, 0));
+  x->magic = 0;
+  mem_free(x);
+}
+
+store_err state_fence(struct state *st, uint32_t hold_ms, state_count_cb *cb, void *arg)
+{
+  state_check(st);
+  store_err e = STORE_OK;
+  for(unsigned sh = 0; !e && sh < st->cfg.nshards; sh++) {
+    struct fence_ctx *x = mem_calloc(1, sizeof *x);
+    struct state_args a;
+    if(!x)
+      return STORE_NOMEM;
+    *x = (struct fence_ctx){ FLEET_MAGIC, sh + 1 == st->cfg.nshards ? cb : NULL, arg };
+    e = state_args_init(&a, 4);
+    if(!e) {
+      state_args_shard(&a, sh);
+      state_args_addu(&a, hold_ms);
+      e = state_run(st, LUA_FENCE, &a, fence_on_reply, x);
+    }
+    if(e) {
+      x->magic = 0;
+      mem_free(x);
+    }
   }
   return e;
 }

@@ -14,6 +14,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "hlfs/state/sentinel.h"
 
 #define STORE_MAGIC      0x5703e11au
 #define STORE_CMD_MAGIC  0x5703c3d1u
@@ -63,6 +64,12 @@ struct store {
   int                 nscripts;
   store_state_fn     *state_fn;
   void               *state_arg;
+  store_change_fn    *change_fn;
+  void               *change_arg;
+  struct sentinel    *sen;         /* NULL without Sentinel */
+  bool                asking;      /* a sentinel question is under way */
+  bool                leave;       /* the server is no master: reconnect */
+  char                run_id[48];  /* of the server last connected to */
   store_msg_fn       *msg_fn;
   void               *msg_arg;
   struct store_stats  st;
@@ -159,6 +166,7 @@ static void store_connect(struct store *s);
 static void store_on_retry(uv_timer_t *t);
 static void store_on_conn_timeout(uv_timer_t *t);
 static void store_on_watch(uv_timer_t *t);
+static void store_on_leave(uv_timer_t *t);
 
 static void store_set_up(struct store *s, bool up)
 {
@@ -224,6 +232,49 @@ static struct store *store_of(const redisAsyncContext *ac)
   return s;
 }
 
+static void store_on_role(void *arg, store_err err, const struct store_val *v)
+{
+  struct store *s = arg;
+  const char *role = err ? NULL : store_v_str(store_v_at(v, 0), NULL);
+  if(!role || !strcmp(role, "master") || s->closing)
+    return;
+  LOG(LOG_WARN, "redis: %s:%d is a %s, not the master: asking the sentinels again", s->host,
+      s->cfg.port, role);
+  s->leave = true;
+  uv_timer_start(&s->t_conn, store_on_leave, 0, 0);
+}
+
+/* A server other than the last one (its run_id): tell the owner. */
+static void store_on_info(void *arg, store_err err, const struct store_val *v)
+{
+  struct store *s = arg;
+  const char *text = err ? NULL : store_v_str(v, NULL);
+  const char *p = text ? strstr(text, "run_id:") : NULL;
+  if(!p || s->closing)
+    return;
+  char id[sizeof s->run_id];
+  size_t n = strcspn(p + 7, "\r\n");
+  snprintf(id, sizeof id, "%.*s", (int)(n < sizeof id ? n : sizeof id - 1), p + 7);
+  bool changed = s->run_id[0] && strcmp(id, s->run_id);
+  if(changed)
+    LOG(LOG_WARN, "redis: %s:%d is another server (run_id %s, was %s): its last writes may "
+        "be lost", s->host, s->cfg.port, id, s->run_id);
+  memcpy(s->run_id, id, sizeof id);
+  if(changed && s->change_fn)
+    s->change_fn(s->change_arg);
+}
+
+/* Who answers: a master (with Sentinel, a replica is left at once), and
+ * the same server as before or another one. */
+static void store_ask_server(struct store *s)
+{
+  static const char *info[] = { "INFO", "server" }, *role[] = { "ROLE" };
+  static const size_t info_l[] = { 4, 6 }, role_l[] = { 4 };
+  if(s->sen)
+    store_cmd(s, 1, role, role_l, 0, store_on_role, s);
+  store_cmd(s, 2, info, info_l, 0, store_on_info, s);
+}
+
 static void store_on_connect(const redisAsyncContext *ac, int status)
 {
   struct store *s = store_of(ac);
@@ -241,6 +292,7 @@ static void store_on_connect(const redisAsyncContext *ac, int status)
   uint32_t tick = s->cfg.cmd_timeout_ms / 4 ? s->cfg.cmd_timeout_ms / 4 : 1;
   uv_timer_start(&s->t_watch, store_on_watch, tick, tick);
   store_load_scripts(s);
+  store_ask_server(s);
   if(s->state_fn && !s->closing)
     s->state_fn(s->state_arg, true);
 }
@@ -257,7 +309,7 @@ static void store_on_disconnect(const redisAsyncContext *ac, int status)
   store_schedule_retry(s);
 }
 
-static void store_connect(struct store *s)
+static void store_connect_addr(struct store *s)
 {
   redisAsyncContext *ac = redisAsyncConnect(s->host, s->cfg.port);
   if(!ac || ac->err) {
@@ -282,6 +334,39 @@ static void store_connect(struct store *s)
   uv_timer_start(&s->t_conn, store_on_conn_timeout, s->cfg.connect_timeout_ms, 0);
 }
 
+static void store_on_master(void *arg, const char *host, int port)
+{
+  struct store *s = arg;
+  assert(s && s->magic == STORE_MAGIC);
+  s->asking = false;
+  if(s->closing)
+    return;
+  if(!host) {
+    store_schedule_retry(s);
+    return;
+  }
+  if(strcmp(host, s->host) || port != s->cfg.port)
+    LOG(LOG_INFO, "redis: master \"%s\" is %s:%d", s->cfg.master_name, host, port);
+  free(s->host);
+  s->host = xstrdup(host);
+  s->cfg.host = s->host;
+  s->cfg.port = port;
+  store_connect_addr(s);
+}
+
+/* Connect to the configured address, or first ask the sentinels where
+ * the master is now. */
+static void store_connect(struct store *s)
+{
+  if(!s->sen) {
+    store_connect_addr(s);
+  } else if(!s->asking) {
+    s->asking = true;
+    if(sentinel_ask(s->sen, store_on_master, s))
+      s->asking = false;
+  }
+}
+
 static struct store *store_of_timer(uv_timer_t *t)
 {
   struct store *s = t->data;
@@ -294,6 +379,17 @@ static void store_on_retry(uv_timer_t *t)
   struct store *s = store_of_timer(t);
   if(!s->closing && !s->ac)
     store_connect(s);
+}
+
+/* Run from t_conn: a connection found wanting (not a master) is left
+ * outside the hiredis callback that found it. */
+static void store_on_leave(uv_timer_t *t)
+{
+  struct store *s = store_of_timer(t);
+  if(s->leave && s->ac) {
+    s->leave = false;
+    store_reset(s, STORE_DOWN);
+  }
 }
 
 static void store_on_conn_timeout(uv_timer_t *t)
@@ -525,13 +621,27 @@ struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg)
     t[i]->data = s;
   }
   s->open_handles = STORE_TIMERS;
+  if(cfg->sentinels && *cfg->sentinels) {
+    s->sen = sentinel_new(loop, cfg->sentinels, cfg->master_name, cfg->connect_timeout_ms);
+    if(!s->sen)
+      LOG(LOG_ERROR, "redis: no sentinel in \"%s\" (host:port,...) or no master name",
+          cfg->sentinels);
+  }
   return s;
 }
+
+bool store_uses_sentinel(const struct store *s) { return s->sen != NULL; }
 
 void store_on_state(struct store *s, store_state_fn *fn, void *arg)
 {
   s->state_fn = fn;
   s->state_arg = arg;
+}
+
+void store_on_change(struct store *s, store_change_fn *fn, void *arg)
+{
+  s->change_fn = fn;
+  s->change_arg = arg;
 }
 
 int store_script(struct store *s, const char *name, const char *body)
@@ -582,6 +692,7 @@ void store_close(struct store **sp)
   *sp = NULL;
   assert(s->magic == STORE_MAGIC && !s->in_cb);
   s->closing = true;
+  sentinel_free(&s->sen);
   uv_timer_stop(&s->t_retry);
   store_reset(s, STORE_CLOSED);
   assert(!s->head);

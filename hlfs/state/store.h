@@ -4,8 +4,9 @@
  * loop), scripts by EVALSHA (loaded with SCRIPT LOAD on every connect, sent
  * again as EVAL when the server answers NOSCRIPT), reconnection with
  * exponential backoff, a cap on commands awaiting a reply and a deadline on
- * each. This is the only file that sees hiredis; replies reach callers as
- * opaque store_val nodes read through the accessors below.
+ * each; with Redis Sentinel, the master found anew at each reconnection
+ * (sentinel.h). This module is the only one that sees hiredis; replies
+ * reach callers as opaque store_val nodes read through the accessors below.
  *
  * Contracts:
  *  - a non-zero return from store_cmd/store_eval means cb is never called;
@@ -45,6 +46,11 @@ const char *store_err_text(store_err e);
 struct store_cfg {
   const char *host;
   int         port;
+  /* With Redis Sentinel: "host:port,..." of the sentinels, and the name
+   * they monitor; host and port are then the master they name, asked again
+   * at every reconnection, and a server that is not a master is left. */
+  const char *sentinels;
+  const char *master_name;
   uint32_t    connect_timeout_ms;
   uint32_t    cmd_timeout_ms;    /* reply deadline; the connection is reset when missed */
   uint32_t    backoff_min_ms;    /* first reconnect delay, doubled to backoff_max_ms */
@@ -66,6 +72,10 @@ const struct store_val *store_v_at(const struct store_val *v, size_t i); /* NULL
 
 typedef void store_cb(void *arg, store_err err, const struct store_val *v);
 typedef void store_state_fn(void *arg, bool up);
+/* The server behind the store is not the one it was connected to before
+ * (another master after a failover, or a restart): its last writes may be
+ * lost. Seen by the server's run_id at each connection. */
+typedef void store_change_fn(void *arg);
 
 struct store_stats {
   uint64_t sent;        /* commands written */
@@ -84,6 +94,9 @@ struct store_stats {
 struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg);
 /* Called on every change between connected (scripts loaded) and not. */
 void  store_on_state(struct store *s, store_state_fn *fn, void *arg);
+void  store_on_change(struct store *s, store_change_fn *fn, void *arg);
+/* Whether the sentinels of cfg parsed (false: store_new logged why). */
+bool  store_uses_sentinel(const struct store *s);
 /* Register a script before store_start; returns its id. Aborts on OOM. */
 int   store_script(struct store *s, const char *name, const char *body);
 void  store_start(struct store *s);

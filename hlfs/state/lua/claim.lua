@@ -159,13 +159,18 @@ for _, site in ipairs(redis.call('ZRANGEBYSCORE', LZ, '-inf', now, 'LIMIT', 0, r
   reap(site)
 end
 local out = { now, -1, 0, 0, 0 }
+-- the state changed under us (lua_fence): no claim before the fence
+local fence = tonumber(redis.call('HGET', HK, 'fence') or '0')
+if now < fence then max = 0 end
 for i = 1, max do
   local r = claim_one(i)
   if not r then break end
   out[#out + 1] = r
 end
 redis.call('HSET', HK, 'V', V)
-if #out - 5 < max then
+if now < fence then
+  out[2] = fence - now
+elseif #out - 5 < max then
   local at = wake_at()
   if at >= 0 then out[2] = math.max(at - now, 0) end
 else

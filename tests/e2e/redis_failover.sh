@@ -1,0 +1,106 @@
+#!/bin/bash
+# timeout: 240
+# The state Redis fails over under a crawl. Three redis-server (a master,
+# two replicas) and three sentinels; two gateways find the master through
+# the sentinels. 40 sites with Crawl-delay: 10 are crawled; as the first
+# pages come in, the master is killed (SIGKILL). The sentinels promote a
+# replica; the gateways follow it without a restart, see another server
+# and hold every claim for lease_ms + max_delay_ms (the fence). testweb
+# then shows no two requests at a site at once and no request before its
+# Crawl-delay, and every URL submitted has a result. (Writes a new server
+# never got: tests/e2e/redis_lost_writes.sh.)
+. "$WPFS_ROOT/tests/lib.sh"
+SITES=40 PAGES=2 DELAY=10
+start_testweb --generate "sites=$SITES,pages=10,crawl_delay=$DELAY"
+start_llfs
+read -r P1 P2 P3 S1 S2 S3 <<<"$(freeport 6 | tr '\n' ' ')"
+redis() {  # port [args...]
+  local p=$1
+  shift
+  bg "redis-$p" redis-server --port "$p" --bind 127.0.0.1 --save '' --appendonly no \
+    --dir "$T_DIR" --logfile "" --protected-mode no "$@"
+}
+redis "$P1"
+M_PID=$BG_PID
+redis "$P2" --replicaof 127.0.0.1 "$P1"
+redis "$P3" --replicaof 127.0.0.1 "$P1"
+for s in "$S1" "$S2" "$S3"; do
+  cat >"$T_DIR/sentinel-$s.conf" <<CONF
+port $s
+bind 127.0.0.1
+protected-mode no
+dir $T_DIR
+sentinel monitor wpfs 127.0.0.1 $P1 2
+sentinel down-after-milliseconds wpfs 1000
+sentinel failover-timeout wpfs 10000
+sentinel parallel-syncs wpfs 2
+CONF
+  bg "sentinel-$s" redis-server "$T_DIR/sentinel-$s.conf" --sentinel
+done
+synced() { [ "$(redis-cli -p "$P1" INFO replication | grep -c '^slave[0-9]:.*state=online')" = 2 ]; }
+ok "master with two replicas online" wait_for 20 synced
+master_port() { redis-cli -p "$S1" SENTINEL get-master-addr-by-name wpfs | sed -n 2p; }
+known() { [ "$(redis-cli -p "$S1" SENTINEL replicas wpfs | grep -c '^flags$')" -ge 2 ] &&
+          [ "$(redis-cli -p "$S1" SENTINEL sentinels wpfs | grep -c '^flags$')" -ge 2 ]; }
+ok "the sentinels know the replicas and each other" wait_for 30 known
+is "$(master_port)" "$P1" "the sentinels name the master"
+
+for g in a b; do
+  REDIS_PORT=1 start_hlfs "$g" --token dev-token \
+    --redis-sentinels "127.0.0.1:$S1,127.0.0.1:$S2,127.0.0.1:$S3" --redis-master wpfs \
+    --lease-ms 2000 --max-delay-ms "$((DELAY + 1))s" --min-delay-ms 100 --delay-factor 0 \
+    --poll-ms 100
+done
+export WPFS_GATEWAY=$HLFS_URL WPFS_TOKEN=dev-token
+for i in $(seq 1 $SITES); do
+  for k in $(seq 1 $PAGES); do tw_url "127.10.0.$i" "/p/$k.html"; done
+done >"$T_DIR/urls"
+"$WPFS_BIN/wpfs" submit "$T_DIR/urls" >/dev/null 2>"$T_DIR/submit.err"
+ok "$((SITES * PAGES)) URLs accepted" grep -q "$((SITES * PAGES)) accepted" "$T_DIR/submit.err"
+# every submission on the replicas before anything else happens
+is "$(printf 'SET wpfs-test-sync 1\nWAIT 2 5000\n' | redis-cli -p "$P1" | tail -1)" 2 \
+  "the submissions reached both replicas (WAIT)"
+
+# mid-crawl: every robots.txt is in; the master dies as the first pages
+# come a Crawl-delay later, fetches in flight
+xlen() { redis-cli -p "$1" XLEN 'x:{0}dev'; }
+robots_in() { [ "$(redis-cli -p "$P1" --scan --pattern 'r:{0}*' | wc -l)" -ge "$SITES" ]; }
+ok "the crawl is under way (every robots.txt fetched)" wait_for 60 robots_in
+some() { [ "$(xlen "$P1")" -ge 5 ]; }
+ok "the first pages come" wait_for 30 some
+at_kill=$(xlen "$P1")
+kill -KILL "$M_PID"
+echo "# master killed with $at_kill results published"
+promoted() { p=$(master_port); [ -n "$p" ] && [ "$p" != "$P1" ]; }
+ok "a sentinel promoted a replica" wait_for 60 promoted
+NEW=$(master_port)
+echo "# new master on port $NEW"
+followed() { grep -q "is another server" "$T_DIR/hlfs-a.log" && grep -q "is another server" "$T_DIR/hlfs-b.log"; }
+ok "both gateways followed it and saw another server" wait_for 60 followed
+cmp_ge "$(redis-cli -p "$NEW" HGET 'h:{0}' fence)" 1 "the fence is set on the new master"
+
+# every URL gets its result
+urls_done() {
+  "$WPFS_BIN/wpfs" results --max 1000 2>/dev/null | jq -r .url >>"$T_DIR/got"
+  [ "$(sort -u "$T_DIR/got" | wc -l)" -ge $((SITES * PAGES)) ]
+}
+: >"$T_DIR/got"
+ok "every URL submitted has a result" wait_for 150 urls_done
+echo "# results: $(wc -l <"$T_DIR/got") read, $(sort -u "$T_DIR/got" | wc -l) distinct URLs"
+is "$(comm -23 <(sort -u "$T_DIR/urls") <(sort -u "$T_DIR/got") | wc -l)" 0 "none lost"
+
+# politeness across the failover, as the sites saw it
+over=0 early=0 min_gap=999999
+for i in $(seq 1 $SITES); do
+  j=$(tw_site_json "127.10.0.$i")
+  over=$((over + $(jq -r .overlaps <<<"$j")))
+  g=$(jq -r '.min_gap_ms // 999999 | floor' <<<"$j")
+  [ "$g" -lt $((DELAY * 1000)) ] && early=$((early + 1))
+  [ "$g" -lt "$min_gap" ] && min_gap=$g
+done
+echo "# smallest gap at any site: $min_gap ms (Crawl-delay ${DELAY} s)"
+is "$over" 0 "no two requests at a site at once"
+is "$early" 0 "no request before its Crawl-delay"
+ok "the gateways are alive" sh -c "curl -sf 127.0.0.1:$HLFS_PORT_a/healthz >/dev/null &&
+  curl -sf 127.0.0.1:$HLFS_PORT_b/healthz >/dev/null"
+done_testing
