@@ -27,6 +27,7 @@ struct hlfs_cfg {
   long   claim_batch;
   double delay_factor;
   long   failover_hold_ms;
+  long   fleet_budget;
   char  *listen_addr;
   long   listen_port;
   char  *llfs;
@@ -75,7 +76,8 @@ static const struct cfg_key hlfs_keys[] = {
   { "backoff_max_ms", CFG_DOUBLE, OFF(backoff_max_ms), "600000", 0, 8.64e7, NULL,
     "cap of the error backoff" },
   { "budget", CFG_INT, OFF(budget), "256", 1, 100000, NULL,
-    "fetches in flight in this replica (the global cap is the sum over replicas)" },
+    "fetches in flight in this replica (without fleet_budget, the global cap is the sum "
+    "over replicas)" },
   { "cache_redis", CFG_STR, OFF(cache_redis), NULL, 1, 0, NULL,
     "page cache Redis host:port (maxmemory, allkeys-lru); unset or empty: the state Redis, "
     "safe only with noeviction" },
@@ -85,6 +87,9 @@ static const struct cfg_key hlfs_keys[] = {
   { "failover_hold_ms", CFG_MSEC, OFF(failover_hold_ms), "0", 0, 7200000, NULL,
     "no claim for this long after the state Redis changed under the gateway (a failover, "
     "a restart: its last writes may be lost); 0: lease_ms + max_delay_ms" },
+  { "fleet_budget", CFG_INT, OFF(fleet_budget), "0", 0, 10000000, NULL,
+    "fetches in flight over all replicas, shared equally by those with a heartbeat (each "
+    "at most budget); 0: each replica has budget" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
   { "listen_port", CFG_INT, OFF(listen_port), "8080", 0, 65535, NULL,
@@ -352,6 +357,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
     .robots_rules_bytes = p->cfg.robots_rules_bytes,
     .page_memo_bytes = p->cfg.page_memo_bytes,
+    .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
   };
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
   c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
@@ -395,7 +401,9 @@ static void proc_sched(struct hlfs_proc *p)
                            .queue_retry_ms = 5000 };
   p->g.st = state_new(p->g.store, &stc);
   struct sched_cfg sc = {
-    .replica = p->replica, .budget = (unsigned)p->cfg.budget,
+    .replica = p->replica,
+    /* with a fleet budget, one fetch until the first heartbeat tells the share */
+    .budget = p->cfg.fleet_budget ? 1 : (unsigned)p->cfg.budget,
     .claim_batch = (unsigned)p->cfg.claim_batch, .lease_ms = (uint32_t)p->cfg.lease_ms,
     .poll_ms = (uint32_t)p->cfg.poll_ms, .max_attempts = (unsigned)p->cfg.max_attempts,
     .reap_max = 64, .scan_clients = 1000, .robots = true, .robots_cache = 10000,

@@ -46,6 +46,8 @@ struct gw_cfg {
   unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
   size_t      robots_rules_bytes;     /* and their heap bytes at most */
   size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
+  unsigned    fleet_budget;           /* fetches in flight over all replicas (0: per replica) */
+  unsigned    budget;                 /* this replica's, at most */
 };
 
 #define GW_COUNTERS(X)                                                   \

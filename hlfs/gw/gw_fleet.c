@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/metrics.h"
+#include "common/log.h"
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
 #include "hlfs/sched/sched.h"
@@ -25,6 +26,23 @@ size_t gw_fleet_clients(struct gw *g, const char **out, size_t cap)
   return n;
 }
 
+/* One fleet-wide budget, shared equally by the replicas with a heartbeat
+ * (rounded down: the sum never exceeds it; a replica that died counts
+ * until its heartbeat is 15 s old, so the share errs low). Capped by this
+ * replica's own --budget. */
+static void fleet_share(struct gw *g, size_t replicas)
+{
+  if(!g->cfg.fleet_budget || !replicas)
+    return;
+  unsigned share = g->cfg.fleet_budget / (unsigned)replicas;
+  if(share > g->cfg.budget)
+    share = g->cfg.budget;
+  if(share != sched_budget(g->sched))
+    LOG(LOG_INFO, "fleet budget %u over %zu replicas: %u fetches here", g->cfg.fleet_budget,
+        replicas, share ? share : 1);
+  sched_set_budget(g->sched, share);
+}
+
 static void fleet_got(void *arg, store_err err, const struct state_fleet *f)
 {
   struct gw *g = arg;
@@ -33,6 +51,7 @@ static void fleet_got(void *arg, store_err err, const struct state_fleet *f)
   fl->ok = !err;
   if(err)
     return;
+  fleet_share(g, f->nreplicas);
   fl->now_ms = f->now_ms;
   fl->nreplicas = f->nreplicas;
   fl->nclients = 0;
@@ -138,6 +157,9 @@ void gw_fleet_metrics(struct gw *g, struct buf *b)
 {
   const struct gw_fleet *fl = &g->fleet;
   fleet_client_gauges(fl, b);
+  gauge(b, "hlfs_sched_budget", "Fetches this replica may have in flight (its share of "
+        "fleet_budget, or budget).");
+  metrics_sample_u(b, "hlfs_sched_budget", "", sched_budget(g->sched));
   gauge(b, "hlfs_replicas", "Gateway replicas that wrote a heartbeat in the last 15 s.");
   metrics_sample_u(b, "hlfs_replicas", "", fl->nreplicas);
   gauge(b, "hlfs_fleet_poll_ok", "1 when the last fleet poll was answered.");

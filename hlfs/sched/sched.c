@@ -47,6 +47,14 @@ uint64_t sched_srv_now(const struct sched *s)
 
 const struct sched_stats *sched_stats(const struct sched *s) { return &s->stats; }
 unsigned sched_in_flight(const struct sched *s) { return s->live; }
+unsigned sched_budget(const struct sched *s) { return s->cfg.budget; }
+
+void sched_set_budget(struct sched *s, unsigned budget)
+{
+  sched_check(s);
+  s->cfg.budget = budget ? budget : 1;
+  sched_kick(s);  /* a larger budget may claim now; a smaller one just claims less */
+}
 struct sched_job_info *sched_job_info(struct sched_job *j) { return &j->info; }
 
 /* ---- set-up ------------------------------------------------------------ */

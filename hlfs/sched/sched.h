@@ -163,6 +163,10 @@ void sched_stop(struct sched *s, sched_stopped_fn *cb, void *arg);
 void sched_free(struct sched **sp);
 const struct sched_stats *sched_stats(const struct sched *s);
 unsigned sched_in_flight(const struct sched *s);
+/* Fetches this scheduler may have in flight; changed at run time when the
+ * fleet shares one budget (fetches already started are not cut). */
+unsigned sched_budget(const struct sched *s);
+void     sched_set_budget(struct sched *s, unsigned budget);
 
 struct sched_job_info *sched_job_info(struct sched_job *j);
 void sched_job_done(struct sched_job *j, const struct sched_outcome *o);
