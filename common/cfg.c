@@ -307,7 +307,8 @@ void cfg_print(const struct cfg_prog *p, const void *obj, FILE *out)
   fputc('{', out);
   for(size_t i = 0; i < p->nkeys; i++) {
     fprintf(out, "%s\"%s\":", i ? "," : "", p->keys[i].name);
-    if(strstr(p->keys[i].name, "token") || strstr(p->keys[i].name, "secret"))
+    if(strstr(p->keys[i].name, "token") || strstr(p->keys[i].name, "secret")
+       || strstr(p->keys[i].name, "password"))
       fputs("\"(redacted)\"", out);
     else
       cfg_print_value(&p->keys[i], obj, out);

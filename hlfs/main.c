@@ -49,6 +49,7 @@ struct hlfs_cfg {
   char  *port_file;
   char  *redis;
   char  *redis_master;
+  char  *redis_password;
   char  *redis_sentinels;
   char  *replica;
   long   results_maxlen;
@@ -129,6 +130,9 @@ static const struct cfg_key hlfs_keys[] = {
     "the state Redis, host:port (unused with redis_sentinels)" },
   { "redis_master", CFG_STR, OFF(redis_master), "wpfs", 1, 0, NULL,
     "the master name the sentinels monitor (with redis_sentinels)" },
+  { "redis_password", CFG_STR, OFF(redis_password), NULL, 1, 0, NULL,
+    "password (AUTH) of the state Redis and of the page cache's; give it by the "
+    "environment, from a secret" },
   { "redis_sentinels", CFG_STR, OFF(redis_sentinels), NULL, 1, 0, NULL,
     "Redis Sentinels, host:port,...: the state Redis is the master they name, "
     "asked again at every reconnection" },
@@ -290,7 +294,8 @@ static struct store *proc_redis(struct hlfs_proc *p, const char *what, const cha
   host[hn] = '\0';
   struct store_cfg sc = { .host = host, .port = (int)port, .connect_timeout_ms = 2000,
                           .cmd_timeout_ms = 10000, .backoff_min_ms = 100,
-                          .backoff_max_ms = 5000, .max_pending = 100000 };
+                          .backoff_max_ms = 5000, .max_pending = 100000,
+                          .password = p->cfg.redis_password };
   const char *sen = state ? p->cfg.redis_sentinels : NULL;
   if(sen && *sen) {
     sc.sentinels = sen;

@@ -4,6 +4,7 @@
 #include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ struct store {
   uv_loop_t          *loop;
   struct store_cfg    cfg;
   char               *host;
+  char               *password;    /* NULL: no AUTH */
   redisAsyncContext  *ac;          /* NULL when not connected */
   bool                up;          /* connected and scripts sent */
   bool                closing;
@@ -275,6 +277,29 @@ static void store_ask_server(struct store *s)
   store_cmd(s, 2, info, info_l, 0, store_on_info, s);
 }
 
+static void store_on_auth(void *arg, store_err err, const struct store_val *v)
+{
+  struct store *s = arg;
+  if(!err && !s->closing)
+    s->st.connects++;  /* counted once the server took the password */
+  if(!err || s->closing || err != STORE_REPLY)
+    return;
+  LOG(LOG_ERROR, "redis: %s:%d refused the password (AUTH): %s", s->host, s->cfg.port,
+      store_v_str(v, NULL));
+  s->leave = true;  /* not connected, for readiness too: try again later */
+  uv_timer_start(&s->t_conn, store_on_leave, 0, 0);
+}
+
+/* First on a new connection: every command after it is authenticated. */
+static void store_auth(struct store *s)
+{
+  if(!s->password)
+    return;
+  const char *argv[] = { "AUTH", s->password };
+  size_t lens[] = { 4, strlen(s->password) };
+  store_cmd(s, 2, argv, lens, 0, store_on_auth, s);
+}
+
 static void store_on_connect(const redisAsyncContext *ac, int status)
 {
   struct store *s = store_of(ac);
@@ -286,11 +311,13 @@ static void store_on_connect(const redisAsyncContext *ac, int status)
     store_schedule_retry(s);
     return;
   }
-  s->st.connects++;
+  if(!s->password)
+    s->st.connects++;
   s->backoff_ms = s->cfg.backoff_min_ms;
   s->up = true;
   uint32_t tick = s->cfg.cmd_timeout_ms / 4 ? s->cfg.cmd_timeout_ms / 4 : 1;
   uv_timer_start(&s->t_watch, store_on_watch, tick, tick);
+  store_auth(s);
   store_load_scripts(s);
   store_ask_server(s);
   if(s->state_fn && !s->closing)
@@ -609,6 +636,8 @@ struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg)
   s->cfg = *cfg;
   s->host = xstrdup(cfg->host ? cfg->host : "127.0.0.1");
   s->cfg.host = s->host;
+  s->password = cfg->password && *cfg->password ? xstrdup(cfg->password) : NULL;
+  s->cfg.password = NULL;  /* only s->password holds it */
   if(!s->cfg.max_pending)
     s->cfg.max_pending = 1;
   if(!s->cfg.backoff_min_ms)
@@ -681,6 +710,9 @@ static void store_on_closed(uv_handle_t *h)
     return;
   s->magic = 0;
   free(s->host);
+  if(s->password)
+    OPENSSL_cleanse(s->password, strlen(s->password));
+  free(s->password);
   free(s);
 }
 

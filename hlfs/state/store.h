@@ -51,6 +51,7 @@ struct store_cfg {
    * at every reconnection, and a server that is not a master is left. */
   const char *sentinels;
   const char *master_name;
+  const char *password;          /* AUTH on every connection, or NULL */
   uint32_t    connect_timeout_ms;
   uint32_t    cmd_timeout_ms;    /* reply deadline; the connection is reset when missed */
   uint32_t    backoff_min_ms;    /* first reconnect delay, doubled to backoff_max_ms */
@@ -85,7 +86,7 @@ struct store_stats {
   uint64_t noscript;    /* EVALSHA answered NOSCRIPT, resent as EVAL */
   uint64_t busy;        /* refused: max_pending reached */
   uint64_t timeouts;    /* connection reset on a missed deadline */
-  uint64_t connects;
+  uint64_t connects;    /* established (with a password: once it was taken) */
   uint64_t disconnects;
   uint64_t messages;    /* subscription messages and confirmations received */
   unsigned pending;
