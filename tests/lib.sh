@@ -110,3 +110,14 @@ for _h in "$WPFS_ROOT"/tests/harness_*.sh; do
   [ -f "$_h" ] && . "$_h"
 done
 unset _h
+
+# Crawl-log lines a resume must replay: the complete lines of the log as it
+# was at the kill ($1, a copy) after the checkpoint's byte offset, which
+# the resumed crawler logs at info ($2, its log: "resumed: checkpoint at
+# N bytes"). Prints "offset lines", or nothing when the log has no such line.
+resume_expected() {
+  local from
+  from=$(grep -o 'resumed: checkpoint at [0-9]* bytes' "$2" | grep -o '[0-9]*' | head -1)
+  [ -n "$from" ] || return 1
+  echo "$from $(tail -c +"$((from + 1))" "$1" | wc -l)"
+}
