@@ -6,9 +6,11 @@
 #include <hiredis/hiredis.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "common/list.h"
 #include "common/clock.h"
@@ -234,6 +236,17 @@ static struct store *store_of(const redisAsyncContext *ac)
   return s;
 }
 
+bool store_fd_self_connected(int fd)
+{
+  struct sockaddr_storage a, b;
+  socklen_t al = sizeof a, bl = sizeof b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  if(getsockname(fd, (struct sockaddr *)&a, &al) || getpeername(fd, (struct sockaddr *)&b, &bl))
+    return false;
+  return al == bl && !memcmp(&a, &b, al);
+}
+
 static void store_on_role(void *arg, store_err err, const struct store_val *v)
 {
   struct store *s = arg;
@@ -304,6 +317,16 @@ static void store_on_connect(const redisAsyncContext *ac, int status)
 {
   struct store *s = store_of(ac);
   uv_timer_stop(&s->t_conn);
+  if(status == REDIS_OK && store_fd_self_connected(ac->c.fd)) {
+    /* No server on a port of the ephemeral range, and the kernel gave the
+     * connection that very port as its source: TCP connected it to
+     * itself, and every command would come back as its own "reply". */
+    LOG(LOG_WARN, "redis: %s:%d: connected to itself (nothing listens there)", s->host,
+        s->cfg.port);
+    s->leave = true;
+    uv_timer_start(&s->t_conn, store_on_leave, 0, 0);
+    return;
+  }
   if(status != REDIS_OK) {
     LOG(LOG_WARN, "redis: connect to %s:%d: %s", s->host, s->cfg.port, ac->errstr);
     if(s->ac == ac)

@@ -240,7 +240,8 @@ LLFS_URL=$LLFS_MAIN
 # ---- gateway without Redis -------------------------------------------------------
 kill "$REDIS_PID"
 ok "redis gone: the gateway knows" \
-  wait_for 10 bash -c "curl -s $HLFS_URL/metrics | grep -qx 'hlfs_redis_up 0'"
+  wait_for 20 bash -c "curl -s -m 2 $HLFS_URL/metrics | grep -qx 'hlfs_redis_up 0'" ||
+  echo "# hlfs_redis_up: $(curl -s -m 2 "$HLFS_URL/metrics" | grep '^hlfs_redis_up')"
 expect "readyz without Redis: still ready (503s answer what cannot be served)" 200 GET /readyz
 expect "batch without Redis" 503/store-unavailable -d "$(js --arg a "$(u 0 /q)" '{urls: [$a]}')" POST /v1/batches
 expect "results without Redis" 503/store-unavailable GET /v1/results
