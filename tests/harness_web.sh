@@ -115,3 +115,18 @@ CONF
   bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
   NGINX_PID=$BG_PID
 }
+
+# Politeness as the generated sites 127.10.0.1..N saw it, against a gap of
+# min_ms: prints "overlaps early smallest_gap_ms" (sites with two requests
+# at once, summed; sites with a gap below min_ms; the smallest gap of all).
+tw_gaps() {  # N min_ms
+  local over=0 early=0 min=999999 i j g
+  for i in $(seq 1 "$1"); do
+    j=$(tw_site_json "127.10.0.$i")
+    over=$((over + $(jq -r .overlaps <<<"$j")))
+    g=$(jq -r '.min_gap_ms // 999999 | floor' <<<"$j")
+    [ "$g" -lt "$2" ] && early=$((early + 1))
+    [ "$g" -lt "$min" ] && min=$g
+  done
+  echo "$over $early $min"
+}

@@ -55,14 +55,7 @@ urls_done() {
 }
 ok "every URL has a result" wait_for 120 urls_done
 echo "# results after the restart: $(wc -l <"$T_DIR/got") read, $(sort -u "$T_DIR/got" | wc -l) distinct URLs"
-over=0 early=0 min_gap=999999
-for i in $(seq 1 $SITES); do
-  j=$(tw_site_json "127.10.0.$i")
-  over=$((over + $(jq -r .overlaps <<<"$j")))
-  g=$(jq -r '.min_gap_ms // 999999 | floor' <<<"$j")
-  [ "$g" -lt $((DELAY * 1000)) ] && early=$((early + 1))
-  [ "$g" -lt "$min_gap" ] && min_gap=$g
-done
+read -r over early min_gap <<<"$(tw_gaps "$SITES" $((DELAY * 1000)))"
 echo "# smallest gap at any site: $min_gap ms (Crawl-delay ${DELAY} s), $early sites asked early"
 is "$over" 0 "no two requests at a site at once"
 is "$early" 0 "no request before its Crawl-delay"
