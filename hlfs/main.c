@@ -127,9 +127,11 @@ static const struct cfg_key hlfs_keys[] = {
   { "port_file", CFG_STR, OFF(port_file), NULL, 1, 0, NULL,
     "write the bound port to this file once listening" },
   { "redis", CFG_STR, OFF(redis), "127.0.0.1:6379", 1, 0, NULL,
-    "the state Redis, host:port (unused with redis_sentinels)" },
+    "the state Redis, host:port; several, host:port,...: one shard group each, listed in "
+    "the same order by every gateway (unused with redis_sentinels)" },
   { "redis_master", CFG_STR, OFF(redis_master), "wpfs", 1, 0, NULL,
-    "the master name the sentinels monitor (with redis_sentinels)" },
+    "the master name the sentinels monitor (with redis_sentinels); several, name,...: one "
+    "shard group each, in the same order everywhere" },
   { "redis_password", CFG_STR, OFF(redis_password), NULL, 1, 0, NULL,
     "password (AUTH) of the state Redis and of the page cache's; give it by the "
     "environment, from a secret" },
@@ -197,6 +199,8 @@ struct hlfs_proc {
   char replica[96];
   uv_signal_t sigterm, sigint;
   uv_timer_t ping, stop;
+  int exit_code;
+  struct proc_group { struct hlfs_proc *p; unsigned k; } group[STATE_STORES_MAX];
   struct sched_fetch_ops fops;
   struct sched_robots_ops rops;
   uint64_t stop_deadline;
@@ -209,14 +213,16 @@ static void proc_close(struct hlfs_proc *p)
   api_srv_stop(&p->srv);
   gw_sync_stop(&p->g);
   notify_free(&p->g.notify);
-  store_close(&p->g.sub);
+  for(unsigned k = 0; k < p->g.nstores; k++)
+    store_close(&p->g.sub[k]);
   sched_free(&p->g.sched);
   llfs_client_free(&p->g.llfs);
   state_free(&p->g.st);
-  if(p->g.pages == p->g.store)
+  if(p->g.pages == p->g.store[0])
     p->g.pages = NULL;
   store_close(&p->g.pages);
-  store_close(&p->g.store);
+  for(unsigned k = 0; k < p->g.nstores; k++)
+    store_close(&p->g.store[k]);
   auth_free(&p->g.auth);
   rules_cache_free(&p->g.rules);
   robots_memo_free(&p->g.robots_seen);
@@ -278,9 +284,9 @@ static void proc_on_ping(uv_timer_t *t)
 /* ---- starting -------------------------------------------------------------------- */
 
 /* A store for the Redis at addr ("host:port"), or for the master the
- * sentinels name (state); NULL after logging why. */
+ * sentinels name master (a state shard group); NULL after logging why. */
 static struct store *proc_redis(struct hlfs_proc *p, const char *what, const char *addr,
-                                bool state)
+                                const char *master)
 {
   char host[256];
   const char *colon = strrchr(addr, ':');
@@ -296,10 +302,9 @@ static struct store *proc_redis(struct hlfs_proc *p, const char *what, const cha
                           .cmd_timeout_ms = 10000, .backoff_min_ms = 100,
                           .backoff_max_ms = 5000, .max_pending = 100000,
                           .password = p->cfg.redis_password };
-  const char *sen = state ? p->cfg.redis_sentinels : NULL;
-  if(sen && *sen) {
-    sc.sentinels = sen;
-    sc.master_name = p->cfg.redis_master;
+  if(master) {
+    sc.sentinels = p->cfg.redis_sentinels;
+    sc.master_name = master;
   }
   struct store *s = store_new(p->loop, &sc);
   if(sc.sentinels && !store_uses_sentinel(s)) {
@@ -309,31 +314,61 @@ static struct store *proc_redis(struct hlfs_proc *p, const char *what, const cha
   return s;
 }
 
-/* The state Redis is another server: hold claims until every lease and
- * next allowed time its last moments may have lost is past. */
+/* A state Redis is another server: hold claims on its shards until every
+ * lease and next allowed time its last moments may have lost is past. */
 static void proc_redis_changed(void *arg)
 {
-  struct hlfs_proc *p = arg;
+  struct proc_group *pg = arg;
+  struct hlfs_proc *p = pg->p;
   long hold = p->cfg.failover_hold_ms ? p->cfg.failover_hold_ms
                                       : p->cfg.lease_ms + p->cfg.max_delay_ms;
-  LOG(LOG_WARN, "state redis changed: no claim for %ld ms (failover_hold_ms)", hold);
-  if(state_fence(p->g.st, (uint32_t)hold, NULL, NULL))
-    LOG(LOG_ERROR, "state redis changed, and the fence could not be sent");
+  LOG(LOG_WARN, "state redis %u changed: no claim on its shards for %ld ms (failover_hold_ms)",
+      pg->k, hold);
+  if(state_fence(p->g.st, pg->k, (uint32_t)hold, NULL, NULL))
+    LOG(LOG_ERROR, "state redis %u changed, and the fence could not be sent", pg->k);
+}
+
+/* The shard groups: the comma-separated items of redis, or of redis_master
+ * with sentinels. Each gets a store and a subscribed one. */
+static int proc_groups(struct hlfs_proc *p)
+{
+  bool sen = p->cfg.redis_sentinels && *p->cfg.redis_sentinels;
+  const char *list = sen ? p->cfg.redis_master : p->cfg.redis;
+  char item[256];
+  for(const char *c = list; c; c = strchr(c, ','), c = c ? c + 1 : NULL) {
+    size_t n = strcspn(c, ",");
+    if(p->g.nstores == STATE_STORES_MAX || n == 0 || n >= sizeof item) {
+      LOG(LOG_ERROR, "%s: \"%s\" is not a list of 1 to %d items", sen ? "redis_master" : "redis",
+          list, STATE_STORES_MAX);
+      return -1;
+    }
+    memcpy(item, c, n);
+    item[n] = '\0';
+    unsigned k = p->g.nstores;
+    const char *addr = sen ? p->cfg.redis : item;
+    if(sen && strchr(addr, ','))
+      addr = "127.0.0.1:6379";  /* a placeholder: the sentinels name the master */
+    if(!(p->g.store[k] = proc_redis(p, "redis", addr, sen ? item : NULL))
+       || !(p->g.sub[k] = proc_redis(p, "redis", addr, sen ? item : NULL)))
+      return -1;
+    p->g.nstores++;
+    p->group[k] = (struct proc_group){ p, k };
+    store_on_change(p->g.store[k], proc_redis_changed, &p->group[k]);
+  }
+  return 0;
 }
 
 /* The state Redis, and the page cache's own when cache_redis names one. */
 static int proc_store(struct hlfs_proc *p)
 {
-  if(!(p->g.store = proc_redis(p, "redis", p->cfg.redis, true)) ||
-     !(p->g.sub = proc_redis(p, "redis", p->cfg.redis, true)))
+  if(proc_groups(p))
     return -1;
-  store_on_change(p->g.store, proc_redis_changed, p);
-  p->g.notify = notify_new(p->loop, p->g.sub);
+  p->g.notify = notify_new(p->loop, p->g.sub, p->g.nstores);
   if(!p->cfg.cache_redis || !*p->cfg.cache_redis) {
-    p->g.pages = p->g.store;
+    p->g.pages = p->g.store[0];
     return 0;
   }
-  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis, false);
+  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis, NULL);
   return p->g.pages ? 0 : -1;
 }
 
@@ -398,13 +433,24 @@ static int proc_auth(struct hlfs_proc *p)
   return 0;
 }
 
+/* A Redis is another shard group than this gateway takes it for: the
+ * fleet's gateways list them differently. Claiming on would keep two
+ * politeness states for some sites, so this gateway stops, with an error. */
+static void proc_mismatch(void *arg)
+{
+  struct hlfs_proc *p = arg;
+  p->exit_code = 1;
+  proc_on_signal(&p->sigterm, SIGTERM);
+}
+
 static void proc_sched(struct hlfs_proc *p)
 {
-  struct state_cfg stc = { .nshards = 1, .site_mode = p->g.cfg.site_mode,
+  struct state_cfg stc = { .nshards = p->g.nstores, .site_mode = p->g.cfg.site_mode,
                            .results_maxlen = (uint32_t)p->cfg.results_maxlen,
                            .idle_keep_ms = 3600000, .robots_keep_ms = 86400000,
                            .queue_retry_ms = 5000 };
-  p->g.st = state_new(p->g.store, &stc);
+  p->g.st = state_new(p->g.store, p->g.nstores, &stc);
+  state_on_mismatch(p->g.st, proc_mismatch, p);
   struct sched_cfg sc = {
     .replica = p->replica,
     /* with a fleet budget, one fetch until the first heartbeat tells the share */
@@ -459,9 +505,12 @@ static int proc_start(struct hlfs_proc *p)
   }
   proc_sched(p);
   gw_sync_start(&p->g);
-  store_start(p->g.store);
-  store_start(p->g.sub);
-  store_start(p->g.pages);
+  for(unsigned k = 0; k < p->g.nstores; k++) {
+    store_start(p->g.store[k]);
+    store_start(p->g.sub[k]);
+  }
+  if(p->g.pages != p->g.store[0])
+    store_start(p->g.pages);
   sched_start(p->g.sched);
   uv_timer_start(&p->ping, proc_on_ping, 0, 2000);
   return proc_http(p);
@@ -499,5 +548,5 @@ int main(int argc, char **argv)
   }
   uv_run(p.loop, UV_RUN_DEFAULT);
   cfg_free(&hlfs_prog, &p.cfg);
-  return 0;
+  return p.exit_code;
 }

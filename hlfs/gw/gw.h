@@ -83,13 +83,20 @@ struct gw_fleet_client {
   char     name[STATE_CLIENT_MAX + 1];
   uint64_t queued, in_flight, results, oldest_ms;
 };
+#define GW_MEM_CACHE STATE_STORES_MAX  /* mem_*[k]: state Redis k, or the page cache's */
+struct gw_fleet_mem {
+  struct gw *g;
+  unsigned   which;
+  bool       polling, known;
+  long long  used, max;
+};
 struct gw_fleet {
-  bool     polling, mem_polling[2], mem_known[2];
+  bool     polling;
   bool     ok;          /* the last poll was answered */
   uint64_t now_ms;      /* the Redis clock then */
   size_t   nreplicas, nclients;
   struct gw_fleet_client c[GW_FLEET_CLIENTS];
-  long long mem_used[2], mem_max[2];  /* the state Redis, the page cache's, when known */
+  struct gw_fleet_mem mem[STATE_STORES_MAX + 1];  /* INFO memory of each Redis */
   unsigned status_busy;               /* GET /status being answered */
 };
 
@@ -98,9 +105,10 @@ struct gw {
 #define GW_MAGIC 0x6a7e3a11u
   uv_loop_t           *loop;
   struct gw_cfg        cfg;
-  struct store        *store;        /* the state Redis: queues, leases, results */
-  struct store        *pages;        /* the page cache's Redis (hlfs/state/pages.h), or store */
-  struct store        *sub;          /* the state Redis again, subscribed (hlfs/state/notify.h) */
+  unsigned             nstores;      /* state Redis: one per shard group */
+  struct store        *store[STATE_STORES_MAX];  /* queues, leases, results */
+  struct store        *sub[STATE_STORES_MAX];    /* the same again, subscribed (notify.h) */
+  struct store        *pages;        /* the page cache's Redis (hlfs/state/pages.h), or store[0] */
   struct notify       *notify;
   struct state        *st;
   struct sched        *sched;
@@ -115,6 +123,7 @@ struct gw {
   uv_timer_t           sync_timer;   /* the next deadline, or the safety re-read */
   struct notify_waiter sync_nw;
   bool                 sync_reading;
+  unsigned             sync_part;    /* the state Redis being read (state_results_read) */
   bool                 stopping;
   bool                 llfs_ok;
   struct gw_stats      stats;

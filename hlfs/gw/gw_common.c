@@ -49,7 +49,7 @@ char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *
   return canon;
 }
 
-/* Ready unless stopping, or before the state Redis was ever reached (a
+/* Ready unless stopping, or before every state Redis was reached once (a
  * replica that cannot start must not take traffic). A dependency lost
  * later does not make it unready: every replica would lose it together
  * and leave the Service at once, so clients would meet refused
@@ -59,11 +59,14 @@ char *gw_canon(struct gw *g, struct api_req *rq, const char *field, const char *
 int gw_ready(void *arg, char *why, size_t whylen)
 {
   struct gw *g = arg;
-  if(g->stopping)
+  if(g->stopping) {
     snprintf(why, whylen, "shutting down");
-  else if(!store_stats(g->store)->connects)
-    snprintf(why, whylen, "redis not reached yet");
-  else
-    return 0;
-  return -1;
+    return -1;
+  }
+  for(unsigned k = 0; k < g->nstores; k++)
+    if(!store_stats(g->store[k])->connects) {
+      snprintf(why, whylen, "redis not reached yet%s", g->nstores > 1 ? " (a shard group)" : "");
+      return -1;
+    }
+  return 0;
 }

@@ -163,10 +163,12 @@ static void sync_got(void *arg, store_err err, const struct state_result *r, siz
   for(size_t i = 0; i < n; i++)
     sync_deliver(g, &r[i]);
   sync_expire(g);
-  if(n == GW_SYNC_READ_MAX)
-    sync_read(g);  /* more may be there */
-  else
+  if(n < GW_SYNC_READ_MAX && ++g->sync_part >= state_nstores(g->st)) {
+    g->sync_part = 0;  /* every state Redis read */
     sync_arm(g);
+    return;
+  }
+  sync_read(g);  /* more may be there, or the next state Redis */
 }
 
 static void sync_read(struct gw *g)
@@ -176,9 +178,11 @@ static void sync_read(struct gw *g)
   if(g->sync_reading)
     return;
   g->sync_reading = true;
-  if(state_results_read(g->st, NULL, g->sync_name, g->cfg.replica, GW_SYNC_READ_MAX, 0,
-                        sync_got, g) == STORE_OK)
-    return;
+  for(; g->sync_part < state_nstores(g->st); g->sync_part++)  /* one down: the others */
+    if(state_results_read(g->st, g->sync_part, g->sync_name, g->cfg.replica, GW_SYNC_READ_MAX,
+                          0, sync_got, g) == STORE_OK)
+      return;
+  g->sync_part = 0;
   g->sync_reading = false;
   sync_expire(g);
   sync_arm(g);

@@ -1,7 +1,8 @@
 /* The fleet as gauges: with each ping of the fetcher, this replica writes
  * its heartbeat and reads every client's queued, in-flight and unread
- * work (lua_fleet), and the memory of both Redis (INFO memory). /metrics
- * shows the last answers, so an alert needs no other exporter. Every
+ * work (lua_fleet, over every shard), and the memory of each Redis (INFO
+ * memory). /metrics shows the last answers, so an alert needs no other
+ * exporter. Every
  * replica exports the same fleet-wide numbers: aggregate them with max. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,42 +76,43 @@ static long long info_field(const char *text, const char *name)
   return -1;
 }
 
-static void mem_got(struct gw *g, int which, store_err err, const struct store_val *v)
+static void mem_got(void *arg, store_err err, const struct store_val *v)
 {
-  struct gw_fleet *fl = &g->fleet;
+  struct gw_fleet_mem *m = arg;
   const char *text = err ? NULL : store_v_str(v, NULL);
-  fl->mem_polling[which] = false;
-  fl->mem_used[which] = text ? info_field(text, "used_memory") : -1;
-  fl->mem_max[which] = text ? info_field(text, "maxmemory") : -1;
-  fl->mem_known[which] = fl->mem_used[which] >= 0 && fl->mem_max[which] >= 0;
+  m->polling = false;
+  m->used = text ? info_field(text, "used_memory") : -1;
+  m->max = text ? info_field(text, "maxmemory") : -1;
+  m->known = m->used >= 0 && m->max >= 0;
 }
 
-static void mem_got_state(void *arg, store_err err, const struct store_val *v)
+static struct store *mem_store(const struct gw *g, unsigned which)
 {
-  mem_got(arg, 0, err, v);
+  if(which == GW_MEM_CACHE)
+    return g->pages == g->store[0] ? NULL : g->pages;
+  return which < g->nstores ? g->store[which] : NULL;
 }
 
-static void mem_got_cache(void *arg, store_err err, const struct store_val *v)
-{
-  mem_got(arg, 1, err, v);
-}
-
-static void mem_poll(struct gw *g, int which)
+static void mem_poll(struct gw *g, unsigned which)
 {
   static const char *argv[] = { "INFO", "memory" };
   static const size_t lens[] = { 4, 6 };
-  struct store *s = which ? g->pages : g->store;
-  if(g->fleet.mem_polling[which] || !s || (which && s == g->store))
+  struct gw_fleet_mem *m = &g->fleet.mem[which];
+  struct store *s = mem_store(g, which);
+  if(m->polling || !s)
     return;
-  if(!store_cmd(s, 2, argv, lens, 0, which ? mem_got_cache : mem_got_state, g))
-    g->fleet.mem_polling[which] = true;
+  *m = (struct gw_fleet_mem){ .g = g, .which = which, .known = m->known, .used = m->used,
+                              .max = m->max };
+  if(!store_cmd(s, 2, argv, lens, 0, mem_got, m))
+    m->polling = true;
 }
 
 void gw_fleet_tick(struct gw *g)
 {
   struct gw_fleet *fl = &g->fleet;
-  mem_poll(g, 0);
-  mem_poll(g, 1);
+  for(unsigned k = 0; k < g->nstores; k++)
+    mem_poll(g, k);
+  mem_poll(g, GW_MEM_CACHE);
   if(fl->polling || g->stopping)
     return;
   const char *names[GW_FLEET_CLIENTS];
@@ -119,7 +121,7 @@ void gw_fleet_tick(struct gw *g)
   struct state_fleet_args a = { .replica = g->cfg.replica, .info = info,
                                 .replica_ttl_ms = FLEET_REPLICA_TTL_MS, .clients = names,
                                 .nclients = gw_fleet_clients(g, names, GW_FLEET_CLIENTS) };
-  if(!state_fleet(g->st, 0, &a, fleet_got, g))
+  if(!state_fleet(g->st, &a, fleet_got, g))
     fl->polling = true;
 }
 
@@ -153,6 +155,23 @@ static void fleet_client_gauges(const struct gw_fleet *fl, struct buf *b)
   }
 }
 
+/* redis="state",shard="k" for each state Redis, redis="cache" for the page
+ * cache's own. */
+static void mem_samples(const struct gw *g, struct buf *b, const char *name, bool max)
+{
+  char lb[48];
+  for(unsigned k = 0; k <= GW_MEM_CACHE; k++) {
+    const struct gw_fleet_mem *m = &g->fleet.mem[k];
+    if(!m->known || (k >= g->nstores && k != GW_MEM_CACHE))
+      continue;
+    if(k == GW_MEM_CACHE)
+      snprintf(lb, sizeof lb, "redis=\"cache\"");
+    else
+      snprintf(lb, sizeof lb, "redis=\"state\",shard=\"%u\"", k);
+    metrics_sample(b, name, lb, (double)(max ? m->max : m->used));
+  }
+}
+
 void gw_fleet_metrics(struct gw *g, struct buf *b)
 {
   const struct gw_fleet *fl = &g->fleet;
@@ -164,15 +183,10 @@ void gw_fleet_metrics(struct gw *g, struct buf *b)
   metrics_sample_u(b, "hlfs_replicas", "", fl->nreplicas);
   gauge(b, "hlfs_fleet_poll_ok", "1 when the last fleet poll was answered.");
   metrics_sample_u(b, "hlfs_fleet_poll_ok", "", fl->ok);
-  static const char *const which[] = { "redis=\"state\"", "redis=\"cache\"" };
   gauge(b, "hlfs_redis_used_memory_bytes", "used_memory of each Redis (INFO memory).");
-  for(int i = 0; i < 2; i++)
-    if(fl->mem_known[i])
-      metrics_sample(b, "hlfs_redis_used_memory_bytes", which[i], (double)fl->mem_used[i]);
+  mem_samples(g, b, "hlfs_redis_used_memory_bytes", false);
   gauge(b, "hlfs_redis_maxmemory_bytes", "maxmemory of each Redis (0: no limit).");
-  for(int i = 0; i < 2; i++)
-    if(fl->mem_known[i])
-      metrics_sample(b, "hlfs_redis_maxmemory_bytes", which[i], (double)fl->mem_max[i]);
+  mem_samples(g, b, "hlfs_redis_maxmemory_bytes", true);
   metrics_family(b, "hlfs_sched_claim_duration_seconds", "histogram",
                  "Round trip of each claim call to the state Redis.");
   metrics_lat_write(b, "hlfs_sched_claim_duration_seconds", "", &sched_stats(g->sched)->claim_lat);

@@ -247,8 +247,16 @@ void gw_metrics(struct buf *b, void *arg)
   }
   metrics_family(b, "hlfs_fetches_in_flight", "gauge", "Fetches this replica has started.");
   metrics_sample_u(b, "hlfs_fetches_in_flight", "", sched_in_flight(g->sched));
-  metrics_family(b, "hlfs_redis_up", "gauge", "1 when Redis is reachable.");
-  metrics_sample_u(b, "hlfs_redis_up", "", store_is_up(g->store));
+  bool all_up = true;
+  metrics_family(b, "hlfs_redis_shard_up", "gauge",
+                 "1 when the state Redis of a shard group is reachable.");
+  for(unsigned k = 0; k < g->nstores; k++) {
+    snprintf(lb, sizeof lb, "shard=\"%u\"", k);
+    metrics_sample_u(b, "hlfs_redis_shard_up", lb, store_is_up(g->store[k]));
+    all_up = all_up && store_is_up(g->store[k]);
+  }
+  metrics_family(b, "hlfs_redis_up", "gauge", "1 when every state Redis is reachable.");
+  metrics_sample_u(b, "hlfs_redis_up", "", all_up);
   metrics_family(b, "hlfs_page_cache_up", "gauge",
                  "1 when the page cache's Redis is reachable (the state Redis without cache_redis).");
   metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));

@@ -124,8 +124,8 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
 /* ---- GET /v1/results -------------------------------------------------------------- */
 
 /* A read's steps: take over old results shard by shard (steps 0..nshards-1),
- * then read new ones (step nshards), again after each wake-up while the
- * wait lasts. Renders may finish at once or later (a page to inline), so
+ * then read new ones from each state Redis in turn (steps nshards..), again
+ * after each wake-up while the wait lasts. Renders may finish at once or later (a page to inline), so
  * the read holds a reference of its own while it starts them: whatever
  * finishes last moves the read on, exactly once. */
 struct gw_read {
@@ -204,17 +204,17 @@ static void read_next(struct gw_read *rd)
 {
   unsigned nshards = state_cfg(rd->g->st)->nshards;
   size_t have = json_array_size(rd->results);
-  if(rd->aborted || rd->err || rd->full || have >= rd->max) {
+  if(rd->aborted || rd->full || have >= rd->max) {
     read_end(rd);
     return;
   }
-  if(++rd->step <= nshards) {  /* more to take over, or the new ones */
+  if(++rd->step < nshards + state_nstores(rd->g->st)) {  /* more to take over, or to read */
     read_send(rd);
     return;
   }
   rd->step = nshards;  /* from now on, only new ones */
   uint64_t now = clock_mono_ms();
-  if(have || now >= rd->deadline_ms)
+  if(have || rd->err || now >= rd->deadline_ms)  /* a Redis down: what the others had */
     read_end(rd);
   else
     read_wait(rd, now);
@@ -276,11 +276,13 @@ static void read_send(struct gw_read *rd)
   unsigned want = rd->max - (unsigned)json_array_size(rd->results);
   store_err e;
   rd->refs++;
-  if(rd->step < state_cfg(g->st)->nshards)
+  unsigned nshards = state_cfg(g->st)->nshards;
+  if(rd->step < nshards)
     e = state_results_reclaim(g->st, rd->step, rd->c->name, g->cfg.replica,
                               g->cfg.visibility_ms, want, read_got, rd);
   else
-    e = state_results_read(g->st, NULL, rd->c->name, g->cfg.replica, want, 0, read_got, rd);
+    e = state_results_read(g->st, rd->step - nshards, rd->c->name, g->cfg.replica, want, 0,
+                           read_got, rd);
   if(e)
     read_got(rd, e, NULL, 0);
 }

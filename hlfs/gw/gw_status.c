@@ -249,7 +249,7 @@ void gw_h_status(struct api_req *rq, void *arg)
   struct state_fleet_args a = { .top = STATUS_TOP, .examine = STATUS_EXAMINE,
                                 .replica_ttl_ms = 15000, .clients = names,
                                 .nclients = gw_fleet_clients(g, names, GW_FLEET_CLIENTS) };
-  store_err e = v ? state_fleet(g->st, 0, &a, status_got, v) : STORE_NOMEM;
+  store_err e = v ? state_fleet(g->st, &a, status_got, v) : STORE_NOMEM;
   if(e) {
     mem_free(v);
     gw_store_down(rq, e);

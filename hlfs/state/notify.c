@@ -21,13 +21,22 @@ struct notify_channel {
   char     name[NOTIFY_CH_MAX];   /* "n:<client>" */
   unsigned waiters;
   uint64_t idle_since;            /* loop time of its last waiter's leaving */
-  bool     subscribed;
+  uint32_t subscribed;            /* bit k: on subs[k] */
+};
+
+/* One subscribed connection per state Redis: a result is published on the
+ * Redis of its shard. */
+struct notify_sub {
+  struct notify *n;
+  struct store  *s;
+  uint32_t       bit;
 };
 
 struct notify {
   unsigned               magic;
   uv_loop_t             *loop;
-  struct store          *sub;
+  struct notify_sub      sub[STATE_STORES_MAX];
+  unsigned               nsub;
   struct notify_waiter  *head;
   struct notify_channel *ch;
   unsigned               nch, capch;
@@ -66,13 +75,19 @@ static struct notify_channel *ch_get(struct notify *n, const char *client)
   return c;
 }
 
-static void ch_subscribe(struct notify *n, struct notify_channel *c)
+static void ch_subscribe_on(struct notify *n, struct notify_channel *c, struct notify_sub *u)
 {
-  if(c->subscribed || store_subscribe(n->sub, c->name, true) != STORE_OK)
+  if((c->subscribed & u->bit) || store_subscribe(u->s, c->name, true) != STORE_OK)
     return;  /* down: subscribed again when it comes back */
-  c->subscribed = true;
+  c->subscribed |= u->bit;
   n->st.subscribes++;
   n->st.channels++;
+}
+
+static void ch_subscribe(struct notify *n, struct notify_channel *c)
+{
+  for(unsigned k = 0; k < n->nsub; k++)
+    ch_subscribe_on(n, c, &n->sub[k]);
 }
 
 static void w_unlink(struct notify *n, struct notify_waiter *w)
@@ -130,7 +145,7 @@ static void wake_all(struct notify *n, const char *client, size_t len)
 
 static void on_message(void *arg, const char *channel, size_t len)
 {
-  struct notify *n = arg;
+  struct notify *n = ((struct notify_sub *)arg)->n;
   assert(n->magic == NOTIFY_MAGIC);
   size_t pl = sizeof NOTIFY_PREFIX - 1;
   if(len > pl && !strncmp(channel, NOTIFY_PREFIX, pl))
@@ -141,16 +156,19 @@ static void on_message(void *arg, const char *channel, size_t len)
  * result may have come while nobody listened). Down: nothing subscribed. */
 static void on_state(void *arg, bool up)
 {
-  struct notify *n = arg;
+  struct notify_sub *u = arg;
+  struct notify *n = u->n;
   assert(n->magic == NOTIFY_MAGIC);
-  n->st.channels = 0;
   for(unsigned i = 0; i < n->nch; i++)
-    n->ch[i].subscribed = false;
+    if(n->ch[i].subscribed & u->bit) {
+      n->ch[i].subscribed &= ~u->bit;
+      n->st.channels--;
+    }
   if(!up)
     return;
   for(unsigned i = 0; i < n->nch; i++)
     if(n->ch[i].waiters)
-      ch_subscribe(n, &n->ch[i]);
+      ch_subscribe_on(n, &n->ch[i], u);
   wake_all(n, NULL, 0);
 }
 
@@ -166,20 +184,26 @@ static void on_sweep(uv_timer_t *t)
       i++;
       continue;
     }
-    if(c->subscribed && store_subscribe(n->sub, c->name, false) == STORE_OK) {
-      n->st.unsubscribes++;
-      n->st.channels--;
-    }
+    for(unsigned k = 0; k < n->nsub; k++)
+      if((c->subscribed & n->sub[k].bit)
+         && store_subscribe(n->sub[k].s, c->name, false) == STORE_OK) {
+        n->st.unsubscribes++;
+        n->st.channels--;
+      }
     n->ch[i] = n->ch[--n->nch];
   }
 }
 
-struct notify *notify_new(uv_loop_t *loop, struct store *sub)
+struct notify *notify_new(uv_loop_t *loop, struct store *const *subs, unsigned nsub)
 {
+  assert(nsub >= 1 && nsub <= STATE_STORES_MAX);
   struct notify *n = xalloc(sizeof *n);
-  *n = (struct notify){ .magic = NOTIFY_MAGIC, .loop = loop, .sub = sub };
-  store_on_state(sub, on_state, n);
-  store_on_message(sub, on_message, n);
+  *n = (struct notify){ .magic = NOTIFY_MAGIC, .loop = loop, .nsub = nsub };
+  for(unsigned k = 0; k < nsub; k++) {
+    n->sub[k] = (struct notify_sub){ n, subs[k], 1u << k };
+    store_on_state(subs[k], on_state, &n->sub[k]);
+    store_on_message(subs[k], on_message, &n->sub[k]);
+  }
   uv_timer_init(loop, &n->sweep);
   n->sweep.data = n;
   uv_timer_start(&n->sweep, on_sweep, NOTIFY_LINGER_MS / 2, NOTIFY_LINGER_MS / 2);
@@ -205,7 +229,9 @@ void notify_free(struct notify **np)
   assert(n->magic == NOTIFY_MAGIC);
   while(n->head)  /* readers still waiting at exit are never woken */
     w_unlink(n, n->head);
-  store_on_state(n->sub, NULL, NULL);
-  store_on_message(n->sub, NULL, NULL);
+  for(unsigned k = 0; k < n->nsub; k++) {
+    store_on_state(n->sub[k].s, NULL, NULL);
+    store_on_message(n->sub[k].s, NULL, NULL);
+  }
   uv_close((uv_handle_t *)&n->sweep, on_closed);
 }

@@ -3,8 +3,9 @@
 /* Wake-ups for readers waiting on a client's result stream.
  *
  * Every script that appends a result also publishes the client's name on
- * the channel "n:<client>" (hlfs/state/lua/lib.lua, publish). A replica subscribes, on a
- * connection of its own, to the channels of the clients it has readers
+ * the channel "n:<client>" (hlfs/state/lua/lib.lua, publish), on the Redis of
+ * the result's shard. A replica subscribes, on a connection of its own to
+ * each state Redis, to the channels of the clients it has readers
  * waiting for, and wakes them when a message comes. So a long-poll answers
  * as soon as a result exists, and a waiting reader costs Redis nothing.
  *
@@ -47,9 +48,9 @@ struct notify_stats {
   unsigned channels;       /* subscribed now */
 };
 
-/* sub: a store used for nothing else (it is started and closed by the
- * caller; notify takes its state and message callbacks). */
-struct notify *notify_new(uv_loop_t *loop, struct store *sub);
+/* subs: one store per state Redis, used for nothing else (started and
+ * closed by the caller; notify takes their state and message callbacks). */
+struct notify *notify_new(uv_loop_t *loop, struct store *const *subs, unsigned nsub);
 /* Register w (w->client, w->wake set) until its wake or notify_cancel. */
 void notify_wait(struct notify *n, struct notify_waiter *w);
 /* Unregister w if registered. */

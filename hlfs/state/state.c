@@ -19,8 +19,10 @@ const char *state_sub_name(enum state_sub_code c)
   return (unsigned)c < STATE_SUB__LAST ? state_sub_names[c] : "unknown";
 }
 
-struct state *state_new(struct store *store, const struct state_cfg *cfg)
+struct state *state_new(struct store *const *stores, unsigned nstores,
+                        const struct state_cfg *cfg)
 {
+  assert(nstores >= 1 && nstores <= STATE_STORES_MAX);
   static const char *const names[] = {
 #define X(e, var) #var,
     LUA_SCRIPTS(X)
@@ -33,12 +35,16 @@ struct state *state_new(struct store *store, const struct state_cfg *cfg)
   };
   struct state *st = xalloc(sizeof *st);
   st->magic = STATE_MAGIC;
-  st->store = store;
+  st->nstores = nstores;
   st->cfg = *cfg;
-  if(!st->cfg.nshards)
-    st->cfg.nshards = 1;
-  for(int i = 0; i < LUA__LAST; i++)
-    st->script[i] = store_script(store, names[i], bodies[i]);
+  if(st->cfg.nshards < nstores)
+    st->cfg.nshards = nstores;
+  for(unsigned k = 0; k < nstores; k++) {
+    st->stores[k] = stores[k];
+    for(int i = 0; i < LUA__LAST; i++)
+      st->script[k][i] = store_script(stores[k], names[i], bodies[i]);
+  }
+  state_groups_watch(st);
   return st;
 }
 
@@ -48,6 +54,8 @@ void state_free(struct state **stp)
   if(!st)
     return;
   *stp = NULL;
+  for(unsigned k = 0; k < st->nstores; k++)
+    store_on_state(st->stores[k], NULL, NULL);
   st->magic = 0;
   free(st);
 }
@@ -58,6 +66,11 @@ void state_check(const struct state *st)
 }
 
 const struct state_cfg *state_cfg(const struct state *st) { return &st->cfg; }
+unsigned state_nstores(const struct state *st) { return st->nstores; }
+struct store *state_store(const struct state *st, unsigned shard)
+{
+  return st->stores[shard % st->nstores];
+}
 struct state_stats *state_stats(struct state *st) { return &st->stats; }
 
 int state_client_ok(const char *name)
@@ -150,10 +163,12 @@ void state_args_shard(struct state_args *a, unsigned shard)
   state_args_addf(a, "{%u}", shard);
 }
 
-store_err state_run(struct state *st, enum lua_script sc, struct state_args *a,
+store_err state_run(struct state *st, unsigned shard, enum lua_script sc, struct state_args *a,
                     store_cb *cb, void *arg)
 {
-  store_err e = a->err ? a->err : store_eval(st->store, st->script[sc], 1, a->n, a->v, a->l, cb, arg);
+  unsigned k = shard % st->nstores;
+  store_err e = a->err ? a->err
+                       : store_eval(st->stores[k], st->script[k][sc], 1, a->n, a->v, a->l, cb, arg);
   state_args_free(a);
   return e;
 }
@@ -161,7 +176,8 @@ store_err state_run(struct state *st, enum lua_script sc, struct state_args *a,
 store_err state_send(struct state *st, struct store *via, struct state_args *a,
                      uint32_t extra_ms, store_cb *cb, void *arg)
 {
-  store_err e = a->err ? a->err : store_cmd(via ? via : st->store, a->n, a->v, a->l, extra_ms, cb, arg);
+  state_check(st);
+  store_err e = a->err ? a->err : store_cmd(via, a->n, a->v, a->l, extra_ms, cb, arg);
   state_args_free(a);
   return e;
 }

@@ -23,6 +23,7 @@
 #define STATE_CLIENT_MAX   64    /* bytes of a client name: [A-Za-z0-9._-] */
 #define STATE_RID_MAX      24    /* "<shard>-<seq>" */
 #define STATE_RESULTS_MAX  1000  /* entries per read */
+#define STATE_STORES_MAX   32    /* Redis servers (shard groups) */
 
 /* Per-URL answer of a submission. Append only: names reach the API. */
 #define STATE_SUB_CODES(X)                                              \
@@ -77,9 +78,22 @@ struct state_cfg {
   uint32_t       queue_retry_ms;  /* Retry-After given for the queued-URL quota */
 };
 
-struct state *state_new(struct store *store, const struct state_cfg *cfg);
+/* The shards live on nstores Redis (1..STATE_STORES_MAX), shard s on
+ * stores[s % nstores]; cfg->nshards below nstores is raised to it. */
+struct state *state_new(struct store *const *stores, unsigned nstores,
+                        const struct state_cfg *cfg);
 void          state_free(struct state **stp);
 const struct state_cfg *state_cfg(const struct state *st);
+unsigned      state_nstores(const struct state *st);
+/* The Redis that holds shard. */
+struct store *state_store(const struct state *st, unsigned shard);
+/* Each Redis is checked to be the shard group this gateway takes it for
+ * (state_group.c): claims and submissions on a shard wait for that. */
+bool          state_shard_ok(const struct state *st, unsigned shard);
+bool          state_ready(const struct state *st);  /* every shard group checked */
+/* fn runs once a Redis turns out to be another shard group (a fleet whose
+ * gateways list the Redis differently): nothing more is claimed. */
+void          state_on_mismatch(struct state *st, void (*fn)(void *arg), void *arg);
 struct state_stats     *state_stats(struct state *st);
 /* 1 if name is a valid client name. */
 int state_client_ok(const char *name);
@@ -234,10 +248,10 @@ struct state_result {
 };
 const char *state_result_field(const struct state_result *r, const char *name);
 typedef void state_results_cb(void *arg, store_err err, const struct state_result *r, size_t n);
-/* New results of client for consumer (the REST replica's name). block_ms > 0
- * waits for the first one: do that on a store of its own (via), as it holds
- * the connection. via NULL = the state's store. */
-store_err state_results_read(struct state *st, struct store *via, const char *client,
+/* New results of client for consumer (the REST replica's name), from the
+ * shards on one Redis: part < state_nstores (read each in turn). block_ms > 0
+ * waits for the first one and holds that connection meanwhile (tests). */
+store_err state_results_read(struct state *st, unsigned part, const char *client,
                              const char *consumer, unsigned count, uint32_t block_ms,
                              state_results_cb *cb, void *arg);
 /* Results delivered more than min_idle_ms ago and never acknowledged, taken
@@ -292,14 +306,18 @@ struct state_fleet {
   uint64_t pairs;     /* site-client pairs with work, all of them */
   uint64_t examined;  /* of which the sites' ranking looked at */
 };
-/* After the state Redis changed under the gateways (a failover, a
- * restart): no claim on any shard for hold_ms from now (Redis clock), or
- * until a later fence already set. cb (may be NULL) gets the fence of the
- * last shard. */
-store_err state_fence(struct state *st, uint32_t hold_ms, state_count_cb *cb, void *arg);
-/* Everything lives only during the callback. */
+/* After a state Redis changed under the gateways (a failover, a restart):
+ * no claim on the shards it holds (part < state_nstores) for hold_ms from
+ * now (its clock), or until a later fence already set. cb (may be NULL)
+ * gets the fence of its last shard. */
+store_err state_fence(struct state *st, unsigned part, uint32_t hold_ms, state_count_cb *cb,
+                      void *arg);
+/* Over every shard: clients summed, sites ranked over all (each shard
+ * examines at most a->examine pairs), replicas and now_ms from shard 0,
+ * which holds the heartbeats. An error of any shard fails the whole.
+ * Everything lives only during the callback. */
 typedef void state_fleet_cb(void *arg, store_err err, const struct state_fleet *f);
-store_err state_fleet(struct state *st, unsigned shard, const struct state_fleet_args *a,
+store_err state_fleet(struct state *st, const struct state_fleet_args *a,
                       state_fleet_cb *cb, void *arg);
 
 #endif

@@ -96,6 +96,8 @@ store_err state_claim(struct state *st, unsigned shard, const struct state_claim
   state_check(st);
   if(shard >= st->cfg.nshards || !a->max || a->max > CLAIM_MAX)
     return STORE_PROTO;
+  if(!state_shard_ok(st, shard))
+    return STORE_DOWN;
   struct claim_ctx *x = mem_calloc(1, sizeof *x);
   if(!x)
     return STORE_NOMEM;
@@ -112,7 +114,7 @@ store_err state_claim(struct state *st, unsigned shard, const struct state_claim
     state_args_addu(&args, st->cfg.results_maxlen);
     state_args_addu(&args, st->cfg.idle_keep_ms);
     state_args_addu(&args, a->scan_clients);
-    e = state_run(st, LUA_CLAIM, &args, claim_on_reply, x);
+    e = state_run(st, shard, LUA_CLAIM, &args, claim_on_reply, x);
   }
   if(e) {
     mem_free(x);

@@ -80,8 +80,8 @@ static void done_on_flags(void *arg, store_err err, const struct store_val *v)
   mem_free(x);
 }
 
-static store_err done_run(struct state *st, enum lua_script sc, enum done_kind kind,
-                          struct state_args *a, state_done_cb *cb,
+static store_err done_run(struct state *st, unsigned shard, enum lua_script sc,
+                          enum done_kind kind, struct state_args *a, state_done_cb *cb,
                           state_flags_cb *fcb, void *arg)
 {
   struct done_ctx *x = mem_calloc(1, sizeof *x);
@@ -90,7 +90,7 @@ static store_err done_run(struct state *st, enum lua_script sc, enum done_kind k
     return STORE_NOMEM;
   }
   *x = (struct done_ctx){ DONE_MAGIC, st, kind, cb, fcb, arg };
-  store_err e = state_run(st, sc, a, fcb ? done_on_flags : done_on_reply, x);
+  store_err e = state_run(st, shard, sc, a, fcb ? done_on_flags : done_on_reply, x);
   if(e) {
     x->magic = 0;
     mem_free(x);
@@ -139,7 +139,7 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   state_args_add(&a, d->hopped ? "h" : "p");
   for(size_t i = 0; i < d->nfields; i++)
     state_args_add(&a, d->fields[i] ? d->fields[i] : "");
-  return done_run(st, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);
+  return done_run(st, shard, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);
 }
 
 store_err state_robots_done(struct state *st, unsigned shard, const struct state_done *d,
@@ -170,7 +170,7 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   state_args_add(&a, rec->cause);
   state_args_addf(&a, "%d", rec->cause_status);
   state_args_add(&a, rec->cause_detail);
-  return done_run(st, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
+  return done_run(st, shard, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
 }
 
 store_err state_abort(struct state *st, unsigned shard, const char *site,
@@ -188,7 +188,7 @@ store_err state_abort(struct state *st, unsigned shard, const char *site,
   state_args_add(&a, token);
   state_args_addu(&a, st->cfg.idle_keep_ms);
   state_args_addu(&a, charge_ms);
-  return done_run(st, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
+  return done_run(st, shard, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
 }
 
 static void done_ignore(void *arg, store_err err, const int *held, size_t n)
@@ -207,9 +207,10 @@ store_err state_hop_free(struct state *st, const struct state_done *d,
   store_err e = state_args_init(&a, 11);
   if(e)
     return e;
-  done_common(&a, site_shard(d->site, st->cfg.nshards), d);
+  unsigned shard = site_shard(d->site, st->cfg.nshards);
+  done_common(&a, shard, d);
   state_args_addu(&a, st->cfg.idle_keep_ms);
-  return done_run(st, LUA_HOP_FREE, DONE_HOP, &a, NULL, cb ? cb : done_ignore, arg);
+  return done_run(st, shard, LUA_HOP_FREE, DONE_HOP, &a, NULL, cb ? cb : done_ignore, arg);
 }
 
 store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
@@ -229,5 +230,5 @@ store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
     state_args_add(&a, sites[i]);
     state_args_add(&a, tokens[i]);
   }
-  return done_run(st, LUA_RENEW, DONE_RENEW, &a, NULL, cb, arg);
+  return done_run(st, shard, LUA_RENEW, DONE_RENEW, &a, NULL, cb, arg);
 }

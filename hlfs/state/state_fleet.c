@@ -1,6 +1,6 @@
-/* The fleet at a glance: one run of lua_fleet (heartbeat, replicas,
- * clients, busiest sites), its nested reply made into flat arrays. And the
- * fleet-wide fence after a failover (lua_fence). */
+/* The fleet at a glance: a run of lua_fleet on every shard (heartbeat,
+ * replicas, clients, busiest sites), the nested replies made into flat
+ * arrays and merged. And the fence after a failover (lua_fence). */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +10,6 @@
 #include "hlfs/state/store.h"
 
 #define FLEET_MAGIC 0xf1ee7001u
-
-struct fleet_ctx {
-  unsigned        magic;
-  state_fleet_cb *cb;
-  void           *arg;
-};
 
 static uint64_t v_u64(const struct store_val *v)
 {
@@ -81,27 +75,155 @@ static store_err fleet_parse(const struct store_val *v, struct state_fleet *f)
   return STORE_OK;
 }
 
+/* The shards answer one by one; their answers are merged here, strings
+ * copied (a reply lives only during its callback): clients summed by name,
+ * sites ranked again over all shards, the replicas from shard 0 (the one
+ * that holds the heartbeats). */
+struct fleet_gather {
+  unsigned        magic;
+  state_fleet_cb *cb;
+  void           *arg;
+  unsigned        pending, top;
+  store_err       err;
+  struct state_fleet f;
+  struct state_fleet_replica *r;
+  struct state_fleet_client  *c;
+  struct state_fleet_site    *s;
+  size_t          capr, capc, caps;
+};
+
+struct fleet_ctx {
+  unsigned             magic;
+  struct fleet_gather *g;
+  unsigned             shard;
+};
+
+static char *dup_or(struct fleet_gather *g, const char *s)
+{
+  char *d = mem_strdup(s);
+  if(!d)
+    g->err = STORE_NOMEM;
+  return d;
+}
+
+static bool grow(void **a, size_t *cap, size_t need, size_t size)
+{
+  if(need <= *cap)
+    return true;
+  size_t n = *cap ? 2 * *cap : 16;
+  while(n < need)
+    n *= 2;
+  void *p = mem_realloc(*a, n * size);
+  if(!p)
+    return false;
+  *a = p;
+  *cap = n;
+  return true;
+}
+
+static void merge_client(struct fleet_gather *g, const struct state_fleet_client *c)
+{
+  for(size_t i = 0; i < g->f.nclients; i++) {
+    struct state_fleet_client *m = &g->c[i];
+    if(strcmp(m->name, c->name))
+      continue;
+    m->queued += c->queued;
+    m->in_flight += c->in_flight;
+    m->results += c->results;
+    if(c->oldest_ms && (!m->oldest_ms || c->oldest_ms < m->oldest_ms))
+      m->oldest_ms = c->oldest_ms;
+    return;
+  }
+  if(!grow((void **)&g->c, &g->capc, g->f.nclients + 1, sizeof *g->c)) {
+    g->err = STORE_NOMEM;
+    return;
+  }
+  g->c[g->f.nclients] = *c;
+  g->c[g->f.nclients++].name = dup_or(g, c->name);
+}
+
+static void merge(struct fleet_gather *g, unsigned shard, const struct state_fleet *f)
+{
+  if(shard == 0) {
+    g->f.now_ms = f->now_ms;
+    if(!grow((void **)&g->r, &g->capr, f->nreplicas, sizeof *g->r))
+      g->err = STORE_NOMEM;
+    for(size_t i = 0; !g->err && i < f->nreplicas; i++) {
+      g->r[g->f.nreplicas] = f->replicas[i];
+      g->r[g->f.nreplicas].name = dup_or(g, f->replicas[i].name);
+      g->r[g->f.nreplicas++].info = dup_or(g, f->replicas[i].info);
+    }
+  }
+  g->f.pairs += f->pairs;
+  g->f.examined += f->examined;
+  for(size_t i = 0; !g->err && i < f->nclients; i++)
+    merge_client(g, &f->clients[i]);
+  if(!grow((void **)&g->s, &g->caps, g->f.nsites + f->nsites, sizeof *g->s))
+    g->err = STORE_NOMEM;
+  for(size_t i = 0; !g->err && i < f->nsites; i++) {
+    g->s[g->f.nsites] = f->sites[i];
+    g->s[g->f.nsites].site = dup_or(g, f->sites[i].site);
+    g->s[g->f.nsites++].next_reason = dup_or(g, f->sites[i].next_reason);
+  }
+}
+
+static int site_busier(const void *a, const void *b)
+{
+  const struct state_fleet_site *x = a, *y = b;
+  return x->queued != y->queued ? (x->queued < y->queued ? 1 : -1) : strcmp(x->site, y->site);
+}
+
+static void gather_end(struct fleet_gather *g)
+{
+  size_t nsites = g->f.nsites;
+  if(!g->err) {
+    qsort(g->s, g->f.nsites, sizeof *g->s, site_busier);
+    if(g->f.nsites > g->top)
+      g->f.nsites = g->top;
+    g->f.replicas = g->r, g->f.clients = g->c, g->f.sites = g->s;
+  }
+  g->cb(g->arg, g->err, g->err ? NULL : &g->f);
+  for(size_t i = 0; i < g->f.nreplicas; i++) {
+    mem_free((void *)g->r[i].name);
+    mem_free((void *)g->r[i].info);
+  }
+  for(size_t i = 0; i < g->f.nclients; i++)
+    mem_free((void *)g->c[i].name);
+  for(size_t i = 0; i < nsites; i++) {
+    mem_free((void *)g->s[i].site);
+    mem_free((void *)g->s[i].next_reason);
+  }
+  mem_free(g->r);
+  mem_free(g->c);
+  mem_free(g->s);
+  g->magic = 0;
+  mem_free(g);
+}
+
 static void fleet_on_reply(void *arg, store_err err, const struct store_val *v)
 {
   struct fleet_ctx *x = arg;
   assert(x && x->magic == FLEET_MAGIC);
+  struct fleet_gather *g = x->g;
   struct state_fleet f = { 0 };
   if(!err)
     err = fleet_parse(v, &f);
-  x->cb(x->arg, err, err ? NULL : &f);
+  if(err && !g->err)
+    g->err = err;
+  if(!g->err)
+    merge(g, x->shard, &f);
   mem_free((void *)f.replicas);
   mem_free((void *)f.clients);
   mem_free((void *)f.sites);
   x->magic = 0;
   mem_free(x);
+  if(--g->pending == 0)
+    gather_end(g);
 }
 
-store_err state_fleet(struct state *st, unsigned shard, const struct state_fleet_args *fa,
-                      state_fleet_cb *cb, void *arg)
+static store_err fleet_send(struct state *st, unsigned shard, const struct state_fleet_args *fa,
+                            struct fleet_gather *g)
 {
-  state_check(st);
-  if(shard >= st->cfg.nshards)
-    return STORE_PROTO;
   struct fleet_ctx *x = mem_calloc(1, sizeof *x);
   struct state_args a;
   if(!x)
@@ -111,21 +233,48 @@ store_err state_fleet(struct state *st, unsigned shard, const struct state_fleet
     mem_free(x);
     return e;
   }
-  *x = (struct fleet_ctx){ FLEET_MAGIC, cb, arg };
+  *x = (struct fleet_ctx){ FLEET_MAGIC, g, shard };
   state_args_shard(&a, shard);
-  state_args_add(&a, fa->replica ? fa->replica : "");
+  state_args_add(&a, fa->replica && shard == 0 ? fa->replica : "");
   state_args_add(&a, fa->info ? fa->info : "");
   state_args_addu(&a, fa->replica_ttl_ms);
   state_args_addu(&a, fa->top);
   state_args_addu(&a, fa->examine);
   for(size_t i = 0; i < fa->nclients; i++)
     state_args_add(&a, fa->clients[i]);
-  e = state_run(st, LUA_FLEET, &a, fleet_on_reply, x);
+  e = state_run(st, shard, LUA_FLEET, &a, fleet_on_reply, x);
   if(e) {
     x->magic = 0;
     mem_free(x);
   }
   return e;
+}
+
+store_err state_fleet(struct state *st, const struct state_fleet_args *fa,
+                      state_fleet_cb *cb, void *arg)
+{
+  state_check(st);
+  struct fleet_gather *g = mem_calloc(1, sizeof *g);
+  if(!g)
+    return STORE_NOMEM;
+  *g = (struct fleet_gather){ .magic = FLEET_MAGIC, .cb = cb, .arg = arg, .pending = 1,
+                              .top = fa->top };
+  store_err e = STORE_OK;
+  for(unsigned sh = 0; !e && sh < st->cfg.nshards; sh++) {
+    e = fleet_send(st, sh, fa, g);
+    if(!e)
+      g->pending++;
+  }
+  if(e && g->pending == 1) {  /* nothing sent: no callback */
+    g->magic = 0;
+    mem_free(g);
+    return e;
+  }
+  if(e)
+    g->err = e;  /* the shards asked answer first, then the error */
+  if(--g->pending == 0)
+    gather_end(g);
+  return STORE_OK;
 }
 
 struct fence_ctx {
@@ -144,21 +293,25 @@ static void fence_on_reply(void *arg, store_err err, const struct store_val *v)
   mem_free(x);
 }
 
-store_err state_fence(struct state *st, uint32_t hold_ms, state_count_cb *cb, void *arg)
+store_err state_fence(struct state *st, unsigned part, uint32_t hold_ms, state_count_cb *cb,
+                      void *arg)
 {
   state_check(st);
-  store_err e = STORE_OK;
-  for(unsigned sh = 0; !e && sh < st->cfg.nshards; sh++) {
+  store_err e = part < st->nstores ? STORE_OK : STORE_PROTO;
+  unsigned last = part;
+  for(unsigned sh = part; sh < st->cfg.nshards; sh += st->nstores)
+    last = sh;
+  for(unsigned sh = part; !e && sh < st->cfg.nshards; sh += st->nstores) {
     struct fence_ctx *x = mem_calloc(1, sizeof *x);
     struct state_args a;
     if(!x)
       return STORE_NOMEM;
-    *x = (struct fence_ctx){ FLEET_MAGIC, sh + 1 == st->cfg.nshards ? cb : NULL, arg };
+    *x = (struct fence_ctx){ FLEET_MAGIC, sh == last ? cb : NULL, arg };
     e = state_args_init(&a, 4);
     if(!e) {
       state_args_shard(&a, sh);
       state_args_addu(&a, hold_ms);
-      e = state_run(st, LUA_FENCE, &a, fence_on_reply, x);
+      e = state_run(st, sh, LUA_FENCE, &a, fence_on_reply, x);
     }
     if(e) {
       x->magic = 0;

@@ -51,13 +51,14 @@ store_err state_hop_take(struct state *st, const char *site, const char *token,
     return e;
   }
   *x = (struct hop_ctx){ HOP_MAGIC, cb, arg };
-  state_args_shard(&a, site_shard(site, st->cfg.nshards));
+  unsigned shard = site_shard(site, st->cfg.nshards);
+  state_args_shard(&a, shard);
   state_args_add(&a, site);
   state_args_add(&a, token);
   state_args_addu(&a, lease_ms);
   state_args_addu(&a, max_wait_ms);
   state_args_addu(&a, hold_ms);
-  e = state_run(st, LUA_HOP_TAKE, &a, hop_on_reply, x);
+  e = state_run(st, shard, LUA_HOP_TAKE, &a, hop_on_reply, x);
   if(e) {
     x->magic = 0;
     mem_free(x);

@@ -6,13 +6,27 @@
 
 #define STATE_MAGIC 0x57a7e001u
 
+struct state_group {     /* state_group.c */
+  struct state *st;
+  unsigned      k;
+  bool          verified;  /* this connection's Redis is shard group k */
+};
+
 struct state {
   unsigned           magic;
-  struct store      *store;
+  unsigned           nstores;
+  struct store      *stores[STATE_STORES_MAX];   /* shard s lives on stores[s % nstores] */
+  int                script[STATE_STORES_MAX][LUA__LAST];
+  struct state_group  group[STATE_STORES_MAX];
+  bool               mismatch;
+  void             (*on_mismatch)(void *arg);
+  void              *mismatch_arg;
   struct state_cfg   cfg;
-  int                script[LUA__LAST];
   struct state_stats stats;
 };
+
+/* state_group.c: verify each Redis' shard group at every connection. */
+void state_groups_watch(struct state *st);
 
 /* An argument vector for one command; numbers are formatted into slots of
  * their own, so the pointers stay valid until state_args_free. */
@@ -37,10 +51,11 @@ void      state_args_addf(struct state_args *a, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 /* KEYS[1] "h:{N}" and ARGV[1] "{N}" of a shard script. */
 void      state_args_shard(struct state_args *a, unsigned shard);
-/* Run script sc with one key (args from state_args_shard), free the args. */
-store_err state_run(struct state *st, enum lua_script sc, struct state_args *a,
+/* Run script sc on shard's Redis with one key (args from state_args_shard),
+ * free the args. */
+store_err state_run(struct state *st, unsigned shard, enum lua_script sc, struct state_args *a,
                     store_cb *cb, void *arg);
-/* Plain command; frees the args. */
+/* Plain command on via (state_store of the shard it concerns); frees the args. */
 store_err state_send(struct state *st, struct store *via, struct state_args *a,
                      uint32_t extra_ms, store_cb *cb, void *arg);
 uint64_t  state_u64(const struct store_val *v);

@@ -137,7 +137,7 @@ store_err state_robots_get(struct state *st, unsigned shard, const char *origin,
   x->arg = arg;
   state_args_add(&a, "HGETALL");
   state_args_addk(&a, "r:{%u}%s", shard, origin);
-  e = state_send(st, NULL, &a, 0, read_on_robots, x);
+  e = state_send(st, state_store(st, shard), &a, 0, read_on_robots, x);
   return read_finish(e, x);
 }
 
@@ -151,7 +151,8 @@ store_err state_site(struct state *st, const char *site, state_site_cb *cb, void
     return e;
   x->scb = cb;
   x->arg = arg;
-  state_args_shard(&a, site_shard(site, st->cfg.nshards));
+  unsigned shard = site_shard(site, st->cfg.nshards);
+  state_args_shard(&a, shard);
   state_args_add(&a, site);
-  return read_finish(state_run(st, LUA_SITE, &a, read_on_site, x), x);
+  return read_finish(state_run(st, shard, LUA_SITE, &a, read_on_site, x), x);
 }

@@ -26,6 +26,7 @@ struct res_ctx {
   char               consumer[STATE_CLIENT_MAX];
   unsigned           count;
   unsigned           shard;          /* reclaim: the reply does not name it */
+  unsigned           part;           /* read: the Redis (state_store index) read */
   uint32_t           block_ms;
 };
 
@@ -116,7 +117,7 @@ static void res_ignore(void *arg, store_err err, const struct store_val *v)
  * run in order, so the read sees the groups. */
 static store_err res_create_groups(struct res_ctx *x)
 {
-  for(unsigned s = 0; s < x->st->cfg.nshards; s++) {
+  for(unsigned s = x->part; s < x->st->cfg.nshards; s += x->st->nstores) {
     struct state_args a;
     store_err e = state_args_init(&a, 6);
     if(e)
@@ -161,7 +162,7 @@ static void res_on_reply(void *arg, store_err err, const struct store_val *v)
 
 static store_err res_send_read(struct res_ctx *x)
 {
-  unsigned ns = x->st->cfg.nshards;
+  unsigned ns = x->st->cfg.nshards, step = x->st->nstores;
   struct state_args a;
   store_err e = state_args_init(&a, 10 + 2 * (int)ns);
   if(e)
@@ -177,14 +178,14 @@ static store_err res_send_read(struct res_ctx *x)
     state_args_addu(&a, x->block_ms);
   }
   state_args_add(&a, "STREAMS");
-  for(unsigned s = 0; s < ns; s++)
+  for(unsigned s = x->part; s < ns; s += step)
     state_args_addk(&a, "x:{%u}%s", s, x->client);
-  for(unsigned s = 0; s < ns; s++)
+  for(unsigned s = x->part; s < ns; s += step)
     state_args_add(&a, ">");
   return state_send(x->st, x->via, &a, x->block_ms, res_on_reply, x);
 }
 
-static struct res_ctx *res_new(struct state *st, struct store *via, const char *client,
+static struct res_ctx *res_new(struct state *st, unsigned part, const char *client,
                                const char *consumer, unsigned count)
 {
   if(!state_client_ok(client) || !state_client_ok(consumer) || !count
@@ -195,19 +196,20 @@ static struct res_ctx *res_new(struct state *st, struct store *via, const char *
     return NULL;
   x->magic = RES_MAGIC;
   x->st = st;
-  x->via = via;
+  x->part = part % st->nstores;
+  x->via = st->stores[x->part];
   x->count = count;
   snprintf(x->client, sizeof x->client, "%s", client);
   snprintf(x->consumer, sizeof x->consumer, "%s", consumer);
   return x;
 }
 
-store_err state_results_read(struct state *st, struct store *via, const char *client,
+store_err state_results_read(struct state *st, unsigned part, const char *client,
                              const char *consumer, unsigned count, uint32_t block_ms,
                              state_results_cb *cb, void *arg)
 {
   state_check(st);
-  struct res_ctx *x = res_new(st, via, client, consumer, count);
+  struct res_ctx *x = part < st->nstores ? res_new(st, part, client, consumer, count) : NULL;
   if(!x)
     return STORE_PROTO;
   x->cb = cb;
@@ -224,7 +226,7 @@ store_err state_results_reclaim(struct state *st, unsigned shard, const char *cl
                                 state_results_cb *cb, void *arg)
 {
   state_check(st);
-  struct res_ctx *x = shard < st->cfg.nshards ? res_new(st, NULL, client, consumer, count) : NULL;
+  struct res_ctx *x = shard < st->cfg.nshards ? res_new(st, shard, client, consumer, count) : NULL;
   struct state_args a;
   if(!x)
     return STORE_PROTO;
@@ -242,7 +244,7 @@ store_err state_results_reclaim(struct state *st, unsigned shard, const char *cl
     state_args_add(&a, "COUNT");
     state_args_addu(&a, count);
     x->shard = shard;
-    e = state_send(st, NULL, &a, 0, res_on_reply, x);
+    e = state_send(st, x->via, &a, 0, res_on_reply, x);
   }
   if(e)
     res_free(x);
@@ -265,7 +267,7 @@ store_err state_results_ack(struct state *st, unsigned shard, const char *client
   state_check(st);
   if(!n || n > STATE_RESULTS_MAX || shard >= st->cfg.nshards)
     return STORE_PROTO;
-  struct res_ctx *x = res_new(st, NULL, client, "ack", 1);
+  struct res_ctx *x = res_new(st, shard, client, "ack", 1);
   struct state_args a;
   if(!x)
     return STORE_PROTO;
@@ -276,7 +278,7 @@ store_err state_results_ack(struct state *st, unsigned shard, const char *client
     state_args_addk(&a, "x:{%u}%s", shard, client);
     for(size_t i = 0; i < n; i++)
       state_args_add(&a, ids[i]);
-    e = state_run(st, LUA_ACK, &a, res_on_ack, x);
+    e = state_run(st, shard, LUA_ACK, &a, res_on_ack, x);
   }
   if(e)
     res_free(x);

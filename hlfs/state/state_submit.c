@@ -147,6 +147,8 @@ static void submit_on_reply(void *arg, store_err err, const struct store_val *v)
 static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count)
 {
   struct state_args a;
+  if(!state_shard_ok(x->st, shard))
+    return STORE_DOWN;
   store_err e = state_args_init(&a, SUBMIT_FIXED + 4 * (int)count);
   if(e)
     return e;
@@ -168,7 +170,7 @@ static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count
     state_args_add(&a, x->items[i].follow ? x->items[i].follow : "");
   }
   x->parts[shard] = (struct submit_part){ x, shard };
-  return state_run(x->st, LUA_SUBMIT, &a, submit_on_reply, &x->parts[shard]);
+  return state_run(x->st, shard, LUA_SUBMIT, &a, submit_on_reply, &x->parts[shard]);
 }
 
 /* Send one call per shard that has items; items of a shard whose call

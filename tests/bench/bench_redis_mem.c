@@ -106,10 +106,10 @@ static void open_state(void)
   struct state_cfg c = { .nshards = 1, .site_mode = SITE_BY_HOST, .results_maxlen = 1000000,
                          .idle_keep_ms = 3600000, .robots_keep_ms = 86400000,
                          .queue_retry_ms = 5000 };
-  st = state_new(store, &c);
+  st = state_new(&store, 1, &c);
   store_start(store);
   uint64_t end = clock_mono_ms() + 5000;
-  while(!store_is_up(store) && clock_mono_ms() < end)
+  while(!state_ready(st) && clock_mono_ms() < end)
     uv_run(loop, UV_RUN_ONCE);
   if(!store_is_up(store)) {
     fprintf(stderr, "bench: no redis on port %ld\n", envl("REDIS_PORT", 6379));

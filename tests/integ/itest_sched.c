@@ -755,9 +755,10 @@ static void child_main(const char *logpath)
   plan = plan_kill;
   ts_store = it_store_new(5000, 10000);
   struct state_cfg sc = ts_cfg(1);
-  ts_st = state_new(ts_store, &sc);
+  ts_st = state_new(&ts_store, 1, &sc);
   store_start(ts_store);
   it_wait_up(ts_store);
+  ts_wait_ready(ts_st);
   /* a lease of 1 s: a child starved of CPU for a few hundred ms (a loaded CI
    * machine) keeps its claims, so only the SIGKILL moves work */
   struct sched_cfg c = sc_cfg(8, 1000, 0);

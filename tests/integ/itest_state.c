@@ -382,7 +382,7 @@ static void on_results(void *arg, store_err err, const struct state_result *r, s
 static void read_results(const char *consumer, struct ts_res *o, uint32_t block_ms)
 {
   memset(o, 0, sizeof *o);
-  assert_int_equal(state_results_read(ts_st, NULL, "c1", consumer, 16, block_ms, on_results, o),
+  assert_int_equal(state_results_read(ts_st, 0, "c1", consumer, 16, block_ms, on_results, o),
                    STORE_OK);
   assert_true(it_run_until(&o->done, 5000));
   assert_int_equal(o->err, STORE_OK);
@@ -558,7 +558,8 @@ static void test_domain_sites_roundtrip(void **state)
   state_free(&ts_st);
   struct state_cfg c = ts_cfg(1);
   c.site_mode = SITE_BY_DOMAIN;
-  ts_st = state_new(ts_store, &c);
+  ts_st = state_new(&ts_store, 1, &c);
+  ts_wait_ready(ts_st);
   /* canonical URLs: the state layer is given no other kind */
   const char *urls[] = { "https://www.b.co.uk/x", "http://shop.b.co.uk:81/y?z",
                          "http://b.co.uk/z", "https://a.b.b.co.uk/", "http://b.co.uk:8080/p%20q" };
@@ -613,7 +614,7 @@ static void test_shards(void **state)
   for(int k = 0; k < 4 && got < 40; k++) {
     static struct ts_res o;
     memset(&o, 0, sizeof o);
-    assert_int_equal(state_results_read(ts_st, NULL, "c1", "gw", 16, 0, on_results, &o), STORE_OK);
+    assert_int_equal(state_results_read(ts_st, 0, "c1", "gw", 16, 0, on_results, &o), STORE_OK);
     assert_true(it_run_until(&o.done, 5000));
     got += (unsigned)o.n;
     for(size_t i = 0; i < o.n; i++)

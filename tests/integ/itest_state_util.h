@@ -14,13 +14,23 @@ static inline struct state_cfg ts_cfg(unsigned nshards)
                              .robots_keep_ms = 86400000, .queue_retry_ms = 5000 };
 }
 
+/* Until every Redis of st was checked to be its shard group. */
+static inline void ts_wait_ready(struct state *st)
+{
+  uint64_t end = clock_mono_ms() + 5000;
+  while(!state_ready(st) && clock_mono_ms() < end)
+    uv_run(it_loop, UV_RUN_ONCE);
+  assert_true(state_ready(st));
+}
+
 static inline void ts_open(unsigned nshards)
 {
   ts_store = it_store_new(5000, 10000);
   struct state_cfg c = ts_cfg(nshards);
-  ts_st = state_new(ts_store, &c);
+  ts_st = state_new(&ts_store, 1, &c);
   store_start(ts_store);
   it_wait_up(ts_store);
+  ts_wait_ready(ts_st);
   assert_string_equal(it_cmd(ts_store, "FLUSHALL"), "OK");
 }
 
