@@ -104,12 +104,15 @@ static int send_batch(struct submit *s)
     int rc = cli_call(s->c, "POST", "/v1/batches", body, NULL, 0, &r);
     free(body);
     long wait_ms = r.retry_after_ms > 0 ? r.retry_after_ms : 1000;
-    if(rc == CLI_OK && r.status == 429 && !last) {
+    /* a quota, or the shared state gone for a moment (a Redis failover:
+     * 503 with Retry-After): the same batch again, later */
+    bool again = r.status == 429 || (r.status == 503 && r.retry_after_ms > 0);
+    if(rc == CLI_OK && again && !last) {
       cli_resp_free(&r);
       nap(wait_ms);
       continue;
     }
-    if(rc == CLI_OK && r.status != 200 && r.status != 429)
+    if(rc == CLI_OK && r.status != 200)
       rc = cli_fail(s->c, &r);
     json_t *j = rc == CLI_OK ? cli_json(s->c, &r) : NULL;
     cli_resp_free(&r);

@@ -30,8 +30,9 @@ static const struct verb {
     "  --priority P     0..7, higher first (the gateway's default otherwise)\n"
     "  --max-age-s N    a stored copy up to N seconds old will do\n"
     "  --batch N        URLs per request (default 1000, at most 5000)\n"
-    "  --max-wait-s S   wait out quota refusals (Retry-After) for up to S\n"
-    "                   seconds (default 300), then report them as rejected\n"
+    "  --max-wait-s S   wait out quota refusals and 503s with Retry-After for\n"
+    "                   up to S seconds (default 300), then report them as\n"
+    "                   rejected\n"
     "Exit 1 when any URL was rejected.\n" },
   { "results", cli_results,
     "usage: wpfs results [--follow] [--max N] [--wait-ms N] [--no-ack]\n"

@@ -596,6 +596,16 @@ function main() {
         else if (!cm2 || !csvc) R.problem(at(w.d, p, `WPFS_HLFS_CACHE_REDIS "${caddr}" does not name a Service of this stack`));
         else if (cacheComp !== 'redis-cache') R.problem(at(w.d, p, `WPFS_HLFS_CACHE_REDIS "${caddr}" is the Service of ${cacheComp}, not of the page cache (redis-cache)`));
         else if (!(csvc.obj.spec.ports || []).some(q => q.port === Number(cm2[2]))) R.problem(at(csvc, ['spec', 'ports'], `Service ${cm2[1]} has no port ${cm2[2]} (WPFS_HLFS_CACHE_REDIS)`));
+        const sen = String(cfg.env.WPFS_HLFS_REDIS_SENTINELS || cfg.redis_sentinels || '').split(',').filter(Boolean);
+        for (const a of sen) {
+          /* pod-N.service:port of the state Redis set, N below its replicas */
+          const sm = /^([a-z0-9-]+)-(\d+)\.([a-z0-9-]+)(?:\.[a-z0-9.-]+)?:(\d+)$/.exec(a.trim());
+          const sts = sm && find('StatefulSet', sm[1]);
+          const ssvc = sm && service(sm[3]);
+          if (!sm || !sts || !ssvc || sts.obj.spec.serviceName !== sm[3]) R.problem(at(w.d, p, `WPFS_HLFS_REDIS_SENTINELS "${a}" is not a pod of a StatefulSet behind its headless Service`));
+          else if (Number(sm[2]) >= (sts.obj.spec.replicas || 1)) R.problem(at(sts, ['spec', 'replicas'], `WPFS_HLFS_REDIS_SENTINELS names pod ${sm[2]}, past the set's ${sts.obj.spec.replicas || 1} replicas`));
+          else if (!(ssvc.obj.spec.ports || []).some(q => q.port === Number(sm[4]))) R.problem(at(ssvc, ['spec', 'ports'], `Service ${sm[3]} has no port ${sm[4]} (WPFS_HLFS_REDIS_SENTINELS)`));
+        }
         for (const u of String(cfg.env.WPFS_HLFS_LLFS || cfg.llfs || '').split(',').filter(Boolean)) {
           const um = /^http:\/\/([^:/]+)(?::(\d+))?\/?$/.exec(u.trim());
           const s = um && service(um[1].split('.')[0]);
@@ -781,6 +791,27 @@ function main() {
     sameAsImage(r, 'redis.conf');
   });
 
+  R.check('redis: a Sentinel set (an odd number of pods, each a server and a sentinel, started by the image\'s redis-ha.sh)', () => {
+    const r = redisOf('redis');
+    if (!r) return;
+    const { sts, w, cm } = r;
+    const n = sts.obj.spec.replicas || 1;
+    if (n < 3 || n % 2 === 0) R.problem(at(sts, ['spec', 'replicas'], `${n}: a quorum of sentinels needs an odd number, at least 3`));
+    const ha = path.join(path.dirname(DOCKERFILE), 'redis-ha.sh');
+    const script = (cm.obj.data || {})['redis-ha.sh'];
+    if (!script) R.problem(at(cm, ['data'], 'no redis-ha.sh'));
+    else if (fs.existsSync(ha) && fs.readFileSync(ha, 'utf8') !== script) R.problem(at(cm, ['data', 'redis-ha.sh'], `differs from ${rel(ha)} (the tested copy): keep them equal`));
+    const conts = containersOf(w);
+    const started = conts.filter(x => (x.c.command || []).some(a => /redis-ha\.sh$/.test(a)));
+    if (!conts.some(x => (x.c.command || []).includes('sentinel'))) R.problem(at(sts, ['spec', 'template', 'spec', 'containers'], 'no sentinel container (redis-ha.sh sentinel)'));
+    if (started.length !== conts.length) R.problem(at(sts, ['spec', 'template', 'spec', 'containers'], 'every container is started by redis-ha.sh (it finds the master first)'));
+    const want = Array.from({ length: n }, (x, i) => `${sts.obj.metadata.name}-${i}.${sts.obj.spec.serviceName}`).join(' ');
+    for (const { c, p } of started) {
+      const hosts = ((c.env || []).find(e => e.name === 'WPFS_REDIS_HOSTS') || {}).value;
+      if (hosts !== want) R.problem(at(sts, p.concat('env'), `WPFS_REDIS_HOSTS "${hosts}": want the set's pods, "${want}"`));
+    }
+  });
+
   R.check('redis-cache: memory capped with allkeys-lru, nothing persisted, one replica, configured from the same file as the image', () => {
     const r = redisOf('redis-cache');
     if (!r) return;
@@ -853,7 +884,9 @@ function main() {
     const no = (a, b, port, proto) => expect.push([a, b, port, proto || 'TCP', false]);
     if (!comp('hlfs') || !comp('llfs') || !comp('redis') || !comp('redis-cache')) { R.problem('want workloads labelled app.kubernetes.io/component hlfs, llfs, redis and redis-cache'); return; }
     yes('crawler', 'hlfs', 8080); yes('prometheus', 'hlfs', 8080); yes('prometheus', 'llfs', 8081);
-    yes('hlfs', 'llfs', 8081); yes('hlfs', 'redis', 6379); yes('hlfs', 'redis-cache', 6380);
+    yes('hlfs', 'llfs', 8081); yes('hlfs', 'redis', 6379); yes('hlfs', 'redis', 26379); yes('hlfs', 'redis-cache', 6380);
+    yes('redis', 'redis', 6379); yes('redis', 'redis', 26379);
+    no('llfs', 'redis', 26379); no('crawler', 'redis', 26379); no('redis-cache', 'redis', 26379); no('redis', 'redis-cache', 6380);
     no('crawler', 'redis-cache', 6380); no('llfs', 'redis-cache', 6380); no('prometheus', 'redis-cache', 6380);
     no('redis-cache', 'redis', 6379); no('redis-cache', '93.184.215.14', 443);
     for (const s of ['hlfs', 'llfs']) { yes(s, 'dns', 53, 'UDP'); yes(s, 'dns', 53, 'TCP'); }

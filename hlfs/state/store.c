@@ -55,6 +55,7 @@ struct store {
   struct store_cfg    cfg;
   char               *host;
   char               *password;    /* NULL: no AUTH */
+  char               *master;      /* the sentinels' master name, or NULL */
   redisAsyncContext  *ac;          /* NULL when not connected */
   bool                up;          /* connected and scripts sent */
   bool                closing;
@@ -660,6 +661,10 @@ struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg)
   s->host = xstrdup(cfg->host ? cfg->host : "127.0.0.1");
   s->cfg.host = s->host;
   s->password = cfg->password && *cfg->password ? xstrdup(cfg->password) : NULL;
+  /* the caller's strings need not outlive store_new */
+  s->master = cfg->master_name ? xstrdup(cfg->master_name) : NULL;
+  s->cfg.master_name = s->master;
+  s->cfg.sentinels = NULL;
   s->cfg.password = NULL;  /* only s->password holds it */
   if(!s->cfg.max_pending)
     s->cfg.max_pending = 1;
@@ -736,6 +741,7 @@ static void store_on_closed(uv_handle_t *h)
   if(s->password)
     OPENSSL_cleanse(s->password, strlen(s->password));
   free(s->password);
+  free(s->master);
   free(s);
 }
 

@@ -64,10 +64,9 @@ ok "llfs stops on SIGTERM" sh -c "! kill -0 $llfs_pid 2>/dev/null"
 # --- Redis with the image's configuration; only its data directory (/data,
 # the volume in the image and the StatefulSet) moves to the test's directory.
 rport=$(freeport)
-mkdir -p "$T_DIR/redis" "$T_DIR/pod-redis"
+mkdir -p "$T_DIR/redis"
 ok "redis.conf keeps its data in /data" grep -qx 'dir /data' deploy/container/redis.conf
 sed "s|^dir /data\$|dir $T_DIR/redis|" deploy/container/redis.conf >"$T_DIR/redis.conf"
-sed "s|^dir /data\$|dir $T_DIR/pod-redis|" deploy/container/redis.conf >"$T_DIR/pod-redis.conf"
 redis_up() {
   bg redis redis-server "$T_DIR/redis.conf" --port "$rport" --bind 127.0.0.1 --maxmemory 64mb
   REDIS_PID=$BG_PID
@@ -130,7 +129,27 @@ ok "ConfigMap wpfs-llfs read" test -s "$T_DIR/llfs.env"
 ok "ConfigMap wpfs-hlfs read" test -s "$T_DIR/hlfs.env"
 # One development key instead of the Secret's (empty) list.
 printf '{"clients": [{"name": "deploytest", "token": "deploy-test-token-1234"}]}\n' >"$T_DIR/tokens.json"
-printf '127.0.0.1 localhost wpfs-redis wpfs-redis-cache wpfs-llfs wpfs-hlfs\n::1 localhost\n' >"$T_DIR/hosts"
+# The state Redis set's pods by their stable names (the headless Service),
+# each on an address of its own as in a cluster.
+{
+  printf '127.0.0.1 localhost wpfs-redis-cache wpfs-llfs wpfs-hlfs\n::1 localhost\n'
+  for k in 0 1 2; do printf '127.0.1.%d wpfs-redis-%d.wpfs-redis\n' $((k + 1)) "$k"; done
+} >"$T_DIR/hosts"
+for k in 0 1 2; do
+  mkdir -p "$T_DIR/pod-redis-$k"
+  sed "s|^dir /data\$|dir $T_DIR/pod-redis-$k|" deploy/container/redis.conf >"$T_DIR/pod-redis-$k.conf"
+done
+# The set's environment, as the StatefulSet gives it (WPFS_REDIS_SELF is
+# made from the pod's name there).
+WPFS_REDIS_HOSTS=$(node -e '
+  const Y = require("yaml"), fs = require("fs");
+  for (const d of Y.parseAllDocuments(fs.readFileSync("deploy/k8s/redis.yaml", "utf8"), { version: "1.1" })) {
+    const o = d.toJS();
+    if (o && o.kind === "StatefulSet")
+      console.log(o.spec.template.spec.containers[0].env.find(e => e.name === "WPFS_REDIS_HOSTS").value);
+  }')
+export WPFS_REDIS_HOSTS
+ok "the StatefulSet names its three pods" test "$(wc -w <<<"$WPFS_REDIS_HOSTS")" = 3
 sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/container/redis-cache.conf >"$T_DIR/pod-redis-cache.conf"
 
 cat >"$T_DIR/pod.sh" <<'POD'
@@ -143,9 +162,24 @@ until_ok() { local n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 &&
 ip link set lo up
 mount --bind "$T_DIR/hosts" /etc/hosts
 hc="$WPFS_IMAGE_BINDIR/wpfs-healthcheck"
-redis-server "$T_DIR/pod-redis.conf" --maxmemory 64mb >"$T_DIR/pod-redis.log" 2>&1 &
-pids+=($!)
-check "redis listens on 6379 as configured" until_ok 100 redis-cli -h wpfs-redis -p 6379 ping
+for k in 0 1 2; do  # the state Redis set: a server and a sentinel per pod
+  WPFS_REDIS_SELF=wpfs-redis-$k.wpfs-redis WPFS_SENTINEL_DIR="$T_DIR/pod-redis-$k" \
+    WPFS_SENTINEL_BIND=127.0.1.$((k + 1)) WPFS_SENTINEL_DOWN_MS=1000 \
+    sh deploy/container/redis-ha.sh "$T_DIR/pod-redis-$k.conf" --maxmemory 64mb \
+      --bind 127.0.1.$((k + 1)) >"$T_DIR/pod-redis-$k.log" 2>&1 &
+  pids+=($!)
+  until_ok 100 redis-cli -h "wpfs-redis-$k.wpfs-redis" -p 6379 ping
+  WPFS_REDIS_SELF=wpfs-redis-$k.wpfs-redis WPFS_SENTINEL_DIR="$T_DIR/pod-redis-$k" \
+    WPFS_SENTINEL_BIND=127.0.1.$((k + 1)) WPFS_SENTINEL_DOWN_MS=1000 \
+    sh deploy/container/redis-ha.sh sentinel >"$T_DIR/pod-sentinel-$k.log" 2>&1 &
+  pids+=($!)
+  until_ok 100 redis-cli -h "wpfs-redis-$k.wpfs-redis" -p 26379 ping
+done
+check "redis listens on 6379 as configured, in each pod of the set" \
+  redis-cli -h wpfs-redis-2.wpfs-redis -p 6379 ping
+check "the first pod is the master" sh -c "redis-cli -h wpfs-redis-0.wpfs-redis -p 6379 ROLE | head -1 | grep -qx master"
+check "the others replicate it, by its name" sh -c "redis-cli -h wpfs-redis-2.wpfs-redis -p 6379 INFO replication | grep -q '^master_host:wpfs-redis-0.wpfs-redis'"
+check "the sentinels name it by its name" sh -c "redis-cli -h wpfs-redis-1.wpfs-redis -p 26379 SENTINEL get-master-addr-by-name wpfs | head -1 | grep -qx wpfs-redis-0.wpfs-redis"
 redis-server "$T_DIR/pod-redis-cache.conf" >"$T_DIR/pod-redis-cache.log" 2>&1 &
 pids+=($!)
 check "the page cache's redis listens on 6380 as configured" until_ok 100 redis-cli -h wpfs-redis-cache -p 6380 ping
@@ -162,7 +196,7 @@ env "${hlfs_env[@]}" WPFS_HLFS_TOKENS_FILE="$T_DIR/tokens.json" WPFS_HLFS_REPLIC
 pids+=($!)
 hlfs=$!
 check "hlfs answers /healthz on its default port 8080" until_ok 100 "$hc" 8080
-check "hlfs /readyz: Redis and llfs reached through the Service names of the ConfigMap" until_ok 100 "$hc" 8080 /readyz
+check "hlfs /readyz: Redis (through the sentinels) and llfs reached by the names of the ConfigMap" until_ok 100 "$hc" 8080 /readyz
 metric() { (exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 &&
   awk -v m="$1" '$1 == m { print $2 }' <&3); }
 check "hlfs reaches the page cache's redis by its Service name" test "$(metric hlfs_page_cache_up)" = 1
@@ -192,6 +226,8 @@ while IFS= read -r line; do
   esac
 done <"$T_DIR/pod.out"
 if grep -q '^not ok' "$T_DIR/pod.out"; then
-  for f in pod-llfs pod-hlfs pod-redis pod-redis-cache; do tail -5 "$T_DIR/$f.log" | sed "s/^/# $f: /"; done
+  for f in pod-llfs pod-hlfs pod-redis-0 pod-sentinel-0 pod-redis-1 pod-redis-cache; do
+    tail -5 "$T_DIR/$f.log" | sed "s/^/# $f: /"
+  done
 fi
 done_testing
