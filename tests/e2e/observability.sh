@@ -65,6 +65,27 @@ ok "promtool check rules" promtool check rules "$OBS/wpfs-alerts.yaml"
 ok "promtool test rules: each alert fires on its case, not on the others" \
   sh -c "cd '$OBS' && promtool test rules wpfs-alerts.test.yaml"
 
+ok "the PrometheusRule is the rules file (node deploy/tools/prometheus-rule.js)" \
+  sh -c "cd '$WPFS_ROOT' && node deploy/tools/prometheus-rule.js | cmp -s - '$OBS/prometheus-rule.yaml'"
+# each ServiceMonitor selects a Service of deploy/k8s that has the port it scrapes
+node -e '
+  const Y = require("yaml"), fs = require("fs"), path = require("path");
+  const load = f => Y.parseAllDocuments(fs.readFileSync(f, "utf8")).map(d => d.toJS()).filter(Boolean);
+  const k8s = fs.readdirSync(process.argv[1]).filter(f => f.endsWith(".yaml"))
+    .flatMap(f => load(path.join(process.argv[1], f)));
+  const mons = load(process.argv[2]).filter(d => d.kind === "ServiceMonitor");
+  const sel = (m, l) => Object.entries(m).every(([k, v]) => (l || {})[k] === v);
+  for (const m of mons) {
+    const svc = k8s.filter(d => d.kind === "Service" && d.metadata.namespace === m.metadata.namespace
+      && sel(m.spec.selector.matchLabels, d.metadata.labels));
+    const good = svc.length === 1 && m.spec.endpoints.every(e =>
+      (svc[0].spec.ports || []).some(p => p.name === e.port) && e.path === "/metrics");
+    console.log((good ? "ok" : "not ok") + " " + m.metadata.name + " -> " + svc.map(d => d.metadata.name).join(","));
+  }' "$WPFS_ROOT/deploy/k8s" "$OBS/service-monitors.yaml" >"$T_DIR/mons"
+sed 's/^/# /' "$T_DIR/mons"
+is "$(grep -c '^ok' "$T_DIR/mons")" 2 "a ServiceMonitor for hlfs and for llfs, each on its Service's http port"
+is "$(grep -c '^not ok' "$T_DIR/mons")" 0 "...and none that scrapes nothing"
+
 # 3. /status: behind the key, plain HTML
 is "$(curl -s -o /dev/null -w '%{http_code}' "$A_URL/status")" 401 "/status without a key: 401"
 ok "... asking a browser for Basic credentials" sh -c \
