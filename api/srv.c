@@ -529,10 +529,18 @@ static int srv_mhd_start(struct api_srv *s)
      * request head (431 beyond) without paying for 64. */
     { MHD_OPTION_CONNECTION_MEMORY_LIMIT,
       (intptr_t)(s->cfg.conn_memory ? s->cfg.conn_memory : 32 * 1024), NULL },
+    { MHD_OPTION_END, 0, NULL },   /* the TLS key, */
+    { MHD_OPTION_END, 0, NULL },   /* and certificate, */
     { MHD_OPTION_END, 0, NULL },   /* the listening socket, or the notifier */
     { MHD_OPTION_END, 0, NULL },
   };
-  size_t last = sizeof opts / sizeof opts[0] - 2;
+  size_t last = sizeof opts / sizeof opts[0] - 4;
+  if(s->cfg.tls_cert && s->cfg.tls_key) {
+    flags |= MHD_USE_TLS;
+    opts[last++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)s->cfg.tls_key };
+    opts[last++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+                                            (void *)s->cfg.tls_cert };
+  }
   if(s->group) {
     flags |= MHD_USE_NO_LISTEN_SOCKET;
     opts[last] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,

@@ -40,6 +40,8 @@ struct api_srv_cfg {
   int  (*ready)(void *arg, char *why, size_t whylen);
   /* /metrics: the service appends its own families. */
   void (*metrics)(struct buf *out, void *arg);
+  /* HTTPS: PEM certificate chain and key (api/tls.h); NULL: plain HTTP. */
+  const char *tls_cert, *tls_key;
 };
 
 int  api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "api/tls.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
@@ -64,6 +65,8 @@ struct hlfs_cfg {
   size_t robots_rules_bytes;
   long   shutdown_grace_ms;
   char  *site_mode;
+  char  *tls_cert_file;
+  char  *tls_key_file;
   char  *token;
   char  *tokens_file;
   char  *user_agent;
@@ -164,6 +167,10 @@ static const struct cfg_key hlfs_keys[] = {
     "on SIGTERM, time given to requests under way" },
   { "site_mode", CFG_STR, OFF(site_mode), "host", 1, 0, NULL,
     "politeness unit: host, ip or domain (registrable domain)" },
+  { "tls_cert_file", CFG_STR, OFF(tls_cert_file), NULL, 1, 0, NULL,
+    "serve HTTPS with this PEM certificate chain (with tls_key_file); unset: plain HTTP" },
+  { "tls_key_file", CFG_STR, OFF(tls_key_file), NULL, 1, 0, NULL,
+    "the PEM private key of tls_cert_file (from a secret)" },
   { "token", CFG_STR, OFF(token), NULL, 1, 0, NULL,
     "API key of a development client named \"dev\"" },
   { "tokens_file", CFG_STR, OFF(tokens_file), NULL, 1, 0, NULL,
@@ -199,6 +206,7 @@ struct hlfs_proc {
   char replica[96];
   uv_signal_t sigterm, sigint;
   uv_timer_t ping, stop;
+  struct api_tls tls;
   int exit_code;
   struct proc_group { struct hlfs_proc *p; unsigned k; } group[STATE_STORES_MAX];
   struct sched_fetch_ops fops;
@@ -475,18 +483,26 @@ static void proc_sched(struct hlfs_proc *p)
 
 static int proc_http(struct hlfs_proc *p)
 {
+  char err[256];
+  if(api_tls_load(&p->tls, p->cfg.tls_cert_file, p->cfg.tls_key_file, err, sizeof err)) {
+    LOG(LOG_ERROR, "tls: %s", err);
+    return -1;
+  }
   struct api_srv_cfg sc = {
     .service = "hlfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
     .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 300,
     .routes = routes, .nroutes = sizeof routes / sizeof routes[0], .arg = &p->g,
-    .ready = gw_ready, .metrics = gw_metrics,
+    .ready = gw_ready, .metrics = gw_metrics, .tls_cert = p->tls.cert, .tls_key = p->tls.key,
   };
-  if(api_srv_start(p->loop, &sc, &p->srv))
+  if(api_srv_start(p->loop, &sc, &p->srv)) {
+    if(p->tls.cert)
+      LOG(LOG_ERROR, "tls: the server did not start (a key that does not match the certificate?)");
     return -1;
+  }
   if(p->cfg.port_file && portfile_write(p->cfg.port_file, api_srv_port(p->srv)))
     return -1;
-  LOG(LOG_INFO, "gateway %s listening on %s:%d", p->replica, p->cfg.listen_addr,
-      api_srv_port(p->srv));
+  LOG(LOG_INFO, "gateway %s listening on %s:%d (%s)", p->replica, p->cfg.listen_addr,
+      api_srv_port(p->srv), p->tls.cert ? "https" : "http");
   return 0;
 }
 
@@ -548,5 +564,6 @@ int main(int argc, char **argv)
   }
   uv_run(p.loop, UV_RUN_DEFAULT);
   cfg_free(&hlfs_prog, &p.cfg);
+  api_tls_free(&p.tls);
   return p.exit_code;
 }

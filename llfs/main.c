@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "api/tls.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
@@ -24,6 +25,8 @@ struct llfs_cfg {
   long   max_url_len;
   char  *port_file;
   long   shutdown_grace_ms;
+  char  *tls_cert_file;
+  char  *tls_key_file;
   long   workers;
   struct fetch_cfg fetch;
 };
@@ -46,6 +49,10 @@ static const struct cfg_key llfs_keys[] = {
     "write the bound port to this file once listening" },
   { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
     "on SIGTERM, time given to fetches in flight before they are cut" },
+  { "tls_cert_file", CFG_STR, OFF(tls_cert_file), NULL, 1, 0, NULL,
+    "serve HTTPS with this PEM certificate chain (with tls_key_file); unset: plain HTTP" },
+  { "tls_key_file", CFG_STR, OFF(tls_key_file), NULL, 1, 0, NULL,
+    "the PEM private key of tls_cert_file (from a secret)" },
   { "workers", CFG_INT, OFF(workers), "0", 0, 256, NULL,
     "threads, each with its own loop, HTTP server and fetcher (0: one per online CPU, at most 256)" },
 };
@@ -68,6 +75,7 @@ struct llfs_proc {
   struct fetch_shared *fsh;
   struct api_srv_group *group;
   struct llfs_workers ws;
+  struct api_tls tls;
   bool workers_on, stopping;
   uv_signal_t sigterm, sigint;
 };
@@ -133,12 +141,16 @@ static int proc_start(struct llfs_proc *p)
     LOG(LOG_ERROR, "fetcher: %s", err);
     return -1;
   }
+  if(api_tls_load(&p->tls, p->cfg.tls_cert_file, p->cfg.tls_key_file, err, sizeof err)) {
+    LOG(LOG_ERROR, "tls: %s", err);
+    return -1;
+  }
   struct api_srv_cfg sc = {
     .service = "llfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
     .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 120,
     .conn_memory = LLFS_CONN_MEMORY,
     .routes = llfs_routes, .nroutes = llfs_nroutes,
-    .ready = llfs_ready, .metrics = llfs_metrics,
+    .ready = llfs_ready, .metrics = llfs_metrics, .tls_cert = p->tls.cert, .tls_key = p->tls.key,
   };
   if(api_group_new(p->loop, &sc, proc_nworkers(&p->cfg), &p->group))
     return -1;
@@ -208,5 +220,6 @@ int main(int argc, char **argv)
   uv_loop_close(p.loop);
   fetch_shared_free(&p.fsh);   /* the workers' fetchers are gone */
   cfg_free(&llfs_prog, &p.cfg);
+  api_tls_free(&p.tls);
   return failed ? 1 : 0;
 }

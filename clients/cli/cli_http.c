@@ -83,6 +83,9 @@ int cli_call(struct cli *c, const char *method, const char *path, const char *bo
   curl_easy_setopt(e, CURLOPT_USERAGENT, "wpfs-cli/1");
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms + wait_ms);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms);
+  const char *ca = getenv("WPFS_CA_FILE");  /* a gateway behind a private CA */
+  if(ca && *ca)
+    curl_easy_setopt(e, CURLOPT_CAINFO, ca);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, r);

@@ -188,6 +188,9 @@ static crawl_err req_setup(struct gw_req *r, const char *url, bool post, long ti
   bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, r) != CURLE_OK;
   bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header) != CURLE_OK;
   bad |= curl_easy_setopt(e, CURLOPT_HEADERDATA, r) != CURLE_OK;
+  const char *ca = getenv("WPFS_CA_FILE");  /* a gateway behind a private CA */
+  if(ca && *ca)
+    bad |= curl_easy_setopt(e, CURLOPT_CAINFO, ca) != CURLE_OK;
   if(post) {
     bad |= curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body.data) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body.len) != CURLE_OK;

@@ -65,7 +65,7 @@ run() {  # shards
     GWS+=("$HLFS_URL")
     gpids+=("$HLFS_PID")
   done
-  local r0=() r1=() g0 g1 l0 l1 w0 w1 t0 t1 done=0 k
+  local r0=() g0 g1 l0 l1 w0 w1 t0 t1 done=0 k
   for p in "${rpids[@]}"; do r0+=("$(cpu_ms "$p")"); done
   g0=$(cpu_ms "${gpids[@]}") l0=$(cpu_ms "$LLFS_PID") w0=$(cpu_ms "$TW_PID")
   t0=$(now_ms)
@@ -102,7 +102,7 @@ run() {  # shards
     "$n" "$URLS" "$done" "$claims" "$wall"
   printf '"redis_cpu_ms":%d,"busiest_redis_cpu_ms":%d,"hlfs_cpu_ms":%d}\n' "$rsum" "$rmax" $((g1 - g0))
   [ "$done" -ge "$URLS" ] || { echo "   not every URL completed within ${CAP_S}s"; rc=1; }
-  SHARD_PPS[$n]=$pps SHARD_CEIL[$n]=$ceil
+  SHARD_PPS[n]=$pps SHARD_CEIL[n]=$ceil
   for v in "${gpids[@]}" "${rpids[@]}"; do kill -TERM "$v" 2>/dev/null; wait "$v" 2>/dev/null; done
   redis-cli -p "$CACHE_REDIS_PORT" FLUSHALL >/dev/null
 }
