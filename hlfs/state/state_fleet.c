@@ -177,7 +177,8 @@ static void gather_end(struct fleet_gather *g)
 {
   size_t nsites = g->f.nsites;
   if(!g->err) {
-    qsort(g->s, g->f.nsites, sizeof *g->s, site_busier);
+    if(g->f.nsites > 1)  /* g->s is NULL while no shard named a site */
+      qsort(g->s, g->f.nsites, sizeof *g->s, site_busier);
     if(g->f.nsites > g->top)
       g->f.nsites = g->top;
     g->f.replicas = g->r, g->f.clients = g->c, g->f.sites = g->s;
