@@ -24,9 +24,17 @@ const YAML = require('yaml');
 const lib = require('./lib');
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/* The schemas are those of kubernetes-models at the exact version that
+ * package.json pins (checked below), generated from Kubernetes 1.33: a
+ * newer package changes what passes, so moving it is a change of its own. */
 const K8S_VERSION = '1.33';
+const MODELS_PIN = '4.5.1';
 const opts = lib.parseArgs(process.argv.slice(2), { bin: 'str', dockerfile: 'str', rendered: 'str', only: 'str' });
-const DIR = path.resolve(opts._[0] || path.join(ROOT, 'deploy', 'k8s'));
+/* A directory of manifests with its kustomization.yaml, or one file: the
+ * rendered output of an overlay (kubectl kustomize), checked as a whole. */
+const INPUT = path.resolve(opts._[0] || path.join(ROOT, 'deploy', 'k8s'));
+const STREAM = fs.existsSync(INPUT) && fs.statSync(INPUT).isFile();
+const DIR = STREAM ? path.dirname(INPUT) : INPUT;
 const BIN = opts.bin ? path.resolve(opts.bin) : path.join(ROOT, 'bin');
 const DOCKERFILE = path.resolve(opts.dockerfile || path.join(ROOT, 'deploy', 'container', 'Dockerfile'));
 const R = new lib.Report(opts.only ? new RegExp(opts.only, 'i') : null, true);
@@ -173,8 +181,14 @@ function schemaErrors(d) {
   const m = modelFor(d.obj.apiVersion, d.obj.kind);
   if (!m) return { model: null, errors: [at(d, ['kind'], `no Kubernetes ${K8S_VERSION} schema for apiVersion "${d.obj.apiVersion}" kind "${d.obj.kind}"`)] };
   const errors = [];
+  const obj = JSON.parse(JSON.stringify(d.obj));
+  /* The API server decodes base64 ("format: byte") with Go's decoder, which
+   * skips line breaks: kustomize folds a long Secret value over lines. */
+  if (obj.kind === 'Secret' && obj.data && typeof obj.data === 'object')
+    for (const k of Object.keys(obj.data))
+      if (typeof obj.data[k] === 'string') obj.data[k] = obj.data[k].replace(/[\r\n]/g, '');
   try {
-    new m.cls(JSON.parse(JSON.stringify(d.obj))).validate();
+    new m.cls(obj).validate();
   } catch (e) {
     const list = Array.isArray(e.errors) ? e.errors : [{ instancePath: '', message: e.message }];
     const seen = new Set();
@@ -275,9 +289,47 @@ function inCidr(ip, cidr) {
   return (a.n >> (bits - l)) === (b.n >> (bits - l)) || l === 0n;
 }
 
+/* The ConfigMaps kustomization.yaml generates (configMapGenerator: envs
+ * files of KEY=VALUE lines, files as "key=path" or "path"), as documents
+ * like the others, so that every check sees them; their name is the one
+ * the manifests use (kustomize adds the content hash and rewrites the
+ * references, which the rendered check below proves). */
+function generatedConfigMaps(kust, namespace, errors) {
+  const out = [];
+  for (const g of kust.configMapGenerator || []) {
+    const data = {};
+    const read = f => {
+      const p = path.join(DIR, f);
+      if (!fs.existsSync(p)) { errors.push(`kustomization.yaml: configMapGenerator ${g.name}: ${f} does not exist`); return null; }
+      return fs.readFileSync(p, 'utf8');
+    };
+    for (const f of g.envs || []) {
+      const text = read(f);
+      for (const line of (text || '').split('\n')) {
+        if (!line.trim() || /^\s*#/.test(line)) continue;
+        const eq = line.indexOf('=');
+        if (eq < 1) { errors.push(`${f}: "${line}" is not KEY=VALUE`); continue; }
+        data[line.slice(0, eq)] = line.slice(eq + 1);
+      }
+    }
+    for (const spec of g.files || []) {
+      const eq = spec.indexOf('=');
+      const key = eq > 0 ? spec.slice(0, eq) : path.basename(spec);
+      const text = read(eq > 0 ? spec.slice(eq + 1) : spec);
+      if (text !== null) data[key] = text;
+    }
+    const obj = { apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: { name: g.name, namespace: g.namespace || namespace, labels: (g.options || {}).labels || {} }, data };
+    const lc = new YAML.LineCounter();
+    const doc = YAML.parseDocument(YAML.stringify(obj), { version: '1.1', lineCounter: lc });
+    out.push({ file: path.join(DIR, (g.envs || g.files || ['kustomization.yaml'])[0].replace(/^[^=]*=/, '')), index: 0, doc, lc, obj, generated: true });
+  }
+  return out;
+}
+
 /* ------------------------------------------------------------------ main */
 function main() {
-  const files = fs.readdirSync(DIR).filter(f => /\.ya?ml$/.test(f)).sort();
+  const files = STREAM ? [path.basename(INPUT)] : fs.readdirSync(DIR).filter(f => /\.ya?ml$/.test(f)).sort();
   let docs = [];
   let kust = null;
   let kustDoc = null;
@@ -290,7 +342,8 @@ function main() {
       const { docs: ds, errors } = loadYaml(path.join(DIR, f));
       errors.forEach(e => R.problem(e));
       for (const d of ds) {
-        if (f === kustFile) { kust = d.obj; kustDoc = d; continue; }
+        if (f === kustFile && !STREAM) { kust = d.obj; kustDoc = d; continue; }
+        if (STREAM && d.obj && d.obj.kind === 'ConfigMap' && /-[a-z0-9]{10}$/.test((d.obj.metadata || {}).name || '')) d.generated = true;
         const o = d.obj;
         if (!o || typeof o !== 'object' || Array.isArray(o)) { R.problem(`${f}: document ${d.index + 1} is not a mapping`); continue; }
         for (const k of ['apiVersion', 'kind']) if (typeof o[k] !== 'string') R.problem(at(d, [k], 'missing'));
@@ -301,10 +354,19 @@ function main() {
         docs.push(d);
       }
     }
-    R.note(`${docs.length} objects in ${files.length} files`);
+    if (kust) {
+      const errors = [];
+      const gen = generatedConfigMaps(kust, kust.namespace, errors);
+      errors.forEach(e => R.problem(e));
+      docs.push(...gen);
+      R.note(`${docs.length} objects in ${files.length} files, ${gen.length} of them generated ConfigMaps`);
+    } else {
+      R.note(`${docs.length} objects in ${files.length} files`);
+    }
   });
 
   R.check('kustomization.yaml names every manifest, each once, and only known fields', () => {
+    if (STREAM) { R.note('a rendered stream: its kustomization was applied already'); return; }
     if (!kust) { R.problem(`no kustomization.yaml in ${rel(DIR)}`); return; }
     const known = ['apiVersion', 'kind', 'namespace', 'namePrefix', 'nameSuffix', 'resources', 'components', 'images',
       'labels', 'commonLabels', 'commonAnnotations', 'configMapGenerator', 'secretGenerator', 'generatorOptions',
@@ -324,6 +386,14 @@ function main() {
     const used = new Set();
     docs.forEach(d => { const pt = podTemplateOf(d.obj); if (pt && pt.tpl && pt.tpl.spec) [...(pt.tpl.spec.containers || []), ...(pt.tpl.spec.initContainers || [])].forEach(c => used.add(String(c.image).replace(/[:@].*$/, ''))); });
     (kust.images || []).forEach((im, i) => { if (!used.has(im.name)) R.problem(at(kustDoc, ['images', i, 'name'], `image "${im.name}" is used by no container`)); });
+  });
+
+  R.check(`the schemas are the pinned ones (kubernetes-models ${MODELS_PIN}, Kubernetes ${K8S_VERSION})`, () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const want = (pkg.dependencies || {})['kubernetes-models'] || (pkg.devDependencies || {})['kubernetes-models'];
+    const have = require('kubernetes-models/package.json').version;
+    if (want !== MODELS_PIN) R.problem(`package.json asks for kubernetes-models "${want}": pin exactly ${MODELS_PIN}, or move MODELS_PIN and K8S_VERSION with it`);
+    if (have !== MODELS_PIN) R.problem(`node_modules holds kubernetes-models ${have}, not ${MODELS_PIN} (npm ci)`);
   });
 
   const models = new Map();
@@ -772,9 +842,13 @@ function main() {
     if (!(c.ports || []).some(x => x.containerPort === port)) R.problem(at(sts, p.concat('ports'), `redis.conf says port ${port}`));
     return { sts, w, c, p, cm, key, text, get: k => (conf.get(k) || [])[0] };
   };
+  /* The image's redis stage copies the very file the ConfigMap is made of. */
   const sameAsImage = (r, file) => {
-    const image = path.join(path.dirname(DOCKERFILE), file);
-    if (fs.existsSync(image) && fs.readFileSync(image, 'utf8') !== r.text) R.problem(at(r.cm, ['data', r.key], `differs from ${rel(image)} (the image's copy): keep them equal`));
+    const src = `deploy/k8s/config/${file}`;  /* the build context's path */
+    const copies = fs.existsSync(DOCKERFILE) && fs.readFileSync(DOCKERFILE, 'utf8').split('\n')
+      .some(l => /^COPY\s/.test(l) && l.split(/\s+/).includes(src));
+    if (!r.cm.generated) R.problem(at(r.cm, ['data', r.key], `not generated from config/${file} (kustomization.yaml configMapGenerator): a change would not roll the pods`));
+    else if (!copies) R.problem(`${rel(DOCKERFILE)}: the redis stage does not COPY ${src}, which the ConfigMap is made of`);
   };
 
   R.check('redis: AOF on, on a persistent volume, configured from the same file as the image', () => {
@@ -797,10 +871,7 @@ function main() {
     const { sts, w, cm } = r;
     const n = sts.obj.spec.replicas || 1;
     if (n < 3 || n % 2 === 0) R.problem(at(sts, ['spec', 'replicas'], `${n}: a quorum of sentinels needs an odd number, at least 3`));
-    const ha = path.join(path.dirname(DOCKERFILE), 'redis-ha.sh');
-    const script = (cm.obj.data || {})['redis-ha.sh'];
-    if (!script) R.problem(at(cm, ['data'], 'no redis-ha.sh'));
-    else if (fs.existsSync(ha) && fs.readFileSync(ha, 'utf8') !== script) R.problem(at(cm, ['data', 'redis-ha.sh'], `differs from ${rel(ha)} (the tested copy): keep them equal`));
+    if (!(cm.obj.data || {})['redis-ha.sh']) R.problem(at(cm, ['data'], 'no redis-ha.sh'));
     const conts = containersOf(w);
     const started = conts.filter(x => (x.c.command || []).some(a => /redis-ha\.sh$/.test(a)));
     if (!conts.some(x => (x.c.command || []).includes('sentinel'))) R.problem(at(sts, ['spec', 'template', 'spec', 'containers'], 'no sentinel container (redis-ha.sh sentinel)'));
@@ -915,11 +986,31 @@ function main() {
         if (m) unknownFields(d, m.dts).forEach(e => R.problem(e));
         if (!CLUSTER_SCOPED.has(d.obj.kind) && d.obj.metadata.namespace !== NS) R.problem(at(d, ['metadata', 'namespace'], `want ${NS}`));
       }
-      const key = o => `${o.kind}/${o.metadata.name}`;
+      /* a generated ConfigMap is rendered as name-<hash of its content>,
+       * and every reference to it uses that name: a change rolls its pods */
+      const gen = new Set(docs.filter(d => d.generated).map(d => d.obj.metadata.name));
+      const hashed = new Map();
+      for (const d of out) {
+        const m = d.obj.kind === 'ConfigMap' && /^(.*)-([a-z0-9]{10})$/.exec(d.obj.metadata.name);
+        if (m && gen.has(m[1])) hashed.set(m[1], d.obj.metadata.name);
+      }
+      for (const g of gen) if (!hashed.has(g)) R.problem(`ConfigMap ${g} is rendered without its content hash`);
+      const key = o => `${o.kind}/${o.kind === 'ConfigMap' ? ([...hashed].find(([, h]) => h === o.metadata.name) || [o.metadata.name])[0] : o.metadata.name}`;
       const a = new Set(docs.map(d => key(d.obj))), b = new Set(out.map(d => key(d.obj)));
       for (const k of a) if (!b.has(k)) R.problem(`${k} is missing from the kustomize output`);
       for (const k of b) if (!a.has(k)) R.problem(`${k} appears in the kustomize output only`);
-      R.note(`${out.length} objects rendered`);
+      const refs = [];
+      const walk = (v, k) => {
+        if (Array.isArray(v)) v.forEach(x => walk(x));
+        else if (v && typeof v === 'object') {
+          if (['configMapRef', 'configMap', 'configMapKeyRef'].includes(k) && typeof v.name === 'string') refs.push(v.name);
+          for (const [kk, vv] of Object.entries(v)) walk(vv, kk);
+        }
+      };
+      out.filter(d => d.obj.kind !== 'ConfigMap').forEach(d => walk(d.obj));
+      for (const r of refs) if (gen.has(r)) R.problem(`a workload refers to ConfigMap ${r} without its hash`);
+      if (!refs.length) R.problem('no workload refers to a ConfigMap');
+      R.note(`${out.length} objects rendered; generated ConfigMaps: ${[...hashed.values()].join(', ')}`);
     });
   }
   process.exitCode = R.failed ? 1 : 0;

@@ -2,7 +2,7 @@
 # timeout: 180
 # The state Redis set of deploy/k8s/redis.yaml, run here as three "pods"
 # on three loopback addresses, each a redis-server and a sentinel started
-# by deploy/container/redis-ha.sh with the image's redis.conf (its data
+# by deploy/k8s/config/redis-ha.sh with the image's redis.conf (its data
 # directory changed), as the pods start them. The set comes up with the first pod as master; a gateway
 # finds it through the sentinels. The master pod dies (both processes,
 # SIGKILL): the sentinels promote another, and the gateway follows. The
@@ -10,8 +10,8 @@
 # the sentinels), not as a second master; a pod whose sentinels are all
 # new starts as the first host's master, so that case is checked too.
 . "$WPFS_ROOT/tests/lib.sh"
-HA=$WPFS_ROOT/deploy/container/redis-ha.sh
-CONF=$WPFS_ROOT/deploy/container/redis.conf
+HA=$WPFS_ROOT/deploy/k8s/config/redis-ha.sh
+CONF=$WPFS_ROOT/deploy/k8s/config/redis.conf
 read -r PORT SPORT <<<"$(freeport 2 | tr '\n' ' ')"
 NET=127.77.$((RANDOM % 200 + 20))
 HOSTS="$NET.1 $NET.2 $NET.3"

@@ -65,8 +65,8 @@ ok "llfs stops on SIGTERM" sh -c "! kill -0 $llfs_pid 2>/dev/null"
 # the volume in the image and the StatefulSet) moves to the test's directory.
 rport=$(freeport)
 mkdir -p "$T_DIR/redis"
-ok "redis.conf keeps its data in /data" grep -qx 'dir /data' deploy/container/redis.conf
-sed "s|^dir /data\$|dir $T_DIR/redis|" deploy/container/redis.conf >"$T_DIR/redis.conf"
+ok "redis.conf keeps its data in /data" grep -qx 'dir /data' deploy/k8s/config/redis.conf
+sed "s|^dir /data\$|dir $T_DIR/redis|" deploy/k8s/config/redis.conf >"$T_DIR/redis.conf"
 redis_up() {
   bg redis redis-server "$T_DIR/redis.conf" --port "$rport" --bind 127.0.0.1 --maxmemory 64mb
   REDIS_PID=$BG_PID
@@ -88,11 +88,11 @@ kill -TERM "$REDIS_PID" 2>/dev/null
 # evicting, persisting nothing (the data directory stays empty).
 cport=$(freeport)
 mkdir -p "$T_DIR/cache"
-sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/container/redis-cache.conf >"$T_DIR/redis-cache.conf"
+sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/k8s/config/redis-cache.conf >"$T_DIR/redis-cache.conf"
 bg redis-cache redis-server "$T_DIR/redis-cache.conf" --port "$cport" --bind 127.0.0.1
 CACHE_PID=$BG_PID
 ok "redis-server accepts the page cache's configuration" wait_for 10 redis-cli -p "$cport" ping
-is "$(grep -E '^port ' deploy/container/redis-cache.conf)" "port 6380" "the page cache listens on 6380 (the state on 6379)"
+is "$(grep -E '^port ' deploy/k8s/config/redis-cache.conf)" "port 6380" "the page cache listens on 6380 (the state on 6379)"
 is "$(redis-cli -p "$cport" config get maxmemory-policy | tail -1)" allkeys-lru "page cache: maxmemory-policy allkeys-lru"
 cmp_ge "$(redis-cli -p "$cport" config get maxmemory | tail -1)" 1048576 "page cache: maxmemory set"
 is "$(redis-cli -p "$cport" config get appendonly | tail -1)/$(redis-cli -p "$cport" config get save | tail -1)" \
@@ -113,18 +113,10 @@ if [ ! -x "$img/hlfs" ]; then
   done_testing
   exit
 fi
-# configmap NAME FILE: the ConfigMap's data as NAME=VALUE lines.
-configmap() {
-  node -e '
-    const Y = require("yaml"), fs = require("fs");
-    for (const d of Y.parseAllDocuments(fs.readFileSync(process.argv[2], "utf8"), { version: "1.1" })) {
-      const o = d.toJS();
-      if (o && o.kind === "ConfigMap" && o.metadata.name === process.argv[1])
-        for (const [k, v] of Object.entries(o.data || {})) console.log(k + "=" + v);
-    }' "$1" "$2"
-}
-configmap wpfs-llfs deploy/k8s/llfs.yaml >"$T_DIR/llfs.env"
-configmap wpfs-hlfs deploy/k8s/hlfs.yaml >"$T_DIR/hlfs.env"
+# The settings of the ConfigMaps kustomization.yaml makes (KEY=VALUE lines).
+configmap() { grep -v '^#' "$1" | grep .; }
+configmap deploy/k8s/config/llfs.env >"$T_DIR/llfs.env"
+configmap deploy/k8s/config/hlfs.env >"$T_DIR/hlfs.env"
 ok "ConfigMap wpfs-llfs read" test -s "$T_DIR/llfs.env"
 ok "ConfigMap wpfs-hlfs read" test -s "$T_DIR/hlfs.env"
 # One development key instead of the Secret's (empty) list.
@@ -137,7 +129,7 @@ printf '{"clients": [{"name": "deploytest", "token": "deploy-test-token-1234"}]}
 } >"$T_DIR/hosts"
 for k in 0 1 2; do
   mkdir -p "$T_DIR/pod-redis-$k"
-  sed "s|^dir /data\$|dir $T_DIR/pod-redis-$k|" deploy/container/redis.conf >"$T_DIR/pod-redis-$k.conf"
+  sed "s|^dir /data\$|dir $T_DIR/pod-redis-$k|" deploy/k8s/config/redis.conf >"$T_DIR/pod-redis-$k.conf"
 done
 # The set's environment, as the StatefulSet gives it (WPFS_REDIS_SELF is
 # made from the pod's name there).
@@ -150,7 +142,7 @@ WPFS_REDIS_HOSTS=$(node -e '
   }')
 export WPFS_REDIS_HOSTS
 ok "the StatefulSet names its three pods" test "$(wc -w <<<"$WPFS_REDIS_HOSTS")" = 3
-sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/container/redis-cache.conf >"$T_DIR/pod-redis-cache.conf"
+sed "s|^dir /tmp\$|dir $T_DIR/cache|" deploy/k8s/config/redis-cache.conf >"$T_DIR/pod-redis-cache.conf"
 
 cat >"$T_DIR/pod.sh" <<'POD'
 set -u
@@ -165,13 +157,13 @@ hc="$WPFS_IMAGE_BINDIR/wpfs-healthcheck"
 for k in 0 1 2; do  # the state Redis set: a server and a sentinel per pod
   WPFS_REDIS_SELF=wpfs-redis-$k.wpfs-redis WPFS_SENTINEL_DIR="$T_DIR/pod-redis-$k" \
     WPFS_SENTINEL_BIND=127.0.1.$((k + 1)) WPFS_SENTINEL_DOWN_MS=1000 \
-    sh deploy/container/redis-ha.sh "$T_DIR/pod-redis-$k.conf" --maxmemory 64mb \
+    sh deploy/k8s/config/redis-ha.sh "$T_DIR/pod-redis-$k.conf" --maxmemory 64mb \
       --bind 127.0.1.$((k + 1)) >"$T_DIR/pod-redis-$k.log" 2>&1 &
   pids+=($!)
   until_ok 100 redis-cli -h "wpfs-redis-$k.wpfs-redis" -p 6379 ping
   WPFS_REDIS_SELF=wpfs-redis-$k.wpfs-redis WPFS_SENTINEL_DIR="$T_DIR/pod-redis-$k" \
     WPFS_SENTINEL_BIND=127.0.1.$((k + 1)) WPFS_SENTINEL_DOWN_MS=1000 \
-    sh deploy/container/redis-ha.sh sentinel >"$T_DIR/pod-sentinel-$k.log" 2>&1 &
+    sh deploy/k8s/config/redis-ha.sh sentinel >"$T_DIR/pod-sentinel-$k.log" 2>&1 &
   pids+=($!)
   until_ok 100 redis-cli -h "wpfs-redis-$k.wpfs-redis" -p 26379 ping
 done

@@ -1,0 +1,77 @@
+#!/bin/bash
+# timeout: 120
+# The overlays deploy/overlays/dev and deploy/overlays/prod, rendered by
+# kubectl kustomize (prod with a tokens.json and a Redis password made
+# here, in a copy of deploy/) and checked whole by k8s-check.js, like the
+# base. The settings roll the pods: every ConfigMap is rendered with its
+# content's hash in its name and the workloads refer to that name, so a
+# changed setting (the dev overlay's, or one edited in the base) renames
+# the ConfigMap of the pods that read it and no other.
+. "$WPFS_ROOT/tests/lib.sh"
+cd "$WPFS_ROOT" || bail "no root"
+command -v kubectl >/dev/null 2>&1 || bail "kubectl is missing: it renders the overlays"
+check=deploy/tools/k8s-check.js
+cp -r deploy "$T_DIR/deploy"
+D=$T_DIR/deploy
+printf '{"clients": [{"name": "crawler", "token": "prod-token-%s"}]}\n' "$RANDOM$RANDOM$RANDOM" \
+  >"$D/overlays/prod/tokens.json"
+printf 'redis-%s' "$RANDOM$RANDOM" >"$D/overlays/prod/redis-password"
+
+render() {  # dir name
+  kubectl kustomize "$1" >"$T_DIR/$2.yaml" 2>"$T_DIR/$2.err"
+}
+tap_check() {  # name file
+  node "$check" --bin "$WPFS_BIN" "$2" >"$T_DIR/$1.check" 2>&1
+  local rc=$?
+  is "$rc" 0 "k8s-check passes on the rendered $1"
+  [ "$rc" = 0 ] || sed 's/^/# /' "$T_DIR/$1.check"
+}
+# field NAME KIND OBJ JQ: a field of one rendered object
+field() {
+  node -e '
+    const Y = require("yaml"), fs = require("fs");
+    const [file, kind, name, expr] = process.argv.slice(1);
+    for (const d of Y.parseAllDocuments(fs.readFileSync(file, "utf8"))) {
+      const o = d.toJS();
+      if (o && o.kind === kind && (o.metadata.name === name || new RegExp("^" + name + "-[a-z0-9]{10}$").test(o.metadata.name)))
+        console.log(JSON.stringify(new Function("o", "return " + expr)(o)));
+    }' "$T_DIR/$1.yaml" "$2" "$3" "$4"
+}
+
+for o in base dev prod; do
+  dir=$D/k8s
+  [ "$o" = base ] || dir=$D/overlays/$o
+  ok "kubectl kustomize renders $o" render "$dir" "$o"
+  sed 's/^/# /' "$T_DIR/$o.err"
+  tap_check "$o" "$T_DIR/$o.yaml"
+done
+
+cm() { field "$1" ConfigMap "$2" 'o.metadata.name' | tr -d '"'; }
+ref() { field "$1" Deployment "$2" 'o.spec.template.spec.containers[0].envFrom[0].configMapRef.name' | tr -d '"'; }
+ok "ConfigMaps carry their content's hash" grep -qE '^wpfs-hlfs-[a-z0-9]{10}$' <<<"$(cm base wpfs-hlfs)"
+is "$(ref base wpfs-hlfs)" "$(cm base wpfs-hlfs)" "the gateways read the hashed ConfigMap"
+ok "dev's settings make another ConfigMap for the gateways (their pods roll)" \
+  test "$(cm dev wpfs-hlfs)" != "$(cm base wpfs-hlfs)"
+is "$(ref dev wpfs-hlfs)" "$(cm dev wpfs-hlfs)" "...and the gateways read it"
+is "$(cm dev wpfs-llfs)" "$(cm base wpfs-llfs)" "the fetchers' ConfigMap is unchanged (their pods stay)"
+is "$(field dev ConfigMap wpfs-hlfs 'o.data.WPFS_HLFS_LOG_LEVEL')" '"debug"' "dev: the gateways log at debug"
+is "$(field dev ConfigMap wpfs-hlfs 'o.data.WPFS_HLFS_REDIS_MASTER')" '"wpfs"' "dev: the base's other settings stay"
+is "$(field dev StatefulSet wpfs-redis 'o.spec.replicas')" 3 "dev: still a Sentinel set of three"
+
+# a setting edited in the base: the same, for the pods that read it
+sed -i 's/^WPFS_LLFS_TIMEOUT_MS=30s$/WPFS_LLFS_TIMEOUT_MS=20s/' "$D/k8s/config/llfs.env"
+ok "a setting edited in the base renders" render "$D/k8s" edited
+ok "...as another ConfigMap for the fetchers" test "$(cm edited wpfs-llfs)" != "$(cm base wpfs-llfs)"
+is "$(ref edited wpfs-llfs)" "$(cm edited wpfs-llfs)" "...which the fetchers read (their pods roll)"
+is "$(cm edited wpfs-hlfs)" "$(cm base wpfs-hlfs)" "...and the gateways' is unchanged"
+sed -i 's/^WPFS_LLFS_TIMEOUT_MS=20s$/WPFS_LLFS_TIMEOUT_MS=30s/' "$D/k8s/config/llfs.env"
+
+is "$(field prod Deployment wpfs-hlfs 'o.spec.template.spec.containers[0].image')" \
+  '"registry.example.net/wpfs:0.1"' "prod: the images come from the registry"
+tokens=$(field prod Secret wpfs-hlfs-tokens 'Buffer.from(o.data["tokens.json"].replace(/\s/g, ""), "base64").toString()')
+is "$(jq -r . <<<"$tokens" | jq -c .)" "$(jq -c . "$D/overlays/prod/tokens.json")" "prod: the API keys are tokens.json"
+pw=$(field prod Secret wpfs-redis-auth 'Buffer.from(o.data.password, "base64").toString()' | tr -d '"')
+is "$pw" "$(cat "$D/overlays/prod/redis-password")" "prod: the Redis password is redis-password"
+ok "prod: neither file can be committed (.gitignore)" sh -c "cd '$WPFS_ROOT' &&
+  git check-ignore -q deploy/overlays/prod/tokens.json && git check-ignore -q deploy/overlays/prod/redis-password"
+done_testing
