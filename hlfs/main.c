@@ -32,6 +32,7 @@ struct hlfs_cfg {
   char  *listen_addr;
   long   listen_port;
   char  *llfs;
+  char  *llfs_ca_file;
   long   lease_ms;
   char  *log_level;
   long   max_attempts;
@@ -100,6 +101,8 @@ static const struct cfg_key hlfs_keys[] = {
     "gateway TCP port (0: any free port, see port_file)" },
   { "llfs", CFG_STR, OFF(llfs), "http://127.0.0.1:8081", 1, 0, NULL,
     "fetcher service base URL(s), comma-separated" },
+  { "llfs_ca_file", CFG_STR, OFF(llfs_ca_file), NULL, 1, 0, NULL,
+    "PEM CA that signed the fetchers' certificates, for https:// in llfs (default: the system's)" },
   { "lease_ms", CFG_MSEC, OFF(lease_ms), "30s", 1000, 600000, NULL,
     "a site's lease; renewed while a fetch lasts, expires if this replica dies" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL, "debug, info, warn or error" },
@@ -512,7 +515,8 @@ static int proc_start(struct hlfs_proc *p)
   p->g.loop = p->loop;
   if(proc_gw_cfg(p) || proc_auth(p) || proc_store(p))
     return -1;
-  struct llfs_client_cfg lc = { .base_urls = p->cfg.llfs, .slack_ms = 5000,
+  struct llfs_client_cfg lc = { .base_urls = p->cfg.llfs, .ca_file = p->cfg.llfs_ca_file,
+                                .slack_ms = 5000,
                                 .max_answer = (64u << 20), .max_conns = 1024 };
   p->g.llfs = llfs_client_new(p->loop, &lc);
   if(!p->g.llfs) {

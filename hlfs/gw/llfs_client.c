@@ -16,7 +16,7 @@
 #define LLFS_JOB_MAGIC 0x11f5c1e7u
 #define LLFS_MAX_BASES 16
 #define LLFS_MAX_EPS   256   /* fetcher endpoints in all */
-#define LLFS_EP_LEN    80    /* "http://[v6 address]:port" */
+#define LLFS_EP_LEN    300   /* "http://[v6 address]:port", or https://host:port */
 #define LLFS_TRIES     3     /* fetchers a refused fetch is offered to */
 #define LLFS_DOWN_MS   2000  /* a fetcher that refused is skipped this long */
 #define LLFS_CONN_LIFE_S 30L /* connections to a fetcher are recycled after */
@@ -32,8 +32,12 @@ struct llfs_base {
   struct llfs_client *c;
 };
 
+/* Over http an endpoint is its address; over https the URL keeps the host
+ * name the certificate names, and libcurl connects to the address
+ * (CURLOPT_CONNECT_TO "host:port:address:port"). */
 struct llfs_ep {
-  char     url[LLFS_EP_LEN];   /* scheme://address:port */
+  char     url[LLFS_EP_LEN];   /* scheme://address:port, or https://host:port */
+  char     to[LLFS_EP_LEN];    /* "host:port:address:port", or "" */
   unsigned base;
   uint64_t down_until;         /* monotonic ms */
 };
@@ -57,6 +61,7 @@ struct llfs_client_job {
   struct llfs_client *c;
   CURL *easy;
   struct curl_slist *hdrs;
+  struct curl_slist *to;  /* CURLOPT_CONNECT_TO of the current try (ep_use) */
   struct buf req;     /* JSON request body */
   struct buf resp;    /* framed answer */
   long meta_len;      /* from Wpfs-Meta-Length, -1 if absent */
@@ -94,15 +99,41 @@ static void ep_down(struct llfs_client *c, int i)
 static void ep_add(struct llfs_client *c, unsigned b, const char *addr, bool v6)
 {
   const struct llfs_base *bs = &c->bases[b];
-  char url[LLFS_EP_LEN];
-  snprintf(url, sizeof url, "%s://%s%s%s:%s", bs->scheme, v6 ? "[" : "", addr, v6 ? "]" : "",
-           bs->port);
+  char url[LLFS_EP_LEN], to[LLFS_EP_LEN] = "";
+  bool named = !bs->literal && !strcmp(bs->scheme, "https");
+  const char *lb = v6 ? "[" : "", *rb = v6 ? "]" : "";
+  if(named) {
+    snprintf(url, sizeof url, "https://%s:%s", bs->host, bs->port);
+    snprintf(to, sizeof to, "%s:%s:%s%s%s:%s", bs->host, bs->port, lb, addr, rb, bs->port);
+  } else {
+    snprintf(url, sizeof url, "%s://%s%s%s:%s", bs->scheme, lb, addr, rb, bs->port);
+  }
   for(unsigned i = 0; i < c->neps; i++)
-    if(!strcmp(c->eps[i].url, url))
+    if(!strcmp(c->eps[i].url, url) && !strcmp(c->eps[i].to, to))
       return;
   if(c->neps < LLFS_MAX_EPS)
     c->eps[c->neps++] = (struct llfs_ep){ .base = b };
   snprintf(c->eps[c->neps - 1].url, LLFS_EP_LEN, "%s", url);
+  snprintf(c->eps[c->neps - 1].to, LLFS_EP_LEN, "%s", to);
+}
+
+/* Point e at endpoint ep, path appended; *to (freed by the caller once the
+ * transfer is over: libcurl does not copy it) is the address to connect to
+ * over https. The fetchers' CA, when given, is the only one trusted. */
+static int ep_use(const struct llfs_client *c, unsigned ep, CURL *e, const char *path,
+                  struct curl_slist **to)
+{
+  char url[LLFS_EP_LEN + 600];
+  snprintf(url, sizeof url, "%s%s", c->eps[ep].url, path);
+  curl_easy_setopt(e, CURLOPT_URL, url);
+  curl_slist_free_all(*to);
+  *to = c->eps[ep].to[0] ? curl_slist_append(NULL, c->eps[ep].to) : NULL;
+  if(c->eps[ep].to[0] && !*to)
+    return -1;
+  curl_easy_setopt(e, CURLOPT_CONNECT_TO, *to);
+  if(c->cfg.ca_file && *c->cfg.ca_file)
+    curl_easy_setopt(e, CURLOPT_CAINFO, c->cfg.ca_file);
+  return 0;
 }
 
 /* Replace base b's endpoints with the addresses of ai (kept when none). */
@@ -273,6 +304,7 @@ static void job_free(struct llfs_client_job *j)
     *j->owner = NULL;
   curl_easy_cleanup(j->easy);
   curl_slist_free_all(j->hdrs);
+  curl_slist_free_all(j->to);
   buf_free(&j->req);
   buf_free(&j->resp);
   j->c->in_flight--;
@@ -390,11 +422,10 @@ static cm_err job_body(struct buf *b, const struct llfs_client_req *r)
 /* Send the fetch to the next endpoint. */
 static int job_try(struct llfs_client *c, struct llfs_client_job *j)
 {
-  char url[LLFS_EP_LEN + 32];
   j->ep = ep_pick(c);
   j->tries++;
-  snprintf(url, sizeof url, "%s/internal/v1/fetch", c->eps[j->ep].url);
-  curl_easy_setopt(j->easy, CURLOPT_URL, url);
+  if(ep_use(c, (unsigned)j->ep, j->easy, "/internal/v1/fetch", &j->to))
+    return -1;
   return curluv_add(c->cu, j->easy, job_done, j) ? -1 : 0;
 }
 
@@ -469,6 +500,7 @@ void llfs_client_cancel(struct llfs_client_job **jobp)
 struct ping {
   void (*cb)(void *, bool);
   void *arg;
+  struct curl_slist *to;
 };
 
 static size_t ping_sink(char *p, size_t sz, size_t n, void *arg)
@@ -484,29 +516,29 @@ static void ping_done(CURL *e, CURLcode rc, void *arg)
   long code = 0;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
   curl_easy_cleanup(e);
+  curl_slist_free_all(p->to);
   p->cb(p->arg, rc == CURLE_OK && code == 200);
   mem_free(p);
 }
 
 int llfs_client_ping(struct llfs_client *c, void (*cb)(void *arg, bool ok), void *arg)
 {
-  char url[512];
-  struct ping *p = mem_alloc(sizeof *p);
+  struct ping *p = mem_calloc(1, sizeof *p);
   CURL *e = curl_easy_init();
-  if(!p || !e) {
+  if(!p || !e || ep_use(c, (unsigned)ep_pick(c), e, "/readyz", &p->to)) {
+    curl_slist_free_all(p ? p->to : NULL);
     mem_free(p);
     curl_easy_cleanup(e);
     return -1;
   }
   p->cb = cb;
   p->arg = arg;
-  snprintf(url, sizeof url, "%s/readyz", c->eps[ep_pick(c)].url);
-  curl_easy_setopt(e, CURLOPT_URL, url);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, ping_sink);
   if(curluv_add(c->cu, e, ping_done, p)) {
     curl_easy_cleanup(e);
+    curl_slist_free_all(p->to);
     mem_free(p);
     return -1;
   }
@@ -519,6 +551,7 @@ struct resolve {
   llfs_resolve_cb *cb;
   void *arg;
   struct buf body;
+  struct curl_slist *to;
 };
 
 static size_t resolve_body(char *p, size_t sz, size_t n, void *arg)
@@ -545,6 +578,7 @@ static void resolve_done(CURL *e, CURLcode rc, void *arg)
   json_t *j = NULL;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
   curl_easy_cleanup(e);
+  curl_slist_free_all(r->to);
   if(rc == CURLE_OK && code == 200)
     j = json_loadb(r->body.data ? r->body.data : "", r->body.len, 0, NULL);
   r->cb(r->arg, j ? resolve_pick(j) : NULL);
@@ -555,22 +589,23 @@ static void resolve_done(CURL *e, CURLcode rc, void *arg)
 
 int llfs_client_resolve(struct llfs_client *c, const char *host, llfs_resolve_cb *cb, void *arg)
 {
-  char url[700];
+  char path[600];
   struct resolve *r = mem_calloc(1, sizeof *r);
   CURL *e = curl_easy_init();
   char *q = e ? curl_easy_escape(e, host, 0) : NULL;
-  if(!r || !q) {
+  if(q)
+    snprintf(path, sizeof path, "/internal/v1/resolve?host=%s", q);
+  if(!r || !q || ep_use(c, (unsigned)ep_pick(c), e, path, &r->to)) {
+    curl_slist_free_all(r ? r->to : NULL);
     mem_free(r);
     curl_free(q);
     curl_easy_cleanup(e);
     return -1;
   }
-  snprintf(url, sizeof url, "%s/internal/v1/resolve?host=%s", c->eps[ep_pick(c)].url, q);
   curl_free(q);
   r->cb = cb;
   r->arg = arg;
   buf_init(&r->body, 64 * 1024);
-  curl_easy_setopt(e, CURLOPT_URL, url);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, resolve_body);
@@ -578,6 +613,7 @@ int llfs_client_resolve(struct llfs_client *c, const char *host, llfs_resolve_cb
   if(curluv_add(c->cu, e, resolve_done, r)) {
     curl_easy_cleanup(e);
     buf_free(&r->body);
+    curl_slist_free_all(r->to);
     mem_free(r);
     return -1;
   }

@@ -31,6 +31,7 @@ struct llfs_client_cfg {
   size_t      max_answer;    /* cap on one answer (metadata + body) */
   long        max_conns;     /* connections kept to the fetchers */
   unsigned    refresh_ms;    /* base host names resolved again this often (0: 5 s) */
+  const char *ca_file;       /* PEM CA of https fetchers (NULL: the system's) */
 };
 
 struct llfs_client_stats {
