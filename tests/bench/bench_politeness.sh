@@ -1,0 +1,59 @@
+#!/bin/bash
+# Politeness precision, as the sites see it (testweb's record of every
+# request: when its head arrived, when its last byte left). 10 sites with
+# Crawl-delay: 0.2 and a 20 ms hold on every answer, 20 pages each, all
+# URLs submitted at once to one gateway (min_delay 0, delay_factor 0: the
+# Crawl-delay alone sets the pace). A delay counts from the end of the
+# previous answer (docs/benchmarks.md, "Politeness precision"), so for
+# each pair of requests to a site the slack is
+#   next arrival - (previous answer's end + Crawl-delay),
+# the time the site waited on the gateway beyond what politeness asks.
+# Prints its median, p99 and max, and the crawl's time against its
+# minimum: per site, n answers of (hold + transfer) and n - 1 delays, the
+# slowest site setting the pace. Knobs: BENCH_POL_SITES (10),
+# BENCH_POL_PAGES (20).
+. "$WPFS_ROOT/tests/lib.sh"
+SITES=${BENCH_POL_SITES:-10}
+PAGES=${BENCH_POL_PAGES:-20}
+DELAY_MS=200
+HOLD_MS=20
+start_testweb --generate "sites=$SITES,pages=$((PAGES + 5)),crawl_delay=0.2,hold_ms=$HOLD_MS" \
+  --log-level warn
+start_redis
+start_llfs --log-level warn
+start_hlfs a --token bench-pol --log-level warn --min-delay-ms 0 --delay-factor 0 --poll-ms 500
+for i in $(seq 1 "$SITES"); do
+  for k in $(seq 1 "$PAGES"); do tw_url "127.10.0.$i" "/p/$k.html"; done
+done >"$T_DIR/urls"
+t0=$(date +%s%3N)
+WPFS_GATEWAY=$HLFS_URL WPFS_TOKEN=bench-pol "$WPFS_BIN/wpfs" submit "$T_DIR/urls" >/dev/null 2>&1
+done_all() {
+  [ "$(curl -s -H 'Authorization: Bearer bench-pol' "$HLFS_URL/v1/stats" | jq .state.completed)" \
+    -ge $((SITES * PAGES)) ]
+}
+wait_for 120 done_all || { echo "   not every page fetched in 120 s"; exit 1; }
+t1=$(date +%s%3N)
+for i in $(seq 1 "$SITES"); do
+  tw_site_json "127.10.0.$i" "requests=1000" | jq -c '.requests | sort_by(.arrive_us)'
+done >"$T_DIR/records"
+jq -rs --argjson d "$DELAY_MS" '
+  def pct(p): sort | .[((length - 1) * p | floor)];
+  [ .[] | [range(1; length) as $k | ((.[$k].arrive_us - .[$k - 1].done_us) / 1000 - $d)] ] | add
+  | "\(length) \(pct(0.5)) \(pct(0.99)) \(max) \(min)"' "$T_DIR/records" >"$T_DIR/slack"
+read -r pairs med p99 max min <"$T_DIR/slack"
+# the minimum: per site, its answers' own durations plus n - 1 delays
+jq -rs --argjson d "$DELAY_MS" '
+  [ .[] | { min: ((map(.duration_ms) | add) + (length - 1) * $d),
+            took: ((.[-1].done_us - .[0].arrive_us) / 1000) } ]
+  | "\(map(.min) | max) \(map(.took) | max)"' "$T_DIR/records" >"$T_DIR/span"
+read -r ideal took <"$T_DIR/span"
+printf '   %d sites x %d pages (+ robots.txt), Crawl-delay %d ms, answers held %d ms, %s cores\n' \
+  "$SITES" "$PAGES" "$DELAY_MS" "$HOLD_MS" "$(nproc)"
+printf '   slack after the delay, over %d request pairs: median %.2f ms, p99 %.2f ms, max %.2f ms (min %.2f)\n' \
+  "$pairs" "$med" "$p99" "$max" "$min"
+printf '   slowest site: %.0f ms from its first request to its last answer; its minimum %.0f ms: x%.3f\n' \
+  "$took" "$ideal" "$(awk -v a="$took" -v b="$ideal" 'BEGIN { print a / b }')"
+printf '   whole crawl from submission: %d ms\n' $((t1 - t0))
+printf '{"bench":"politeness","pairs":%d,"slack_ms":{"median":%s,"p99":%s,"max":%s},"site_ms":%s,"site_min_ms":%s}\n' \
+  "$pairs" "$med" "$p99" "$max" "$took" "$ideal"
+awk -v m="$min" 'BEGIN { exit !(m >= -1) }' || { echo "   a request came before its delay"; exit 1; }
