@@ -225,6 +225,24 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
   }
 }
 
+/* lua_complete counts the delay from its own clock, when the completion
+ * runs; the answer was in earlier (the page stored first, a retried
+ * store, a busy loop). Take that time off, so the delay counts from the
+ * answer: the site still rests the whole delay after its last byte, which
+ * left it before the answer was in, but no longer waits on the gateway.
+ * All but SJ_CREDIT_KEEP_MS: the site's own idea of when its answer ended
+ * can be a little later than ours (measured with testweb on a loaded
+ * machine: up to 2.75 ms with the whole age taken off), so the delay
+ * counts from no earlier than that after the answer was in. */
+#define SJ_CREDIT_KEEP_MS 5
+static void sj_credit(const struct sched_job *j, struct delay_out *d)
+{
+  uint64_t now = clock_mono_ms(), at = j->out.ended_ms;
+  uint64_t age = at && now > at + SJ_CREDIT_KEEP_MS ? now - at - SJ_CREDIT_KEEP_MS : 0;
+  if(d->reason != DELAY_NONE)
+    d->delay_ms = d->delay_ms > age ? d->delay_ms - age : 0;
+}
+
 /* The record was digested when the chain ended (sched_hop.c); the site's
  * politeness counts from its own last contact in the chain. */
 static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
@@ -278,6 +296,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->age_s = o->age_s;
   d->hopped = j->hopped;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
+  sj_credit(j, &d->delay);
   return state_complete(j->s->st, j->shard, d, sj_on_stored, j);
 }
 
@@ -391,6 +410,8 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     sched_job_abort(j);  /* out of memory: let another turn run it */
     return;
   }
+  if(!j->out.ended_ms)
+    j->out.ended_ms = clock_mono_ms();
   sched_job_state(j, SJ_COMPLETE);
   if(!sj_follow(j))
     sj_store(j);

@@ -36,6 +36,7 @@ struct fake_answer {
   const char *retry_after;
   const char *body;         /* robots.txt */
   const char *location;     /* a redirect's target */
+  uint32_t    lag_ms;       /* the answer was in this long before sched_job_done */
 };
 typedef void fake_plan_fn(const struct sched_job_info *info, unsigned nth, struct fake_answer *a);
 
@@ -74,7 +75,8 @@ static void fake_on_timer(uv_timer_t *t)
                              .http_status = f->a.status, .response_ms = f->a.ms,
                              .retry_after = f->a.retry_after, .body = f->a.body,
                              .location = f->a.location,
-                             .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100 };
+                             .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100,
+                             .ended_ms = f->a.lag_ms ? clock_mono_ms() - f->a.lag_ms : 0 };
   struct sched_job *job = f->job;
   sched_job_info(job)->user = NULL;
   uv_close((uv_handle_t *)&f->t, fake_closed);
@@ -279,6 +281,49 @@ static void test_politeness_gaps_and_budget(void **state)
   assert_int_equal(nev, 60);
   assert_int_equal(sched_stats(s)->fetches, 60);
   assert_int_equal(state_stats(ts_st)->completed, 60);
+  sc_stop(&s);
+  ts_close();
+}
+
+static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
+{
+  (void)info;
+  (void)nth;
+  a->ms = 10;
+  a->lag_ms = 300;  /* as when storing the page took that long */
+}
+
+/* The delay counts from when the answer was in (and 5 ms, sj_credit), not
+ * from when the completion reached Redis: with answers in 300 ms before
+ * they are handed over, a 400 ms delay leaves about 105 ms between the
+ * hand-over and the next fetch, and never less than 400 ms after the
+ * answer. */
+static void test_delay_counts_from_the_answer(void **state)
+{
+  (void)state;
+  ts_open(1);
+  sc_reset();
+  plan = plan_lagging;
+  submit_urls("c1", "http://lag%d.test/%d", 4, 1);
+  struct sched_cfg c = sc_cfg(4, 5000, 400);
+  struct sched *s = sc_new(&c, NULL);
+  sched_start(s);
+  run_until_results("c1", 4, 10000);
+  uint64_t most = 0, least = UINT64_MAX;
+  for(unsigned i = 1; i < nev; i++) {
+    uint64_t after_handover = evs[i].start_us - evs[i - 1].end_us;
+    uint64_t after_answer = after_handover + 300000;
+    if(after_handover > most)
+      most = after_handover;
+    if(after_answer < least)
+      least = after_answer;
+  }
+  print_message("# 400 ms delay, answers in 300 ms before the hand-over: next fetch %.1f ms at "
+                "most after the hand-over, %.1f ms at least after the answer\n",
+                (double)most / 1000, (double)least / 1000);
+  assert_int_equal(nev, 4);
+  assert_true(least >= 399000);  /* the site rests the whole delay */
+  assert_true(most < 250000);    /* without the credit: 400 ms and more */
   sc_stop(&s);
   ts_close();
 }
@@ -928,6 +973,7 @@ int main(void)
   log_init("itest", LOG_ERROR);
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_teardown(test_politeness_gaps_and_budget, sc_teardown),
+    cmocka_unit_test_teardown(test_delay_counts_from_the_answer, sc_teardown),
     cmocka_unit_test_teardown(test_retry_after_and_backoff, sc_teardown),
     cmocka_unit_test_teardown(test_robots_first_and_crawl_delay, sc_teardown),
     cmocka_unit_test_teardown(test_robots_redirect_hops, sc_teardown),
