@@ -295,11 +295,14 @@ static void proc_on_ping(uv_timer_t *t)
 /* ---- starting -------------------------------------------------------------------- */
 
 /* A store for the Redis at addr ("host:port"), or for the master the
- * sentinels name master (a state shard group); NULL after logging why. */
+ * sentinels name master (a state shard group: addr is then unused, the
+ * sentinels give the address at each connection); NULL after logging why. */
 static struct store *proc_redis(struct hlfs_proc *p, const char *what, const char *addr,
                                 const char *master)
 {
   char host[256];
+  if(master)
+    addr = "127.0.0.1:6379";
   const char *colon = strrchr(addr, ':');
   long port = colon ? strtol(colon + 1, NULL, 10) : 6379;
   size_t hn = colon ? (size_t)(colon - addr) : strlen(addr);
@@ -356,11 +359,8 @@ static int proc_groups(struct hlfs_proc *p)
     memcpy(item, c, n);
     item[n] = '\0';
     unsigned k = p->g.nstores;
-    const char *addr = sen ? p->cfg.redis : item;
-    if(sen && strchr(addr, ','))
-      addr = "127.0.0.1:6379";  /* a placeholder: the sentinels name the master */
-    if(!(p->g.store[k] = proc_redis(p, "redis", addr, sen ? item : NULL))
-       || !(p->g.sub[k] = proc_redis(p, "redis", addr, sen ? item : NULL)))
+    if(!(p->g.store[k] = proc_redis(p, "redis", item, sen ? item : NULL))
+       || !(p->g.sub[k] = proc_redis(p, "redis", item, sen ? item : NULL)))
       return -1;
     p->g.nstores++;
     p->group[k] = (struct proc_group){ p, k };

@@ -68,6 +68,14 @@ bg() {
 }
 
 freeport() { "$WPFS_BIN/freeport" "${1:-1}"; }
+# CPU time (user + system) used so far by processes, in milliseconds.
+cpu_ms() {
+  local p t=0
+  for p in "$@"; do
+    t=$((t + $(awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$p/stat")))
+  done
+  echo "$t"
+}
 
 # start_redis: sets REDIS_PORT; a fresh, empty redis-server for this test.
 start_redis() {

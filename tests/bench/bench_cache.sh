@@ -79,7 +79,6 @@ to_ms() {  # wrk's "635.00us" / "1.23ms" / "1.01s"
     if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000
     printf "%.2f", n }'
 }
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 
 # bench_run LABEL BASE MODE FILE [TOKEN]: the best of the runs by
 # requests/s; sets RPS, P50, P99 (ms), REQS, ERRS, and CPU_GW / CPU_RD

@@ -78,14 +78,6 @@ stop_replicas() {
   REPLICAS=()
 }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-# CPU time (user + system) used so far by processes, in milliseconds.
-cpu_ms() {
-  local p t=0
-  for p in "$@"; do
-    t=$((t + $(awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$p/stat")))
-  done
-  echo "$t"
-}
 # "name us" per page for each process group, between two cpu snapshots.
 CPU_NAMES=(redis llfs testweb hlfs)
 cpu_snap() {  # hlfs-pids...: prints the four totals

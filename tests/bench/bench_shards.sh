@@ -23,13 +23,6 @@ TW_PORT=$TESTWEB_PORT TW_PID=$TESTWEB_PID
 start_llfs --log-level warn
 start_redis_cache 1gb  # pages apart, as deployed: the shards hold only the state
 now_ms() { date +%s%3N; }
-cpu_ms() {
-  local p t=0
-  for p in "$@"; do
-    t=$((t + $(awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$p/stat")))
-  done
-  echo "$t"
-}
 batch() {  # k: BATCH URLs, site-major
   awk -v k="$1" -v n="$SITES" -v b="$BATCH" -v port="$TW_PORT" 'BEGIN {
     printf "{\"urls\":["
