@@ -30,7 +30,7 @@ SANITIZE ?= 0
 FUZZ_SECONDS ?= 60
 
 PKGS := libcurl libcares jansson hiredis libuv libmicrohttpd libidn2 \
-        libpsl libzstd libbrotlienc libbrotlidec zlib libdeflate openssl libxxhash gumbo cmocka
+        libpsl libzstd libbrotlienc libbrotlidec zlib libdeflate openssl libxxhash libxml-2.0 cmocka
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral

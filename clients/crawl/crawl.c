@@ -121,7 +121,6 @@ static crawl_err crawl_modules(struct crawl *c)
     e = dedup_open(&c->o.dedup, &c->dd);
   if(!e)
     e = crawllog_open(c->log_path, &c->out.log);
-  buf_init(&c->text, c->o.max_text);
   fpset_init(&c->replayed, 64u << 20);
   fpset_init(&c->sitemaps, 8u << 20);
   return e;
@@ -180,7 +179,6 @@ void crawl_close(struct crawl **cp)
   wq_close(&c->wq);
   warc_close(&c->out.warc);
   crawllog_close(&c->out.log);
-  buf_free(&c->text);
   fpset_free(&c->replayed);
   fpset_free(&c->sitemaps);
   mem_free(c->dir);

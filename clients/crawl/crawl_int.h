@@ -35,7 +35,6 @@ struct crawl {
   unsigned           warc_files;
   unsigned           ckpt_out;   /* checkpoints not yet on disk */
   struct crawl_stats st;
-  struct buf         text;       /* visible text of the page at hand */
   /* Resume: URLs whose lines were replayed are finished even if a replayed
    * page links to them again before the next checkpoint. */
   bool               replaying;

@@ -92,9 +92,11 @@ crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcom
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
-/* The scorer reads the page and judges each link. */
-static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const struct html_links *l,
-                            struct page_out *po, struct frontier_score **scores, bool **follow)
+/* The scorer reads the page (its text) and judges each link (l: none for a
+ * duplicate, whose links are not taken). */
+static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const struct buf *text,
+                            const struct html_links *l, struct page_out *po,
+                            struct frontier_score **scores, bool **follow)
 {
   size_t n = l ? l->n : 0;
   *scores = n ? mem_calloc(n, sizeof **scores) : NULL;
@@ -103,49 +105,43 @@ static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const
     return CRAWL_ERR_NOMEM;
   for(size_t i = 0; i < n; i++)
     (*follow)[i] = true;
-  struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, c->text.data, c->text.len,
+  struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, text->data, text->len,
                              l, c->replaying, *scores, *follow, &po->extra };
   po->scored = true;
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
+/* An original page's links: scored (a focused crawl), then queued. */
 static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
-                            const struct html_doc *doc, uint32_t depth, struct page_out *po)
+                            const struct html_links *l, uint32_t depth, struct page_out *po)
 {
-  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.scorer ? c->o.max_text : 0 };
-  struct html_links l;
-  crawl_err e = html_links_extract(doc, r->url, &lo, &l);
-  if(e)
-    return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;
   c->st.html++;
   struct frontier_score *scores = NULL;
   bool *follow = NULL;
+  crawl_err e = CRAWL_OK;
   if(c->o.scorer)
-    e = page_score(c, r, &l, po, &scores, &follow);
+    e = page_score(c, r, &l->text, l, po, &scores, &follow);
   if(!e)
-    crawl_links_page(c, &l, r->url, depth, scores, follow, po->own);
+    crawl_links_page(c, l, r->url, depth, scores, follow, po->own);
   mem_free(scores);
   mem_free(follow);
-  html_links_free(&l);
   return e ? e : c->err;
 }
 
-/* Parse an HTML body; *parsed tells whether doc holds a tree. */
+/* Parse an HTML body once: its links and its visible text (for SimHash
+ * and the scorer). *parsed tells whether l holds them. */
 static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
-                            struct html_doc *doc, bool *parsed)
+                            struct html_links *l, bool *parsed)
 {
   *parsed = false;
-  crawl_err e = html_parse(r->body, r->body_len, &c->o.html, doc);
-  if(e == CRAWL_ERR_TOO_LARGE) {
-    c->st.html_failed++;  /* over the parser's memory budget: no links */
-    return CRAWL_OK;
-  }
+  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.max_text };
+  struct html_scan sc;
+  crawl_err e = html_links_extract(r->body, r->body_len, &c->o.html, r->url, &lo, l, &sc);
   if(e)
-    return e;
+    return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* not an http(s) page URL: no links */
   *parsed = true;
-  c->st.html_cut += doc->cut != HTML_CUT_NONE;
-  buf_reset(&c->text);
-  return html_text(doc, &c->text, NULL);
+  c->st.html_cut += sc.cut != HTML_CUT_NONE;
+  return CRAWL_OK;
 }
 
 static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
@@ -171,7 +167,7 @@ static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
 static void sitemap_report(struct crawl *c, const char *url, const struct sitemap_info *si)
 {
   c->st.sitemaps_gzip += si->gzip;
-  if(si->end == GUNZIP_WHOLE && !si->failed)
+  if(si->end == GUNZIP_WHOLE)
     return;
   c->st.sitemaps_cut++;
   struct log_ctx ctx = { .url = url, .action = "reading a sitemap" };
@@ -181,9 +177,6 @@ static void sitemap_report(struct crawl *c, const char *url, const struct sitema
   else if(si->end != GUNZIP_WHOLE)
     LOGC(LOG_WARN, &ctx, "sitemap cut after %zu bytes of XML: %s", si->text,
          gunzip_end_text(si->end));
-  if(si->failed)
-    LOGC(LOG_WARN, &ctx, "sitemap: %zu of %zu pieces over the parser's memory budget",
-         si->failed, si->pieces);
 }
 
 /* A sitemap: recorded, its URLs queued; not a page (no content test). */
@@ -204,13 +197,13 @@ static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, str
 static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uint32_t depth,
                               struct page_out *po)
 {
-  struct html_doc doc = { 0 };
+  struct html_links l = { 0 };
   bool parsed = false;
   size_t shingles = 0;
   uint64_t sim = 0;
-  crawl_err e = page_is_html(r) ? page_parse(c, r, &doc, &parsed) : CRAWL_OK;
+  crawl_err e = page_is_html(r) ? page_parse(c, r, &l, &parsed) : CRAWL_OK;
   if(!e && parsed)
-    sim = simhash_text(c->text.data, c->text.len, &shingles);
+    sim = simhash_text(l.text.data, l.text.len, &shingles);
   if(!e)
     e = dedup_check(c->dd, r->url, hash_fp64(r->body, r->body_len), sim, shingles, &po->hit);
   if(!e)
@@ -220,11 +213,11 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   struct frontier_score *no_scores = NULL;
   bool *no_follow = NULL;
   if(!e && parsed && po->hit.verdict == DEDUP_NEW)
-    e = page_links(c, r, &doc, depth, po);
+    e = page_links(c, r, &l, depth, po);
   else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
-    e = page_score(c, r, NULL, po, &no_scores, &no_follow);
+    e = page_score(c, r, &l.text, NULL, po, &no_scores, &no_follow);
   if(parsed)
-    html_free(&doc);
+    html_links_free(&l);
   return e;
 }
 

@@ -104,14 +104,9 @@ crawl_err focus_topic_words(struct focus *f, const char *s, size_t n)
 
 crawl_err focus_topic_page(struct focus *f, const char *body, size_t n)
 {
-  struct html_doc doc;
   struct buf text;
   buf_init(&text, TOPIC_PAGE_TEXT);
-  crawl_err e = html_parse(body, n, NULL, &doc);
-  if(e)
-    return e;
-  e = html_text(&doc, &text, NULL);
-  html_free(&doc);
+  crawl_err e = html_text(body, n, NULL, &text, NULL);
   if(!e)
     e = focus_topic_words(f, text.data ? text.data : "", text.len);
   buf_free(&text);

@@ -1,94 +1,138 @@
-/* gumbo with a bounded arena; see html.h for the bounds and why. */
+/* libxml2's HTML parser in SAX mode, with the bounds of html.h. */
 #include "clients/web/html.h"
 
-#include <setjmp.h>
-#include <stdint.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/parserInternals.h>
+#include <limits.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/mem.h"
 
-/* Chunks are carved front to back; gumbo's frees are ignored (it frees
- * mostly growing vectors and token buffers, about a third of what it
- * allocates), and the whole arena goes at once. */
-#define ARENA_CHUNK (256u << 10)
-#define ARENA_ALIGN 16u
-
-struct arena_chunk {
-  struct arena_chunk *next;
-  size_t              size, used;
-  max_align_t         data[];
-};
-
-struct html_arena {
-  struct arena_chunk *head;
-  size_t              total, max;
-  jmp_buf            *bail;     /* where to go when over budget */
-};
-
-enum { BAIL_BUDGET = 1, BAIL_NOMEM = 2 };
-
-static void arena_free(struct html_arena *a)
+static void html_quiet(void *ctx, const char *msg, ...)
 {
-  if(!a)
-    return;
-  struct arena_chunk *c = a->head;
-  while(c) {
-    struct arena_chunk *next = c->next;
-    mem_free(c);
-    c = next;
+  (void)ctx;
+  (void)msg;
+}
+
+/* A context per page: reusing one saves under 3 us of the ~55 a page
+ * costs (bench_html), and a reused context would keep every name its
+ * pages invented in its dictionary. libxml2 allocates with malloc, not
+ * common/mem: its memory is its own, and a freed context leaves none. */
+struct scan_job {
+  const struct html_sink *sink;
+  htmlParserCtxtPtr       x;
+  bool                    stopped;
+  bool                    nomem;
+  /* The open elements as reported, so that every start gets its end in
+   * order even where libxml2 gives up on a tag or a page: names from the
+   * context's dictionary, which lives until the context is freed. */
+  const char            **open;
+  size_t                  nopen, cap;
+};
+
+static void job_stop(struct scan_job *j, int rc)
+{
+  if(rc && !j->stopped) {
+    j->stopped = true;
+    xmlStopParser(j->x);
   }
-  mem_free(a);
 }
 
-static struct arena_chunk *arena_grow(struct html_arena *a, size_t need)
+static bool job_push(struct scan_job *j, const char *name)
 {
-  size_t size = need > ARENA_CHUNK ? need : ARENA_CHUNK;
-  if(a->total + size > a->max)
-    longjmp(*a->bail, BAIL_BUDGET);
-  struct arena_chunk *c = mem_alloc(sizeof *c + size);
-  if(!c)
-    longjmp(*a->bail, BAIL_NOMEM);
-  c->size = size;
-  c->used = 0;
-  c->next = a->head;
-  a->head = c;
-  a->total += size;
-  return c;
+  if(j->nopen == j->cap) {
+    size_t cap = j->cap ? 2 * j->cap : 64;
+    const char **v = mem_realloc(j->open, cap * sizeof *v);
+    if(!v)
+      return false;
+    j->open = v;
+    j->cap = cap;
+  }
+  j->open[j->nopen++] = name;
+  return true;
 }
 
-/* gumbo's allocator: it has no failure path, so running out of budget
- * jumps back to html_parse, which drops the arena whole. */
-static void *arena_alloc(void *ud, size_t n)
+static void sx_start(void *arg, const xmlChar *name, const xmlChar **attrs)
 {
-  struct html_arena *a = ud;
-  n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-  if(n == 0)
-    n = ARENA_ALIGN;
-  struct arena_chunk *c = a->head;
-  if(!c || c->size - c->used < n)
-    c = arena_grow(a, n);
-  void *p = (char *)c->data + c->used;
-  c->used += n;
-  return p;
+  struct scan_job *j = arg;
+  static const char *const none[] = { NULL };
+  if(j->stopped)
+    return;
+  if(!job_push(j, (const char *)name)) {
+    j->nomem = true;
+    job_stop(j, 1);
+    return;
+  }
+  if(j->sink->start)
+    job_stop(j, j->sink->start(j->sink->arg, (const char *)name,
+                               attrs ? (const char *const *)attrs : none));
 }
 
-static void arena_dealloc(void *ud, void *p)
+/* Ends the innermost open element, as reported. */
+static void job_end_top(struct scan_job *j)
 {
-  (void)ud;
-  (void)p;
+  const char *name = j->open[--j->nopen];
+  if(j->sink->end)
+    job_stop(j, j->sink->end(j->sink->arg, name));
+}
+
+/* libxml2's ends nest, except after some errors: a start tag it gave up
+ * on midway is reported started and never ended. An end closes the
+ * innermost open element of that name and those inside it; an end of
+ * nothing open is dropped. */
+static void sx_end(void *arg, const xmlChar *name)
+{
+  struct scan_job *j = arg;
+  size_t k = j->nopen;
+  while(k && strcmp(j->open[k - 1], (const char *)name))
+    k--;
+  while(!j->stopped && k && j->nopen >= k)
+    job_end_top(j);
+}
+
+/* Ends what libxml2 left open, innermost first. */
+static void job_close(struct scan_job *j)
+{
+  while(!j->stopped && j->nopen)
+    job_end_top(j);
+}
+
+static void sx_text(void *arg, const xmlChar *t, int n)
+{
+  struct scan_job *j = arg;
+  if(!j->stopped && j->sink->text && n > 0)
+    job_stop(j, j->sink->text(j->sink->arg, (const char *)t, (size_t)n));
+}
+
+/* Script and style content comes as CDATA blocks: not text. */
+static void sx_cdata(void *arg, const xmlChar *t, int n)
+{
+  (void)arg;
+  (void)t;
+  (void)n;
+}
+
+static void sax_set(htmlSAXHandler *h)
+{
+  memset(h, 0, sizeof *h);
+  h->startElement = sx_start;
+  h->endElement = sx_end;
+  h->characters = sx_text;
+  h->cdataBlock = sx_cdata;
+  h->error = html_quiet;
+  h->warning = html_quiet;
+  h->fatalError = html_quiet;
 }
 
 static struct html_opts html_opts_fill(const struct html_opts *o)
 {
-  struct html_opts r = { HTML_MAX_BYTES_DEFAULT, HTML_MEM_MAX_DEFAULT,
-                         HTML_MAX_DEPTH_DEFAULT };
+  struct html_opts r = { HTML_MAX_BYTES_DEFAULT, HTML_MAX_DEPTH_DEFAULT };
   if(o && o->max_bytes)
     r.max_bytes = o->max_bytes;
-  if(o && o->mem_max)
-    r.mem_max = o->mem_max;
   if(o && o->max_depth)
     r.max_depth = o->max_depth;
+  if(r.max_bytes > INT_MAX)
+    r.max_bytes = INT_MAX;  /* libxml2 takes an int */
   return r;
 }
 
@@ -109,154 +153,88 @@ static size_t html_prefix(const char *p, size_t n, const struct html_opts *o,
   return n;
 }
 
-static GumboOutput *html_run(struct html_arena *a, const char *p, size_t n)
+/* libxml2 reads a NUL as the end of the input in places (inside a tag it
+ * stops the page there), so a page holding NULs is parsed from a copy with
+ * each one replaced, as HTML's tokenizer does, by U+FFFD. *q is the copy
+ * to free, or NULL when the page has no NUL. */
+static crawl_err html_no_nul(const char **p, size_t *n, char **q)
 {
-  GumboOptions go = kGumboDefaultOptions;
-  go.allocator = arena_alloc;
-  go.deallocator = arena_dealloc;
-  go.userdata = a;
-  go.max_errors = 0;  /* parse errors are of no use to a crawler */
-  return gumbo_parse_with_options(&go, p, n);
-}
-
-struct parse_job {
-  struct html_arena *arena;
-  const char        *p;
-  size_t             len;
-  GumboOutput       *out;
-};
-
-/* The only frame that setjmp guards: it keeps nothing in locals that the
- * jump could clobber (everything lives in *job). */
-static int html_guarded(struct parse_job *job)
-{
-  jmp_buf bail;
-  job->arena->bail = &bail;
-  int why = setjmp(bail);
-  if(why == 0)
-    job->out = html_run(job->arena, job->p, job->len);
-  job->arena->bail = NULL;
-  return why;
-}
-
-crawl_err html_parse(const char *p, size_t n, const struct html_opts *o,
-                     struct html_doc *doc)
-{
-  memset(doc, 0, sizeof *doc);
-  struct html_opts op = html_opts_fill(o);
-  struct parse_job job = { NULL, n ? p : "", 0, NULL };
-  job.len = html_prefix(job.p, n, &op, &doc->cut);
-  job.arena = mem_calloc(1, sizeof *job.arena);
-  if(!job.arena)
-    return CRAWL_ERR_NOMEM;
-  job.arena->max = op.mem_max;
-  int why = html_guarded(&job);
-  if(why) {
-    arena_free(job.arena);
-    memset(doc, 0, sizeof *doc);
-    return why == BAIL_BUDGET ? CRAWL_ERR_TOO_LARGE : CRAWL_ERR_NOMEM;
-  }
-  doc->out = job.out;
-  doc->arena = job.arena;
-  doc->parsed = job.len;
-  doc->mem = job.arena->total;
-  return CRAWL_OK;
-}
-
-void html_free(struct html_doc *doc)
-{
-  arena_free(doc->arena);
-  memset(doc, 0, sizeof *doc);
-}
-
-const char *html_attr(const GumboNode *node, const char *name)
-{
-  if(node->type != GUMBO_NODE_ELEMENT && node->type != GUMBO_NODE_TEMPLATE)
-    return NULL;
-  const GumboAttribute *at = gumbo_get_attribute(&node->v.element.attributes, name);
-  return at ? at->value : NULL;
-}
-
-static const GumboVector *html_children(const GumboNode *n)
-{
-  switch(n->type) {
-  case GUMBO_NODE_DOCUMENT:
-    return &n->v.document.children;
-  case GUMBO_NODE_ELEMENT:
-  case GUMBO_NODE_TEMPLATE:
-    return &n->v.element.children;
-  default:
-    return NULL;
-  }
-}
-
-struct walk_frame {
-  const GumboNode   *node;  /* whose children these are: left when they are done */
-  const GumboVector *kids;
-  unsigned           next;
-};
-
-struct walk_stack {
-  struct walk_frame *v;
-  size_t             top, cap;
-};
-
-/* Push the children of a node; past the cap they are skipped. */
-static crawl_err walk_push(struct walk_stack *st, const GumboNode *node,
-                           const GumboVector *kids, size_t *skipped)
-{
-  if(st->top == st->cap && st->cap < HTML_WALK_MAX_DEPTH) {
-    size_t ncap = st->cap ? st->cap * 2 : 64;
-    if(ncap > HTML_WALK_MAX_DEPTH)
-      ncap = HTML_WALK_MAX_DEPTH;
-    struct walk_frame *nv = mem_realloc(st->v, ncap * sizeof *nv);
-    if(!nv)
-      return CRAWL_ERR_NOMEM;
-    st->v = nv;
-    st->cap = ncap;
-  }
-  if(st->top < st->cap)
-    st->v[st->top++] = (struct walk_frame){ node, kids, 0 };
-  else if(skipped)
-    (*skipped)++;
-  return CRAWL_OK;
-}
-
-/* Enter n; if its children are not to be walked, it is left at once. */
-static crawl_err walk_enter(struct walk_stack *st, const GumboNode *n, html_visit_fn *visit,
-                            html_leave_fn *leave, void *arg, size_t *skipped)
-{
-  if(!visit(n, arg))
+  *q = NULL;
+  size_t nul = 0;
+  for(const char *s = *p, *e = *p + *n; (s = memchr(s, 0, (size_t)(e - s))); s++)
+    nul++;
+  if(!nul)
     return CRAWL_OK;
-  const GumboVector *kids = html_children(n);
-  size_t top = st->top;
-  crawl_err e = kids && kids->length > 0 ? walk_push(st, n, kids, skipped) : CRAWL_OK;
-  if(leave && st->top == top)
-    leave(n, arg);
-  return e;
-}
-
-crawl_err html_walk_ex(const struct html_doc *doc, html_visit_fn *visit, html_leave_fn *leave,
-                       void *arg, size_t *skipped)
-{
-  struct walk_stack st = { NULL, 0, 0 };
-  crawl_err e = CRAWL_OK;
-  const GumboNode *n = doc->out ? doc->out->document : NULL;
-  while(n && !e) {
-    e = walk_enter(&st, n, visit, leave, arg, skipped);
-    while(st.top > 0 && st.v[st.top - 1].next >= st.v[st.top - 1].kids->length) {
-      st.top--;
-      if(leave)
-        leave(st.v[st.top].node, arg);
+  if(*n + 2 * nul > INT_MAX || !(*q = mem_alloc(*n + 2 * nul)))
+    return CRAWL_ERR_NOMEM;
+  char *d = *q;
+  for(size_t i = 0; i < *n; i++) {
+    if((*p)[i]) {
+      *d++ = (*p)[i];
+    } else {
+      memcpy(d, "\xef\xbf\xbd", 3);
+      d += 3;
     }
-    n = st.top > 0 ? st.v[st.top - 1].kids->data[st.v[st.top - 1].next++] : NULL;
   }
-  mem_free(st.v);
+  *p = *q;
+  *n = (size_t)(d - *q);
+  return CRAWL_OK;
+}
+
+static crawl_err html_run(struct scan_job *j, const char *p, size_t n)
+{
+  j->x = htmlCreateMemoryParserCtxt(p, (int)n);
+  if(!j->x)
+    return CRAWL_ERR_NOMEM;
+  /* No implied html/head/body elements; no network (there is none to
+   * reach anyway: no DTD is ever loaded in SAX mode). */
+  htmlCtxtUseOptions(j->x, HTML_PARSE_NOIMPLIED | HTML_PARSE_NONET);
+  /* Undeclared pages are UTF-8 (libxml2 would take them for Latin-1); a
+   * byte order mark or a meta charset still switches, and bytes that are
+   * not UTF-8 fall back to Latin-1. */
+  xmlSwitchEncoding(j->x, XML_CHAR_ENCODING_UTF8);
+  sax_set(j->x->sax);
+  j->x->userData = j;
+  htmlParseDocument(j->x);
+  job_close(j);
+  if(j->x->myDoc)
+    xmlFreeDoc(j->x->myDoc);  /* none in SAX mode; freed should one appear */
+  bool nomem = j->nomem || j->x->errNo == XML_ERR_NO_MEMORY;
+  htmlFreeParserCtxt(j->x);
+  mem_free(j->open);
+  return nomem ? CRAWL_ERR_NOMEM : CRAWL_OK;
+}
+
+crawl_err html_scan(const char *p, size_t n, const struct html_opts *o,
+                    const struct html_sink *sink, struct html_scan *info)
+{
+  /* Errors without a parser context go to the generic handler (stderr by
+   * default); it is per thread. */
+  xmlSetGenericErrorFunc(NULL, html_quiet);
+  struct html_opts op = html_opts_fill(o);
+  struct html_scan local;
+  if(!info)
+    info = &local;
+  memset(info, 0, sizeof *info);
+  info->parsed = html_prefix(n ? p : "", n, &op, &info->cut);
+  if(info->parsed == 0)
+    return CRAWL_OK;
+  static const struct html_sink none = { 0 };
+  struct scan_job j = { .sink = sink ? sink : &none };
+  size_t len = info->parsed;
+  char *copy;
+  crawl_err e = html_no_nul(&p, &len, &copy);
+  if(e == CRAWL_OK)
+    e = html_run(&j, p, len);
+  mem_free(copy);
+  info->stopped = j.stopped && !j.nomem;
   return e;
 }
 
-crawl_err html_walk(const struct html_doc *doc, html_visit_fn *visit, void *arg,
-                    size_t *skipped)
+const char *html_attr(const char *const *attrs, const char *name)
 {
-  return html_walk_ex(doc, visit, NULL, arg, skipped);
+  for(; attrs && attrs[0]; attrs += 2)
+    if(!strcmp(attrs[0], name))
+      return attrs[1];
+  return NULL;
 }

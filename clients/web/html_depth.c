@@ -1,9 +1,9 @@
 /* Nesting estimate before parsing (see html.h for why).
  *
- * A small tokenizer walks the tags the way the HTML5 tokenizer would
- * (comments, quoted attribute values, raw-text elements such as <script>),
- * and keeps one open count per tag name: a start tag adds one, an end tag
- * removes one only when that name is open, as the tree builder would pop
+ * A small tokenizer walks the tags the way the parser reads them
+ * (comments, quoted attribute values, the raw text of <script> and
+ * <style>), and keeps one open count per tag name: a start tag adds one,
+ * an end tag removes one only when that name is open, as the parser pops
  * it. Void elements and elements whose start implicitly closes their
  * previous sibling (p, li, td, option, a, ...) never nest, so they are not
  * counted. The estimate errs high on sloppy markup, which only makes the
@@ -13,15 +13,14 @@
 #include "clients/web/html.h"
 #include "common/hash.h"
 
-#define UNKNOWN_SLOTS 128
+#define UNKNOWN_SLOTS 256
 
 struct depth_scan {
   const char *p;
   size_t      n, i;
   unsigned    depth;
-  unsigned    known[GUMBO_TAG_LAST + 1];
-  /* Custom elements by a hash of their name; beyond the table they only
-   * add, never remove (errs high). */
+  /* Open counts by a hash of the name; names beyond the table only add,
+   * never remove (errs high). */
   uint64_t    unk_hash[UNKNOWN_SLOTS];
   unsigned    unk_count[UNKNOWN_SLOTS];
   bool        foreign;
@@ -42,43 +41,46 @@ static char lower(char c)
   return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
 }
 
-/* Elements that never add nesting: void ones, and those closed by a start
- * tag of their own kind or by their container's next row or cell. */
-static bool depth_not_counted(GumboTag t)
+/* Is name (lower case, len bytes) one of the names of that length packed
+ * in set? (A lookup per tag: this is most of the estimate's time.) */
+static bool name_in(const char *name, size_t len, const char *set)
 {
-  switch(t) {
-  case GUMBO_TAG_AREA: case GUMBO_TAG_BASE: case GUMBO_TAG_BR:
-  case GUMBO_TAG_COL: case GUMBO_TAG_EMBED: case GUMBO_TAG_HR:
-  case GUMBO_TAG_IMG: case GUMBO_TAG_INPUT: case GUMBO_TAG_LINK:
-  case GUMBO_TAG_META: case GUMBO_TAG_PARAM: case GUMBO_TAG_SOURCE:
-  case GUMBO_TAG_TRACK: case GUMBO_TAG_WBR: case GUMBO_TAG_KEYGEN:
-  case GUMBO_TAG_BASEFONT: case GUMBO_TAG_BGSOUND: case GUMBO_TAG_FRAME:
-  case GUMBO_TAG_IMAGE: case GUMBO_TAG_MENUITEM:
-  case GUMBO_TAG_P: case GUMBO_TAG_LI: case GUMBO_TAG_DT: case GUMBO_TAG_DD:
-  case GUMBO_TAG_OPTION: case GUMBO_TAG_OPTGROUP: case GUMBO_TAG_RB:
-  case GUMBO_TAG_RT: case GUMBO_TAG_RTC: case GUMBO_TAG_RP:
-  case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
-  case GUMBO_TAG_THEAD: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT:
-  case GUMBO_TAG_COLGROUP: case GUMBO_TAG_CAPTION: case GUMBO_TAG_HEAD:
-  case GUMBO_TAG_BODY: case GUMBO_TAG_HTML: case GUMBO_TAG_A:
-  case GUMBO_TAG_NOBR: case GUMBO_TAG_BUTTON: case GUMBO_TAG_FORM:
-    return true;
-  default:
-    return false;
-  }
+  size_t n = strlen(set);
+  for(size_t i = 0; i + len <= n; i += len)
+    if(!memcmp(set + i, name, len))
+      return true;
+  return false;
 }
 
-/* Elements whose content the tokenizer reads as text up to their end tag. */
-static bool depth_raw_text(GumboTag t)
+/* Elements that never add nesting: void ones, and those closed by a start
+ * tag of their own kind or by their container's next row or cell; by
+ * length. */
+static bool depth_not_counted(const char *name, size_t len)
 {
-  switch(t) {
-  case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_XMP:
-  case GUMBO_TAG_IFRAME: case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES:
-  case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_TITLE:
-    return true;
-  default:
-    return false;
-  }
+  static const char *const by_len[9] = {
+    [1] = "pa",
+    [2] = "brhrlidtddrbrtrptrtdth",
+    [3] = "colimgwbrrtc",
+    [4] = "areabaselinkmetaheadbodyhtmlnobrform",
+    [5] = "embedinputparamtrackframeimagetheadtbodytfoot",
+    [6] = "sourcekeygenoptionbutton",
+    [7] = "bgsoundcaption",
+    [8] = "basefontmenuitemoptgroupcolgroup",
+  };
+  return len > 0 && len < 9 && name_in(name, len, by_len[len]);
+}
+
+static bool name_is(const char *name, size_t len, const char *what)
+{
+  return len == strlen(what) && !memcmp(name, what, len);
+}
+
+/* Elements whose content the parser reads as text up to their end tag.
+ * libxml2 does so for these two only (title, textarea and the like are
+ * parsed as markup, so their content counts). */
+static bool depth_raw_text(const char *name, size_t len)
+{
+  return name_is(name, len, "script") || name_is(name, len, "style");
 }
 
 static const char *find_ci(const char *p, size_t n, const char *needle, size_t k)
@@ -194,23 +196,19 @@ static unsigned *unknown_slot(struct depth_scan *s, const char *name, size_t len
   return NULL;
 }
 
-static void open_tag(struct depth_scan *s, GumboTag t, const char *name, size_t len)
+static void open_tag(struct depth_scan *s, const char *name, size_t len)
 {
-  if(t != GUMBO_TAG_UNKNOWN && depth_not_counted(t))
+  if(depth_not_counted(name, len))
     return;
   s->depth++;
-  if(t != GUMBO_TAG_UNKNOWN) {
-    s->known[t]++;
-    return;
-  }
   unsigned *c = unknown_slot(s, name, len, true);
   if(c)
     (*c)++;
 }
 
-static void close_tag(struct depth_scan *s, GumboTag t, const char *name, size_t len)
+static void close_tag(struct depth_scan *s, const char *name, size_t len)
 {
-  unsigned *c = t != GUMBO_TAG_UNKNOWN ? &s->known[t] : unknown_slot(s, name, len, false);
+  unsigned *c = unknown_slot(s, name, len, false);
   if(c && *c > 0) {
     (*c)--;
     s->depth--;
@@ -231,46 +229,34 @@ static size_t read_name(struct depth_scan *s, char *name, size_t cap)
 }
 
 /* After the start tag of a raw-text element: skip to its end tag. */
-static void skip_raw_text(struct depth_scan *s, GumboTag t)
+static void skip_raw_text(struct depth_scan *s, const char *name, size_t len)
 {
-  const char *name = gumbo_normalized_tagname(t);
   char needle[16] = "</";
-  size_t k = strlen(name);
-  memcpy(needle + 2, name, k);
-  const char *end = find_ci(s->p + s->i, s->n - s->i, needle, k + 2);
+  memcpy(needle + 2, name, len);
+  const char *end = find_ci(s->p + s->i, s->n - s->i, needle, len + 2);
   s->i = end ? (size_t)(end - s->p) : s->n;
 }
 
 /* Once an svg or math element was seen, raw-text elements may be foreign
- * ones whose content is markup; the tree builder's view of where foreign
- * content ends is not tracked, so from then on nothing is skipped (the
- * estimate can only err high). */
-static bool in_foreign(const struct depth_scan *s)
-{
-  return s->foreign;
-}
-
+ * ones whose content is markup; where foreign content ends is not
+ * tracked, so from then on nothing is skipped (the estimate can only err
+ * high). */
 static void scan_tag(struct depth_scan *s, bool end)
 {
   char name[64];
   size_t len = read_name(s, name, sizeof name);
-  GumboTag t = gumbo_tagn_enum(name, (unsigned)len);
   skip_attributes(s);
   if(end) {
-    close_tag(s, t, name, len);
+    close_tag(s, name, len);
     return;
   }
-  if(t == GUMBO_TAG_PLAINTEXT && !in_foreign(s)) {
-    s->i = s->n;
-    return;
-  }
-  if(t == GUMBO_TAG_SVG || t == GUMBO_TAG_MATH)
+  if(name_is(name, len, "svg") || name_is(name, len, "math"))
     s->foreign = true;
-  if(depth_raw_text(t) && !in_foreign(s)) {
-    skip_raw_text(s, t);  /* a leaf: its end tag follows, it adds no depth */
+  if(depth_raw_text(name, len) && !s->foreign) {
+    skip_raw_text(s, name, len);  /* a leaf: its end tag follows, it adds no depth */
     return;
   }
-  open_tag(s, t, name, len);
+  open_tag(s, name, len);
 }
 
 /* One markup construct starting at the '<' at s->i. */

@@ -26,19 +26,36 @@ struct html_links_opts html_links_opts_default(void)
   return o;
 }
 
+/* A reference as the page wrote it: resolved once the whole page is read,
+ * because the first <base href> applies to every link, before it too. */
+struct raw_ref {
+  size_t              at;        /* in refs */
+  enum html_link_kind kind;
+  bool                nofollow;
+  size_t              text_at, anchor_len;
+};
+
 struct links_ctx {
   const struct html_links_opts *o;
   struct html_links            *out;
   struct fpset                  once;      /* fingerprints of URLs kept */
-  const char                   *base_ref;  /* first <base href> */
   crawl_err                     err;
-  /* With text: hidden elements open (script, ...), the <a> whose anchor
-   * text is being collected and its link. */
-  unsigned                      hidden;
-  const GumboNode              *open_a;
-  size_t                        open_idx;
-  bool                          text_cut;
+  struct buf                    refs;      /* references' bytes, each NUL-ended */
+  struct raw_ref               *raw;
+  size_t                        nraw, raw_cap;
+  size_t                        base_at, canon_at;  /* in refs; SIZE_MAX: none */
+  struct html_textc             text;      /* with text_max */
+  /* The <a> whose anchor text is being collected: its raw reference and
+   * the element depth it opened at. */
+  unsigned                      depth, a_depth;
+  size_t                        a_idx;
+  bool                          a_open;
 };
+
+/* References kept per link the list may hold: repeats are only found at
+ * resolution, so more are read than kept. */
+#define RAW_PER_LINK 4u
+#define REFS_MAX     (64u << 20)
 
 static bool is_ws(char c)
 {
@@ -117,54 +134,64 @@ static crawl_err links_push(struct html_links *l, char *url, enum html_link_kind
   return CRAWL_OK;
 }
 
+/* Keep a reference (len bytes of ref) for resolution; *at gets where. */
+static bool refs_keep(struct links_ctx *c, const char *ref, size_t len, size_t *at)
+{
+  if(c->refs.len + len + 1 > c->refs.max) {
+    c->out->over_cap++;
+    return false;
+  }
+  *at = c->refs.len;
+  if(buf_add(&c->refs, ref, len) || buf_addc(&c->refs, '\0')) {
+    c->err = CRAWL_ERR_NOMEM;
+    return false;
+  }
+  return true;
+}
+
+static bool links_raw(struct links_ctx *c, const char *ref, size_t len,
+                      enum html_link_kind kind, bool nofollow)
+{
+  if(!ref || c->err)
+    return false;
+  if(c->nraw >= (size_t)c->o->max_links * RAW_PER_LINK) {
+    c->out->over_cap++;
+    return false;
+  }
+  if(c->nraw == c->raw_cap) {
+    size_t ncap = c->raw_cap ? c->raw_cap * 2 : 64;
+    struct raw_ref *nv = mem_realloc(c->raw, ncap * sizeof *nv);
+    if(!nv) {
+      c->err = CRAWL_ERR_NOMEM;
+      return false;
+    }
+    c->raw = nv;
+    c->raw_cap = ncap;
+  }
+  size_t at;
+  if(!refs_keep(c, ref, len, &at))
+    return false;
+  c->raw[c->nraw++] = (struct raw_ref){ at, kind, nofollow, c->out->text.len, 0 };
+  return true;
+}
+
 static void links_add(struct links_ctx *c, const char *ref, enum html_link_kind kind,
                       bool nofollow)
 {
-  struct html_links *l = c->out;
-  if(!ref)
-    return;
-  if(l->n >= c->o->max_links) {
-    l->over_cap++;
-    return;
-  }
-  char *url = links_resolve(c, ref);
-  if(!url)
-    return;
-  bool added = false;
-  uint64_t fp = hash_fp64(url, strlen(url));
-  crawl_err e = fpset_add(&c->once, fp, &added);
-  if(!e && added)
-    e = links_push(l, url, kind, nofollow);
-  if(e || !added)
-    mem_free(url);
-  if(!e && !added)
-    l->repeated++;
-  if(e)
-    c->err = e == CRAWL_ERR_FULL ? CRAWL_OK : e;
+  links_raw(c, ref, ref ? strlen(ref) : 0, kind, nofollow);
 }
 
-static void links_canonical(struct links_ctx *c, const char *ref)
+static void links_meta(struct links_ctx *c, const char *const *attrs)
 {
-  if(c->out->canonical || !ref)
-    return;
-  c->out->canonical = links_resolve(c, ref);
-}
-
-static void links_meta(struct links_ctx *c, const GumboNode *n)
-{
-  const char *equiv = html_attr(n, "http-equiv");
-  const char *name = html_attr(n, "name");
-  const char *content = html_attr(n, "content");
+  const char *equiv = html_attr(attrs, "http-equiv");
+  const char *name = html_attr(attrs, "name");
+  const char *content = html_attr(attrs, "content");
   if(!content)
     return;
   if(equiv && !strcasecmp(equiv, "refresh")) {
     size_t len;
     const char *u = html_refresh_url(content, &len);
-    char *ref = u ? mem_strndup(u, len) : NULL;
-    if(u && !ref)
-      c->err = CRAWL_ERR_NOMEM;
-    links_add(c, ref, HTML_LINK_REFRESH, false);
-    mem_free(ref);
+    links_raw(c, u, len, HTML_LINK_REFRESH, false);
   }
   if(name && !strcasecmp(name, "robots")) {
     bool none = has_token(content, "none", ", \t\n\r");
@@ -173,122 +200,158 @@ static void links_meta(struct links_ctx *c, const GumboNode *n)
   }
 }
 
-static void links_link(struct links_ctx *c, const GumboNode *n)
+static void links_link(struct links_ctx *c, const char *const *attrs)
 {
-  const char *rel = html_attr(n, "rel");
-  const char *href = html_attr(n, "href");
+  const char *rel = html_attr(attrs, "rel");
+  const char *href = html_attr(attrs, "href");
   if(!rel || !href)
     return;
-  if(has_token(rel, "canonical", " \t\n\r\f"))
-    links_canonical(c, href);
-  else if(has_token(rel, "alternate", " \t\n\r\f") && !has_token(rel, "stylesheet", " \t\n\r\f"))
+  if(has_token(rel, "canonical", " \t\n\r\f")) {
+    if(c->canon_at == SIZE_MAX)
+      refs_keep(c, href, strlen(href), &c->canon_at);
+  } else if(has_token(rel, "alternate", " \t\n\r\f") && !has_token(rel, "stylesheet", " \t\n\r\f")) {
     links_add(c, href, HTML_LINK_ALTERNATE, has_token(rel, "nofollow", " \t\n\r\f"));
+  }
 }
 
-/* With text: the node's words, unless inside a hidden element. */
-static void links_text(struct links_ctx *c, const GumboNode *n)
+/* An <a> with a reference: its anchor text runs until its end tag. */
+static void links_a(struct links_ctx *c, const char *const *attrs, bool nofollow)
 {
-  if(!c->o->text_max)
+  const char *href = html_attr(attrs, "href");
+  if(!links_raw(c, href, href ? strlen(href) : 0, HTML_LINK_A, nofollow))
     return;
-  if(html_text_hidden(n))
-    c->hidden++;
-  else if(!c->hidden && (n->type == GUMBO_NODE_TEXT || n->type == GUMBO_NODE_CDATA))
-    c->err = html_text_add(&c->out->text, n->v.text.text, &c->text_cut);
-}
-
-/* An <a> that became a link: its anchor text runs until the walk leaves it. */
-static void links_anchor(struct links_ctx *c, const GumboNode *n, size_t before)
-{
-  if(c->o->text_max && !c->open_a && c->out->n > before) {
-    c->open_a = n;
-    c->open_idx = c->out->n - 1;
+  if(c->o->text_max && !c->a_open) {
+    c->a_open = true;
+    c->a_depth = c->depth;
+    c->a_idx = c->nraw - 1;
   }
 }
 
-static void links_leave(const GumboNode *n, void *arg)
+static int lk_start(void *arg, const char *name, const char *const *attrs)
 {
   struct links_ctx *c = arg;
-  if(html_text_hidden(n) && c->hidden)
-    c->hidden--;
-  if(n == c->open_a) {
-    struct html_link *k = &c->out->v[c->open_idx];
-    k->anchor_len = c->out->text.len - k->text_at;
-    c->open_a = NULL;
-  }
-}
-
-static bool links_visit(const GumboNode *n, void *arg)
-{
-  struct links_ctx *c = arg;
-  if(c->err)
-    return false;
-  links_text(c, n);
-  if(n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE)
-    return n->type == GUMBO_NODE_DOCUMENT;
-  size_t before = c->out->n;
-  const char *rel = html_attr(n, "rel");
+  c->depth++;
+  if(c->o->text_max)
+    html_textc_start(&c->text, name);
+  const char *rel = html_attr(attrs, "rel");
   bool nofollow = rel && has_token(rel, "nofollow", " \t\n\r\f");
-  switch(n->v.element.tag) {
-  case GUMBO_TAG_A:
-    links_add(c, html_attr(n, "href"), HTML_LINK_A, nofollow);
-    links_anchor(c, n, before);
-    break;
-  case GUMBO_TAG_AREA:   links_add(c, html_attr(n, "href"), HTML_LINK_AREA, nofollow); break;
-  case GUMBO_TAG_FRAME:  links_add(c, html_attr(n, "src"), HTML_LINK_FRAME, false); break;
-  case GUMBO_TAG_IFRAME: links_add(c, html_attr(n, "src"), HTML_LINK_IFRAME, false); break;
-  case GUMBO_TAG_LINK:   links_link(c, n); break;
-  case GUMBO_TAG_META:   links_meta(c, n); break;
-  default: break;
-  }
-  return true;
+  if(!strcmp(name, "a"))
+    links_a(c, attrs, nofollow);
+  else if(!strcmp(name, "area"))
+    links_add(c, html_attr(attrs, "href"), HTML_LINK_AREA, nofollow);
+  else if(!strcmp(name, "frame"))
+    links_add(c, html_attr(attrs, "src"), HTML_LINK_FRAME, false);
+  else if(!strcmp(name, "iframe"))
+    links_add(c, html_attr(attrs, "src"), HTML_LINK_IFRAME, false);
+  else if(!strcmp(name, "link"))
+    links_link(c, attrs);
+  else if(!strcmp(name, "meta"))
+    links_meta(c, attrs);
+  else if(!strcmp(name, "base") && c->base_at == SIZE_MAX && html_attr(attrs, "href"))
+    refs_keep(c, html_attr(attrs, "href"), strlen(html_attr(attrs, "href")), &c->base_at);
+  return c->err != CRAWL_OK;
 }
 
-static bool base_visit(const GumboNode *n, void *arg)
+static int lk_end(void *arg, const char *name)
 {
   struct links_ctx *c = arg;
-  if(c->base_ref)
-    return false;
-  if(n->type == GUMBO_NODE_ELEMENT && n->v.element.tag == GUMBO_TAG_BASE)
-    c->base_ref = html_attr(n, "href");
-  return true;
-}
-
-/* The base: the first <base href> resolved against the page, if it is a
- * usable http(s) URL, else the page itself. */
-static crawl_err links_base(struct links_ctx *c, const struct html_doc *doc,
-                            const char *page_url)
-{
-  url_err e = url_canon(page_url, strlen(page_url), &c->o->url, &c->out->base);
-  if(e)
-    return e == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
-  crawl_err ce = html_walk(doc, base_visit, c, NULL);
-  if(ce || !c->base_ref)
-    return ce;
-  char *b = links_resolve(c, c->base_ref);
-  if(b) {
-    mem_free(c->out->base);
-    c->out->base = b;
+  if(c->o->text_max)
+    html_textc_end(&c->text, name);
+  if(c->a_open && c->depth == c->a_depth) {
+    struct raw_ref *k = &c->raw[c->a_idx];
+    k->anchor_len = c->out->text.len - k->text_at;
+    c->a_open = false;
   }
-  return c->err;
+  if(c->depth)
+    c->depth--;
+  return c->err != CRAWL_OK;
 }
 
-crawl_err html_links_extract(const struct html_doc *doc, const char *page_url,
-                             const struct html_links_opts *o,
-                             struct html_links *out)
+static int lk_text(void *arg, const char *t, size_t n)
+{
+  struct links_ctx *c = arg;
+  if(c->o->text_max)
+    html_textc_text(&c->text, t, n);
+  return 0;
+}
+
+/* A reference resolved and kept once. */
+static void links_keep(struct links_ctx *c, const struct raw_ref *r)
+{
+  struct html_links *l = c->out;
+  if(l->n >= c->o->max_links) {
+    l->over_cap++;
+    return;
+  }
+  char *url = links_resolve(c, c->refs.data + r->at);
+  if(!url)
+    return;
+  bool added = false;
+  uint64_t fp = hash_fp64(url, strlen(url));
+  crawl_err e = fpset_add(&c->once, fp, &added);
+  if(!e && added)
+    e = links_push(l, url, r->kind, r->nofollow);
+  if(e || !added)
+    mem_free(url);
+  if(!e && added) {
+    l->v[l->n - 1].text_at = r->text_at;
+    l->v[l->n - 1].anchor_len = r->anchor_len;
+  }
+  if(!e && !added)
+    l->repeated++;
+  if(e)
+    c->err = e == CRAWL_ERR_FULL ? CRAWL_OK : e;
+}
+
+/* The base (the first <base href> resolved against the page, if it is a
+ * usable http(s) URL, else the page), the canonical URL, then the links. */
+static void links_resolve_all(struct links_ctx *c)
+{
+  if(c->base_at != SIZE_MAX) {
+    char *b = links_resolve(c, c->refs.data + c->base_at);
+    if(b) {
+      mem_free(c->out->base);
+      c->out->base = b;
+    }
+  }
+  if(c->canon_at != SIZE_MAX && !c->err)
+    c->out->canonical = links_resolve(c, c->refs.data + c->canon_at);
+  for(size_t i = 0; i < c->nraw && !c->err; i++)
+    links_keep(c, &c->raw[i]);
+}
+
+crawl_err html_links_extract(const char *p, size_t n, const struct html_opts *ho,
+                             const char *page_url, const struct html_links_opts *o,
+                             struct html_links *out, struct html_scan *scan)
 {
   struct html_links_opts def = html_links_opts_default();
-  struct links_ctx c = { o ? o : &def, out, { 0 }, NULL, CRAWL_OK, 0, NULL, 0, false };
+  struct links_ctx c = { .o = o ? o : &def, .out = out, .base_at = SIZE_MAX,
+                         .canon_at = SIZE_MAX };
   memset(out, 0, sizeof *out);
   buf_init(&out->text, c.o->text_max);
+  html_textc_init(&c.text, &out->text);
+  url_err ue = url_canon(page_url, strlen(page_url), &c.o->url, &out->base);
+  if(ue) {
+    html_links_free(out);
+    return ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
+  }
+  buf_init(&c.refs, REFS_MAX);
   /* The per-page set of URLs is sized for the link cap, so it never says
    * full before the list does. */
   fpset_init(&c.once, (c.o->max_links + 1) * 2 * sizeof(uint64_t) * 2);
-  crawl_err e = links_base(&c, doc, page_url);
+  struct html_sink sink = { lk_start, lk_end, lk_text, &c };
+  crawl_err e = html_scan(p, n, ho, &sink, scan);
+  html_textc_done(&c.text);
   if(!e)
-    e = html_walk_ex(doc, links_visit, c.o->text_max ? links_leave : NULL, &c, NULL);
+    e = c.err ? c.err : c.text.err;
+  out->text_cut = c.text.cut;
+  if(!e)
+    links_resolve_all(&c);
   if(!e)
     e = c.err;
   fpset_free(&c.once);
+  buf_free(&c.refs);
+  mem_free(c.raw);
   if(e)
     html_links_free(out);
   return e;

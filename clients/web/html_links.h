@@ -1,7 +1,7 @@
 #ifndef WPFS_CLIENTS_HTML_LINKS_H
 #define WPFS_CLIENTS_HTML_LINKS_H
-/* Links of a parsed page, resolved against the page's base and in
- * canonical form (common/url.h), each URL once per page:
+/* Links of a page, resolved against the page's base and in canonical form
+ * (common/url.h), each URL once per page:
  *   a href, area href, frame src, iframe src, link rel=alternate href,
  *   meta http-equiv=refresh url; link rel=canonical apart, in .canonical.
  * <base href> (the first one) changes the base, as in a browser. Only
@@ -53,6 +53,7 @@ struct html_links {
   size_t            repeated;   /* same URL again on the page */
   size_t            over_cap;   /* links beyond max_links */
   struct buf        text;       /* with text_max: the visible text, as html_text */
+  bool              text_cut;   /* more text than text_max */
 };
 
 struct html_links_opts {
@@ -68,13 +69,14 @@ struct html_links_opts {
 
 struct html_links_opts html_links_opts_default(void);
 
-/* Extract from doc, a page whose URL is page_url (canonical). o may be
- * NULL. On success the caller frees out with html_links_free; on error
- * (CRAWL_ERR_NOMEM, CRAWL_ERR_INVALID when page_url is not an absolute
- * http(s) URL) out is left empty. */
-crawl_err html_links_extract(const struct html_doc *doc, const char *page_url,
-                             const struct html_links_opts *o,
-                             struct html_links *out);
+/* Parse p[0..n), a page whose URL is page_url, under the parser's bounds
+ * ho, and extract its links (and text, with o->text_max). o, ho and scan
+ * (how the parse went) may be NULL. On success the caller frees out with
+ * html_links_free; on error (CRAWL_ERR_NOMEM, CRAWL_ERR_INVALID when
+ * page_url is not an absolute http(s) URL) out is left empty. */
+crawl_err html_links_extract(const char *p, size_t n, const struct html_opts *ho,
+                             const char *page_url, const struct html_links_opts *o,
+                             struct html_links *out, struct html_scan *scan);
 void      html_links_free(struct html_links *l);
 
 /* The URL part of a meta refresh content ("5; url='x'"), or NULL;

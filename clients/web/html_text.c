@@ -2,72 +2,114 @@
 
 #include <string.h>
 
-struct text_ctx {
-  struct buf *out;
-  size_t      start;
-  bool        cut;
-  crawl_err   err;
-};
-
-bool html_text_hidden(const GumboNode *n)
+static bool is_ws(char c)
 {
-  if(n->type == GUMBO_NODE_TEMPLATE)
-    return true;
-  if(n->type != GUMBO_NODE_ELEMENT)
-    return false;
-  GumboTag t = n->v.element.tag;
-  return t == GUMBO_TAG_SCRIPT || t == GUMBO_TAG_STYLE || t == GUMBO_TAG_NOSCRIPT ||
-         t == GUMBO_TAG_TEMPLATE;
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* As much of the node's text as fits, then a space unless it ends in one
- * (element boundaries separate words; "a <b>b</b>" is two words anyway). */
-crawl_err html_text_add(struct buf *out, const char *t, bool *cut)
+static bool text_hidden(const char *name)
 {
-  if(*cut)
-    return CRAWL_OK;
-  size_t len = strlen(t), room = out->max - out->len;
-  if(len + 1 > room) {
-    len = room;
-    *cut = true;
+  return !strcmp(name, "script") || !strcmp(name, "style") || !strcmp(name, "noscript") ||
+         !strcmp(name, "template");
+}
+
+void html_textc_init(struct html_textc *t, struct buf *out)
+{
+  memset(t, 0, sizeof *t);
+  t->out = out;
+}
+
+/* As much of s as fits; cut when some did not. */
+static void textc_add(struct html_textc *t, const char *s, size_t n)
+{
+  size_t room = t->out->max - t->out->len;
+  if(n > room) {
+    n = room;
+    t->cut = true;
   }
-  cm_err e = buf_add(out, t, len);
-  bool spaced = out->len > 0 && strchr(" \t\n\r\f", out->data[out->len - 1]);
-  if(!e && !*cut && !spaced)
-    e = buf_addc(out, ' ');
-  return e ? CRAWL_ERR_NOMEM : CRAWL_OK;
+  if(n && !t->err && buf_add(t->out, s, n))
+    t->err = CRAWL_ERR_NOMEM;
 }
 
-static bool text_visit(const GumboNode *n, void *arg)
+/* Element boundaries separate words ("a<br>b" is two): a space after a
+ * run of text unless it ends in one. */
+static void textc_boundary(struct html_textc *t)
 {
-  struct text_ctx *c = arg;
-  if(c->cut || c->err)
-    return false;
-  switch(n->type) {
-  case GUMBO_NODE_DOCUMENT:
-    return true;
-  case GUMBO_NODE_ELEMENT:
-    return !html_text_hidden(n);
-  case GUMBO_NODE_TEXT:
-  case GUMBO_NODE_CDATA:
-    c->err = html_text_add(c->out, n->v.text.text, &c->cut);
-    return false;
-  default:
-    return false;
-  }
+  if(!t->run)
+    return;
+  t->run = false;
+  if(!t->cut && !t->err && !is_ws(t->out->data[t->out->len - 1]))
+    textc_add(t, " ", 1);
 }
 
-crawl_err html_text(const struct html_doc *doc, struct buf *out, bool *cut)
+void html_textc_start(struct html_textc *t, const char *name)
 {
-  struct text_ctx c = { out, out->len, false, CRAWL_OK };
-  crawl_err e = html_walk(doc, text_visit, &c, NULL);
+  textc_boundary(t);
+  t->hidden += text_hidden(name);
+}
+
+void html_textc_end(struct html_textc *t, const char *name)
+{
+  textc_boundary(t);
+  if(t->hidden && text_hidden(name))
+    t->hidden--;
+}
+
+/* Runs of white space only (between blocks, indentation) add nothing: the
+ * boundaries around them already separate words. */
+void html_textc_text(struct html_textc *t, const char *s, size_t n)
+{
+  if(t->hidden || t->cut || t->err)
+    return;
+  size_t i = 0;
+  while(i < n && is_ws(s[i]))
+    i++;
+  if(i == n && !t->run)
+    return;
+  textc_add(t, s, n);
+  t->run = t->out->len > 0;
+}
+
+void html_textc_done(struct html_textc *t)
+{
+  textc_boundary(t);
+}
+
+static int tx_start(void *arg, const char *name, const char *const *attrs)
+{
+  (void)attrs;
+  html_textc_start(arg, name);
+  return ((struct html_textc *)arg)->cut || ((struct html_textc *)arg)->err;
+}
+
+static int tx_end(void *arg, const char *name)
+{
+  html_textc_end(arg, name);
+  return ((struct html_textc *)arg)->cut || ((struct html_textc *)arg)->err;
+}
+
+static int tx_text(void *arg, const char *s, size_t n)
+{
+  html_textc_text(arg, s, n);
+  return ((struct html_textc *)arg)->cut || ((struct html_textc *)arg)->err;
+}
+
+crawl_err html_text(const char *p, size_t n, const struct html_opts *o, struct buf *out,
+                    bool *cut)
+{
+  struct html_textc t;
+  size_t start = out->len;
+  html_textc_init(&t, out);
+  struct html_sink sink = { tx_start, tx_end, tx_text, &t };
+  crawl_err e = html_scan(p, n, o, &sink, NULL);
+  html_textc_done(&t);
   if(!e)
-    e = c.err;
+    e = t.err;
   if(e && out->data) {
-    out->len = c.start;
+    out->len = start;
     out->data[out->len] = '\0';
   }
   if(cut)
-    *cut = c.cut;
+    *cut = t.cut;
   return e;
 }

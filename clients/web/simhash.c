@@ -1,5 +1,6 @@
 #include "clients/web/simhash.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -7,17 +8,37 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME  0x100000001b3ull
 
-void simhash_init(struct simhash *s)
+/* For each byte value, what it adds to eight counters (+1 for a set bit,
+ * -1 for a clear one): a feature then costs 16 vector adds of four
+ * counters instead of 64 tests of a bit. */
+static int32_t bit_delta[256][8];
+typedef int32_t v4 __attribute__((vector_size(16)));  /* GCC and clang */
+static pthread_once_t delta_once = PTHREAD_ONCE_INIT;
+
+static void delta_init(void)
 {
-  memset(s, 0, sizeof *s);
-  s->word = FNV_OFFSET;
+  for(unsigned v = 0; v < 256; v++)
+    for(unsigned j = 0; j < 8; j++)
+      bit_delta[v][j] = (v >> j) & 1 ? 1 : -1;
 }
 
 static void simhash_add(struct simhash *s, uint64_t h)
 {
-  for(unsigned b = 0; b < 64; b++)
-    s->v[b] += (h >> b) & 1 ? 1 : -1;
+  for(unsigned k = 0; k < 16; k++) {
+    v4 d, v;
+    memcpy(&d, &bit_delta[(h >> (8 * (k / 2))) & 0xff][4 * (k % 2)], sizeof d);
+    memcpy(&v, s->v + 4 * k, sizeof v);
+    v += d;
+    memcpy(s->v + 4 * k, &v, sizeof v);
+  }
   s->shingles++;
+}
+
+void simhash_init(struct simhash *s)
+{
+  pthread_once(&delta_once, delta_init);
+  memset(s, 0, sizeof *s);
+  s->word = FNV_OFFSET;
 }
 
 /* A feature from the last n words of the window (n < SHINGLE only for a

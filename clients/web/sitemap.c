@@ -5,6 +5,8 @@
 
 #include "common/buf.h"
 
+#define SM_LOC_MAX (64u << 10)  /* a <loc> longer than this is no URL */
+
 struct sm_ctx {
   sitemap_loc_fn      *fn;
   void                *arg;
@@ -13,66 +15,62 @@ struct sm_ctx {
   size_t               max_text;
   struct buf           text;   /* XML not parsed yet: under 2 pieces */
   struct sitemap_info *info;
+  unsigned             in_sitemap;  /* <sitemap> elements open: an index */
+  bool                 in_loc;
+  struct buf           loc;
+  crawl_err            err;
 };
 
-/* The element's own name for elements HTML does not know. */
-static bool named(const GumboNode *n, const char *name)
-{
-  if(!n || n->type != GUMBO_NODE_ELEMENT || n->v.element.tag != GUMBO_TAG_UNKNOWN)
-    return false;
-  GumboStringPiece t = n->v.element.original_tag;
-  gumbo_tag_from_original_text(&t);
-  size_t k = strlen(name);
-  return t.length == k && !strncasecmp(t.data, name, k);
-}
-
-static void sm_loc(struct sm_ctx *c, const GumboNode *loc)
-{
-  const GumboVector *kids = &loc->v.element.children;
-  for(unsigned i = 0; i < kids->length && !c->stop; i++) {
-    const GumboNode *t = kids->data[i];
-    if(t->type != GUMBO_NODE_TEXT && t->type != GUMBO_NODE_CDATA &&
-       t->type != GUMBO_NODE_WHITESPACE)
-      continue;
-    const char *s = t->v.text.text;
-    size_t n = strlen(s);
-    while(n && strchr(" \t\r\n", s[n - 1]))
-      n--;
-    while(n && strchr(" \t\r\n", *s)) {
-      s++;
-      n--;
-    }
-    if(n)
-      c->stop = c->fn(c->arg, s, n, named(loc->parent, "sitemap")) != 0;
-  }
-}
-
-static bool sm_visit(const GumboNode *n, void *arg)
+static int sm_start(void *arg, const char *name, const char *const *attrs)
 {
   struct sm_ctx *c = arg;
-  if(c->stop)
-    return false;
-  if(named(n, "loc")) {
-    sm_loc(c, n);
-    return false;
+  (void)attrs;
+  if(!strcmp(name, "sitemap"))
+    c->in_sitemap++;
+  if(!strcmp(name, "loc")) {
+    c->in_loc = true;
+    buf_reset(&c->loc);
   }
-  return n->type == GUMBO_NODE_DOCUMENT || n->type == GUMBO_NODE_ELEMENT;
+  return 0;
+}
+
+static int sm_text_ev(void *arg, const char *t, size_t n)
+{
+  struct sm_ctx *c = arg;
+  if(c->in_loc && c->loc.len + n <= c->loc.max && buf_add(&c->loc, t, n))
+    c->err = CRAWL_ERR_NOMEM;
+  return c->err != CRAWL_OK;
+}
+
+/* The end of a <loc>: its text, trimmed, is one URL. */
+static int sm_end(void *arg, const char *name)
+{
+  struct sm_ctx *c = arg;
+  if(!strcmp(name, "sitemap") && c->in_sitemap)
+    c->in_sitemap--;
+  if(strcmp(name, "loc") || !c->in_loc)
+    return 0;
+  c->in_loc = false;
+  const char *s = c->loc.data ? c->loc.data : "";
+  size_t n = c->loc.len;
+  while(n && strchr(" \t\r\n", s[n - 1]))
+    n--;
+  while(n && strchr(" \t\r\n", *s)) {
+    s++;
+    n--;
+  }
+  if(n)
+    c->stop = c->fn(c->arg, s, n, c->in_sitemap > 0) != 0;
+  return c->stop;
 }
 
 static crawl_err sm_parse(struct sm_ctx *c, const char *p, size_t n)
 {
-  struct html_doc doc;
   c->info->pieces++;
-  crawl_err e = html_parse(p, n, &c->html, &doc);
-  if(e == CRAWL_ERR_TOO_LARGE) {
-    c->info->failed++;  /* this piece's URLs are lost, not the next pieces' */
-    return CRAWL_OK;
-  }
-  if(e)
-    return e;
-  e = html_walk(&doc, sm_visit, c, NULL);
-  html_free(&doc);
-  return e;
+  c->in_loc = false;
+  struct html_sink sink = { sm_start, sm_end, sm_text_ev, c };
+  crawl_err e = html_scan(p, n, &c->html, &sink, NULL);
+  return e ? e : c->err;
 }
 
 /* Just after the last </url> or </sitemap> of p[0..n), or 0: a piece ends
@@ -137,11 +135,13 @@ crawl_err sitemap_read(const void *body, size_t len, const struct sitemap_opts *
     c.html = o->html;
   c.max_text = o && o->max_text ? o->max_text : SITEMAP_MAX_TEXT_DEFAULT;
   buf_init(&c.text, 2 * SITEMAP_PIECE);
+  buf_init(&c.loc, SM_LOC_MAX);
   info->gzip = gunzip_magic(body, len);
   crawl_err e = info->gzip ? gunzip(body, len, c.max_text, sm_text, &c, &info->end, NULL)
                            : sm_plain(&c, body, len);
   if(!e && !c.stop && c.text.len)
     e = sm_piece(&c, true);
   buf_free(&c.text);
+  buf_free(&c.loc);
   return c.stop ? CRAWL_OK : e;
 }

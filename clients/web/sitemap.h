@@ -1,16 +1,17 @@
 #ifndef WPFS_CLIENTS_SITEMAP_H
 #define WPFS_CLIENTS_SITEMAP_H
 /* URLs of a sitemap (sitemaps.org 0.9): the <loc> of each <url> of a
- * urlset, and of each <sitemap> of a sitemap index. Parsed with the same
- * bounded HTML5 parser as pages (html.h): an HTML parser reads these flat
- * XML files fine (unknown elements, text), so no XML library is needed.
+ * urlset, and of each <sitemap> of a sitemap index. Read with the same
+ * bounded HTML parser as pages (html.h): it reads these flat XML files fine
+ * (unknown elements, text) and forgives the broken ones an XML parser
+ * would stop at.
  *
  * A sitemap may be gzip data (sitemap.xml.gz, or a body that starts with
  * the gzip magic whatever its name): it is decompressed as a stream
  * (gunzip.h). Either way the XML text is read at most max_text bytes (the
  * protocol's limit is 50 MB uncompressed; a gzip bomb stops there), and
  * parsed in pieces of about SITEMAP_PIECE bytes cut after a </url> or
- * </sitemap>, so the parser's memory does not grow with the sitemap. */
+ * </sitemap>, so the buffered text does not grow with the sitemap. */
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,7 +33,6 @@ struct sitemap_info {
   enum gunzip_end end;        /* GUNZIP_WHOLE, or why the rest was not read */
   size_t          text;       /* XML bytes read */
   size_t          pieces;     /* parser runs */
-  size_t          failed;     /* pieces over the parser's memory budget */
 };
 
 /* Called for each <loc> text, trimmed (not yet canonicalized); index tells

@@ -16,4 +16,10 @@ is "$(jq -r .pages "$T_DIR/rm.out")" 3 "...gone pages left out"
 ok "...optimal >= uniform >= proportional" jq -e '.optimal >= .uniform and .uniform >= .proportional' "$T_DIR/rm.out"
 "$B/bench_refresh_model" 0 </dev/null >/dev/null 2>&1
 is "$?" 1 "...a rate of 0 refused"
+"$B/bench_html" 50 >"$T_DIR/html.out" 2>&1
+is "$?" 0 "bench_html: exit 0"
+is "$(grep -c ' us/page$' "$T_DIR/html.out")" 5 "...every stage measured"
+"$B/bench_warc_gzip" 20 >"$T_DIR/gz.out" 2>&1
+is "$?" 0 "bench_warc_gzip: exit 0"
+ok "...libdeflate level 1 measured" grep -q 'libdeflate level 1' "$T_DIR/gz.out"
 done_testing

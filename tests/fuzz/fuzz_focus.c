@@ -105,14 +105,11 @@ static void check_scores(const struct html_links *l, int strategy)
 
 static void check_anchors(const char *p, size_t n)
 {
-  struct html_doc doc;
-  if(html_parse(p, n, NULL, &doc) != CRAWL_OK)
-    return;
   struct html_links_opts o = html_links_opts_default();
   o.max_links = 100;
   o.text_max = TEXT_MAX;
   struct html_links l;
-  if(html_links_extract(&doc, "http://fuzz.test/a", &o, &l) == CRAWL_OK) {
+  if(html_links_extract(p, n, NULL, "http://fuzz.test/a", &o, &l, NULL) == CRAWL_OK) {
     if(l.text.len > TEXT_MAX)
       die("text cap not kept");
     for(size_t i = 0; i < l.n; i++)
@@ -121,7 +118,6 @@ static void check_anchors(const char *p, size_t n)
     check_scores(&l, (int)(n % 3));
     html_links_free(&l);
   }
-  html_free(&doc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,9 +1,11 @@
 /* The crawler's page parsing on arbitrary bytes: the nesting estimate,
- * gumbo under the arena and its bounds, link extraction, visible text and
- * SimHash. Aborts when a link is not a canonical http(s) URL (url_canon of
- * it must give it back), when a bound is not kept, or on a leak. Input is
- * capped at 64 KiB: the bounds scale with it, larger inputs only slow the
- * search down. */
+ * libxml2's SAX parse under its bounds, link extraction with the text in
+ * the same pass, visible text alone and SimHash, and the event stream.
+ * Aborts when a link is not a canonical http(s) URL (url_canon of it must
+ * give it back), when a bound is not kept, when events do not nest, when
+ * the text of the links' pass differs from the text alone, or on a leak.
+ * Input is capped at 64 KiB: the bounds scale with it, larger inputs only
+ * slow the search down. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +40,16 @@ static void check_link(const char *url, const struct url_opts *o)
     die("link is not http(s)", url);
 }
 
-static void check_links(const struct html_doc *doc)
+#define FUZZ_TEXT_MAX 4096
+
+static void check_links(const char *p, size_t n, const struct html_opts *ho,
+                        const struct buf *alone)
 {
   struct html_links_opts o = html_links_opts_default();
   o.max_links = 200;
+  o.text_max = FUZZ_TEXT_MAX;
   struct html_links l;
-  if(html_links_extract(doc, "http://fuzz.test/a/b?c=d", &o, &l) != CRAWL_OK)
+  if(html_links_extract(p, n, ho, "http://fuzz.test/a/b?c=d", &o, &l, NULL) != CRAWL_OK)
     return;
   if(l.n > o.max_links)
     die("link cap not kept", NULL);
@@ -51,25 +57,73 @@ static void check_links(const struct html_doc *doc)
     check_link(l.v[i].url, &o.url);
     if(l.v[i].kind >= HTML_LINK__LAST)
       die("bad link kind", l.v[i].url);
+    if(l.v[i].text_at + l.v[i].anchor_len > l.text.len)
+      die("anchor past the text", l.v[i].url);
   }
   if(l.canonical)
     check_link(l.canonical, &o.url);
   check_link(l.base, &o.url);
+  if(l.text.len > FUZZ_TEXT_MAX)
+    die("text cap not kept", NULL);
+  if(alone && (l.text.len != alone->len || (l.text.len && memcmp(l.text.data, alone->data, l.text.len))))
+    die("the links' text differs from the text alone", NULL);
   html_links_free(&l);
 }
 
-static void check_text(const struct html_doc *doc)
+static bool check_text(const char *p, size_t n, const struct html_opts *ho, struct buf *b)
 {
-  struct buf b;
-  buf_init(&b, 4096);
+  buf_init(b, FUZZ_TEXT_MAX);
   bool cut = false;
-  if(html_text(doc, &b, &cut) == CRAWL_OK) {
-    if(b.len > 4096)
-      die("text cap not kept", NULL);
-    size_t shingles;
-    (void)simhash_text(b.data, b.len, &shingles);
-  }
-  buf_free(&b);
+  if(html_text(p, n, ho, b, &cut) != CRAWL_OK)
+    return false;
+  if(b->len > FUZZ_TEXT_MAX)
+    die("text cap not kept", NULL);
+  size_t shingles;
+  (void)simhash_text(b->data, b->len, &shingles);
+  return true;
+}
+
+/* Every start has its end, in order: each end names the innermost open
+ * element, and none is left open. Names live as long as the parse. */
+struct nest {
+  long        depth;
+  const char *open[FUZZ_MAX_INPUT];
+};
+
+static int ev_start(void *arg, const char *name, const char *const *attrs)
+{
+  struct nest *s = arg;
+  (void)attrs;
+  if(!*name)
+    die("empty element name", NULL);
+  if(s->depth == (long)FUZZ_MAX_INPUT)
+    die("more elements open than bytes", NULL);
+  s->open[s->depth++] = name;
+  return 0;
+}
+
+static int ev_end(void *arg, const char *name)
+{
+  struct nest *s = arg;
+  if(s->depth == 0)
+    die("an end without its start", name);
+  if(strcmp(s->open[--s->depth], name))
+    die("an end that is not the innermost open element's", name);
+  return 0;
+}
+
+static void check_events(const char *p, size_t n, const struct html_opts *ho)
+{
+  static struct nest s;
+  s.depth = 0;
+  struct html_sink sink = { ev_start, ev_end, NULL, &s };
+  struct html_scan sc;
+  if(html_scan(p, n, ho, &sink, &sc) != CRAWL_OK)
+    return;
+  if(sc.parsed > ho->max_bytes || sc.parsed > n)
+    die("size bound not kept", NULL);
+  if(s.depth != 0)
+    die("a start without its end", NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -80,18 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   long live = mem_live();
   if(html_depth_cut(p, size, 50) > size)
     die("depth cut past the end", NULL);
-  struct html_opts o = { 32u << 10, 8u << 20, 200 };
-  struct html_doc doc;
-  crawl_err e = html_parse(p, size, &o, &doc);
-  if(e == CRAWL_OK) {
-    if(doc.parsed > o.max_bytes)
-      die("size bound not kept", NULL);
-    check_links(&doc);
-    check_text(&doc);
-    html_free(&doc);
-  } else if(e != CRAWL_ERR_TOO_LARGE) {
-    die("unexpected error", crawl_err_name(e));
-  }
+  struct html_opts o = { 32u << 10, 200 };
+  check_events(p, size, &o);
+  struct buf alone;
+  bool ok = check_text(p, size, &o, &alone);
+  check_links(p, size, &o, ok ? &alone : NULL);
+  buf_free(&alone);
   if(mem_live() != live)
     die("leak", "mem_live changed");
   return 0;

@@ -73,7 +73,6 @@ static void test_formulas(void **state)
 /* ---- The scorer on real pages ---------------------------------------------- */
 
 struct page {
-  struct html_doc   doc;
   struct html_links l;
   struct buf        text, log;
   struct frontier_score *scores;
@@ -83,10 +82,10 @@ struct page {
 static void page_open(struct page *pg, const char *html)
 {
   memset(pg, 0, sizeof *pg);
-  assert_int_equal(html_parse(html, strlen(html), NULL, &pg->doc), CRAWL_OK);
   struct html_links_opts o = html_links_opts_default();
   o.text_max = 1 << 16;
-  assert_int_equal(html_links_extract(&pg->doc, "http://p.test/page", &o, &pg->l), CRAWL_OK);
+  assert_int_equal(html_links_extract(html, strlen(html), NULL, "http://p.test/page", &o, &pg->l,
+                                      NULL), CRAWL_OK);
   buf_init(&pg->log, CRAWLLOG_EXTRA_MAX);
   pg->scores = calloc(pg->l.n + 1, sizeof *pg->scores);
   pg->follow = calloc(pg->l.n + 1, sizeof *pg->follow);
@@ -95,7 +94,6 @@ static void page_open(struct page *pg, const char *html)
 static void page_close(struct page *pg)
 {
   html_links_free(&pg->l);
-  html_free(&pg->doc);
   buf_free(&pg->log);
   free(pg->scores);
   free(pg->follow);

@@ -1,7 +1,7 @@
 /* clients/web/html_links.c with text_max: the page's visible text collected in
- * the same walk as the links, the same text html_text gives (scripts and
+ * the same parse as the links, the same text html_text gives (scripts and
  * noscript out), and each link's place and anchor text in it; the text
- * cap; and html_walk_ex's leave calls nesting as the tags do. */
+ * cap; and html_scan's events nesting as the tags do. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,15 +41,14 @@ static void test_anchors(void **state)
 {
   (void)state;
   long live = mem_live();
-  struct html_doc doc;
-  assert_int_equal(html_parse(page, sizeof page - 1, NULL, &doc), CRAWL_OK);
   struct html_links_opts o = html_links_opts_default();
   o.text_max = 1 << 16;
   struct html_links l;
-  assert_int_equal(html_links_extract(&doc, "http://a.test/", &o, &l), CRAWL_OK);
+  assert_int_equal(html_links_extract(page, sizeof page - 1, NULL, "http://a.test/", &o, &l, NULL),
+                   CRAWL_OK);
   struct buf t;
   buf_init(&t, 1 << 16);
-  assert_int_equal(html_text(&doc, &t, NULL), CRAWL_OK);
+  assert_int_equal(html_text(page, sizeof page - 1, NULL, &t, NULL), CRAWL_OK);
   assert_int_equal(l.text.len, t.len);
   assert_memory_equal(l.text.data, t.data, t.len);  /* the same rules */
   assert_null(strstr(l.text.data, "hidden"));
@@ -65,13 +64,13 @@ static void test_anchors(void **state)
   html_links_free(&l);
   /* Without text_max: no text, and the links as before. */
   o.text_max = 0;
-  assert_int_equal(html_links_extract(&doc, "http://a.test/", &o, &l), CRAWL_OK);
+  assert_int_equal(html_links_extract(page, sizeof page - 1, NULL, "http://a.test/", &o, &l, NULL),
+                   CRAWL_OK);
   assert_int_equal(l.text.len, 0);
   assert_int_equal(l.n, 4);
   assert_int_equal(link_to(&l, "http://a.test/x")->anchor_len, 0);
   html_links_free(&l);
   buf_free(&t);
-  html_free(&doc);
   assert_int_equal(mem_live(), live);
 }
 
@@ -79,59 +78,61 @@ static void test_anchors(void **state)
 static void test_text_cap(void **state)
 {
   (void)state;
-  struct html_doc doc;
-  assert_int_equal(html_parse(page, sizeof page - 1, NULL, &doc), CRAWL_OK);
   struct html_links_opts o = html_links_opts_default();
   o.text_max = 10;
   struct html_links l;
-  assert_int_equal(html_links_extract(&doc, "http://a.test/", &o, &l), CRAWL_OK);
+  assert_int_equal(html_links_extract(page, sizeof page - 1, NULL, "http://a.test/", &o, &l, NULL),
+                   CRAWL_OK);
   assert_int_equal(l.text.len, 10);
   assert_int_equal(l.n, 4);
   const struct html_link *y = link_to(&l, "http://a.test/y");
   assert_int_equal(y->text_at, 10);
   assert_int_equal(y->anchor_len, 0);
+  assert_true(l.text_cut);
   html_links_free(&l);
-  html_free(&doc);
 }
 
+/* Every start has its end, in reverse order, whatever the markup left
+ * unclosed; names are the page's, in lower case. */
 struct nest {
-  const GumboNode *stack[64];
-  int              depth, max, entered, left;
+  char stack[64][16];
+  int  depth, max, starts, ends;
 };
 
-static bool nest_enter(const GumboNode *n, void *arg)
+static int nest_start(void *arg, const char *name, const char *const *attrs)
 {
   struct nest *s = arg;
-  s->entered++;
-  if(n->type == GUMBO_NODE_ELEMENT && n->v.element.tag == GUMBO_TAG_P)
-    return false;  /* skipped: never left */
-  assert_true(s->depth < 64);
-  s->stack[s->depth++] = n;
-  if(s->depth > s->max)
-    s->max = s->depth;
-  return true;
+  (void)attrs;
+  assert_true(s->depth < 64 && strlen(name) < 16);
+  strcpy(s->stack[s->depth++], name);
+  s->max = s->depth > s->max ? s->depth : s->max;
+  s->starts++;
+  return 0;
 }
 
-static void nest_leave(const GumboNode *n, void *arg)
+static int nest_end(void *arg, const char *name)
 {
   struct nest *s = arg;
   assert_true(s->depth > 0);
-  assert_ptr_equal(s->stack[--s->depth], n);  /* left in the reverse order */
-  s->left++;
+  assert_string_equal(s->stack[--s->depth], name);
+  s->ends++;
+  return 0;
 }
 
-static void test_walk_leave(void **state)
+static void test_events_nest(void **state)
 {
   (void)state;
-  struct html_doc doc;
-  assert_int_equal(html_parse(page, sizeof page - 1, NULL, &doc), CRAWL_OK);
-  struct nest s = { .depth = 0 };
-  assert_int_equal(html_walk_ex(&doc, nest_enter, nest_leave, &s, NULL), CRAWL_OK);
-  assert_int_equal(s.depth, 0);
-  assert_true(s.entered > 10);
-  /* A skipped element is not left: enter returned false. */
-  assert_int_equal(s.left, s.entered - 2);
-  html_free(&doc);
+  static const char messy[] = "<DIV><p>a<b>b<i>c</b>d<table><tr><td>e<td>f</table><ul><li>g";
+  const char *pages[] = { page, messy };
+  size_t lens[] = { sizeof page - 1, sizeof messy - 1 };
+  for(int k = 0; k < 2; k++) {
+    struct nest s = { .depth = 0 };
+    struct html_sink sink = { nest_start, nest_end, NULL, &s };
+    assert_int_equal(html_scan(pages[k], lens[k], NULL, &sink, NULL), CRAWL_OK);
+    assert_int_equal(s.depth, 0);
+    assert_true(s.starts >= 8);
+    assert_int_equal(s.ends, s.starts);
+  }
 }
 
 int main(void)
@@ -139,7 +140,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_anchors),
     cmocka_unit_test(test_text_cap),
-    cmocka_unit_test(test_walk_leave),
+    cmocka_unit_test(test_events_nest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
