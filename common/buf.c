@@ -1,5 +1,6 @@
 #include "common/buf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@ void buf_init(struct buf *b, size_t max)
   b->data = NULL;
   b->len = 0;
   b->cap = 0;
-  b->max = max;
+  b->max = max < SIZE_MAX ? max : SIZE_MAX - 1;  /* room for the NUL: max + 1 must not wrap */
 }
 
 static cm_err buf_reserve(struct buf *b, size_t extra)

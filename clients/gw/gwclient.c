@@ -114,7 +114,10 @@ static void req_answer(struct gw_req *r, const struct gwclient_answer *a)
     gwproto_batch_free(&b);
   } else if(r->kind == REQ_RESULTS) {
     struct gw_results res = { 0 };
-    if(json_ok && (ans.err = gwproto_results(p, n, &res)) != CRAWL_OK)
+    char *ct = NULL;
+    curl_easy_getinfo(r->easy, CURLINFO_CONTENT_TYPE, &ct);
+    bool framed = ct && !strncasecmp(ct, GWPROTO_RESULTS_FRAMED, strlen(GWPROTO_RESULTS_FRAMED));
+    if(json_ok && (ans.err = (framed ? gwproto_results_framed : gwproto_results)(p, n, &res)))
       memset(&res, 0, sizeof res);
     r->cb.results(r->arg, &ans, json_ok && !ans.err ? &res : NULL);
     gwproto_results_free(&res);
@@ -177,6 +180,9 @@ static crawl_err req_setup(struct gw_req *r, const char *url, bool post, long ti
   r->hdrs = curl_slist_append(NULL, r->g->auth);
   if(post && r->hdrs)
     r->hdrs = curl_slist_append(r->hdrs, "Content-Type: application/json");
+  if(r->kind == REQ_RESULTS && r->hdrs)  /* a gateway that does not frame answers JSON */
+    r->hdrs = curl_slist_append(r->hdrs, "Accept: " GWPROTO_RESULTS_FRAMED
+                                         ", application/json;q=0.5");
   if(!r->hdrs)
     return CRAWL_ERR_NOMEM;
   int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;

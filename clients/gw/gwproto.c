@@ -201,6 +201,62 @@ crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r)
   return e;
 }
 
+/* The page after a framed result's line: body_bytes bytes, then '\n'. */
+static crawl_err frame_body(const char *p, size_t len, size_t *at, long long nb,
+                            struct gw_result *x)
+{
+  if(nb < 0 || (size_t)nb >= len - *at || p[*at + (size_t)nb] != '\n')
+    return CRAWL_ERR_INVALID;
+  x->body = mem_alloc((size_t)nb + 1);
+  if(!x->body)
+    return CRAWL_ERR_NOMEM;
+  memcpy(x->body, p + *at, (size_t)nb);
+  x->body[nb] = '\0';
+  x->body_len = (size_t)nb;
+  *at += (size_t)nb + 1;
+  return CRAWL_OK;
+}
+
+/* One framed result at p[*at..len): its line, then its page if it has one. */
+static crawl_err frame_parse(const char *p, size_t len, size_t *at, struct gw_result *x)
+{
+  const char *nl = memchr(p + *at, '\n', len - *at);
+  if(!nl)
+    return CRAWL_ERR_INVALID;
+  json_t *o = json_loadb(p + *at, (size_t)(nl - p) - *at, 0, NULL);
+  *at = (size_t)(nl - p) + 1;
+  crawl_err e = o && !json_object_get(o, "body_base64") ? result_parse(o, x) : CRAWL_ERR_INVALID;
+  json_t *nb = json_object_get(o, "body_bytes");
+  if(!e && nb)
+    e = json_is_integer(nb) ? frame_body(p, len, at, json_integer_value(nb), x)
+                            : CRAWL_ERR_INVALID;
+  json_decref(o);
+  return e;
+}
+
+crawl_err gwproto_results_framed(const char *p, size_t len, struct gw_results *r)
+{
+  memset(r, 0, sizeof *r);
+  size_t cap = 0;
+  crawl_err e = CRAWL_OK;
+  for(size_t at = 0; !e && at < len;) {
+    if(r->n == cap) {
+      struct gw_result *v = mem_realloc(r->v, (cap ? 2 * cap : 16) * sizeof *v);
+      if(!v) {
+        e = CRAWL_ERR_NOMEM;
+        break;
+      }
+      r->v = v;
+      cap = cap ? 2 * cap : 16;
+    }
+    memset(&r->v[r->n], 0, sizeof r->v[r->n]);
+    e = frame_parse(p, len, &at, &r->v[r->n++]);
+  }
+  if(e)
+    gwproto_results_free(r);
+  return e;
+}
+
 crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, struct buf *out)
 {
   cm_err e = buf_adds(out, "{\"url\":");

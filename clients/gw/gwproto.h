@@ -42,7 +42,7 @@ struct gw_result {
   uint64_t            fetched_at, response_ms;
   struct warc_header *headers;        /* names and values owned here */
   size_t              nheaders;
-  unsigned char      *body;           /* decoded body_base64, NUL-terminated */
+  unsigned char      *body;           /* the page's bytes, NUL-terminated */
   size_t              body_len;
 };
 
@@ -57,6 +57,12 @@ crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_ans
 void      gwproto_batch_free(struct gw_batch_answer *a);
 
 crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r);
+/* The same answer framed (GWPROTO_RESULTS_FRAMED, openapi.yaml): per
+ * result a line of JSON without body_base64, then, when it has
+ * body_bytes, that many bytes of page and a newline. No base64 to decode
+ * and no escaped string to scan: the pages are copied as they are. */
+#define GWPROTO_RESULTS_FRAMED "application/vnd.wpfs.results"
+crawl_err gwproto_results_framed(const char *p, size_t len, struct gw_results *r);
 void      gwproto_results_free(struct gw_results *r);
 
 /* POST /v1/fetch: {"url":..,"wait_ms":..,"max_age_s":..} (max_age_s < 0:

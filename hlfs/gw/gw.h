@@ -163,10 +163,16 @@ void gw_fleet_metrics(struct gw *g, struct buf *b);
 size_t gw_fleet_clients(struct gw *g, const char **out, size_t cap);
 int  gw_ready(void *arg, char *why, size_t whylen);      /* gw_common.c */
 
-/* gw_results.c: one result entry as JSON, page inlined; cb gets NULL on
- * out of memory. */
+/* gw_results.c: one result entry as JSON, page inlined (body_base64, or
+ * with raw_body its bytes under GW_RAW_BODY_KEY, for the framed answer);
+ * cb gets NULL on out of memory. */
 typedef void gw_result_cb(void *arg, json_t *result);
-void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg);
+void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
+                      gw_result_cb *cb, void *arg);
+#define GW_RAW_BODY_KEY " body"  /* no member of a Result has a space */
+/* GET /v1/results' framed answer (openapi.yaml): per result, a line of
+ * JSON, then body_bytes bytes of page and a newline. */
+#define GW_RESULTS_FRAMED "application/vnd.wpfs.results"
 
 void gw_h_page(struct api_req *rq, void *arg);             /* gw_pages.c */
 
@@ -190,6 +196,9 @@ void gw_page_reply(struct api_req *rq, const struct page *head, const char *tail
 /* Whether rq asks for it (format=raw|json, else Accept); -1 after answering
  * 400 for a bad format. */
 int  gw_wants_raw(struct api_req *rq, bool *raw);
+/* Whether an Accept header lists type itself, with a q above 0 and at
+ * least that of any JSON range (application/json, application/ *, * / *). */
+bool gw_accepts(const char *accept, const char *type);
 /* Answer rq 200 with p's bytes and Content-Type, the rest in X-Wpfs-*. */
 void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const char *outcome,
                  uint64_t now_ms);

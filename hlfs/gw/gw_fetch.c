@@ -113,7 +113,7 @@ static void sync_deliver(struct gw *g, const struct state_result *r)
     if(!sr)
       continue;  /* stays until its deadline */
     *sr = (struct sync_reply){ g, w };
-    gw_result_render(g, r, sync_rendered, sr);
+    gw_result_render(g, r, false, sync_rendered, sr);
   }
 }
 

@@ -40,10 +40,15 @@ static bool accept_is_json(const char *t, size_t n)
   return false;
 }
 
-/* Does some listed type other than JSON's outrank application/json? */
-static bool accept_prefers_raw(const char *h)
+/* The best q of JSON's ranges, of the range equal to type (when type is
+ * not NULL) and of any other range. */
+struct accept_qs {
+  double json, type, other;
+};
+
+static struct accept_qs accept_scan(const char *h, const char *type)
 {
-  double qjson = 0, qraw = 0;
+  struct accept_qs r = { 0, 0, 0 };
   size_t len = strnlen(h, RAW_ACCEPT_MAX);
   for(const char *p = h, *end = h + len; p < end;) {
     const char *c = memchr(p, ',', (size_t)(end - p));
@@ -54,14 +59,31 @@ static bool accept_prefers_raw(const char *h)
     tl = tl > n ? n : tl;
     while(tl && p[tl - 1] == ' ')
       tl--;
-    double q = accept_q(p, n);
+    double q = accept_q(p, n), *best = &r.other;
     if(tl && accept_is_json(p, tl))
-      qjson = q > qjson ? q : qjson;
-    else if(tl)
-      qraw = q > qraw ? q : qraw;
+      best = &r.json;
+    else if(tl && type && tl == strlen(type) && !strncasecmp(p, type, tl))
+      best = &r.type;
+    if(tl && q > *best)
+      *best = q;
     p += n + 1;
   }
-  return qraw > 0 && qraw > qjson;
+  return r;
+}
+
+/* Does some listed type other than JSON's outrank application/json? */
+static bool accept_prefers_raw(const char *h)
+{
+  struct accept_qs q = accept_scan(h, NULL);
+  return q.other > 0 && q.other > q.json;
+}
+
+bool gw_accepts(const char *accept, const char *type)
+{
+  if(!accept)
+    return false;
+  struct accept_qs q = accept_scan(accept, type);
+  return q.type > 0 && q.type >= q.json;
 }
 
 int gw_wants_raw(struct api_req *rq, bool *raw)

@@ -8,12 +8,14 @@
 #include <assert.h>
 #include <openssl/evp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/jin.h"
 #include "api/metrics.h"
+#include "common/buf.h"
 #include "common/clock.h"
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
@@ -27,6 +29,7 @@ struct gw_render {
   json_t *res;
   gw_result_cb *cb;
   void *arg;
+  bool raw_body;
 };
 
 static json_t *b64_json(const char *p, size_t n)
@@ -40,7 +43,7 @@ static json_t *b64_json(const char *p, size_t n)
   return j;
 }
 
-static void render_page(json_t *res, const struct page *p)
+static void render_page(json_t *res, const struct page *p, bool raw_body)
 {
   json_error_t je;
   json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
@@ -51,14 +54,18 @@ static void render_page(json_t *res, const struct page *p)
     json_object_set_new(res, "redirect", json_string(p->redirect));
   json_object_set_new(res, "truncated", json_boolean(p->truncated));
   json_object_set_new(res, "body_bytes", json_integer((json_int_t)p->body_len));
-  json_object_set_new(res, "body_base64", b64_json(p->body, p->body_len));
+  /* Raw, the bytes ride in a string jansson does not check, under a key
+   * the framed answer takes out before writing the rest as JSON. */
+  json_object_set_new(res, raw_body ? GW_RAW_BODY_KEY : "body_base64",
+                      raw_body ? json_stringn_nocheck(p->body, p->body_len)
+                               : b64_json(p->body, p->body_len));
 }
 
 static void render_got(void *arg, store_err err, const struct page *p)
 {
   struct gw_render *r = arg;
   if(p)
-    render_page(r->res, p);
+    render_page(r->res, p, r->raw_body);
   else
     json_object_set_new(r->res, "page", json_string(err ? "unavailable" : "expired"));
   if(!p && !err)
@@ -90,7 +97,8 @@ static void res_redirects(json_t *o, const char *rd)
   json_object_set_new(o, "redirects", a);
 }
 
-void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *cb, void *arg)
+void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
+                      gw_result_cb *cb, void *arg)
 {
   char delivery[64];
   snprintf(delivery, sizeof delivery, "%u:%s", r->shard, r->id);
@@ -111,7 +119,7 @@ void gw_result_render(struct gw *g, const struct state_result *r, gw_result_cb *
   const char *ref = state_result_field(r, "ref");
   struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
   if(rd) {
-    *rd = (struct gw_render){ g, o, cb, arg };
+    *rd = (struct gw_render){ g, o, cb, arg, raw_body };
     if(page_get(g->pages, ref, render_got, rd) == STORE_OK)
       return;
     mem_free(rd);
@@ -140,6 +148,7 @@ struct gw_read {
   size_t refs;            /* renders under way, plus one while starting them */
   size_t bytes;
   bool aborted, full, waiting;
+  bool framed;            /* answer GW_RESULTS_FRAMED, not JSON */
   store_err err;
   uv_timer_t timer;       /* the wait's end, or its safety re-read */
   struct notify_waiter nw;
@@ -153,6 +162,39 @@ static void read_closed(uv_handle_t *h)
   mem_free(rd);
 }
 
+static int framed_add(const char *p, size_t n, void *arg)
+{
+  return buf_add(arg, p, n) ? -1 : 0;
+}
+
+/* Each result's JSON on a line, its page's bytes after it: no base64 and
+ * no escaping of the bodies (openapi.yaml, GW_RESULTS_FRAMED). */
+static void framed_reply(struct api_req *rq, json_t *results)
+{
+  struct buf b;
+  buf_init(&b, SIZE_MAX / 2);  /* bounded by max_result_bytes (and one page past it) */
+  size_t i;
+  json_t *res;
+  int bad = 0;
+  json_array_foreach(results, i, res) {
+    json_t *body = json_incref(json_object_get(res, GW_RAW_BODY_KEY));
+    json_object_del(res, GW_RAW_BODY_KEY);
+    bad |= json_dump_callback(res, framed_add, &b, JSON_COMPACT) || buf_add(&b, "\n", 1);
+    if(body)
+      bad |= buf_add(&b, json_string_value(body), json_string_length(body)) ||
+             buf_add(&b, "\n", 1);
+    json_decref(body);
+  }
+  if(bad) {
+    buf_free(&b);
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  size_t len;
+  char *data = buf_steal(&b, &len);
+  api_reply(rq, 200, GW_RESULTS_FRAMED, data, len);
+}
+
 static void read_end(struct gw_read *rd)
 {
   notify_cancel(rd->g->notify, &rd->nw);
@@ -162,6 +204,8 @@ static void read_end(struct gw_read *rd)
     api_req_on_abort(rd->rq, NULL, NULL);
     if(rd->err && n == 0)
       gw_store_down(rd->rq, rd->err);
+    else if(rd->framed)
+      framed_reply(rd->rq, rd->results);
     else
       api_reply_json(rd->rq, 200, json_pack("{s:O}", "results", rd->results));
   }
@@ -230,7 +274,7 @@ static void read_rendered(void *arg, json_t *res)
 {
   struct gw_read *rd = arg;
   if(res) {
-    json_t *b = json_object_get(res, "body_base64");
+    json_t *b = json_object_get(res, rd->framed ? GW_RAW_BODY_KEY : "body_base64");
     size_t add = b ? json_string_length(b) : 0;
     if(rd->bytes + add <= rd->g->cfg.max_result_bytes || json_array_size(rd->results) == 0) {
       rd->bytes += add;
@@ -265,7 +309,7 @@ static void read_got(void *arg, store_err err, const struct state_result *r, siz
       tenant_result(&rd->g->tenants, rd->c->name, state_result_field(&r[i], "o"));
       delivery_lag(rd->g, r[i].id);
     }
-    gw_result_render(rd->g, &r[i], read_rendered, rd);
+    gw_result_render(rd->g, &r[i], rd->framed, read_rendered, rd);
   }
   read_unref(rd);  /* the reference read_send took */
 }
@@ -355,7 +399,9 @@ void gw_h_results(struct api_req *rq, void *arg)
     return;
   }
   *rd = (struct gw_read){ .magic = GW_READ_MAGIC, .g = g, .rq = rq, .c = c, .max = max,
-                          .deadline_ms = clock_mono_ms() + wait, .results = results };
+                          .deadline_ms = clock_mono_ms() + wait, .results = results,
+                          .framed = gw_accepts(api_req_header(rq, "Accept"),
+                                               GW_RESULTS_FRAMED) };
   uv_timer_init(g->loop, &rd->timer);
   rd->timer.data = rd;
   api_req_on_abort(rq, read_abort, rd);

@@ -22,6 +22,21 @@ static void test_cap_is_hard(void **state)
   buf_free(&b);
 }
 
+/* No cap at all (SIZE_MAX): the NUL's room must not wrap the capacity to
+ * nothing (it did: the first add wrote past a 0-byte allocation). */
+static void test_uncapped(void **state)
+{
+  (void)state;
+  struct buf b;
+  buf_init(&b, SIZE_MAX);
+  for(int i = 0; i < 100; i++)
+    assert_int_equal(buf_adds(&b, "0123456789"), CM_OK);
+  assert_int_equal(b.len, 1000);
+  assert_true(b.cap > b.len);
+  assert_int_equal(b.data[1000], '\0');
+  buf_free(&b);
+}
+
 static void test_json_escape(void **state)
 {
   (void)state;
@@ -68,6 +83,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cap_is_hard),
+    cmocka_unit_test(test_uncapped),
     cmocka_unit_test(test_json_escape),
     cmocka_unit_test(test_json_escape_over_cap_unchanged),
     cmocka_unit_test(test_nomem_every_allocation),

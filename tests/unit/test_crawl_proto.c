@@ -68,6 +68,55 @@ static void test_batch_answer(void **state)
   }
 }
 
+/* The framed answer: pages as they are, newlines and NULs in them too;
+ * every framing fault refused. */
+static void results_framed(void)
+{
+  static const char ok[] =
+    "{\"delivery\":\"0:1-0\",\"url\":\"http://a/\",\"outcome\":\"ok\",\"status\":200,"
+    "\"headers\":[[\"Content-Type\",\"text/html\"]],\"body_bytes\":7}\n"
+    "<p>\n\0x\n\n"
+    "{\"url\":\"http://b/\",\"outcome\":\"fetch_failed\"}\n"
+    "{\"url\":\"http://c/\",\"outcome\":\"ok\",\"body_bytes\":0}\n\n";
+  struct gw_results r;
+  assert_int_equal(gwproto_results_framed(ok, sizeof ok - 1, &r), CRAWL_OK);
+  assert_int_equal(r.n, 3);
+  assert_string_equal(r.v[0].delivery, "0:1-0");
+  assert_int_equal(r.v[0].body_len, 7);
+  assert_memory_equal(r.v[0].body, "<p>\n\0x\n", 8);  /* NUL-terminated */
+  assert_int_equal(r.v[0].nheaders, 1);
+  assert_null(r.v[1].body);
+  assert_string_equal(r.v[2].url, "http://c/");
+  assert_int_equal(r.v[2].body_len, 0);
+  assert_non_null(r.v[2].body);
+  gwproto_results_free(&r);
+  assert_int_equal(gwproto_results_framed("", 0, &r), CRAWL_OK);
+  assert_int_equal(r.n, 0);
+  char many[40 * 64];
+  size_t n = 0;
+  for(int i = 0; i < 40; i++)
+    n += (size_t)snprintf(many + n, sizeof many - n,
+                          "{\"url\":\"http://m/%d\",\"outcome\":\"ok\",\"body_bytes\":1}\nx\n", i);
+  assert_int_equal(gwproto_results_framed(many, n, &r), CRAWL_OK);
+  assert_int_equal(r.n, 40);
+  assert_string_equal(r.v[39].url, "http://m/39");
+  gwproto_results_free(&r);
+  static const char *const bad[] = {
+    "{\"url\":\"x\",\"outcome\":\"ok\"}",                        /* no newline */
+    "{\"url\":\"x\",\"outcome\":\"ok\",\"body_bytes\":3}\nab",      /* short page */
+    "{\"url\":\"x\",\"outcome\":\"ok\",\"body_bytes\":3}\nabc",     /* no newline after it */
+    "{\"url\":\"x\",\"outcome\":\"ok\",\"body_bytes\":2}\nabc\n",  /* not where it ends */
+    "{\"url\":\"x\",\"outcome\":\"ok\",\"body_bytes\":-1}\n\n",
+    "{\"url\":\"x\",\"outcome\":\"ok\",\"body_bytes\":\"1\"}\nx\n",
+    "{\"url\":\"x\",\"outcome\":\"ok\",\"body_base64\":\"eA==\"}\n", /* JSON's form */
+    "{\"url\":\"x\"}\n",                                           /* no outcome */
+    "not json\n",
+    "\n",
+  };
+  for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal(gwproto_results_framed(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
+}
+
 static void test_results(void **state)
 {
   (void)state;
@@ -107,6 +156,7 @@ static void test_results(void **state)
                         "{\"results\":{}}" };
   for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(gwproto_results(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
+  results_framed();
   const char *rb = "{\"origin\":\"http://a\",\"allowed\":true,\"robots_status\":\"ok\","
                    "\"sitemaps\":[\"http://a/s1.xml\",\"http://a/s2.xml\"]}";
   char **sm;
