@@ -108,10 +108,13 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCH_BINS := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+# The same targets without libFuzzer, replaying their corpora in make test.
+REPLAY_BINS := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps test unit e2e fuzz bench run clean check-clang heldout torture soak
 all: programs
-programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS)
+programs: $(addprefix $(BIN)/,$(PROG_NAMES)) $(UNIT_BINS) $(ITEST_BINS) $(BENCH_BINS) \
+          $(REPLAY_BINS)
 
 # Check and install now, whatever the stamp says.
 deps:
@@ -190,6 +193,10 @@ $(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
+
+$(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(OBJ)/tests/fuzz/replay.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(OBJ)/tests/fuzz/replay.o $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
 
 # Tests: the runner starts every unit binary and every e2e script, each
 # with its own timeout, and prints one "N passed, N failed" line.

@@ -99,9 +99,17 @@ bool url_ieq(const char *s, size_t n, const char *lit)
 }
 
 /* Index of the first byte of s[from..n) that is in set, or n. */
-static size_t span_until(const char *s, size_t from, size_t n, const char *set)
+/* The delimiters RFC 3986 appendix B splits on, as bits, so that finding
+ * the next one is a table lookup per byte (a memchr over the set per byte
+ * was a twentieth of the crawler's CPU, resolving every link of a page). */
+enum { D_COLON = 1, D_SLASH = 2, D_QUERY = 4, D_FRAG = 8 };
+static const unsigned char delim[256] = {
+  [':'] = D_COLON, ['/'] = D_SLASH, ['?'] = D_QUERY, ['#'] = D_FRAG,
+};
+
+static size_t span_until(const char *s, size_t from, size_t n, unsigned set)
 {
-  while(from < n && !memchr(set, s[from], strlen(set)))
+  while(from < n && !(delim[(unsigned char)s[from]] & set))
     from++;
   return from;
 }
@@ -146,7 +154,7 @@ static url_err split_authority(struct url_raw *r)
     if(e < n && a[e] != ':')
       return URL_ERR_BAD_IPV6;
   } else {
-    e = span_until(a, h, n, ":");
+    e = span_until(a, h, n, D_COLON);
   }
   r->host = span(a + h, e - h);
   if(e < n) {
@@ -165,7 +173,7 @@ static url_err split_authority(struct url_raw *r)
 url_err url_raw_split(const char *s, size_t n, struct url_raw *r)
 {
   memset(r, 0, sizeof *r);
-  size_t i = span_until(s, 0, n, ":/?#");
+  size_t i = span_until(s, 0, n, D_COLON | D_SLASH | D_QUERY | D_FRAG);
   if(i > 0 && i < n && s[i] == ':' && scheme_valid(s, i)) {
     r->scheme = span(s, i);
     i++;
@@ -173,15 +181,15 @@ url_err url_raw_split(const char *s, size_t n, struct url_raw *r)
     i = 0;
   }
   if(n - i >= 2 && s[i] == '/' && s[i + 1] == '/') {
-    size_t e = span_until(s, i + 2, n, "/?#");
+    size_t e = span_until(s, i + 2, n, D_SLASH | D_QUERY | D_FRAG);
     r->auth = span(s + i + 2, e - i - 2);
     i = e;
   }
-  size_t e = span_until(s, i, n, "?#");
+  size_t e = span_until(s, i, n, D_QUERY | D_FRAG);
   r->path = span(s + i, e - i);
   i = e;
   if(i < n && s[i] == '?') {
-    e = span_until(s, i + 1, n, "#");
+    e = span_until(s, i + 1, n, D_FRAG);
     r->query = span(s + i + 1, e - i - 1);
     i = e;
   }
