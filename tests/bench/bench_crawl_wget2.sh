@@ -59,21 +59,41 @@ private() {
 down_pages() { tw_site_json down.test requests=1000 | jq '[.requests[] | select(.path != "/robots.txt")] | length'; }
 
 # ---- wget2 --------------------------------------------------------------------
-curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
+# Its rate varies from run to run far more than wpfs's (1,600 to 4,900
+# pages/s on this machine, its CPU per page with it): the best of
+# WGET2_RUNS (2) runs is the line to reach.
+# It saves every page as a file: in memory (/dev/shm when there is one),
+# so that the disk's writeback does not slow it down.
 { cat /etc/hosts; curl -s "$TESTWEB_CTL/zone" | awk '{ print $2, $1 }'; } >"$T_DIR/hosts"
-tw0=$(cpu_ticks "$TESTWEB_PID")
-t0=$(now_ms)
-# the shell's children's times (fields 16, 17 of its stat) are wget2's CPU
-g_ticks=$(unshare -m sh -c "mount --make-rprivate / && mount --bind '$T_DIR/hosts' /etc/hosts &&
-  cd '$T_DIR' && wget2 -q -r -l inf --robots=on -H --max-threads=100 --no-parent \
-    -P '$T_DIR/wget2' -i '$T_DIR/seeds' --timeout=10 --tries=1 >'$T_DIR/wget2.log' 2>&1;
-  awk '{ print \$16 + \$17 }' /proc/\$\$/stat")
-t1=$(now_ms)
-read -r g_req g_over < <(view)
-g_priv=$(private)
-g_down=$(down_pages)
-g_secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1000 }')
-g_tw=$(( $(cpu_ticks "$TESTWEB_PID") - tw0 ))
+G_DIR=$(mktemp -d "$( [ -d /dev/shm ] && echo /dev/shm || echo "$T_DIR")/wpfs-wget2.XXXXXX")
+trap 'rm -rf "$G_DIR"; t_cleanup' EXIT  # and what tests/lib.sh cleans
+wget2_run() {
+  curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
+  rm -rf "${G_DIR:?}"/*
+  local tw0 t0 t1 ticks
+  tw0=$(cpu_ticks "$TESTWEB_PID")
+  t0=$(now_ms)
+  # the shell's children's times (fields 16, 17 of its stat) are wget2's CPU
+  ticks=$(unshare -m sh -c "mount --make-rprivate / && mount --bind '$T_DIR/hosts' /etc/hosts &&
+    cd '$T_DIR' && wget2 -q -r -l inf --robots=on -H --max-threads=100 --no-parent \
+      -P '$G_DIR' -i '$T_DIR/seeds' --timeout=10 --tries=1 >'$T_DIR/wget2.log' 2>&1;
+    awk '{ print \$16 + \$17 }' /proc/\$\$/stat")
+  t1=$(now_ms)
+  r_secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1000 }')
+  r_ticks=$ticks
+  r_tw=$(( $(cpu_ticks "$TESTWEB_PID") - tw0 ))
+  read -r r_req r_over < <(view)
+  r_priv=$(private)
+  r_down=$(down_pages)
+}
+g_secs=
+for run in $(seq 1 "${WGET2_RUNS:-2}"); do
+  wget2_run
+  echo "   wget2 run $run: $r_req requests in $r_secs s"
+  if [ -z "$g_secs" ] || awk -v a="$r_secs" -v b="$g_secs" 'BEGIN { exit !(a < b) }'; then
+    g_secs=$r_secs g_ticks=$r_ticks g_tw=$r_tw g_req=$r_req g_over=$r_over g_priv=$r_priv g_down=$r_down
+  fi
+done
 
 # ---- wpfs ----------------------------------------------------------------------
 curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
@@ -101,7 +121,7 @@ line() {  # name requests secs overlaps private down
     printf "   %-14s %7d requests in %7.2f s = %8.1f pages/s; violations: %d sites overlapped, %d /private/ pages, %d pages of the 503 site\n",
       n, r, s, r / s, o, p, d }'
 }
-line wget2 "$g_req" "$g_secs" "$g_over" "$g_priv" "$g_down"
+line "wget2 (best)" "$g_req" "$g_secs" "$g_over" "$g_priv" "$g_down"
 line wpfs-discover "$w_req" "$w_secs" "$w_over" "$w_priv" "$w_down"
 awk -v a="$w_req" -v b="$w_secs" -v c="$g_req" -v d="$g_secs" 'BEGIN {
   printf "   ratio wpfs / wget2: x%.2f pages/s (target x0.75, zero violations)\n", (a / b) / (c / d) }'

@@ -22,4 +22,7 @@ is "$(grep -c ' us/page$' "$T_DIR/html.out")" 5 "...every stage measured"
 "$B/bench_warc_gzip" 20 >"$T_DIR/gz.out" 2>&1
 is "$?" 0 "bench_warc_gzip: exit 0"
 ok "...libdeflate level 1 measured" grep -q 'libdeflate level 1' "$T_DIR/gz.out"
+"$B/bench_page_zstd" 20 >"$T_DIR/zs.out" 2>&1
+is "$?" 0 "bench_page_zstd: exit 0"
+is "$(grep -c 'decompress' "$T_DIR/zs.out")" 5 "...every level measured"
 done_testing
