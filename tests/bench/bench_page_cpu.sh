@@ -6,5 +6,5 @@
 # several levels (tests/bench/bench_page_zstd.c).
 set -u
 "$WPFS_BIN/bench/bench_html" "${HTML_PAGES:-2000}" || exit 1
-"$WPFS_BIN/bench/bench_warc_gzip" "${GZIP_PAGES:-200}"
+"$WPFS_BIN/bench/bench_warc_gzip" "${GZIP_PAGES:-200}" || exit 1
 "$WPFS_BIN/bench/bench_page_zstd" "${ZSTD_PAGES:-200}"
