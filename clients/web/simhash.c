@@ -1,6 +1,5 @@
 #include "clients/web/simhash.h"
 
-#include <pthread.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -8,35 +7,37 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME  0x100000001b3ull
 
-/* For each byte value, what it adds to eight counters (+1 for a set bit,
- * -1 for a clear one): a feature then costs 16 vector adds of four
- * counters instead of 64 tests of a bit. */
-static int32_t bit_delta[256][8];
-typedef int32_t v4 __attribute__((vector_size(16)));  /* GCC and clang */
-static pthread_once_t delta_once = PTHREAD_ONCE_INIT;
-
-static void delta_init(void)
+/* The counters are bit-sliced: slice[k] holds bit k of the count of
+ * features with each of the 64 bits set, so adding a feature is a ripple
+ * carry through the slices (a few steps: it stops when no counter
+ * carries) instead of 64 counter updates. v takes the counts over before
+ * a slice could overflow, and at the end. */
+static void simhash_flush(struct simhash *s)
 {
-  for(unsigned v = 0; v < 256; v++)
-    for(unsigned j = 0; j < 8; j++)
-      bit_delta[v][j] = (v >> j) & 1 ? 1 : -1;
+  for(unsigned b = 0; b < 64; b++) {
+    int32_t set = 0;
+    for(unsigned k = 0; k < SIMHASH_SLICES; k++)
+      set |= (int32_t)((s->slice[k] >> b) & 1) << k;
+    s->v[b] += 2 * set - (int32_t)s->pending;
+  }
+  memset(s->slice, 0, sizeof s->slice);
+  s->pending = 0;
 }
 
 static void simhash_add(struct simhash *s, uint64_t h)
 {
-  for(unsigned k = 0; k < 16; k++) {
-    v4 d, v;
-    memcpy(&d, &bit_delta[(h >> (8 * (k / 2))) & 0xff][4 * (k % 2)], sizeof d);
-    memcpy(&v, s->v + 4 * k, sizeof v);
-    v += d;
-    memcpy(s->v + 4 * k, &v, sizeof v);
+  for(unsigned k = 0; h && k < SIMHASH_SLICES; k++) {
+    uint64_t carry = s->slice[k] & h;
+    s->slice[k] ^= h;
+    h = carry;
   }
   s->shingles++;
+  if(++s->pending == (1u << SIMHASH_SLICES) - 1)
+    simhash_flush(s);
 }
 
 void simhash_init(struct simhash *s)
 {
-  pthread_once(&delta_once, delta_init);
   memset(s, 0, sizeof *s);
   s->word = FNV_OFFSET;
 }
@@ -89,6 +90,7 @@ uint64_t simhash_final(struct simhash *s, size_t *shingles)
   simhash_word_end(s);
   if(s->shingles == 0 && s->words > 0)
     simhash_add(s, shingle_hash(s, s->words));
+  simhash_flush(s);
   uint64_t h = 0;
   for(unsigned b = 0; b < 64; b++)
     if(s->v[b] > 0)

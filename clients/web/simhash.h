@@ -11,9 +11,12 @@
 #include <stdint.h>
 
 #define SIMHASH_SHINGLE 3
+#define SIMHASH_SLICES  16
 
 struct simhash {
   int32_t  v[64];                    /* per bit: shingles with it set minus unset */
+  uint64_t slice[SIMHASH_SLICES];    /* per bit, set counts since the last flush, bit-sliced */
+  size_t   pending;                  /* shingles since the last flush */
   uint64_t win[SIMHASH_SHINGLE];     /* hashes of the last words */
   uint64_t word;                     /* hash of the word being read */
   size_t   word_len;
