@@ -15,26 +15,19 @@
 #include "clients/web/simhash.h"
 #include "common/buf.h"
 #include "common/clock.h"
-#include "tests/testweb/tw_gen.h"
-#include "tests/testweb/tw_page.h"
-#include "tests/testweb/tw_world.h"
+#include "tests/bench/crawl_pages.h"
 
 #define MIN_US 500000
 #define PAGE_URL "http://site0.test/p/1.html"
 
-struct rec {
-  char  *p;
-  size_t n;
-};
-
 static size_t sink;  /* keeps the work from being optimised away */
 
-static void st_depth(const struct rec *r)
+static void st_depth(const struct crawl_page *r)
 {
   sink += html_depth_cut(r->p, r->n, HTML_MAX_DEPTH_DEFAULT);
 }
 
-static void st_scan(const struct rec *r)
+static void st_scan(const struct crawl_page *r)
 {
   struct html_scan sc;
   if(html_scan(r->p, r->n, NULL, NULL, &sc))
@@ -42,7 +35,7 @@ static void st_scan(const struct rec *r)
   sink += sc.parsed;
 }
 
-static void st_text(const struct rec *r)
+static void st_text(const struct crawl_page *r)
 {
   struct buf t;
   buf_init(&t, 1u << 20);
@@ -52,7 +45,7 @@ static void st_text(const struct rec *r)
   buf_free(&t);
 }
 
-static void links(const struct rec *r, bool sim)
+static void links(const struct crawl_page *r, bool sim)
 {
   struct html_links_opts o = html_links_opts_default();
   o.text_max = 1u << 20;
@@ -64,17 +57,17 @@ static void links(const struct rec *r, bool sim)
   html_links_free(&l);
 }
 
-static void st_links(const struct rec *r)
+static void st_links(const struct crawl_page *r)
 {
   links(r, false);
 }
 
-static void st_links_sim(const struct rec *r)
+static void st_links_sim(const struct crawl_page *r)
 {
   links(r, true);
 }
 
-static void measure(const char *name, void (*f)(const struct rec *), const struct rec *v,
+static void measure(const char *name, void (*f)(const struct crawl_page *), const struct crawl_page *v,
                     size_t nrec)
 {
   size_t n = 0;
@@ -89,32 +82,19 @@ static void measure(const char *name, void (*f)(const struct rec *), const struc
 int main(int argc, char **argv)
 {
   size_t pages = argc > 1 ? strtoul(argv[1], NULL, 10) : 200;
-  char err[256];
-  struct tw_world w;
-  tw_world_init(&w, 0);
-  if(!pages || tw_gen_parse(&w.gen, "sites=1,pages=1000,links=30,page_bytes=7000,seed=5", err,
-                            sizeof err) || tw_gen_world(&w, err, sizeof err)) {
-    fprintf(stderr, "bench_html: %s\n", pages ? err : "PAGES must be > 0");
+  struct crawl_page *v = crawl_pages("bench_html", pages, NULL);
+  if(!v)
     return 1;
-  }
-  struct rec *v = calloc(pages, sizeof *v);
   size_t bytes = 0;
-  for(size_t j = 0; j < pages; j++) {
-    struct buf b;
-    buf_init(&b, 1u << 20);
-    if(tw_page_html(&w, w.sites[0], (long)(j % 1000), 0, &b))
-      return 1;
-    v[j].p = b.data;
-    v[j].n = b.len;
-    bytes += b.len;
-  }
+  for(size_t j = 0; j < pages; j++)
+    bytes += v[j].n;
   if(argc > 2 && !strcmp(argv[2], "dump")) {
     fwrite(v[0].p, 1, v[0].n, stdout);
     return 0;
   }
   static const struct {
     const char *name;
-    void      (*f)(const struct rec *);
+    void      (*f)(const struct crawl_page *);
   } stages[] = {
     { "nesting estimate", st_depth },
     { "parse (estimate + SAX, no reader)", st_scan },
@@ -127,9 +107,6 @@ int main(int argc, char **argv)
   for(unsigned k = 0; k < sizeof stages / sizeof stages[0]; k++)
     if(!only || only == k + 1)
       measure(stages[k].name, stages[k].f, v, pages);
-  for(size_t j = 0; j < pages; j++)
-    free(v[j].p);
-  free(v);
-  tw_world_free(&w);
+  crawl_pages_free(v, pages);
   return sink == 1;
 }

@@ -8,17 +8,16 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "common/buf.h"
 #include "common/clock.h"
-#include "tests/testweb/tw_gen.h"
-#include "tests/testweb/tw_page.h"
-#include "tests/testweb/tw_world.h"
+#include "tests/bench/crawl_pages.h"
 
 #define MIN_US 500000
 
 struct rec {
-  char  *p, *z;
-  size_t n, zn;
+  const char *p;
+  size_t      n;
+  char       *z;  /* compressed at the level measured */
+  size_t      zn;
 };
 
 static double per_page_us(uint64_t t, size_t n) { return (double)t / (double)n; }
@@ -63,31 +62,18 @@ static void measure(int level, struct rec *v, size_t nrec)
 int main(int argc, char **argv)
 {
   size_t pages = argc > 1 ? strtoul(argv[1], NULL, 10) : 200;
-  char err[256];
-  struct tw_world w;
-  tw_world_init(&w, 0);
-  if(!pages || tw_gen_parse(&w.gen, "sites=1,pages=1000,links=30,page_bytes=7000,seed=5", err,
-                            sizeof err) || tw_gen_world(&w, err, sizeof err)) {
-    fprintf(stderr, "bench_page_zstd: %s\n", pages ? err : "PAGES must be > 0");
+  struct crawl_page *pg = crawl_pages("bench_page_zstd", pages, NULL);
+  struct rec *v = pg ? calloc(pages, sizeof *v) : NULL;
+  if(!v)
     return 1;
-  }
-  struct rec *v = calloc(pages, sizeof *v);
-  for(size_t j = 0; j < pages; j++) {
-    struct buf b;
-    buf_init(&b, 1u << 20);
-    if(tw_page_html(&w, w.sites[0], (long)(j % 1000), 0, &b))
-      return 1;
-    v[j].p = b.data;
-    v[j].n = b.len;
-  }
+  for(size_t j = 0; j < pages; j++)
+    v[j] = (struct rec){ pg[j].p, pg[j].n, NULL, 0 };
   static const int levels[] = { 3, 1, -1, -3, -7 };
   for(size_t k = 0; k < sizeof levels / sizeof levels[0]; k++)
     measure(levels[k], v, pages);
-  for(size_t j = 0; j < pages; j++) {
-    free(v[j].p);
+  for(size_t j = 0; j < pages; j++)
     free(v[j].z);
-  }
   free(v);
-  tw_world_free(&w);
+  crawl_pages_free(pg, pages);
   return 0;
 }

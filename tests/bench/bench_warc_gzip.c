@@ -14,19 +14,12 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/mem.h"
-#include "tests/testweb/tw_gen.h"
-#include "tests/testweb/tw_page.h"
-#include "tests/testweb/tw_world.h"
+#include "tests/bench/crawl_pages.h"
 
 #define MIN_US 500000
 
-struct rec {
-  char  *p;
-  size_t n;
-};
-
 /* One stream kept and reset per record, as warc.c does. */
-static size_t z_gzip(const struct rec *r, int level, unsigned char *out, size_t cap)
+static size_t z_gzip(const struct crawl_page *r, int level, unsigned char *out, size_t cap)
 {
   static z_stream z;
   static int zlevel = -1;
@@ -48,14 +41,14 @@ static size_t z_gzip(const struct rec *r, int level, unsigned char *out, size_t 
   return z.total_out;
 }
 
-static void measure(const char *name, const struct rec *v, size_t nrec, int level, bool libd)
+static void measure(const char *name, const struct crawl_page *v, size_t nrec, int level, bool libd)
 {
   size_t cap = 1u << 20, in = 0, out = 0, n = 0;
   unsigned char *buf = malloc(cap);
   struct libdeflate_compressor *c = libd ? libdeflate_alloc_compressor(level) : NULL;
   uint64_t t0 = clock_mono_us(), t;
   do {
-    const struct rec *r = &v[n % nrec];
+    const struct crawl_page *r = &v[n % nrec];
     size_t got = libd ? libdeflate_gzip_compress(c, r->p, r->n, buf, cap) : z_gzip(r, level, buf, cap);
     if(!got)
       abort();
@@ -73,38 +66,20 @@ static void measure(const char *name, const struct rec *v, size_t nrec, int leve
 int main(int argc, char **argv)
 {
   size_t pages = argc > 1 ? strtoul(argv[1], NULL, 10) : 200;
-  char err[256];
-  struct tw_world w;
-  tw_world_init(&w, 0);
-  if(tw_gen_parse(&w.gen, "sites=1,pages=1000,links=30,page_bytes=7000,seed=5", err, sizeof err) ||
-     tw_gen_world(&w, err, sizeof err)) {
-    fprintf(stderr, "bench_warc_gzip: %s\n", err);
+  /* Each page with the WARC and HTTP heads in front, as in a record. */
+  struct crawl_page *v = crawl_pages("bench_warc_gzip", pages,
+    "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427>\r\n"
+    "WARC-Date: 2026-11-25T00:00:00Z\r\nWARC-Target-URI: http://site0.test/p/1.html\r\n"
+    "Content-Type: application/http; msgtype=response\r\nContent-Length: 7300\r\n\r\n"
+    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 7000\r\n"
+    "ETag: \"0123456789abcdef\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT\r\n\r\n");
+  if(!v)
     return 1;
-  }
-  struct rec *v = calloc(pages, sizeof *v);
-  for(size_t j = 0; j < pages; j++) {
-    struct buf b;
-    buf_init(&b, 1u << 20);
-    buf_adds(&b, "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427>\r\n"
-                 "WARC-Date: 2026-11-25T00:00:00Z\r\nWARC-Target-URI: http://site0.test/p/1.html\r\n"
-                 "Content-Type: application/http; msgtype=response\r\nContent-Length: 7300\r\n\r\n"
-                 "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 7000\r\n"
-                 "ETag: \"0123456789abcdef\"\r\nLast-Modified: Mon, 01 Jan 2024 00:00:00 GMT\r\n\r\n");
-    if(tw_page_html(&w, w.sites[0], (long)(j % 1000), 0, &b))
-      return 1;
-    v[j].n = b.len;
-    v[j].p = malloc(b.len);
-    memcpy(v[j].p, b.data, b.len);
-    buf_free(&b);
-  }
   measure("zlib level 6", v, pages, 6, false);
   measure("zlib level 1", v, pages, 1, false);
   measure("libdeflate level 6", v, pages, 6, true);
   measure("libdeflate level 3", v, pages, 3, true);
   measure("libdeflate level 1", v, pages, 1, true);
-  for(size_t j = 0; j < pages; j++)
-    free(v[j].p);
-  free(v);
-  tw_world_free(&w);
+  crawl_pages_free(v, pages);
   return 0;
 }
