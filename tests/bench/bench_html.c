@@ -17,7 +17,6 @@
 #include "common/clock.h"
 #include "tests/bench/crawl_pages.h"
 
-#define MIN_US 500000
 #define PAGE_URL "http://site0.test/p/1.html"
 
 static size_t sink;  /* keeps the work from being optimised away */
@@ -75,7 +74,7 @@ static void measure(const char *name, void (*f)(const struct crawl_page *), cons
   do {
     f(&v[n % nrec]);
     n++;
-  } while((t = clock_mono_us() - t0) < MIN_US);
+  } while((t = clock_mono_us() - t0) < bench_min_us());
   printf("   %-34s %7.1f us/page\n", name, (double)t / (double)n);
 }
 

@@ -11,7 +11,6 @@
 #include "common/clock.h"
 #include "tests/bench/crawl_pages.h"
 
-#define MIN_US 500000
 
 struct rec {
   const char *p;
@@ -42,7 +41,7 @@ static void measure(int level, struct rec *v, size_t nrec)
       abort();
     in += r->n;
     out += got;
-  } while((tc = clock_mono_us() - t0) < MIN_US);
+  } while((tc = clock_mono_us() - t0) < bench_min_us());
   size_t nc = n;
   n = 0;
   uint64_t td;
@@ -51,7 +50,7 @@ static void measure(int level, struct rec *v, size_t nrec)
     struct rec *r = &v[n++ % nrec];
     if(ZSTD_decompressDCtx(d, buf, 1u << 20, r->z, r->zn) != r->n)
       abort();
-  } while((td = clock_mono_us() - t0) < MIN_US);
+  } while((td = clock_mono_us() - t0) < bench_min_us());
   printf("   zstd level %3d   compress %6.1f us/page   decompress %5.1f us/page   %5.1f %% of the bytes\n",
          level, per_page_us(tc, nc), per_page_us(td, n), 100.0 * (double)out / (double)in);
   free(buf);

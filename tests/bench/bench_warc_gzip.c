@@ -16,7 +16,6 @@
 #include "common/mem.h"
 #include "tests/bench/crawl_pages.h"
 
-#define MIN_US 500000
 
 /* One stream kept and reset per record, as warc.c does. */
 static size_t z_gzip(const struct crawl_page *r, int level, unsigned char *out, size_t cap)
@@ -55,7 +54,7 @@ static void measure(const char *name, const struct crawl_page *v, size_t nrec, i
     in += r->n;
     out += got;
     n++;
-  } while((t = clock_mono_us() - t0) < MIN_US);
+  } while((t = clock_mono_us() - t0) < bench_min_us());
   printf("   %-22s %6.1f us/record  %5.1f %% of the bytes  (%zu records of %zu bytes on average)\n",
          name, (double)t / (double)n, 100.0 * (double)out / (double)in, n, in / n);
   if(c)

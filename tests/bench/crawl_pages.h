@@ -4,6 +4,7 @@
  * bench_page_zstd): testweb's generated HTML of about 7 KiB with 30 links,
  * the same bytes in every run, so that their figures add up. Header-only;
  * each benchmark is one program. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,6 +12,14 @@
 #include "tests/testweb/tw_gen.h"
 #include "tests/testweb/tw_page.h"
 #include "tests/testweb/tw_world.h"
+
+/* How long each figure is measured: 0.5 s, or WPFS_BENCH_US microseconds
+ * (tests/e2e/bench_programs.sh only checks that they run). */
+static inline uint64_t bench_min_us(void)
+{
+  const char *e = getenv("WPFS_BENCH_US");
+  return e && *e ? strtoull(e, NULL, 10) : 500000;
+}
 
 struct crawl_page {
   char  *p;
