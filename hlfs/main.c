@@ -375,11 +375,12 @@ static int proc_store(struct hlfs_proc *p)
   if(proc_groups(p))
     return -1;
   p->g.notify = notify_new(p->loop, p->g.sub, p->g.nstores);
-  if(!p->cfg.cache_redis || !*p->cfg.cache_redis) {
+  if(!p->cfg.cache_redis || !*p->cfg.cache_redis)
     p->g.pages = p->g.store[0];
-    return 0;
-  }
-  p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis, NULL);
+  else
+    p->g.pages = proc_redis(p, "cache_redis", p->cfg.cache_redis, NULL);
+  if(p->g.pages)
+    pages_scripts(p->g.pages);
   return p->g.pages ? 0 : -1;
 }
 

@@ -18,6 +18,16 @@ t_cleanup() {
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$p" 2>/dev/null
   done
+  # A failed test shows what its services said last: a run elsewhere (CI)
+  # leaves nothing else to read once T_DIR is gone.
+  if [ "$T_FAIL" -gt 0 ]; then
+    local f
+    for f in "$T_DIR"/*.log; do
+      [ -s "$f" ] || continue
+      echo "# --- last lines of $(basename "$f")"
+      tail -n "${T_DUMP_LINES:-25}" "$f" | cut -c1-400 | sed 's/^/#   /'
+    done
+  fi
   # Services report sanitizer findings (leaks at exit too) in their logs:
   # any of them fails the test, whatever its checks said.
   local bad

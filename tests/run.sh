@@ -33,7 +33,7 @@ run_one() {  # name timeout cmd...
   if [ "$nok" -gt 0 ]; then
     failures+=("$name")
     printf '%-32s %4d ok %4d FAILED\n' "$name" "$ok" "$nok"
-    grep -E '^not ok|^# ' "$log" | head -20 | sed 's/^/    /'
+    grep -E "^not ok|^# " "$log" | head -80 | sed 's/^/    /'
     tail -n 15 "$log" | sed 's/^/    | /'
   else
     printf '%-32s %4d ok\n' "$name" "$ok"

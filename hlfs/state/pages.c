@@ -36,6 +36,25 @@ static size_t page_zdecompress(void *dst, size_t cap, const void *src, size_t n)
                    : ZSTD_decompress(dst, cap, src, n);
 }
 
+/* Scripts, so that Redis runs them by digest (EVALSHA) and does not hash
+ * and compile a script text for every page. The put writes HSET then
+ * EXPIRE in one step, so a page never lives without a TTL. */
+#define PAGE_SCRIPT_PUT   "page_put"
+#define PAGE_SCRIPT_TOUCH "page_touch"
+
+void pages_scripts(struct store *s)
+{
+  if(store_script_id(s, PAGE_SCRIPT_PUT) >= 0)
+    return;
+  store_script(s, PAGE_SCRIPT_PUT,
+               "redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], unpack(ARGV, 2)) "
+               "return redis.call('EXPIRE', KEYS[1], ARGV[1])");
+  store_script(s, PAGE_SCRIPT_TOUCH,
+               "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+               "redis.call('HSET', KEYS[1], 'at', ARGV[1]) "
+               "return redis.call('EXPIRE', KEYS[1], ARGV[2])");
+}
+
 void page_key(const char *url, char *out, size_t outlen)
 {
   struct url_parts up;
@@ -96,11 +115,8 @@ store_err page_put(struct store *s, const char *key, const struct page *p, uint3
   snprintf(at, sizeof at, "%llu", (unsigned long long)p->fetched_at);
   snprintf(blen, sizeof blen, "%zu", p->body_len);
   snprintf(ttl, sizeof ttl, "%u", ttl_s);
-  /* One script: HSET then EXPIRE, so a page never lives without a TTL. */
   const char *argv[] = {
-    "EVAL", "redis.call('DEL', KEYS[1]) redis.call('HSET', KEYS[1], unpack(ARGV, 2)) "
-            "return redis.call('EXPIRE', KEYS[1], ARGV[1])",
-    "1", key, ttl,
+    key, ttl,
     "url", p->url, "outcome", p->outcome, "status", status, "at", at,
     "headers", p->headers_json ? p->headers_json : "[]", "redirect", p->redirect ? p->redirect : "",
     "trunc", p->truncated ? "1" : "0", "blen", blen, "h", hash, "body", op->zbody,
@@ -112,7 +128,9 @@ store_err page_put(struct store *s, const char *key, const struct page *p, uint3
   lens[n - 1] = zn;
   op->cb = (void *)cb;
   op->arg = arg;
-  store_err e = store_cmd(s, (int)n, argv, lens, 0, page_put_done, op);
+  int sc = store_script_id(s, PAGE_SCRIPT_PUT);
+  store_err e = sc < 0 ? STORE_PROTO
+                       : store_eval(s, sc, 1, (int)n, argv, lens, page_put_done, op);
   if(e) {
     mem_free(op->zbody);
     mem_free(op);
@@ -248,16 +266,12 @@ store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t 
   op->arg = arg;
   snprintf(at, sizeof at, "%llu", (unsigned long long)at_ms);
   snprintf(ttl, sizeof ttl, "%u", ttl_s);
-  const char *argv[] = {
-    "EVAL", "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
-            "redis.call('HSET', KEYS[1], 'at', ARGV[1]) "
-            "return redis.call('EXPIRE', KEYS[1], ARGV[2])",
-    "1", key, at, ttl,
-  };
-  size_t lens[6];
-  for(size_t i = 0; i < 6; i++)
+  const char *argv[] = { key, at, ttl };
+  size_t lens[3];
+  for(size_t i = 0; i < 3; i++)
     lens[i] = strlen(argv[i]);
-  store_err e = store_cmd(s, 6, argv, lens, 0, page_put_done, op);
+  int sc = store_script_id(s, PAGE_SCRIPT_TOUCH);
+  store_err e = sc < 0 ? STORE_PROTO : store_eval(s, sc, 1, 3, argv, lens, page_put_done, op);
   if(e)
     mem_free(op);
   return e;

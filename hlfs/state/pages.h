@@ -35,6 +35,10 @@ struct page {
  * is found from its URL alone. */
 void page_key(const char *url, char *out, size_t outlen);
 
+/* Register the page scripts on s, before store_start (page_put and
+ * page_touch fail with STORE_PROTO on a store without them). */
+void pages_scripts(struct store *s);
+
 typedef void page_put_cb(void *arg, store_err err);
 store_err page_put(struct store *s, const char *key, const struct page *p, uint32_t ttl_s,
                    page_put_cb *cb, void *arg);

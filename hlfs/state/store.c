@@ -720,6 +720,14 @@ int store_script(struct store *s, const char *name, const char *body)
   return s->nscripts++;
 }
 
+int store_script_id(const struct store *s, const char *name)
+{
+  for(int i = 0; i < s->nscripts; i++)
+    if(!strcmp(s->scripts[i].name, name))
+      return i;
+  return -1;
+}
+
 void store_start(struct store *s)
 {
   if(!s->ac && !s->closing)

@@ -103,6 +103,8 @@ bool  store_fd_self_connected(int fd);
 bool  store_uses_sentinel(const struct store *s);
 /* Register a script before store_start; returns its id. Aborts on OOM. */
 int   store_script(struct store *s, const char *name, const char *body);
+/* The id store_script gave name, or -1. */
+int   store_script_id(const struct store *s, const char *name);
 void  store_start(struct store *s);
 bool  store_is_up(const struct store *s);
 store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *lens,

@@ -15,7 +15,8 @@
 # fetches robots.txt refuses, pages of the 503 site: target 0 for wpfs),
 # and each process's CPU per page (from /proc: user + system time).
 # Knobs: CRAWL_SITES (100), CRAWL_PAGES (100), CRAWL_SEED (5),
-# CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6).
+# CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6),
+# CRAWL_PERF (a file: perf record -a -g of the wpfs crawl).
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=${CRAWL_SITES:-100}
 PAGES=${CRAWL_PAGES:-100}
@@ -101,6 +102,8 @@ declare -A c0
 for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID testweb:$TESTWEB_PID; do
   c0[${p%%:*}]=$(cpu_ticks "${p#*:}")
 done
+# CRAWL_PERF=FILE: a system-wide profile of the wpfs crawl (perf report -i FILE --comm hlfs)
+[ -n "${CRAWL_PERF:-}" ] && { perf record -q -F 1999 -a -g -o "$CRAWL_PERF" 2>/dev/null & perf_pid=$!; sleep 0.5; }
 t0=$(now_ms)
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$T_DIR/out" --scope any --sitemaps=false --log-level warn ${CRAWL_DISCOVER_ARGS:-} \
@@ -110,6 +113,7 @@ dticks=0
 while kill -0 "$dpid" 2>/dev/null; do dticks=$(cpu_ticks "$dpid"); sleep 0.2; done
 wait "$dpid"
 t1=$(now_ms)
+[ -n "${CRAWL_PERF:-}" ] && { kill -INT "$perf_pid"; wait "$perf_pid"; }
 read -r w_req w_over < <(view)
 w_priv=$(private)
 w_down=$(down_pages)

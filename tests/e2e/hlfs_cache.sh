@@ -46,4 +46,15 @@ is "$(gws)/$(echo "$out" | jq -r .type)" "404/urn:wpfs:problem:not-cached" "then
 r4=$(fetch 3600)
 is "$(echo "$r4" | jq -r .outcome)" "ok" "after a purge, even a lax max_age fetches again"
 is "$(pages)" 3 "and the site sees it"
+
+# The page scripts run by digest: a Redis that lost its scripts (a restart,
+# SCRIPT FLUSH) gets them again, and pages are still stored and touched.
+redis-cli -p "$REDIS_PORT" SCRIPT FLUSH >/dev/null
+url="http://127.10.0.2:$TESTWEB_PORT/p/2"
+is "$(fetch 0 | jq -r .outcome)" ok "after SCRIPT FLUSH, a fetch"
+is "$(gw GET "/v1/pages?url=$(jq -rn --arg u "$url" '$u|@uri')" | jq -r .url)" "$url" \
+   "is stored (page_put)"
+redis-cli -p "$REDIS_PORT" SCRIPT FLUSH >/dev/null
+sleep 1.1
+is "$(fetch 0 | jq -r .outcome)" not_modified "and revalidated (page_touch)"
 done_testing
