@@ -263,6 +263,9 @@ size_t crawl_poll(struct crawl *c)
   return n;
 }
 
+void crawl_hold(struct crawl *c) { wq_hold(c->wq); }
+void crawl_release(struct crawl *c) { wq_release(c->wq); }
+
 bool crawl_wait(struct crawl *c)
 {
   bool any = wq_wait(c->wq);

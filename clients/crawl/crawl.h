@@ -199,6 +199,10 @@ unsigned  crawl_checkpoints_out(const struct crawl *c);
  * over before the call is written (e: the write error, if any). */
 typedef void crawl_fence_fn(void *arg, crawl_err e);
 crawl_err crawl_fence(struct crawl *c, crawl_fence_fn *fn, void *arg);
+/* Writes handed over between crawl_hold and crawl_release (they nest)
+ * wake the disk thread once, at the release (wq_hold). */
+void      crawl_hold(struct crawl *c);
+void      crawl_release(struct crawl *c);
 /* Run what finished writes have to do (answers of the seen set, fences);
  * never waits. */
 size_t    crawl_poll(struct crawl *c);

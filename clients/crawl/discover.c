@@ -414,9 +414,13 @@ static void on_results(void *arg, const struct gwclient_answer *a, struct gw_res
     return;
   }
   d->backoff_ms = 0;
+  crawl_hold(d->c);  /* the disk thread wakes once for the batch's records */
   for(size_t i = 0; i < res->n && !d->done; i++)
-    if(dsc_fatal(d, deliver(d, &res->v[i]), "recording a result"))
+    if(dsc_fatal(d, deliver(d, &res->v[i]), "recording a result")) {
+      crawl_release(d->c);
       return;
+    }
+  crawl_release(d->c);
   if(res->n)
     d->last_useful = clock_mono_ms();
   dsc_ack(d, res);

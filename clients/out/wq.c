@@ -21,6 +21,7 @@ struct wq {
   size_t          bytes, max_bytes, pending;
   crawl_err       err;
   bool            stop, started, reaping;
+  unsigned        held;    /* wq_hold depth: pushes do not wake the thread */
   int             efd;
 };
 
@@ -62,8 +63,9 @@ static void wq_finish(struct wq *q, struct wq_job *j, crawl_err e)
   if(e && !q->err)
     q->err = e;
   q->bytes -= j->bytes;
+  if(!q->done.head)  /* else the counter is set already: one write per reap, not per job */
+    wq_signal(q);
   list_add(&q->done, j);
-  wq_signal(q);
   pthread_cond_broadcast(&q->room);
   pthread_cond_broadcast(&q->fin);
   pthread_mutex_unlock(&q->mu);
@@ -139,12 +141,30 @@ void wq_push(struct wq *q, struct wq_job *j)
 {
   j->err = CRAWL_OK;
   pthread_mutex_lock(&q->mu);
-  while(q->todo.head && q->bytes + j->bytes > q->max_bytes)
+  while(q->todo.head && q->bytes + j->bytes > q->max_bytes) {
+    pthread_cond_signal(&q->work);  /* held: the thread must run for room to come */
     pthread_cond_wait(&q->room, &q->mu);
+  }
   list_add(&q->todo, j);
   q->bytes += j->bytes;
   q->pending++;
-  pthread_cond_signal(&q->work);
+  if(!q->held)
+    pthread_cond_signal(&q->work);
+  pthread_mutex_unlock(&q->mu);
+}
+
+void wq_hold(struct wq *q)
+{
+  pthread_mutex_lock(&q->mu);
+  q->held++;
+  pthread_mutex_unlock(&q->mu);
+}
+
+void wq_release(struct wq *q)
+{
+  pthread_mutex_lock(&q->mu);
+  if(q->held && --q->held == 0 && q->todo.head)
+    pthread_cond_signal(&q->work);
   pthread_mutex_unlock(&q->mu);
 }
 
@@ -175,6 +195,8 @@ bool wq_wait(struct wq *q)
   if(q->reaping)
     return false;
   pthread_mutex_lock(&q->mu);
+  if(q->todo.head)
+    pthread_cond_signal(&q->work);  /* held or not, what is waited for must run */
   while(!q->done.head && q->pending > 0)
     pthread_cond_wait(&q->fin, &q->mu);
   bool any = q->done.head != NULL;

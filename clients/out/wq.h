@@ -44,6 +44,13 @@ void      wq_close(struct wq **qp);
 /* Takes j (its done function will free it). Waits while the jobs not yet
  * run hold max_bytes and j would add to them. */
 void      wq_push(struct wq *q, struct wq_job *j);
+/* Between wq_hold and wq_release (they nest), pushes do not wake the
+ * thread: a loop turn that pushes a job per result of a batch wakes it once,
+ * at the release, instead of once per job (a futex wake and a context
+ * switch each). Anything that waits for the thread (wq_push at max_bytes,
+ * wq_wait, wq_drain, wq_close) wakes it anyway. */
+void      wq_hold(struct wq *q);
+void      wq_release(struct wq *q);
 /* Run the done functions of finished jobs; returns how many. Not
  * reentrant: a call from inside a done function returns 0. */
 size_t    wq_reap(struct wq *q);

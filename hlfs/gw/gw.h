@@ -170,6 +170,8 @@ typedef void gw_result_cb(void *arg, json_t *result);
 void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
                       gw_result_cb *cb, void *arg);
 #define GW_RAW_BODY_KEY " body"  /* no member of a Result has a space */
+/* and, for a verified copy, its stored header list as JSON text to splice */
+#define GW_RAW_HEADERS_KEY " headers"
 /* GET /v1/results' framed answer (openapi.yaml): per result, a line of
  * JSON, then body_bytes bytes of page and a newline. */
 #define GW_RESULTS_FRAMED "application/vnd.wpfs.results"

@@ -43,13 +43,27 @@ static json_t *b64_json(const char *p, size_t n)
   return j;
 }
 
+/* The stored header list as text for the framed answer to splice: only a
+ * copy page_get verified (the JSON text page_put stored, jansson's own
+ * output), and only if it is an array. Anything else is parsed. */
+static bool render_splice(const struct page *p, bool raw_body)
+{
+  size_t n = p->headers_json ? strlen(p->headers_json) : 0;
+  return raw_body && p->verified && n >= 2 && p->headers_json[0] == '[' &&
+         p->headers_json[n - 1] == ']';
+}
+
 static void render_page(json_t *res, const struct page *p, bool raw_body)
 {
   json_error_t je;
-  json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
   json_object_set_new(res, "age_s", json_integer((json_int_t)page_age_s(p, clock_wall_ms())));
   json_object_set_new(res, "fetched_at", json_integer((json_int_t)p->fetched_at));
-  json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
+  if(render_splice(p, raw_body)) {
+    json_object_set_new(res, GW_RAW_HEADERS_KEY, json_string_nocheck(p->headers_json));
+  } else {
+    json_t *hdrs = p->headers_json ? json_loads(p->headers_json, 0, &je) : NULL;
+    json_object_set_new(res, "headers", hdrs ? hdrs : json_array());
+  }
   if(p->redirect)
     json_object_set_new(res, "redirect", json_string(p->redirect));
   json_object_set_new(res, "truncated", json_boolean(p->truncated));
@@ -178,8 +192,18 @@ static void framed_reply(struct api_req *rq, json_t *results)
   int bad = 0;
   json_array_foreach(results, i, res) {
     json_t *body = json_incref(json_object_get(res, GW_RAW_BODY_KEY));
+    json_t *hdrs = json_incref(json_object_get(res, GW_RAW_HEADERS_KEY));
     json_object_del(res, GW_RAW_BODY_KEY);
-    bad |= json_dump_callback(res, framed_add, &b, JSON_COMPACT) || buf_add(&b, "\n", 1);
+    json_object_del(res, GW_RAW_HEADERS_KEY);
+    bad |= json_dump_callback(res, framed_add, &b, JSON_COMPACT);
+    if(!bad && hdrs) {  /* the object's closing brace makes way for the spliced list */
+      assert(b.len > 0 && b.data[b.len - 1] == '}');
+      b.len--;
+      bad |= buf_adds(&b, ",\"headers\":") ||
+             buf_add(&b, json_string_value(hdrs), json_string_length(hdrs)) || buf_add(&b, "}", 1);
+    }
+    json_decref(hdrs);
+    bad |= buf_add(&b, "\n", 1);
     if(body)
       bad |= buf_add(&b, json_string_value(body), json_string_length(body)) ||
              buf_add(&b, "\n", 1);

@@ -159,6 +159,20 @@ static const char *page_str(const struct store_val *v, const char *name)
   return f ? store_v_str(f, &n) : NULL;
 }
 
+/* Whether the stored hash is the hash of what was read: a copy whose
+ * fields were altered or damaged in Redis is not (page_hash covers every
+ * member but the fetch time). */
+static bool page_verify(const struct page *p, size_t blen, const char *z, size_t zn)
+{
+  char hex[24];
+  struct page q = *p;
+  q.body_len = blen;
+  if(!p->hash || !p->headers_json)
+    return false;
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)page_hash(&q, z, zn));
+  return !strcmp(hex, p->hash);
+}
+
 static void page_get_done(void *arg, store_err err, const struct store_val *v)
 {
   struct page_op *op = arg;
@@ -180,6 +194,7 @@ static void page_get_done(void *arg, store_err err, const struct store_val *v)
   };
   size_t blen = (size_t)store_v_int(page_field(v, "blen", &zn), 0);
   const char *z = store_v_str(zb, &zn);
+  p.verified = page_verify(&p, blen, z, zn);
   char *body = blen <= PAGE_MAX_BODY ? mem_alloc(blen + 1) : NULL;
   if(!body || page_zdecompress(body, blen, z, zn) != blen) {
     cb(op->arg, STORE_PROTO, NULL);

@@ -28,6 +28,8 @@ struct page {
   size_t      body_len;
   const char *hash;          /* content hash, hex: set by page_put, read back by
                                 page_get (NULL for copies stored without one) */
+  bool        verified;      /* page_get: hash is what the fields read hash to, so
+                                headers_json is the text page_put stored */
 };
 
 /* Key of url's page into out (PAGE_KEY_MAX bytes); url is canonical. The

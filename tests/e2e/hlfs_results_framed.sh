@@ -56,7 +56,7 @@ sleep 2  # not acknowledged: redelivered after the visibility timeout
 is "$(read_as 'application/json' "$T_DIR/j.json")" "200 application/json" \
   "the redelivery read as JSON"
 norm='[.results[] | del(.delivery, .age_s)] | sort_by(.url)'
-is "$(jq -c "$norm" "$T_DIR/f.json" | md5sum)" "$(jq -c "$norm" "$T_DIR/j.json" | md5sum)" \
+is "$(jq -cS "$norm" "$T_DIR/f.json" | md5sum)" "$(jq -cS "$norm" "$T_DIR/j.json" | md5sum)" \
   "framed and JSON carry the same members and the same pages"
 gw POST /v1/results/ack "$(jq -c '{deliveries: [.results[].delivery]}' "$T_DIR/j.json")" >/dev/null
 is "$(gws)/$(jq .acked "$T_DIR/gw.out")" "200/5" "the deliveries acknowledged"
@@ -73,4 +73,17 @@ for case in "*/*|application/json" "|application/json" \
 done
 is "$(read_as "$FRAMED" "$T_DIR/e.bin" | cut -d' ' -f1)/$(stat -c %s "$T_DIR/e.bin")" "200/0" \
   "nothing waiting: an empty framed answer"
+
+# The framed line splices a page's stored header list as text only when the
+# stored hash verifies it: a list damaged in the page cache (still shaped
+# like an array) is parsed instead, and the line stays valid JSON.
+key=$(redis-cli -p "$REDIS_PORT" --scan --pattern 'page:*' | head -1)
+redis-cli -p "$REDIS_PORT" HSET "$key" headers '[["x-a", "b"]],]' >/dev/null
+url=$(redis-cli -p "$REDIS_PORT" HGET "$key" url)
+gw POST /v1/batches "{\"urls\": [\"$url\"], \"max_age_s\": 86400}" >/dev/null
+read_as "$FRAMED" "$T_DIR/d.bin" >/dev/null
+unframe <"$T_DIR/d.bin" >"$T_DIR/d.json"
+is "$?" 0 "a damaged header list: the framed answer is still well formed"
+is "$(jq -c --arg u "$url" '[.results[] | select(.url == $u) | .headers]' "$T_DIR/d.json")" '[[]]' \
+  "...with that page's headers empty (unparsable), not spliced"
 done_testing

@@ -152,6 +152,43 @@ static void test_sticky_error(void **state)
   wq_close(&q);
 }
 
+/* Held, pushes do not wake the thread: nothing runs until the release (the
+ * last of nested holds), then everything in order; whatever waits for the
+ * thread wakes it anyway: a push at the cap, wq_wait. */
+static void test_hold(void **state)
+{
+  (void)state;
+  struct wq *q;
+  reset();
+  assert_int_equal(wq_open(1000, &q), CRAWL_OK);
+  wq_push(q, &job(0, 1, -1, CRAWL_OK)->j);
+  wq_drain(q);
+  usleep(50000);  /* the thread is asleep now (a thread still awake takes what it finds) */
+  wq_hold(q);
+  wq_hold(q);
+  for(int i = 1; i <= 3; i++)
+    wq_push(q, &job(i, 10, -1, CRAWL_OK)->j);
+  usleep(100000);
+  assert_int_equal(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 1);
+  wq_release(q);
+  usleep(100000);
+  assert_int_equal(__atomic_load_n(&nran, __ATOMIC_SEQ_CST), 1);  /* still held once */
+  wq_release(q);
+  wq_drain(q);
+  assert_int_equal(nran, 4);
+  for(int i = 0; i < 4; i++)
+    assert_int_equal(ran[i], i);
+  wq_hold(q);
+  wq_push(q, &job(4, 600, -1, CRAWL_OK)->j);
+  wq_push(q, &job(5, 600, -1, CRAWL_OK)->j);  /* over the cap: wakes the thread, no deadlock */
+  assert_true(wq_wait(q));                    /* and a wait is answered while held */
+  wq_drain(q);
+  wq_release(q);
+  assert_int_equal(nran, 6);
+  assert_int_equal(ndn, 6);
+  wq_close(&q);
+}
+
 static struct wq *reentrant_q;
 static int reentrant_waited;
 
@@ -188,6 +225,7 @@ int main(void)
     cmocka_unit_test(test_order),
     cmocka_unit_test(test_cap),
     cmocka_unit_test(test_sticky_error),
+    cmocka_unit_test(test_hold),
     cmocka_unit_test(test_reentry_and_close),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
