@@ -15,6 +15,7 @@
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
 #include "hlfs/gw/llfs_client.h"
+#include "hlfs/gw/page_fresh.h"
 #include "hlfs/gw/page_memo.h"
 #include "hlfs/policy/robots_memo.h"
 #include "hlfs/policy/rules_cache.h"
@@ -46,6 +47,7 @@ struct hlfs_cfg {
   long   max_wait_ms;
   long   min_delay_ms;
   size_t page_memo_bytes;
+  size_t fresh_pages_bytes;
   long   page_ttl_s;
   long   poll_ms;
   char  *port_file;
@@ -95,6 +97,9 @@ static const struct cfg_key hlfs_keys[] = {
   { "fleet_budget", CFG_INT, OFF(fleet_budget), "0", 0, 10000000, NULL,
     "fetches in flight over all replicas, shared equally by those with a heartbeat (each "
     "at most budget); 0: each replica has budget" },
+  { "fresh_pages_bytes", CFG_SIZE, OFF(fresh_pages_bytes), "32m", 0, 17179869184.0, NULL,
+    "pages this replica just fetched, kept so that their results need no page cache read "
+    "(0: none)" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
   { "listen_port", CFG_INT, OFF(listen_port), "8080", 0, 65535, NULL,
@@ -238,6 +243,7 @@ static void proc_close(struct hlfs_proc *p)
   rules_cache_free(&p->g.rules);
   robots_memo_free(&p->g.robots_seen);
   page_memo_free(&p->g.memo);
+  page_fresh_free(&p->g.fresh);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->ping, NULL);
@@ -409,6 +415,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
     .robots_rules_bytes = p->cfg.robots_rules_bytes,
     .page_memo_bytes = p->cfg.page_memo_bytes,
+    .fresh_pages_bytes = p->cfg.fresh_pages_bytes,
     .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
   };
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
@@ -423,6 +430,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
   p->g.rules = rules_cache_new(c->robots_rules_max, c->robots_rules_bytes);
   p->g.robots_seen = robots_memo_new(c->robots_rules_max < 1024 ? 1024 : c->robots_rules_max);
   p->g.memo = page_memo_new(c->page_memo_bytes);
+  p->g.fresh = page_fresh_new(c->fresh_pages_bytes);
   return 0;
 }
 

@@ -24,6 +24,7 @@
 struct auth;
 struct llfs_client;
 struct page_memo;
+struct page_fresh;
 struct robots_memo;
 struct rules_cache;
 struct sched;
@@ -46,6 +47,7 @@ struct gw_cfg {
   unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
   size_t      robots_rules_bytes;     /* and their heap bytes at most */
   size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
+  size_t      fresh_pages_bytes;      /* pages just fetched, kept for their results (0: none) */
   unsigned    fleet_budget;           /* fetches in flight over all replicas (0: per replica) */
   unsigned    budget;                 /* this replica's, at most */
 };
@@ -60,6 +62,7 @@ struct gw_cfg {
   X(results_served,    "results handed to clients")                     \
   X(results_wakes,     "waiting result reads woken by their client's channel") \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
+  X(results_fresh,     "results given the page their fetch stored, kept in this replica (no page cache read)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
   X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
@@ -117,6 +120,7 @@ struct gw {
   struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
   struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
   struct page_memo    *memo;         /* hot pages, rendered (gw_page.c) */
+  struct page_fresh   *fresh;        /* pages just fetched, for their results (gw_results.c) */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */

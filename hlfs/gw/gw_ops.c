@@ -11,6 +11,7 @@
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
 #include "hlfs/gw/llfs_client.h"
+#include "hlfs/gw/page_fresh.h"
 #include "hlfs/policy/robots_memo.h"
 #include "hlfs/policy/rules_cache.h"
 #include "hlfs/sched/sched.h"
@@ -117,6 +118,8 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
   f->out.ref = f->key;
   f->storing = true;
   store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
+  if(!e)  /* the result of this fetch takes it from here (page_fresh.h) */
+    page_fresh_put(f->g->fresh, f->key, sched_job_info(f->job)->rid, &p);
   free(hdrs);
   if(e)
     fetch_stored(f, e);

@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/page_fresh.h"
 
 #define GW_READ_MAGIC 0x6e5d7ea1u
 
@@ -131,6 +132,14 @@ void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
   res_field(o, r, "co", "coalesced_with", false);
   res_redirects(o, state_result_field(r, "rd"));
   const char *ref = state_result_field(r, "ref");
+  const char *co = state_result_field(r, "co");
+  struct page fresh;
+  if(ref && page_fresh_get(g->fresh, ref, co ? co : state_result_field(r, "rid"), &fresh)) {
+    g->stats.results_fresh++;
+    render_page(o, &fresh, raw_body);
+    cb(arg, o);
+    return;
+  }
   struct gw_render *rd = ref ? mem_alloc(sizeof *rd) : NULL;
   if(rd) {
     *rd = (struct gw_render){ g, o, cb, arg, raw_body };

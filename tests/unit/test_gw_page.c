@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/page_fresh.h"
 #include "hlfs/gw/page_memo.h"
 #include "hlfs/policy/robots_memo.h"
 
@@ -152,10 +153,66 @@ static void test_page_memo(void **state)
   page_memo_free(&m);
 }
 
+/* page_fresh: a copy given only to the result of the fetch that made it,
+ * byte for byte (a body with NULs too), replaced by a newer fetch,
+ * dropped, bounded by bytes (least recently used first), nothing at
+ * max_bytes 0. */
+static void test_page_fresh(void **state)
+{
+  (void)state;
+  char body[1000];
+  memset(body, 'b', sizeof body);
+  body[10] = '\0';
+  struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200, .fetched_at = 7,
+                    .headers_json = "[[\"a\",\"b\"]]", .body = body, .body_len = sizeof body },
+              out;
+  struct page_fresh_stats st;
+  struct page_fresh *f = page_fresh_new(4000);  /* three entries of ~1.2 KB */
+  assert_false(page_fresh_get(f, "k1", "0-1", &out));
+  page_fresh_put(f, "k1", "0-1", &p);
+  assert_false(page_fresh_get(f, "k1", "0-2", &out));  /* another request's result */
+  assert_false(page_fresh_get(f, "k1", NULL, &out));
+  assert_true(page_fresh_get(f, "k1", "0-1", &out));
+  assert_string_equal(out.url, p.url);
+  assert_string_equal(out.headers_json, p.headers_json);
+  assert_null(out.redirect);
+  assert_true(out.verified);
+  assert_int_equal(out.fetched_at, 7);
+  assert_int_equal(out.body_len, sizeof body);
+  assert_memory_equal(out.body, body, sizeof body);
+  page_fresh_put(f, "k1", "0-3", &p);  /* a newer fetch of the URL */
+  assert_false(page_fresh_get(f, "k1", "0-1", &out));
+  assert_true(page_fresh_get(f, "k1", "0-3", &out));
+  page_fresh_put(f, "k2", "0-4", &p);
+  page_fresh_put(f, "k3", "0-5", &p);
+  assert_true(page_fresh_get(f, "k1", "0-3", &out));  /* k2 is now the oldest */
+  page_fresh_put(f, "k4", "0-6", &p);
+  assert_false(page_fresh_get(f, "k2", "0-4", &out));
+  page_fresh_stats(f, &st);
+  assert_int_equal(st.entries, 3);
+  assert_int_equal(st.evictions, 1);
+  assert_true(st.bytes <= 4000);
+  page_fresh_drop(f, "k1");
+  assert_false(page_fresh_get(f, "k1", "0-3", &out));
+  p.body_len = 4100;  /* larger than the bound: not kept, nothing evicted for it */
+  char big[4100] = { 0 };
+  p.body = big;
+  page_fresh_put(f, "k5", "0-7", &p);
+  assert_false(page_fresh_get(f, "k5", "0-7", &out));
+  assert_true(page_fresh_get(f, "k3", "0-5", &out));
+  page_fresh_free(&f);
+  assert_null(f);
+  f = page_fresh_new(0);
+  page_fresh_put(f, "k1", "0-1", &p);
+  assert_false(page_fresh_get(f, "k1", "0-1", &out));
+  page_fresh_free(&f);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_page_form),
+    cmocka_unit_test(test_page_fresh),
     cmocka_unit_test(test_result_form),
     cmocka_unit_test(test_too_large),
     cmocka_unit_test(test_robots_memo),
