@@ -21,6 +21,7 @@ local max, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
 local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 local now = now_ms()
+local NOW, SCAN_LAST = I(now), I(scan - 1)
 local V = tonumber(redis.call('HGET', HK, 'V') or '0')
 local reaped, abandoned, skipped = 0, 0, 0
 local function reap(site)
@@ -37,7 +38,7 @@ local function reap(site)
   if attempts(sc) + 1 >= max_att then
     local url, fields = url_of(site, m), {'o', 'abandoned'}
     publish_own(c, sc, url, fields, xmax, false)
-    redis.call('HINCRBY', key('cl', c), 'n', -1)
+    redis.call('HINCRBY', key('cl', c), 'n', '-1')
     serve_waiters(site, m, url, rid(sc), fields, 0, xmax)
     abandoned = abandoned + 1
   else
@@ -50,9 +51,9 @@ end
 -- the score of the client's best request there)
 local function promote(c)
   local cd, cr = key('cd', c), key('cr', c)
-  for _, site in ipairs(redis.call('ZRANGEBYSCORE', cd, '-inf', now, 'LIMIT', 0, 128)) do
+  for _, site in ipairs(redis.call('ZRANGEBYSCORE', cd, '-inf', NOW, 'LIMIT', '0', '128')) do
     redis.call('ZREM', cd, site)
-    local h = redis.call('ZRANGE', qkey(site, c), 0, 0, 'WITHSCORES')
+    local h = redis.call('ZRANGE', qkey(site, c), '0', '0', 'WITHSCORES')
     if h[1] then redis.call('ZADD', cr, h[2], site) end
   end
 end
@@ -64,7 +65,7 @@ local function charge(c)
   V = start
   local fin = start + 1 / w
   redis.call('HSET', ck, 'f', fin)
-  if redis.call('HINCRBY', ck, 'qn', -1) > 0 then redis.call('ZADD', VT, fin, c)
+  if redis.call('HINCRBY', ck, 'qn', '-1') > 0 then redis.call('ZADD', VT, fin, c)
   else redis.call('ZREM', VT, c) end
 end
 -- Other clients' requests for m at the site join the claim's waiters; the
@@ -80,7 +81,7 @@ local function absorb(site, c, m)
       redis.call('ZREM', qo, m)
       redis.call('HSET', wk, o, s)
       unqueue(o)
-      local h = redis.call('ZRANGE', qo, 0, 0, 'WITHSCORES')
+      local h = redis.call('ZRANGE', qo, '0', '0', 'WITHSCORES')
       if h[1] then
         redis.call('ZADD', key('cr', o), 'XX', h[2], site)
       else
@@ -120,8 +121,9 @@ local function try_claim(c, site, i)
   end
   local le = now + lease
   local token = prefix .. '.' .. i
-  redis.call('HSET', sk, 'lt', token, 'le', le, 'ic', c, 'iu', p[1], 'is', p[2], 'ia', now)
-  redis.call('ZADD', LZ, le, site)
+  local les = I(le)
+  redis.call('HSET', sk, 'lt', token, 'le', les, 'ic', c, 'iu', p[1], 'is', p[2], 'ia', NOW)
+  redis.call('ZADD', LZ, les, site)
   if redis.call('ZCARD', qk) == 0 then
     redis.call('SREM', key('sc', site), c)
     redis.call('ZREM', key('cd', c), site)
@@ -134,28 +136,28 @@ local function try_claim(c, site, i)
            nw, wcode, fr or '' }
 end
 local function claim_one(i)
-  for _, c in ipairs(redis.call('ZRANGE', VT, 0, scan - 1)) do
+  for _, c in ipairs(redis.call('ZRANGE', VT, '0', SCAN_LAST)) do
     promote(c)
-    local top = redis.call('ZRANGE', key('cr', c), 0, 0)
+    local top = redis.call('ZRANGE', key('cr', c), '0', '0')
     while top[1] do
       local r = try_claim(c, top[1], i)
       if r then return r end
-      top = redis.call('ZRANGE', key('cr', c), 0, 0)
+      top = redis.call('ZRANGE', key('cr', c), '0', '0')
     end
   end
   return nil
 end
 local function wake_at()
   local at = -1
-  local h = redis.call('ZRANGE', LZ, 0, 0, 'WITHSCORES')
+  local h = redis.call('ZRANGE', LZ, '0', '0', 'WITHSCORES')
   if h[2] then at = tonumber(h[2]) end
-  for _, c in ipairs(redis.call('ZRANGE', VT, 0, scan - 1)) do
-    local d = redis.call('ZRANGE', key('cd', c), 0, 0, 'WITHSCORES')
+  for _, c in ipairs(redis.call('ZRANGE', VT, '0', SCAN_LAST)) do
+    local d = redis.call('ZRANGE', key('cd', c), '0', '0', 'WITHSCORES')
     if d[2] and (at < 0 or tonumber(d[2]) < at) then at = tonumber(d[2]) end
   end
   return at
 end
-for _, site in ipairs(redis.call('ZRANGEBYSCORE', LZ, '-inf', now, 'LIMIT', 0, reap_max)) do
+for _, site in ipairs(redis.call('ZRANGEBYSCORE', LZ, '-inf', NOW, 'LIMIT', '0', I(reap_max))) do
   reap(site)
 end
 local out = { now, -1, 0, 0, 0 }

@@ -24,7 +24,7 @@ local na = tonumber(f[5]) or 0
 if ARGV[4] == '1' then
   na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])
 end
-redis.call('HINCRBY', key('cl', c), 'n', -1)
+redis.call('HINCRBY', key('cl', c), 'n', '-1')
 local fields = {}
 for j = 14, #ARGV do fields[#fields + 1] = ARGV[j] end
 local url = url_of(site, m)

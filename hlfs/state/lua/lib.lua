@@ -5,7 +5,11 @@ local VT = 'vt:' .. T
 local FR = 'fr:' .. T
 local function key(p, s) return p .. ':' .. T .. s end
 local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end
-local function I(x) return string.format('%.0f', x) end
+-- An integer as the text redis.call is given. A Lua number argument is
+-- formatted by Redis with "%.17g", printf's float path: about 10 % of the
+-- state Redis's CPU when every score, time and count went that way
+-- (docs/benchmarks.md). Constants are written as text.
+local function I(x) return string.format('%d', x) end
 local TIME_US = 0
 local function now_ms()
   local t = redis.call('TIME')
@@ -38,14 +42,14 @@ end
 local function site_index(site, at)
   for _, c in ipairs(redis.call('SMEMBERS', key('sc', site))) do
     redis.call('ZREM', key('cr', c), site)
-    redis.call('ZADD', key('cd', c), at, site)
+    redis.call('ZADD', key('cd', c), I(at), site)
   end
 end
 -- Client c has one more request waiting in this shard; a client that was
 -- idle re-enters fair queuing at the current virtual time (no credit).
 local function backlog_add(c)
   local ck = key('cl', c)
-  if redis.call('HINCRBY', ck, 'qn', 1) == 1 then
+  if redis.call('HINCRBY', ck, 'qn', '1') == 1 then
     local v = tonumber(redis.call('HGET', HK, 'V') or '0')
     local f = tonumber(redis.call('HGET', ck, 'f') or '0')
     if f < v then f = v end
@@ -60,12 +64,12 @@ local function enter(site, c)
   local f = redis.call('HMGET', sk, 'lt', 'le', 'na')
   local at = tonumber(f[3]) or 0
   if f[1] and tonumber(f[2]) > at then at = tonumber(f[2]) end
-  redis.call('ZADD', key('cd', c), at, site)
+  redis.call('ZADD', key('cd', c), I(at), site)
 end
 -- A claimed request goes back to its place (same score, same member).
 local function requeue(site, c, m, score)
   local qk = qkey(site, c)
-  redis.call('ZADD', qk, score, m)
+  redis.call('ZADD', qk, I(score), m)
   if redis.call('ZCARD', qk) == 1 then enter(site, c) end
   backlog_add(c)
 end
@@ -73,13 +77,13 @@ end
 -- readers waiting for c are woken through its channel (hlfs/state/notify.h)
 local function publish(c, id, url, att, fields, maxlen)
   local e = redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,
-                       'url', url, 'a', att, unpack(fields))
+                       'url', url, 'a', I(att), unpack(fields))
   redis.call('PUBLISH', 'n:' .. c, '')
 -- A replica's synchronous results are read only while someone waits; one
 -- that came after its waiter gave up, or for a replica that is gone (pod
 -- names change with every rollout), would stay for ever: the stream lives
 -- 10 minutes past its last result, more than the longest wait.
-  if c:sub(1, 5) == 'sync.' then redis.call('PEXPIRE', key('x', c), 600000) end
+  if c:sub(1, 5) == 'sync.' then redis.call('PEXPIRE', key('x', c), '600000') end
   return e
 end
 -- A request that follows redirects has a record in fr:{N}, field
@@ -111,7 +115,7 @@ local function follows(c, sc) return redis.call('HEXISTS', FR, c .. '|' .. rid(s
 local function wkey(site, m) return 'w:' .. T .. site .. '|' .. m end
 -- One of c's queued requests left its queue without a claim of its own.
 local function unqueue(c)
-  if redis.call('HINCRBY', key('cl', c), 'qn', -1) <= 0 then redis.call('ZREM', VT, c) end
+  if redis.call('HINCRBY', key('cl', c), 'qn', '-1') <= 0 then redis.call('ZREM', VT, c) end
 end
 -- The result of (site, m) is out: publish it to each waiter, marked with
 -- the request it came from. A waiter whose max_age code is below need (the
@@ -132,7 +136,7 @@ local function serve_waiters(site, m, url, from, fields, need, maxlen)
       back = back + 1
     else
       publish(c, rid(sc), url, attempts(sc) + 1, fx, maxlen)
-      redis.call('HINCRBY', key('cl', c), 'n', -1)
+      redis.call('HINCRBY', key('cl', c), 'n', '-1')
       served = served + 1
     end
   end
@@ -153,9 +157,9 @@ local function polite(site, now, delay, reason, streak, backoff, resp, had_bu)
   local sk = key('s', site)
   local na = up(now) + delay
   if backoff == '1' then
-    redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp, 'bu', na)
+    redis.call('HSET', sk, 'na', I(na), 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp, 'bu', I(na))
   else
-    redis.call('HSET', sk, 'na', na, 'nr', reason, 'es', streak, 'la', now, 'lr', resp)
+    redis.call('HSET', sk, 'na', I(na), 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp)
     if had_bu then redis.call('HDEL', sk, 'bu') end
   end
   return na
@@ -168,6 +172,6 @@ local function settle(site, na, now, idle_ms)
   else
     local ttl = na - now
     if ttl < 0 then ttl = 0 end
-    redis.call('PEXPIRE', key('s', site), ttl + idle_ms)
+    redis.call('PEXPIRE', key('s', site), I(ttl + idle_ms))
   end
 end

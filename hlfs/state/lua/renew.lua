@@ -12,8 +12,9 @@ for j = 3, #ARGV - 1, 2 do
   local sk = key('s', site)
   if redis.call('HGET', sk, 'lt') == token then
     local le = now + lease
-    redis.call('HSET', sk, 'le', le)
-    redis.call('ZADD', LZ, le, site)
+    local les = I(le)
+    redis.call('HSET', sk, 'le', les)
+    redis.call('ZADD', LZ, les, site)
     site_index(site, le)
     out[#out + 1] = 1
   else

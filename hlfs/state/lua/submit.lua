@@ -60,7 +60,7 @@ local function offer(site, m, base, fol)
   local ws = redis.call('HGET', wk, c)
   if ws then return 2, rid(tonumber(ws)) end
   if maxq > 0 and qn >= maxq and not hop then return 4, qretry end
-  local seq = redis.call('HINCRBY', HK, 'seq', 1) % 549755813888
+  local seq = redis.call('HINCRBY', HK, 'seq', '1') % 549755813888
   local score = base + seq * 2048
   n = n + 1
   if qc == ck then qn = n end
@@ -68,12 +68,12 @@ local function offer(site, m, base, fol)
     if not fol:find('\n') then fol = fol .. '\n' .. rid(score) .. '\n' .. url_of(site, m) end
     redis.call('HSET', FR, c .. '|' .. rid(score), fol)
   elseif f[1] and f[2] == m then
-    redis.call('HSET', wk, c, score)
+    redis.call('HSET', wk, c, I(score))
     return 5, rid(score)
   end
-  redis.call('ZADD', qk, score, m)
+  redis.call('ZADD', qk, I(score), m)
   if redis.call('ZCARD', qk) == 1 then enter(site, c)
-  else redis.call('ZADD', key('cr', c), 'XX', 'LT', score, site) end
+  else redis.call('ZADD', key('cr', c), 'XX', 'LT', I(score), site) end
   backlog_add(c)
   return 0, rid(score)
 end
@@ -83,10 +83,10 @@ for j = 9, #ARGV - 3, 4 do
   out[#out + 1] = code
   out[#out + 1] = val
 end
-if hop then redis.call('HSET', ck, 'n', n)
-elseif qc == ck then redis.call('HSET', ck, 'w', w, 'tok', tok, 'ts', now, 'n', n)
+if hop then redis.call('HSET', ck, 'n', I(n))
+elseif qc == ck then redis.call('HSET', ck, 'w', I(w), 'tok', tok, 'ts', I(now), 'n', I(n))
 else
-  redis.call('HSET', qc, 'tok', tok, 'ts', now)
-  redis.call('HSET', ck, 'w', w, 'n', n)
+  redis.call('HSET', qc, 'tok', tok, 'ts', I(now))
+  redis.call('HSET', ck, 'w', I(w), 'n', I(n))
 end
 return out
