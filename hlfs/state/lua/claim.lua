@@ -22,6 +22,8 @@ local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 local now = now_ms()
 local NOW, SCAN_LAST = I(now), I(scan - 1)
+-- follow records are made by submissions only: none now, none in this call
+local has_fr = redis.call('EXISTS', FR) == 1
 local V = tonumber(redis.call('HGET', HK, 'V') or '0')
 local reaped, abandoned, skipped = 0, 0, 0
 local function reap(site)
@@ -57,9 +59,15 @@ local function promote(c)
     if h[1] then redis.call('ZADD', cr, h[2], site) end
   end
 end
+-- A client's weight, read once per call (only a submission changes it).
+local weights = {}
 local function charge(c)
   local ck = key('cl', c)
-  local w = tonumber(redis.call('HGET', ck, 'w') or '1')
+  local w = weights[c]
+  if not w then
+    w = tonumber(redis.call('HGET', ck, 'w') or '1')
+    weights[c] = w
+  end
   local start = tonumber(redis.call('ZSCORE', VT, c) or V)
   if start < V then start = V end
   V = start
@@ -69,9 +77,11 @@ local function charge(c)
   else redis.call('ZREM', VT, c) end
 end
 -- Other clients' requests for m at the site join the claim's waiters; the
--- claim must then satisfy the strictest max_age among them.
+-- claim must then satisfy the strictest max_age among them. Returns the
+-- waiters' count and code, and the clients still queued at the site.
 local function absorb(site, c, m)
   local wk = wkey(site, m)
+  local left = {}
   for _, o in ipairs(redis.call('SMEMBERS', key('sc', site))) do
     local qo = qkey(site, o)
     local s = o ~= c and redis.call('ZSCORE', qo, m)
@@ -84,16 +94,19 @@ local function absorb(site, c, m)
       local h = redis.call('ZRANGE', qo, '0', '0', 'WITHSCORES')
       if h[1] then
         redis.call('ZADD', key('cr', o), 'XX', h[2], site)
+        left[#left + 1] = o
       else
         redis.call('SREM', key('sc', site), o)
         redis.call('ZREM', key('cd', o), site)
         redis.call('ZREM', key('cr', o), site)
       end
+    else
+      left[#left + 1] = o
     end
   end
   local ws, code = redis.call('HVALS', wk), 511
   for _, s in ipairs(ws) do code = math.min(code, tonumber(s) % 512) end
-  return #ws, code
+  return #ws, code, left
 end
 local function try_claim(c, site, i)
   local sk = key('s', site)
@@ -128,10 +141,15 @@ local function try_claim(c, site, i)
     redis.call('SREM', key('sc', site), c)
     redis.call('ZREM', key('cd', c), site)
   end
-  local nw, wcode = absorb(site, c, p[1])
-  site_index(site, le)
+  local nw, wcode, left = absorb(site, c, p[1])
+-- site_index(site, le) for the clients absorb left queued there; the
+-- claimer's own entry in cr went at the top of this function
+  for _, o in ipairs(left) do
+    if o ~= c then redis.call('ZREM', key('cr', o), site) end
+    redis.call('ZADD', key('cd', o), les, site)
+  end
   charge(c)
-  local fr = redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
+  local fr = has_fr and redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
   return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,
            nw, wcode, fr or '' }
 end
