@@ -219,7 +219,13 @@ static url_err canon_port(struct buf *out, const struct url_span *port, bool htt
     return URL_ERR_BAD_PORT;
   if(v == (https ? 443u : 80u))
     return URL_OK;
-  return url_from_cm(buf_addf(out, ":%lu", v));
+  char d[8];  /* ":65535" at most; by hand: a printf per link was 1.7 % of a crawl */
+  size_t i = sizeof d;
+  do
+    d[--i] = (char)('0' + v % 10);
+  while((v /= 10) != 0);
+  d[--i] = ':';
+  return url_from_cm(buf_add(out, d + i, sizeof d - i));
 }
 
 /* Which schemes and authorities a crawler accepts at all. */

@@ -108,6 +108,8 @@ static void test_ports(void **state)
     OK("http://a:0080/", "http://a/"),
     OK("http://a:08080/", "http://a:8080/"),
     OK("http://a:65535/", "http://a:65535/"),
+    OK("http://a:1/", "http://a:1/"),
+    OK("http://a:00010/x", "http://a:10/x"),
     OK("http://[::1]:81", "http://[::1]:81/"),
     BAD("http://a:0/", BAD_PORT),
     BAD("http://a:65536/", BAD_PORT),
