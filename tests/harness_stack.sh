@@ -8,6 +8,9 @@
 #                             prints the body; `gws` then prints the HTTP status
 #   gw_results_all TOKEN N SECONDS  read and ack results until N arrived;
 #                             prints them as JSON lines
+#   start_crawl_stack SITES CACHE_MAXMEMORY TOKEN  what a whole-crawl benchmark
+#                             crawls through: dnsmasq for siteN.test, the state and
+#                             page cache Redis, llfs, and gateway a with no delay
 start_llfs() {
   local pf="$T_DIR/llfs.port"
   local dns=()
@@ -59,4 +62,13 @@ gw_results_all() {
     curl -s -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
       --data-binary "$ids" "${GW_BASE:-$HLFS_URL}/v1/results/ack" >/dev/null
   done
+}
+
+start_crawl_stack() {
+  start_dnsmasq "$1"
+  start_redis
+  start_redis_cache "$2"
+  start_llfs --log-level warn
+  start_hlfs a --token "$3" --min-delay-ms 0 --delay-factor 0 --log-level warn \
+    --cache-redis "127.0.0.1:$CACHE_REDIS_PORT"
 }

@@ -30,12 +30,7 @@ cat >"$T_DIR/sites.json" <<EOF
   "sites": [ { "name": "down.test", "address": "127.31.0.1", "pages": 10, "robots": { "status": 503 } } ] }
 EOF
 start_testweb --sites "$T_DIR/sites.json" --log-level warn
-start_dnsmasq "$SITES"
-start_redis
-start_redis_cache 512mb
-start_llfs --log-level warn
-start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn \
-  --cache-redis "127.0.0.1:$CACHE_REDIS_PORT"
+start_crawl_stack "$SITES" 512mb "$TOKEN"
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 echo "http://down.test:$TESTWEB_PORT/" >>"$T_DIR/seeds"
 now_ms() { date +%s%3N; }
@@ -136,6 +131,9 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID t
     printf "     %-14s %.3f\n", n, t * 1000 / hz / r }'
 done
 awk -v t="$dticks" -v hz="$hz" -v r="$w_req" 'BEGIN { printf "     %-14s %.3f\n", "wpfs-discover", t * 1000 / hz / r }'
+curl -s "$HLFS_URL/metrics" | awk '$1 == "hlfs_results_fresh_total" { f = $2 }
+  $1 == "hlfs_results_served_total" { s = $2 }
+  END { printf "   results given the page kept by the fetching replica: %d of %d\n", f, s }'
 warc=$(find "$T_DIR/out" -name "*.warc.gz" -exec cat {} + | wc -c)
 awk -v b="$warc" -v r="$w_req" 'BEGIN { printf "   WARC: %.0f bytes per page (gzip)\n", b / r }'
 echo "   CPU per page (ms), wget2 run:"
