@@ -8,8 +8,11 @@ start_redis
 start_redis_cache 64mb
 start_testweb --generate sites=2,pages=8
 start_llfs
+# No fresh pages: a result read through the replica that fetched it would
+# take its page from memory (tests/e2e/hlfs_results_fresh.sh), and this
+# test reads what the page cache's loss leaves.
 start_hlfs a --token devtoken-123 --min-delay-ms 0 --delay-factor 0 \
-  --cache-redis "127.0.0.1:$CACHE_REDIS_PORT"
+  --cache-redis "127.0.0.1:$CACHE_REDIS_PORT" --fresh-pages-bytes 0
 GW_TOKEN=devtoken-123
 metric() { curl -s "$HLFS_URL/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 ready() { curl -s -o /dev/null -w '%{http_code}' "$HLFS_URL/readyz"; }
