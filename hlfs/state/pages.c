@@ -36,9 +36,10 @@ static size_t page_zdecompress(void *dst, size_t cap, const void *src, size_t n)
                    : ZSTD_decompress(dst, cap, src, n);
 }
 
-/* Scripts, so that Redis runs them by digest (EVALSHA) and does not hash
- * and compile a script text for every page. The put writes HSET then
- * EXPIRE in one step, so a page never lives without a TTL. */
+/* Scripts run by digest (EVALSHA): their text is not sent with every page
+ * (Redis's CPU per put did not change, docs/benchmarks.md: the arguments
+ * handed to Lua cost it). The put writes HSET then EXPIRE in one step, so
+ * a page never lives without a TTL. */
 #define PAGE_SCRIPT_PUT   "page_put"
 #define PAGE_SCRIPT_TOUCH "page_touch"
 
