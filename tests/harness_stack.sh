@@ -8,6 +8,8 @@
 #                             prints the body; `gws` then prints the HTTP status
 #   gw_results_all TOKEN N SECONDS  read and ack results until N arrived;
 #                             prints them as JSON lines
+#   results_len [CLIENT]      results published for CLIENT (default dev) on the
+#                             state Redis (shard 0); results_ge N [CLIENT]: at least N
 #   start_crawl_stack SITES CACHE_MAXMEMORY TOKEN  what a whole-crawl benchmark
 #                             crawls through: dnsmasq for siteN.test, the state and
 #                             page cache Redis, llfs, and gateway a with no delay
@@ -72,3 +74,6 @@ start_crawl_stack() {
   start_hlfs a --token "$3" --min-delay-ms 0 --delay-factor 0 --log-level warn \
     --cache-redis "127.0.0.1:$CACHE_REDIS_PORT"
 }
+
+results_len() { redis-cli -p "$REDIS_PORT" XLEN "x:{0}${1:-dev}"; }
+results_ge() { [ "$(results_len "${2:-}")" -ge "$1" ]; }

@@ -59,9 +59,7 @@ is "$(jq -r .status "$T_DIR/out" | sort | uniq -c | awk '{printf "%s=%s ", $2, $
   "accepted=6 duplicate=1 rejected=1 " "one JSON line per URL: 6 accepted, 1 duplicate, 1 rejected"
 ok "the count on stderr" grep -q "6 accepted, 1 duplicate, 1 rejected" "$T_DIR/err"
 is "$(u 3 1 | rc "$W" submit -)" 0 "submit - reads stdin"
-xlen() { redis-cli -p "$REDIS_PORT" XLEN 'x:{0}cli'; }
-xlen_ge() { [ "$(xlen)" -ge "$1" ]; }
-ok "seven results published" wait_for 30 xlen_ge 7
+ok "seven results published" wait_for 30 results_ge 7 cli
 # output that cannot be written (a full disk): nothing is acknowledged
 is "$("$W" results >/dev/full 2>"$T_DIR/err"; echo $?)" 6 "results to /dev/full: exit 6"
 ok "... saying so" grep -q "cannot write the output" "$T_DIR/err"

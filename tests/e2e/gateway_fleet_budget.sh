@@ -19,8 +19,7 @@ shared() { [ "$(budget "$HLFS_PORT_a")" = 3 ] && [ "$(budget "$HLFS_PORT_b")" = 
 ok "each of two gateways has 3 of the fleet's 6" wait_for 15 shared
 for i in $(seq 1 30); do for k in 1 2 3 4 5 6; do tw_url "127.10.0.$i" "/p/$k.html"; done; done |
   WPFS_GATEWAY=http://127.0.0.1:$HLFS_PORT_b WPFS_TOKEN=dev-token "$WPFS_BIN/wpfs" submit - >/dev/null 2>&1
-xlen() { redis-cli -p "$REDIS_PORT" XLEN 'x:{0}dev'; }
-half() { [ "$(xlen)" -ge 90 ]; }
+half() { [ "$(results_len)" -ge 90 ]; }
 ok "half the crawl done" wait_for 60 half
 max=$(tw_stats | jq -r .max_in_flight)
 echo "# requests at the sites at once, at most: $max (fleet budget 6)"
@@ -29,7 +28,7 @@ cmp_ge "$max" 5 "...and both gateways used their share"
 kill -TERM "$HLFS_PID_b"
 alone() { [ "$(budget "$HLFS_PORT_a")" = 6 ]; }
 ok "alone, the other gateway takes the whole budget (after the heartbeat's 15 s)" wait_for 30 alone
-all() { [ "$(xlen)" -ge 180 ]; }
+all() { [ "$(results_len)" -ge 180 ]; }
 ok "the crawl ends" wait_for 90 all
 cmp_le "$(tw_stats | jq -r .max_in_flight)" 6 "still never more than 6"
 done_testing

@@ -13,8 +13,6 @@ start_testweb --generate sites=2,pages=5
 start_llfs
 start_hlfs a --token devtoken-123 --min-delay-ms 0 --delay-factor 0 --visibility-ms 1500
 GW_TOKEN=devtoken-123
-xlen() { redis-cli -p "$REDIS_PORT" XLEN 'x:{0}dev'; }
-xlen_ge() { [ "$(xlen)" -ge "$1" ]; }
 # read ACCEPT OUT: a read of everything waiting; prints status and type
 read_as() {
   curl -s -o "$2" -w '%{http_code} %{content_type}' -H "Authorization: Bearer $GW_TOKEN" \
@@ -42,7 +40,7 @@ print(json.dumps({"results": out}))'
 urls=$(printf '"%s",' "$(tw_url 127.10.0.1 /p/1)" "$(tw_url 127.10.0.1 /p/2)" \
   "$(tw_url 127.10.0.2 /p/3)" "$(tw_url 127.10.0.2 /missing)" "http://127.0.0.9:1/refused")
 gw POST /v1/batches "{\"urls\": [${urls%,}]}" >/dev/null
-ok "five results published" wait_for 30 xlen_ge 5
+ok "five results published" wait_for 30 results_ge 5
 
 is "$(read_as "$FRAMED, application/json;q=0.5" "$T_DIR/f.bin")" "200 $FRAMED" \
   "Accept naming the framed type first: a framed answer"

@@ -15,8 +15,6 @@ start_hlfs b --token devtoken-123 --min-delay-ms 0 --delay-factor 0 --visibility
 B_URL=$HLFS_URL B_PID=$HLFS_PID
 start_hlfs a --token devtoken-123 --min-delay-ms 0 --delay-factor 0 --visibility-ms 1000
 GW_TOKEN=devtoken-123
-xlen() { redis-cli -p "$REDIS_PORT" XLEN 'x:{0}dev'; }
-xlen_ge() { [ "$(xlen)" -ge "$1" ]; }
 metric() { curl -s "$1/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
 read_all() {  # BASE: every result waiting, as JSON
   curl -s -H "Authorization: Bearer $GW_TOKEN" "$1/v1/results?max=100&wait_ms=2000"
@@ -27,7 +25,7 @@ kill -STOP "$B_PID"
 urls=$(printf '"%s",' "$(tw_url 127.10.0.1 /p/1)" "$(tw_url 127.10.0.1 /p/2)" \
   "$(tw_url 127.10.0.2 /p/3)")
 gw POST /v1/batches "{\"urls\": [${urls%,}]}" >/dev/null
-ok "three results published" wait_for 30 xlen_ge 3
+ok "three results published" wait_for 30 results_ge 3
 direct=$(curl -s "$(tw_url 127.10.0.1 /p/1)" | md5sum)
 redis-cli -p "$REDIS_PORT" --scan --pattern 'page:*' | xargs redis-cli -p "$REDIS_PORT" DEL >/dev/null
 is "$(redis-cli -p "$REDIS_PORT" --scan --pattern 'page:*' | wc -l)" 0 "the page cache lost every page"
@@ -50,7 +48,7 @@ is "$(echo "$out" | jq -c '[.results[].page] | unique')" '["expired"]' \
 kill -STOP "$B_PID"
 u4=$(tw_url 127.10.0.2 /p/4)
 gw POST /v1/batches "{\"urls\": [\"$u4\"]}" >/dev/null
-ok "a fourth result published" wait_for 30 xlen_ge 4
+ok "a fourth result published" wait_for 30 results_ge 4
 gw DELETE "/v1/pages?url=$(jq -rn --arg u "$u4" '$u|@uri')" >/dev/null
 is "$(gws)" 200 "purged through the fetching replica"
 sleep 1.2

@@ -11,8 +11,6 @@ start_testweb --generate sites=2,pages=5
 start_llfs
 start_hlfs a --token devtoken-123 --min-delay-ms 0 --delay-factor 0 --visibility-ms 1500
 GW_TOKEN=devtoken-123
-xlen() { redis-cli -p "$REDIS_PORT" XLEN 'x:{0}dev'; }
-xlen_ge() { [ "$(xlen)" -ge "$1" ]; }
 alive() { kill -0 "$HLFS_PID" 2>/dev/null && curl -sf "$HLFS_URL/healthz" >/dev/null; }
 metric() { curl -s "$HLFS_URL/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 ack_all() { gw POST /v1/results/ack "$(echo "$1" | jq -c '{deliveries: [.results[].delivery]}')" >/dev/null; }
@@ -20,7 +18,7 @@ ack_all() { gw POST /v1/results/ack "$(echo "$1" | jq -c '{deliveries: [.results
 # 1. Two results without a page (the site refuses connections): the read
 #    renders both at once and must answer once, not abort the gateway.
 gw POST /v1/batches '{"urls": ["http://127.0.0.9:1/a", "http://127.0.0.9:1/b"]}' >/dev/null
-ok "two results published" wait_for 20 xlen_ge 2
+ok "two results published" wait_for 20 results_ge 2
 out=$(gw GET '/v1/results?wait_ms=3000')
 is "$(gws)/$(echo "$out" | jq '.results | length')" "200/2" "a read of results without pages: 200 with both"
 ok "the gateway is alive after it" alive
@@ -34,9 +32,9 @@ is "$(metric 'hlfs_client_results_total{client="dev",outcome="robots_unavailable
 ack_all "$again"
 
 # 2. No wait_ms (and wait_ms=0): what is waiting, at once.
-base=$(xlen)
+base=$(results_len)
 gw POST /v1/batches '{"urls": ["http://127.0.0.9:1/c", "http://127.0.0.9:1/d", "http://127.0.0.9:1/e"]}' >/dev/null
-ok "three more results published" wait_for 20 xlen_ge $((base + 3))
+ok "three more results published" wait_for 20 results_ge $((base + 3))
 out=$(gw GET '/v1/results?max=2')
 is "$(gws)/$(echo "$out" | jq '.results | length')" "200/2" "no wait_ms: the waiting results, up to max"
 ack_all "$out"
@@ -50,9 +48,9 @@ is "$(gws)/$(echo "$out" | jq -c .results)" "200/[]" "nothing waiting: [] at onc
 #    (the best of three reads, each well under 100 ms).
 best=9
 for i in 1 2 3; do
-  base=$(xlen)
+  base=$(results_len)
   gw POST /v1/batches "{\"urls\": [\"http://127.0.0.9:1/t$i\"]}" >/dev/null
-  wait_for 20 xlen_ge $((base + 1))
+  wait_for 20 results_ge $((base + 1))
   t=$(curl -s -o "$T_DIR/r.json" -w '%{time_total}' -H "Authorization: Bearer $GW_TOKEN" \
       "$HLFS_URL/v1/results?wait_ms=5000")
   ack_all "$(cat "$T_DIR/r.json")"

@@ -35,17 +35,16 @@ for i in $(seq 1 $SITES); do
 done >"$T_DIR/urls"
 "$WPFS_BIN/wpfs" submit "$T_DIR/urls" >/dev/null 2>"$T_DIR/submit.err"
 ok "$((SITES * PAGES)) URLs accepted" grep -q "$((SITES * PAGES)) accepted" "$T_DIR/submit.err"
-xlen() { redis-cli -p "$REDIS_PORT" XLEN 'x:{0}dev'; }
 robots_in() { [ "$(redis-cli -p "$REDIS_PORT" --scan --pattern 'r:{0}*' | wc -l)" -ge "$SITES" ]; }
 ok "every robots.txt fetched" wait_for 60 robots_in
 is "$(redis-cli -p "$REDIS_PORT" SAVE)" OK "a snapshot, before any page"
-is "$(xlen)" 0 "... holding no result"
-all_first() { [ "$(xlen)" -ge "$SITES" ]; }
+is "$(results_len)" 0 "... holding no result"
+all_first() { [ "$(results_len)" -ge "$SITES" ]; }
 ok "then the first page of every site" wait_for 30 all_first
 kill -KILL "$RPID"
 wait "$RPID" 2>/dev/null
 redis
-is "$(xlen)" 0 "Redis is back without them"
+is "$(results_len)" 0 "Redis is back without them"
 changed() { grep -q "is another server" "$T_DIR/hlfs-a.log" && grep -q "is another server" "$T_DIR/hlfs-b.log"; }
 ok "both gateways saw another server" wait_for 30 changed
 : >"$T_DIR/got"
