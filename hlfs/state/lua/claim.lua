@@ -91,9 +91,8 @@ local function absorb(site, c, m)
       redis.call('ZREM', qo, m)
       redis.call('HSET', wk, o, s)
       unqueue(o)
-      local h = redis.call('ZRANGE', qo, '0', '0', 'WITHSCORES')
-      if h[1] then
-        redis.call('ZADD', key('cr', o), 'XX', h[2], site)
+-- still queued: re-indexed with the others below (the site is leased now)
+      if redis.call('ZCARD', qo) > 0 then
         left[#left + 1] = o
       else
         redis.call('SREM', key('sc', site), o)
