@@ -124,6 +124,7 @@ struct crawl_opts crawl_opts_default(void);
   X(robots)         /* robots_disallowed */                                   \
   X(rejected)       /* refused by the gateway for good */                     \
   X(html)           /* original HTML pages parsed for links */                \
+  X(parsed)         /* HTML pages parsed (exact duplicates are not, unless scored) */ \
   X(dup_exact)                                                                \
   X(dup_near)                                                                 \
   X(links)          /* links extracted */                                     \

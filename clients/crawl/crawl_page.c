@@ -140,6 +140,7 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
   if(e)
     return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* not an http(s) page URL: no links */
   *parsed = true;
+  c->st.parsed++;
   c->st.html_cut += sc.cut != HTML_CUT_NONE;
   return CRAWL_OK;
 }
@@ -200,12 +201,19 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   struct html_links l = { 0 };
   bool parsed = false;
   size_t shingles = 0;
-  uint64_t sim = 0;
+  uint64_t sim = 0, body_fp = hash_fp64(r->body, r->body_len);
+  /* An exact duplicate's links are not taken: unless a scorer reads its
+   * text, it is not parsed (the same bytes were, at the original's URL). */
+  if(!c->o.scorer && dedup_exact(c->dd, body_fp, &po->hit)) {
+    page_record(po);
+    c->st.dup_exact++;
+    return CRAWL_OK;
+  }
   crawl_err e = page_is_html(r) ? page_parse(c, r, &l, &parsed) : CRAWL_OK;
   if(!e && parsed)
     sim = simhash_text(l.text.data, l.text.len, &shingles);
   if(!e)
-    e = dedup_check(c->dd, r->url, hash_fp64(r->body, r->body_len), sim, shingles, &po->hit);
+    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, &po->hit);
   if(!e)
     page_record(po);
   c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;

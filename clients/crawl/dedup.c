@@ -171,18 +171,26 @@ static crawl_err dedup_insert(struct dedup *d, const char *url, uint64_t body,
   return CRAWL_OK;
 }
 
+bool dedup_exact(struct dedup *d, uint64_t body_fp, struct dedup_hit *hit)
+{
+  const struct dd_entry *orig = exact_find(d, body_fp);
+  if(!orig)
+    return false;
+  *hit = (struct dedup_hit){ DEDUP_EXACT, d->urls.data + orig->url_off, 0 };
+  d->st.pages++;
+  d->st.exact++;
+  return true;
+}
+
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
                       uint64_t sim, size_t shingles, struct dedup_hit *hit)
 {
   bool index = shingles >= d->o.min_shingles;
-  const struct dd_entry *orig = exact_find(d, body_fp);
+  if(dedup_exact(d, body_fp, hit))
+    return CRAWL_OK;
   *hit = (struct dedup_hit){ DEDUP_NEW, NULL, 0 };
   d->st.pages++;
-  if(orig) {
-    *hit = (struct dedup_hit){ DEDUP_EXACT, d->urls.data + orig->url_off, 0 };
-    d->st.exact++;
-    return CRAWL_OK;
-  }
+  const struct dd_entry *orig;
   unsigned dist = 0;
   if(index && (orig = near_find(d, sim, &dist)) != NULL) {
     *hit = (struct dedup_hit){ DEDUP_NEAR, d->urls.data + orig->url_off, dist };

@@ -52,6 +52,10 @@ void      dedup_close(struct dedup **dp);
  * skipped for the page, and it is not indexed for later near tests. */
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
                       uint64_t sim, size_t shingles, struct dedup_hit *hit);
+/* The exact test alone: true (and counted, as dedup_check counts it) when
+ * an earlier page had this body. A caller that has nothing to do with a
+ * duplicate's content asks this first and skips reading the page. */
+bool      dedup_exact(struct dedup *d, uint64_t body_fp, struct dedup_hit *hit);
 void      dedup_stats(const struct dedup *d, struct dedup_stats *st);
 void      dedup_save(const struct dedup *d, struct ckfile *c);
 /* Into a freshly opened, empty d. */

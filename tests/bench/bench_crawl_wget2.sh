@@ -14,19 +14,22 @@
 # politeness violations testweb saw (two requests of a site in flight,
 # fetches robots.txt refuses, pages of the 503 site: target 0 for wpfs),
 # and each process's CPU per page (from /proc: user + system time).
-# Knobs: CRAWL_SITES (100), CRAWL_PAGES (100), CRAWL_SEED (5),
+# Knobs: CRAWL_SITES (100), CRAWL_PAGES (100), CRAWL_SEED (5), CRAWL_DUPS
+# (0.05: the share of links that name a page by a second URL, which the
+# crawler finds to be an exact duplicate),
 # CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6),
 # CRAWL_PERF (a file: perf record -a -g of the wpfs crawl).
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=${CRAWL_SITES:-100}
 PAGES=${CRAWL_PAGES:-100}
 SEED=${CRAWL_SEED:-5}
+DUPS=${CRAWL_DUPS:-0.05}
 TOKEN=bench-wget2-token
 command -v wget2 >/dev/null || bail "wget2 is missing (make deps)"
 [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || { echo "   skipped: wget2's names need a private /etc/hosts (root, unshare)"; exit 0; }
 
 cat >"$T_DIR/sites.json" <<EOF
-{ "generate": "sites=$SITES,pages=$PAGES,links=30,cross=0.33,dups=0.05,page_bytes=7000,seed=$SEED",
+{ "generate": "sites=$SITES,pages=$PAGES,links=30,cross=0.33,dups=$DUPS,page_bytes=7000,seed=$SEED",
   "sites": [ { "name": "down.test", "address": "127.31.0.1", "pages": 10, "robots": { "status": 503 } } ] }
 EOF
 start_testweb --sites "$T_DIR/sites.json" --log-level warn
@@ -131,6 +134,10 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID t
     printf "     %-14s %.3f\n", n, t * 1000 / hz / r }'
 done
 awk -v t="$dticks" -v hz="$hz" -v r="$w_req" 'BEGIN { printf "     %-14s %.3f\n", "wpfs-discover", t * 1000 / hz / r }'
+# Per page is per request above; an exact duplicate costs the crawler
+# little (it is not parsed), so its CPU per parsed page says what a page
+# of new content costs it.
+jq -r --arg t "$dticks" --arg hz "$hz" '"   crawler: \(.pages) results, \(.dup_exact) exact duplicates (not parsed), \(.parsed) parsed: \(($t | tonumber) * 1000 / ($hz | tonumber) / .parsed * 1000 | round / 1000) ms per parsed page"' "$T_DIR/wpfs.json" 2>/dev/null
 curl -s "$HLFS_URL/metrics" | awk '$1 == "hlfs_results_fresh_total" { f = $2 }
   $1 == "hlfs_results_served_total" { s = $2 }
   END { printf "   results given the page kept by the fetching replica: %d of %d\n", f, s }'

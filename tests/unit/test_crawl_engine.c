@@ -465,6 +465,8 @@ static void test_full_crawl(void **state)
   int dups = count_prefix(&f, "http://s") - SITES * PAGES;
   assert_true(st.dup_exact > 0);
   assert_int_equal(st.dup_near, 1);  /* /near/2 of /near/1 */
+  /* An exact duplicate is not parsed: its links would not be taken. */
+  assert_int_equal(st.parsed, st.html + st.dup_near);
   /* Traps: contained, and each defence said so. */
   assert_true(st.drop[DROP_REPEATED_SEGMENTS] > 0);
   assert_true(st.drop[DROP_QUERY_EXPLOSION] > 0);
