@@ -81,7 +81,7 @@ static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
   o->outcome = a->outcome;
   o->error = a->detail;
   o->bytes = a->downloaded;
-  o->ended_ms = clock_mono_ms();  /* before the page is stored: see sj_credit */
+  o->ended_us = clock_mono_us();  /* before the page is stored: see sj_credit */
 }
 
 /* sched_job_done copies strings; ours only need to live until then. */

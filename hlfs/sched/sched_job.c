@@ -230,15 +230,15 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
  * store, a busy loop). Take that time off, so the delay counts from the
  * answer: the site still rests the whole delay after its last byte, which
  * left it before the answer was in, but no longer waits on the gateway.
- * All but SJ_CREDIT_KEEP_MS: the site's own idea of when its answer ended
- * can be a little later than ours (measured with testweb on a loaded
- * machine: up to 2.75 ms with the whole age taken off), so the delay
- * counts from no earlier than that after the answer was in. */
-#define SJ_CREDIT_KEEP_MS 5
+ * The age is taken in whole milliseconds, rounded down (the delay is in
+ * milliseconds), so the credit never exceeds it. An earlier version kept
+ * 5 ms of it back, because testweb recorded a response's end after its
+ * last write returned, which on a loaded machine came after the answer
+ * had reached us; testweb now takes that time before the write. */
 static void sj_credit(const struct sched_job *j, struct delay_out *d)
 {
-  uint64_t now = clock_mono_ms(), at = j->out.ended_ms;
-  uint64_t age = at && now > at + SJ_CREDIT_KEEP_MS ? now - at - SJ_CREDIT_KEEP_MS : 0;
+  uint64_t now = clock_mono_us(), at = j->out.ended_us;
+  uint64_t age = at && now > at ? (now - at) / 1000 : 0;
   if(d->reason != DELAY_NONE)
     d->delay_ms = d->delay_ms > age ? d->delay_ms - age : 0;
 }
@@ -410,8 +410,8 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     sched_job_abort(j);  /* out of memory: let another turn run it */
     return;
   }
-  if(!j->out.ended_ms)
-    j->out.ended_ms = clock_mono_ms();
+  if(!j->out.ended_us)
+    j->out.ended_us = clock_mono_us();
   sched_job_state(j, SJ_COMPLETE);
   if(!sj_follow(j))
     sj_store(j);

@@ -18,7 +18,8 @@
 # (0.05: the share of links that name a page by a second URL, which the
 # crawler finds to be an exact duplicate),
 # CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6),
-# CRAWL_PERF (a file: perf record -a -g of the wpfs crawl).
+# CRAWL_PERF (a file: perf record -a -g of the wpfs crawl), CRAWL_REDIS_STATS
+# (1: the state Redis's commands per page, by command, after the crawl).
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=${CRAWL_SITES:-100}
 PAGES=${CRAWL_PAGES:-100}
@@ -96,6 +97,9 @@ done
 
 # ---- wpfs ----------------------------------------------------------------------
 curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
+redis-cli -p "$REDIS_PORT" CONFIG RESETSTAT >/dev/null
+# every call's duration, to split the scripts' time among them
+[ -n "${CRAWL_REDIS_STATS:-}" ] && redis-cli -p "$REDIS_PORT" CONFIG SET slowlog-log-slower-than 0 slowlog-max-len 1000000 >/dev/null
 declare -A c0
 for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID testweb:$TESTWEB_PID; do
   c0[${p%%:*}]=$(cpu_ticks "${p#*:}")
@@ -146,4 +150,15 @@ awk -v b="$warc" -v r="$w_req" 'BEGIN { printf "   WARC: %.0f bytes per page (gz
 echo "   CPU per page (ms), wget2 run:"
 awk -v t="${g_ticks:-0}" -v hz="$hz" -v r="$g_req" 'BEGIN { printf "     %-14s %.3f\n", "wget2", t * 1000 / hz / r }'
 awk -v t="$g_tw" -v hz="$hz" -v r="$g_req" 'BEGIN { printf "     %-14s %.3f\n", "testweb", t * 1000 / hz / r }'
+if [ -n "${CRAWL_REDIS_STATS:-}" ]; then
+  echo "   state Redis, per page (calls, commands run inside scripts included; us of its CPU):"
+  redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' | awk -F'[:,=]' -v r="$w_req" '
+    /^cmdstat_/ { sub("cmdstat_", "", $1); printf "     %-16s %6.2f calls %7.2f us\n", $1, $3 / r, $5 / r }' | sort -k4 -rn
+  echo "   scripts, per page (calls; us; the second key argument names the call):"
+  redis-cli -p "$REDIS_PORT" --json SLOWLOG GET 1000000 |
+    jq -r --arg r "$w_req" '[.[] | select(.[3][0] == "EVALSHA" or .[3][0] == "evalsha")
+      | { s: .[3][1][0:8], a: (.[3] | length), t: .[2] }] | group_by(.s)[]
+      | (map(.t) | sort) as $t
+      | "     \(.[0].s) (\(.[0].a) args) \(length / ($r | tonumber) * 100 | round / 100) calls \($t | add / ($r | tonumber) * 100 | round / 100) us; per call median \($t[length / 2 | floor]) us, p90 \($t[length * 9 / 10 | floor]) us"'
+fi
 [ "$w_over" -eq 0 ] && [ "$w_priv" -eq 0 ] && [ "$w_down" -eq 0 ]

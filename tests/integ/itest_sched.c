@@ -76,7 +76,7 @@ static void fake_on_timer(uv_timer_t *t)
                              .retry_after = f->a.retry_after, .body = f->a.body,
                              .location = f->a.location,
                              .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100,
-                             .ended_ms = f->a.lag_ms ? clock_mono_ms() - f->a.lag_ms : 0 };
+                             .ended_us = f->a.lag_ms ? clock_mono_us() - f->a.lag_ms * 1000 : 0 };
   struct sched_job *job = f->job;
   sched_job_info(job)->user = NULL;
   uv_close((uv_handle_t *)&f->t, fake_closed);
@@ -293,9 +293,9 @@ static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct
   a->lag_ms = 300;  /* as when storing the page took that long */
 }
 
-/* The delay counts from when the answer was in (and 5 ms, sj_credit), not
- * from when the completion reached Redis: with answers in 300 ms before
- * they are handed over, a 400 ms delay leaves about 105 ms between the
+/* The delay counts from when the answer was in (sj_credit), not from
+ * when the completion reached Redis: with answers in 300 ms before they
+ * are handed over, a 400 ms delay leaves about 100 ms between the
  * hand-over and the next fetch, and never less than 400 ms after the
  * answer. */
 static void test_delay_counts_from_the_answer(void **state)

@@ -58,6 +58,7 @@ struct tw_conn {
   struct tw_plan  plan;
   struct tw_site *rsite;         /* the current request's site, or NULL */
   uint64_t        rseq;
+  uint64_t        sent_us;       /* when the last write the kernel took whole began; 0: none */
   unsigned        polls;
   uv_buf_t        iov[TW_PLAN_IOV];
 };
@@ -101,9 +102,15 @@ static void conn_req_end(struct tw_conn *c, enum tw_outcome o)
   struct tw_srv *srv = c->srv;
   if(!c->has_plan)
     return;
+  /* A response's end is when its last bytes were handed to the kernel:
+   * the time taken before that write, not after it. On a loaded machine
+   * the reader the write wakes can run first, and read the answer, pass
+   * it on and act on it before this process reads the clock again; the
+   * end would then be recorded after the client had the answer. */
+  uint64_t end = o == TW_OUT_DONE && c->sent_us ? c->sent_us : tw_srv_now_us(srv);
   if(c->rsite)  /* no status when no head was sent (hang, hold, client gone) */
     tw_rec_end(&c->rsite->rec, c->rseq, c->plan.head_sent ? c->plan.status : 0,
-               c->plan.wire_sent, o, tw_srv_now_us(srv));
+               c->plan.wire_sent, o, end);
   if(!c->ctl) {
     srv->stats.in_flight--;
     srv->stats.bytes_out += c->plan.wire_sent;
@@ -241,6 +248,7 @@ static void conn_pump(struct tw_conn *c)
     for(unsigned i = 0; i < n; i++)
       total += c->iov[i].len;
     int r = 0;
+    c->sent_us = tw_srv_now_us(c->srv);
     if(total && round < CONN_SYNC_ROUNDS)
       r = uv_try_write((uv_stream_t *)&c->tcp, c->iov, n);
     if(r == UV_EAGAIN)
@@ -255,6 +263,7 @@ static void conn_pump(struct tw_conn *c)
       c->iov[k].base += r;
       c->iov[k].len -= (size_t)r;
       c->writing = true;
+      c->sent_us = 0;  /* the rest goes later: its end is when the callback runs */
       c->wreq.data = c;
       uv_write(&c->wreq, (uv_stream_t *)&c->tcp, c->iov + k, n - k, conn_on_write);
       return;
