@@ -96,6 +96,8 @@ static char *sched_replica_name(const char *given)
   return xstrdup(name);
 }
 
+static void sched_on_wake(struct hrtimer *t);
+
 struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cfg *cfg,
                         const struct sched_fetch_ops *fetch,
                         const struct sched_robots_ops *robots)
@@ -113,11 +115,14 @@ struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cf
   if(robots)
     s->rops = *robots;
   s->rcache = sched_rcache_new(s->cfg.robots_cache, s->cfg.robots_cache_bytes);
-  uv_timer_t *t[] = { &s->t_kick, &s->t_wake, &s->t_renew };
-  for(int i = 0; i < 3; i++) {
+  uv_timer_t *t[] = { &s->t_kick, &s->t_renew };
+  for(int i = 0; i < 2; i++) {
     uv_timer_init(loop, t[i]);
     t[i]->data = s;
   }
+  /* No timerfd (out of descriptors at start-up): nothing can run. */
+  if(hrtimer_init(loop, &s->t_wake, sched_on_wake, s))
+    abort();
   s->open_handles = 3;
   assert(state_cfg(st)->nshards <= SCHED_SHARDS_MAX);
   return s;
@@ -155,26 +160,25 @@ static void sched_link(struct sched *s, struct sched_job *j)
 
 /* ---- claiming ---------------------------------------------------------- */
 
-static void sched_on_wake(uv_timer_t *t);
-static void sched_on_kick(uv_timer_t *t);
 
-/* Sleep until the earliest future wake-up of an idle shard. Nothing is
- * armed while the budget is full (a finished job kicks) or for a time
- * already past (the claim loop just handled it): a zero timer re-armed
- * from its own callback would never let the loop turn. */
+/* Sleep until the earliest wake-up of an idle shard, to the microsecond
+ * (common/hrtimer.h): a site's next request is due then. A time that has
+ * passed fires at the loop's next turn (the timer polls, so the loop does
+ * turn); a shard at 0 waits for a kick. Nothing is armed while the budget
+ * is full (a finished job kicks); during a pause, its end is the wake-up. */
 static void sched_arm_wake(struct sched *s)
 {
-  uint64_t now = clock_mono_ms(), at = UINT64_MAX;
-  uv_timer_stop(&s->t_wake);
+  uint64_t now = clock_mono_us(), at = UINT64_MAX, pause = s->pause_until * 1000;
+  hrtimer_stop(&s->t_wake);
   if(!s->running || s->live + s->asked >= s->cfg.budget)
     return;
   for(unsigned i = 0; i < state_cfg(s->st)->nshards; i++)
-    if(!s->claiming[i] && s->wake_at[i] > now && s->wake_at[i] < at)
+    if(!s->claiming[i] && s->wake_at[i] && s->wake_at[i] < at)
       at = s->wake_at[i];
-  if(s->pause_until > now && s->pause_until < at)
-    at = s->pause_until;
+  if(pause > now)
+    at = pause;
   if(at != UINT64_MAX)
-    uv_timer_start(&s->t_wake, sched_on_wake, at - now, 0);
+    hrtimer_at(&s->t_wake, at);
 }
 
 static void sched_give_back(struct sched *s, unsigned shard, const struct state_claim *c);
@@ -194,31 +198,42 @@ static void sched_take(struct sched *s, struct claim_slot *sl, const struct stat
     sched_job_abort(j);
 }
 
+/* The claim said when its shard's next site is due, counted from Redis's
+ * clock during the call: from the moment the claim was sent, the wake-up
+ * may come a little early (by the trip to Redis), never late; a claim
+ * that comes too early is told how long is left. A time that passed while
+ * the answer travelled is due at the loop's next turn. 0 (a due site this
+ * call could not take) waits for a kick or another shard's wake-up: woken
+ * at once, such a claim would be asked again and again. */
+static void sched_wake_after(struct sched *s, struct claim_slot *sl, int64_t in_us)
+{
+  uint64_t poll_us = (uint64_t)s->cfg.poll_ms * 1000;
+  uint64_t in = in_us < 0 || (uint64_t)in_us > poll_us ? poll_us : (uint64_t)in_us;
+  s->wake_at[sl->shard] = in ? sl->sent_us + in : 0;
+  sched_arm_wake(s);
+}
+
 static void sched_on_claimed(void *arg, store_err err, const struct state_claim_res *r)
 {
   struct claim_slot *sl = arg;
   assert(sl && sl->magic == SCHED_SLOT_MAGIC);
   struct sched *s = sl->s;
   sched_check(s);
-  uint64_t now = clock_mono_ms();
-  metrics_lat_add(&s->stats.claim_lat, clock_mono_us() - sl->sent_us);
+  uint64_t now_us = clock_mono_us(), now = now_us / 1000;
+  metrics_lat_add(&s->stats.claim_lat, now_us - sl->sent_us);
   s->claiming[sl->shard] = false;
   s->asked -= sl->asked;
   if(err) {
     s->stats.claim_errors++;
-    s->wake_at[sl->shard] = now + s->cfg.poll_ms;
+    s->wake_at[sl->shard] = now_us + (uint64_t)s->cfg.poll_ms * 1000;
     sched_arm_wake(s);
     return;
   }
   s->srv_off = (int64_t)r->now - (int64_t)now;
   for(size_t i = 0; i < r->n; i++)
     sched_take(s, sl, &r->claims[i]);
-  if(r->n < sl->asked) {
-    int64_t in = r->wake_in_ms < 0 || r->wake_in_ms > s->cfg.poll_ms ? s->cfg.poll_ms
-                 : r->wake_in_ms;
-    s->wake_at[sl->shard] = now + (uint64_t)in;
-    sched_arm_wake(s);
-  }
+  if(r->n < sl->asked)
+    sched_wake_after(s, sl, r->wake_in_us);
   else {
     s->wake_at[sl->shard] = 0;
     sched_kick(s);
@@ -242,7 +257,7 @@ static void sched_claim_shard(struct sched *s, unsigned shard, unsigned n)
                                 .scan_clients = s->cfg.scan_clients };
   if(state_claim(s->st, shard, &a, sched_on_claimed, sl) != STORE_OK) {
     s->stats.claim_errors++;
-    s->wake_at[shard] = sl->sent_ms + s->cfg.poll_ms;
+    s->wake_at[shard] = sl->sent_us + (uint64_t)s->cfg.poll_ms * 1000;
     return;
   }
   s->claiming[shard] = true;
@@ -251,9 +266,9 @@ static void sched_claim_shard(struct sched *s, unsigned shard, unsigned n)
 
 static void sched_claim_all(struct sched *s)
 {
-  uint64_t now = clock_mono_ms();
+  uint64_t now = clock_mono_us();
   unsigned ns = state_cfg(s->st)->nshards;
-  if(!s->running || now < s->pause_until) {
+  if(!s->running || now < s->pause_until * 1000) {
     sched_arm_wake(s);
     return;
   }
@@ -271,7 +286,7 @@ static void sched_claim_all(struct sched *s)
   sched_arm_wake(s);
 }
 
-static void sched_on_wake(uv_timer_t *t)
+static void sched_on_wake(struct hrtimer *t)
 {
   struct sched *s = t->data;
   sched_check(s);
@@ -286,7 +301,7 @@ static void sched_stop_check(struct sched *s)
     return;
   s->stopping = false;
   uv_timer_stop(&s->t_renew);
-  uv_timer_stop(&s->t_wake);
+  hrtimer_stop(&s->t_wake);
   if(s->on_stopped)
     s->on_stopped(s->stopped_arg);
 }
@@ -448,7 +463,7 @@ void sched_stop(struct sched *s, sched_stopped_fn *cb, void *arg)
   s->stopping = true;
   s->on_stopped = cb;
   s->stopped_arg = arg;
-  uv_timer_stop(&s->t_wake);
+  hrtimer_stop(&s->t_wake);
   for(struct sched_job *j = s->jobs; j; j = j->next) {
     if(j->st == SJ_FETCH && s->fops.cancel)
       s->fops.cancel(s->fops.arg, j);
@@ -485,6 +500,6 @@ void sched_free(struct sched **sp)
   sched_check(s);
   s->running = false;
   uv_close((uv_handle_t *)&s->t_kick, sched_on_closed);
-  uv_close((uv_handle_t *)&s->t_wake, sched_on_closed);
+  hrtimer_close(&s->t_wake, sched_on_closed);
   uv_close((uv_handle_t *)&s->t_renew, sched_on_closed);
 }

@@ -1,6 +1,7 @@
 #ifndef WPFS_HLFS_SCHED_INT_H
 #define WPFS_HLFS_SCHED_INT_H
 /* Shared by hlfs/sched*.c only. */
+#include "common/hrtimer.h"
 #include "hlfs/sched/sched.h"
 
 #define SCHED_MAGIC     0x5c4ed001u
@@ -61,13 +62,14 @@ struct sched {
   struct sched_fetch_ops  fops;
   struct sched_robots_ops rops;
   bool                    have_robots;
-  uv_timer_t              t_kick, t_wake, t_renew;
+  uv_timer_t              t_kick, t_renew;
+  struct hrtimer          t_wake;        /* at the next due time, to the us */
   int                     open_handles;
   struct sched_job       *jobs;          /* every job not yet reaped */
   unsigned                live;          /* jobs not DONE */
   unsigned                asked;         /* claims requested, not answered */
   bool                    claiming[SCHED_SHARDS_MAX];
-  uint64_t                wake_at[SCHED_SHARDS_MAX];  /* mono */
+  uint64_t                wake_at[SCHED_SHARDS_MAX];  /* mono us */
   uint64_t                pause_until;   /* mono: no claims before */
   unsigned                next_shard;
   uint64_t                token_seq;

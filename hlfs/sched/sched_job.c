@@ -230,17 +230,15 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
  * store, a busy loop). Take that time off, so the delay counts from the
  * answer: the site still rests the whole delay after its last byte, which
  * left it before the answer was in, but no longer waits on the gateway.
- * The age is taken in whole milliseconds, rounded down (the delay is in
- * milliseconds), so the credit never exceeds it. An earlier version kept
- * 5 ms of it back, because testweb recorded a response's end after its
- * last write returned, which on a loaded machine came after the answer
- * had reached us; testweb now takes that time before the write. */
-static void sj_credit(const struct sched_job *j, struct delay_out *d)
+ * The age is measured here, a little before the completion reaches Redis,
+ * so it never exceeds the true one. An earlier version kept 5 ms of it
+ * back, because testweb recorded a response's end after its last write
+ * returned, which on a loaded machine came after the answer had reached
+ * us; testweb now takes that time before the write. */
+static void sj_credit(const struct sched_job *j, struct state_done *d)
 {
   uint64_t now = clock_mono_us(), at = j->out.ended_us;
-  uint64_t age = at && now > at ? (now - at) / 1000 : 0;
-  if(d->reason != DELAY_NONE)
-    d->delay_ms = d->delay_ms > age ? d->delay_ms - age : 0;
+  d->credit_us = at && now > at ? now - at : 0;
 }
 
 /* The record was digested when the chain ended (sched_hop.c); the site's
@@ -296,7 +294,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->age_s = o->age_s;
   d->hopped = j->hopped;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
-  sj_credit(j, &d->delay);
+  sj_credit(j, d);
   return state_complete(j->s->st, j->shard, d, sj_on_stored, j);
 }
 

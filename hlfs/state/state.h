@@ -157,7 +157,8 @@ struct state_claim {
 };
 struct state_claim_res {
   uint64_t now;              /* Redis clock */
-  int64_t  wake_in_ms;       /* next due site or lease expiry; -1: none */
+  int64_t  wake_in_us;       /* next due site or lease expiry, from Redis's clock
+                                at the claim; -1: none */
   unsigned reaped, abandoned, skipped;
   size_t   n;
   const struct state_claim *claims;
@@ -170,6 +171,8 @@ store_err state_claim(struct state *st, unsigned shard, const struct state_claim
 struct state_done {
   const char *site, *token;
   struct delay_out delay;     /* DELAY_NONE: the site was not contacted */
+  uint64_t    credit_us;      /* the delay counts from this long before the completion
+                                 (when the answer came in: sj_credit) */
   uint32_t    response_ms;
   uint64_t    age_s;          /* complete: age of the stored copy served, 0 when fresh */
   bool        hopped;         /* complete: a redirect hop was queued for the request: its

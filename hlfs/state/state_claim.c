@@ -53,7 +53,7 @@ static store_err claim_parse(struct state *st, const struct store_val *v,
   if(len < 5)
     return STORE_PROTO;
   r->now = state_u64(store_v_at(v, 0));
-  r->wake_in_ms = store_v_int(store_v_at(v, 1), -1);
+  r->wake_in_us = store_v_int(store_v_at(v, 1), -1);
   r->reaped = (unsigned)state_u64(store_v_at(v, 2));
   r->abandoned = (unsigned)state_u64(store_v_at(v, 3));
   r->skipped = (unsigned)state_u64(store_v_at(v, 4));
@@ -78,12 +78,12 @@ static void claim_on_reply(void *arg, store_err err, const struct store_val *v)
 {
   struct claim_ctx *x = arg;
   assert(x && x->magic == CLAIM_MAGIC);
-  struct state_claim_res r = { .wake_in_ms = -1 };
+  struct state_claim_res r = { .wake_in_us = -1 };
   struct state_claim *claims = NULL;
   if(!err)
     err = claim_parse(x->st, v, &r, &claims);
   if(err)
-    r = (struct state_claim_res){ .wake_in_ms = -1 };
+    r = (struct state_claim_res){ .wake_in_us = -1 };
   x->cb(x->arg, err, &r);
   mem_free(claims);
   x->magic = 0;

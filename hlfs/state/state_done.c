@@ -104,8 +104,9 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
   state_args_shard(a, shard);
   state_args_add(a, d->site);
   state_args_add(a, d->token);
+  uint64_t delay_us = d->delay.delay_ms * 1000;
   state_args_add(a, d->delay.reason == DELAY_NONE ? "0" : "1");
-  state_args_addu(a, d->delay.delay_ms);
+  state_args_addu(a, delay_us > d->credit_us ? delay_us - d->credit_us : 0);
   state_args_add(a, delay_reason_name(d->delay.reason));
   state_args_addu(a, d->delay.streak);
   state_args_add(a, d->delay.backoff ? "1" : "0");

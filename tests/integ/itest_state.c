@@ -199,6 +199,8 @@ static void test_politeness_next_at(void **state)
   ts_claim(&cl, 2);
   assert_int_equal(cl.n, 0);
   assert_true(cl.wake > 300 && cl.wake <= 401);  /* next_at rounds up */
+  /* to the microsecond: the scheduler's timer is armed with it */
+  assert_true(cl.wake_us > 300000 && cl.wake_us <= 401000);
   while(cl.n == 0) {
     ts_sleep(20);
     ts_claim(&cl, 2);

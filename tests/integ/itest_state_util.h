@@ -79,7 +79,7 @@ struct ts_claims {
   int done;
   store_err err;
   uint64_t now;
-  int64_t wake;
+  int64_t wake, wake_us;  /* ms (rounded up) and us; -1: none */
   unsigned reaped, abandoned, skipped;
   size_t n;
   struct ts_claim c[256];
@@ -90,7 +90,8 @@ static inline void ts_on_claim(void *arg, store_err err, const struct state_clai
   struct ts_claims *o = arg;
   o->err = err;
   o->now = r->now;
-  o->wake = r->wake_in_ms;
+  o->wake_us = r->wake_in_us;
+  o->wake = r->wake_in_us < 0 ? -1 : (r->wake_in_us + 999) / 1000;
   o->reaped = r->reaped;
   o->abandoned = r->abandoned;
   o->skipped = r->skipped;

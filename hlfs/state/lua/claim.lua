@@ -11,7 +11,8 @@
 -- finish tag advanced by 1/weight. The same URL queued at the site by
 -- other clients leaves their queues to wait for this claim's result
 -- (coalescing: one fetch for all).
--- Returns { now, wake_in_ms (-1: nothing scheduled), reaped, abandoned,
+-- Returns { now, wake_in_us (-1: nothing scheduled; from this call's
+--           clock to the next due time, exact to the microsecond), reaped, abandoned,
 --           skipped, claim... } with each claim
 --         { site, client, url, score, token, request_id, error_streak,
 --           lease_until, waiters, the waiters' smallest max_age code (511
@@ -188,10 +189,10 @@ for i = 1, max do
 end
 redis.call('HSET', HK, 'V', V)
 if now < fence then
-  out[2] = fence - now
+  out[2] = fence * 1000 - NOW_US
 elseif #out - 5 < max then
   local at = wake_at()
-  if at >= 0 then out[2] = math.max(at - now, 0) end
+  if at >= 0 then out[2] = math.max(at * 1000 - NOW_US, 0) end
 else
   out[2] = 0
 end

@@ -3,7 +3,7 @@
 -- result to the client's stream and to the other clients' requests that
 -- waited for the same URL (coalesced), re-index the site for its clients.
 -- KEYS[1] h:{N}
--- ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+-- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
 --         backoff (0/1), response_ms, results_maxlen, idle_ms, need (the
 --         smallest max_age code the result satisfies: 0 unless it is a
 --         stored copy), mode ('p' publish; 'h' a redirect hop was queued

@@ -6,7 +6,7 @@
 --
 -- lua_hop_free
 -- KEYS[1] h:{N}
--- ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+-- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
 --         backoff (0/1), response_ms, idle_ms
 -- Returns 1, or 0 when the token no longer held the lease.
 -- wpfs: uses lib.lua (prepended at build time, on this file's first line)

@@ -11,9 +11,12 @@ local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end
 -- (docs/benchmarks.md). Constants are written as text.
 local function I(x) return string.format('%d', x) end
 local TIME_US = 0
+-- the same instant in microseconds (below 2^53: exact in a Lua number)
+local NOW_US = 0
 local function now_ms()
   local t = redis.call('TIME')
   TIME_US = tonumber(t[2])
+  NOW_US = tonumber(t[1]) * 1000000 + TIME_US
   return tonumber(t[1]) * 1000 + math.floor(TIME_US / 1000)
 end
 -- now_ms of the same instant rounded up: a next_at computed from it is
@@ -152,10 +155,13 @@ local function release(site, token)
   return f
 end
 -- The site was contacted: store when it may be contacted next, and why.
+-- delay_us counts from now (the gateway took off it how long ago the
+-- answer came in); next_at is rounded up to the millisecond once, from
+-- the microsecond, so it is never early and at most 1 ms late.
 -- had_bu: the hash holds a backoff_until to clear (from release)
-local function polite(site, now, delay, reason, streak, backoff, resp, had_bu)
+local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu)
   local sk = key('s', site)
-  local na = up(now) + delay
+  local na = math.ceil((NOW_US + delay_us) / 1000)
   if backoff == '1' then
     redis.call('HSET', sk, 'na', I(na), 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp, 'bu', I(na))
   else

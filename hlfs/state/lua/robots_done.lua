@@ -3,7 +3,7 @@
 -- cost, and put the request that was waiting for it back at the head of its
 -- queue (same score: its place and attempts are unchanged).
 -- KEYS[1] h:{N}
--- ARGV    {N}, site, token, contacted (0/1), delay_ms, reason, error_streak,
+-- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
 --         backoff (0/1), response_ms, idle_ms, origin, status, body,
 --         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms, good_at,
 --         outage_since, robots_error_streak, hops, final_url, cause,
