@@ -293,6 +293,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->nfields = n;
   d->age_s = o->age_s;
   d->hopped = j->hopped;
+  d->followed = j->info.follow != NULL;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
   sj_credit(j, d);
   return state_complete(j->s->st, j->shard, d, sj_on_stored, j);

@@ -177,6 +177,8 @@ struct state_done {
   uint64_t    age_s;          /* complete: age of the stored copy served, 0 when fresh */
   bool        hopped;         /* complete: a redirect hop was queued for the request: its
                                  own result is not published (its waiters' is) */
+  bool        followed;       /* complete: the claim handed a follow record (only then
+                                 is one looked up, to be taken with the result) */
   const char *const *fields;  /* result stream field/value pairs */
   size_t      nfields;        /* entries in fields (2 per pair) */
 };

@@ -137,7 +137,7 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   state_args_addu(&a, st->cfg.results_maxlen);
   state_args_addu(&a, st->cfg.idle_keep_ms);
   state_args_addu(&a, age_need(d->age_s));
-  state_args_add(&a, d->hopped ? "h" : "p");
+  state_args_add(&a, d->hopped ? "h" : d->followed ? "f" : "p");
   for(size_t i = 0; i < d->nfields; i++)
     state_args_add(&a, d->fields[i] ? d->fields[i] : "");
   return done_run(st, shard, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);

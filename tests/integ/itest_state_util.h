@@ -74,6 +74,7 @@ struct ts_claim {
   struct qenc_score q;
   uint32_t streak;
   unsigned waiters;
+  bool followed;  /* the claim handed a follow record (the scheduler passes it on) */
 };
 struct ts_claims {
   int done;
@@ -109,6 +110,7 @@ static inline void ts_on_claim(void *arg, store_err err, const struct state_clai
     d->q = c->q;
     d->streak = c->error_streak;
     d->waiters = c->waiters;
+    d->followed = c->follow != NULL;
   }
   o->done = 1;
 }
@@ -150,7 +152,8 @@ static inline int ts_complete_age(unsigned shard, const struct ts_claim *c, uint
 {
   static const char *fields[] = { "o", "ok", "hs", "200" };
   struct state_done d = { .site = c->site, .token = c->token, .response_ms = 12,
-                          .fields = fields, .nfields = 4, .age_s = age_s };
+                          .fields = fields, .nfields = 4, .age_s = age_s,
+                          .followed = c->followed };
   d.delay.delay_ms = delay_ms;
   d.delay.reason = why;
   struct ts_done r = { 0 };

@@ -40,7 +40,7 @@ local function reap(site)
   local c, m, sc = f[2], f[3], tonumber(f[4])
   if attempts(sc) + 1 >= max_att then
     local url, fields = url_of(site, m), {'o', 'abandoned'}
-    publish_own(c, sc, url, fields, xmax, false)
+    publish_own(c, sc, url, fields, xmax, false, has_fr)
     redis.call('HINCRBY', key('cl', c), 'n', '-1')
     serve_waiters(site, m, url, rid(sc), fields, 0, xmax)
     abandoned = abandoned + 1

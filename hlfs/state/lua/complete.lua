@@ -6,8 +6,9 @@
 -- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
 --         backoff (0/1), response_ms, results_maxlen, idle_ms, need (the
 --         smallest max_age code the result satisfies: 0 unless it is a
---         stored copy), mode ('p' publish; 'h' a redirect hop was queued
---         for the request instead: publish to its waiters only), then
+--         stored copy), mode ('p' publish; 'f' publish, and the claim
+--         handed a follow record; 'h' a redirect hop was queued for the
+--         request instead: publish to its waiters only), then
 --         result field/value pairs for the stream entry
 -- Returns { 1, next_at, now, stream_entry_id (false when not published),
 -- waiters served, waiters
@@ -28,7 +29,7 @@ redis.call('HINCRBY', key('cl', c), 'n', '-1')
 local fields = {}
 for j = 14, #ARGV do fields[#fields + 1] = ARGV[j] end
 local url = url_of(site, m)
-local id = publish_own(c, sc, url, fields, ARGV[10], ARGV[13] == 'h')
+local id = publish_own(c, sc, url, fields, ARGV[10], ARGV[13] == 'h', ARGV[13] ~= 'p')
 local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[12]), ARGV[10])
 settle(site, na, now, tonumber(ARGV[11]))
 return { 1, na, now, id, served, back }

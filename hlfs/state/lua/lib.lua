@@ -41,12 +41,15 @@ local function url_of(site, m)
   return r
 end
 -- Put a site in the due index of every client queued at it, due at 'at'
--- (its next allowed time, or its lease expiry while leased).
+-- (its next allowed time, or its lease expiry while leased). False when
+-- no client is queued there.
 local function site_index(site, at)
-  for _, c in ipairs(redis.call('SMEMBERS', key('sc', site))) do
+  local cs = redis.call('SMEMBERS', key('sc', site))
+  for _, c in ipairs(cs) do
     redis.call('ZREM', key('cr', c), site)
     redis.call('ZADD', key('cd', c), I(at), site)
   end
+  return #cs > 0
 end
 -- Client c has one more request waiting in this shard; a client that was
 -- idle re-enters fair queuing at the current virtual time (no credit).
@@ -94,10 +97,12 @@ end
 -- per redirect followed (hlfs/sched/sched_follow.c). Its result is the result of
 -- the request the client made: published under the first id and URL, with
 -- the URLs followed ('rd'); none when a further hop was queued instead.
--- The record goes with the result.
-local function publish_own(c, sc, url, fields, maxlen, hopped)
+-- The record goes with the result. may_follow false: the caller knows
+-- there is none (a record is made before its request is queued, so a
+-- claim that found none rules one out), and it is not looked up.
+local function publish_own(c, sc, url, fields, maxlen, hopped, may_follow)
   local fk = c .. '|' .. rid(sc)
-  local fr = redis.call('HGET', FR, fk)
+  local fr = may_follow and redis.call('HGET', FR, fk)
   local prid, purl, fx = rid(sc), url, fields
   if fr then
     redis.call('HDEL', FR, fk)
@@ -173,9 +178,7 @@ end
 -- After a release: a site with work is due again at na; an idle site's
 -- state outlives its next allowed time by idle_ms, then goes.
 local function settle(site, na, now, idle_ms)
-  if redis.call('SCARD', key('sc', site)) > 0 then
-    site_index(site, na)
-  else
+  if not site_index(site, na) then
     local ttl = na - now
     if ttl < 0 then ttl = 0 end
     redis.call('PEXPIRE', key('s', site), I(ttl + idle_ms))
