@@ -61,18 +61,22 @@ local function promote(c)
   end
 end
 -- A client's weight, read once per call (only a submission changes it).
+-- vt: c's finish tag as claim_one read it from vt:{N} in this call (no
+-- step between that read and the charge changes c's entry).
 local weights = {}
-local function charge(c)
+local function charge(c, vt)
   local ck = key('cl', c)
   local w = weights[c]
   if not w then
     w = tonumber(redis.call('HGET', ck, 'w') or '1')
     weights[c] = w
   end
-  local start = tonumber(redis.call('ZSCORE', VT, c) or V)
+  local start = tonumber(vt)
   if start < V then start = V end
   V = start
-  local fin = start + 1 / w
+-- formatted once, for both (a Lua number argument would be formatted by
+-- Redis for each command: lib.lua's I)
+  local fin = string.format('%.17g', start + 1 / w)
   redis.call('HSET', ck, 'f', fin)
   if redis.call('HINCRBY', ck, 'qn', '-1') > 0 then redis.call('ZADD', VT, fin, c)
   else redis.call('ZREM', VT, c) end
@@ -108,7 +112,7 @@ local function absorb(site, c, m)
   for _, s in ipairs(ws) do code = math.min(code, tonumber(s) % 512) end
   return #ws, code, left
 end
-local function try_claim(c, site, i)
+local function try_claim(c, vt, site, i)
   local sk = key('s', site)
   redis.call('ZREM', key('cr', c), site)
   local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx')
@@ -148,17 +152,19 @@ local function try_claim(c, site, i)
     if o ~= c then redis.call('ZREM', key('cr', o), site) end
     redis.call('ZADD', key('cd', o), les, site)
   end
-  charge(c)
+  charge(c, vt)
   local fr = has_fr and redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
   return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,
            nw, wcode, fr or '' }
 end
 local function claim_one(i)
-  for _, c in ipairs(redis.call('ZRANGE', VT, '0', SCAN_LAST)) do
+  local cs = redis.call('ZRANGE', VT, '0', SCAN_LAST, 'WITHSCORES')
+  for j = 1, #cs, 2 do
+    local c = cs[j]
     promote(c)
     local top = redis.call('ZRANGE', key('cr', c), '0', '0')
     while top[1] do
-      local r = try_claim(c, top[1], i)
+      local r = try_claim(c, cs[j + 1], top[1], i)
       if r then return r end
       top = redis.call('ZRANGE', key('cr', c), '0', '0')
     end
