@@ -160,7 +160,6 @@ static void sched_link(struct sched *s, struct sched_job *j)
 
 /* ---- claiming ---------------------------------------------------------- */
 
-
 /* Sleep until the earliest wake-up of an idle shard, to the microsecond
  * (common/hrtimer.h): a site's next request is due then. A time that has
  * passed fires at the loop's next turn (the timer polls, so the loop does

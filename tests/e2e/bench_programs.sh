@@ -19,7 +19,7 @@ is "$?" 1 "...a rate of 0 refused"
 export WPFS_BENCH_US=20000  # each figure for 20 ms: that they run, not what they say
 "$B/bench_html" 50 >"$T_DIR/html.out" 2>&1
 is "$?" 0 "bench_html: exit 0"
-is "$(grep -c ' us/page$' "$T_DIR/html.out")" 5 "...every stage measured"
+is "$(grep -c ' us/page$' "$T_DIR/html.out")" 6 "...every stage measured"
 "$B/bench_warc_gzip" 20 >"$T_DIR/gz.out" 2>&1
 is "$?" 0 "bench_warc_gzip: exit 0"
 ok "...libdeflate level 1 measured" grep -q 'libdeflate level 1' "$T_DIR/gz.out"
