@@ -10,8 +10,10 @@ static void hrtimer_on_poll(uv_poll_t *p, int status, int events)
   uint64_t expirations;
   (void)events;
   /* A timerfd reads as the count of expirations; EAGAIN when it was
-   * disarmed or re-armed after it became readable in this turn. */
-  if(status < 0 || read(t->fd, &expirations, sizeof expirations) != sizeof expirations)
+   * re-armed after it became readable in this turn: not due yet. A poll
+   * error fires it (a wake-up too early costs its owner a look, one that
+   * never comes would stall it). */
+  if(status >= 0 && read(t->fd, &expirations, sizeof expirations) != sizeof expirations)
     return;
   t->armed = false;
   uv_poll_stop(&t->poll);

@@ -14,8 +14,8 @@
  * features with each of the 64 bits set, so adding a feature is a ripple
  * carry through the slices instead of 64 counter updates. It runs through
  * all of them: stopping when no counter carries saved steps but cost a
- * mispredicted branch per feature (x0.88 of the time without it). v takes the counts over before
- * a slice could overflow, and at the end. */
+ * mispredicted branch per feature (x0.88 of the time without it). v takes
+ * the counts over before a slice could overflow, and at the end. */
 static void simhash_flush(struct simhash *s)
 {
   for(unsigned b = 0; b < 64; b++) {
