@@ -33,14 +33,28 @@ static void run_until_fired(uv_loop_t *loop, const struct probe *p, unsigned n)
     uv_run(loop, UV_RUN_ONCE);
 }
 
+/* A loop with one timer that counts into p. */
+static void open_timer(uv_loop_t *loop, struct hrtimer *t, struct probe *p)
+{
+  uv_loop_init(loop);
+  *p = (struct probe){ 0 };
+  assert_int_equal(hrtimer_init(loop, t, on_fire, p), 0);
+}
+
+static void close_timer(uv_loop_t *loop, struct hrtimer *t)
+{
+  hrtimer_close(t, NULL);
+  uv_run(loop, UV_RUN_DEFAULT);
+  assert_int_equal(uv_loop_close(loop), 0);
+}
+
 static void test_fires_at_the_microsecond(void **st)
 {
   (void)st;
   uv_loop_t loop;
-  uv_loop_init(&loop);
-  struct probe p = { 0 };
+  struct probe p;
   struct hrtimer t;
-  assert_int_equal(hrtimer_init(&loop, &t, on_fire, &p), 0);
+  open_timer(&loop, &t, &p);
   unsigned late_total = 0;
   for(int i = 0; i < 20; i++) {
     /* 2.3 ms plus a varying fraction: due times off the millisecond */
@@ -55,19 +69,16 @@ static void test_fires_at_the_microsecond(void **st)
   }
   print_message("# 20 wake-ups, on average %u us after the microsecond asked\n", late_total / 20);
   assert_true(late_total / 20 < 5000);
-  hrtimer_close(&t, NULL);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  assert_int_equal(uv_loop_close(&loop), 0);
+  close_timer(&loop, &t);
 }
 
 static void test_rearm_stop_and_past(void **st)
 {
   (void)st;
   uv_loop_t loop;
-  uv_loop_init(&loop);
-  struct probe p = { 0 };
+  struct probe p;
   struct hrtimer t;
-  assert_int_equal(hrtimer_init(&loop, &t, on_fire, &p), 0);
+  open_timer(&loop, &t, &p);
   /* re-armed later: only the later time counts */
   uint64_t now = clock_mono_us();
   hrtimer_at(&t, now + 1000);
@@ -90,9 +101,7 @@ static void test_rearm_stop_and_past(void **st)
   hrtimer_at(&t, 0);
   run_until_fired(&loop, &p, 3);
   assert_int_equal(p.fired, 3);
-  hrtimer_close(&t, NULL);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  assert_int_equal(uv_loop_close(&loop), 0);
+  close_timer(&loop, &t);
 }
 
 static int closed_with;
