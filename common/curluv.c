@@ -109,8 +109,9 @@ static int curluv_on_socket(CURL *e, curl_socket_t fd, int what, void *userp, vo
   (void)e;
   if(what == CURL_POLL_REMOVE) {
     if(s) {
+      /* uv_close stops the poll itself: a uv_poll_stop first would take
+       * the descriptor out of epoll twice (the second time failing). */
       curl_multi_assign(c->multi, fd, NULL);
-      uv_poll_stop(&s->poll);
       uv_close((uv_handle_t *)&s->poll, curluv_sock_closed);
     }
     return 0;

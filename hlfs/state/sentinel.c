@@ -4,7 +4,6 @@
 #include "hlfs/state/sentinel.h"
 
 #include <assert.h>
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/mem.h"
+#include "hlfs/state/redis_uv.h"
 
 #define SENTINEL_MAGIC 0x5e471e11u
 #define SENTINEL_MAX   16
@@ -140,7 +140,7 @@ static void q_try(struct sentinel *q)
 {
   const struct sentinel_addr *a = &q->a[q->next];
   redisAsyncContext *ac = redisAsyncConnect(a->host, a->port);
-  if(!ac || ac->err || redisLibuvAttach(ac, q->loop) != REDIS_OK) {
+  if(!ac || ac->err || redis_uv_attach(ac, q->loop) != REDIS_OK) {
     if(ac)
       redisAsyncFree(ac);
     q_next(q);

@@ -1,7 +1,6 @@
 #include "hlfs/state/store.h"
 
 #include <assert.h>
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <openssl/crypto.h>
@@ -17,6 +16,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "hlfs/state/redis_uv.h"
 #include "hlfs/state/sentinel.h"
 
 #define STORE_MAGIC      0x5703e11au
@@ -374,7 +374,7 @@ static void store_connect_addr(struct store *s)
   ac->data = s;
   /* The adapter must be attached before the connect callback is set: setting
    * it arms the write event that detects the connection. */
-  if(redisLibuvAttach(ac, s->loop) != REDIS_OK) {
+  if(redis_uv_attach(ac, s->loop) != REDIS_OK) {
     redisAsyncFree(ac);
     store_schedule_retry(s);
     return;
