@@ -168,16 +168,19 @@ static void sched_link(struct sched *s, struct sched_job *j)
 static void sched_arm_wake(struct sched *s)
 {
   uint64_t now = clock_mono_us(), at = UINT64_MAX, pause = s->pause_until * 1000;
-  hrtimer_stop(&s->t_wake);
-  if(!s->running || s->live + s->asked >= s->cfg.budget)
-    return;
-  for(unsigned i = 0; i < state_cfg(s->st)->nshards; i++)
-    if(!s->claiming[i] && s->wake_at[i] && s->wake_at[i] < at)
-      at = s->wake_at[i];
-  if(pause > now)
-    at = pause;
+  if(s->running && s->live + s->asked < s->cfg.budget) {
+    for(unsigned i = 0; i < state_cfg(s->st)->nshards; i++)
+      if(!s->claiming[i] && s->wake_at[i] && s->wake_at[i] < at)
+        at = s->wake_at[i];
+    if(pause > now)
+      at = pause;
+  }
+  /* Re-armed in place: stopping first would take the timer's descriptor
+   * out of the loop's epoll only to put it back. */
   if(at != UINT64_MAX)
     hrtimer_at(&s->t_wake, at);
+  else
+    hrtimer_stop(&s->t_wake);
 }
 
 static void sched_give_back(struct sched *s, unsigned shard, const struct state_claim *c);
