@@ -36,6 +36,19 @@ static uint64_t read_u64(const struct store_val *v, const char *name)
   return n;
 }
 
+/* A time in ms that the scripts keep to the microsecond ("1234.567",
+ * lib.lua's MS), given in whole ms rounded up, as the completion gives
+ * it: a next allowed time is never shown earlier than it is. */
+static uint64_t read_ms_up(const struct store_val *v, const char *name)
+{
+  const char *s = read_field(v, name, NULL);
+  uint64_t n = read_u64(v, name);
+  for(s = s ? strchr(s, '.') : NULL; s && *++s;)
+    if(*s >= '1' && *s <= '9')
+      return n + 1;
+  return n;
+}
+
 /* A field into a fixed array, cut to fit; "" when absent. */
 static void read_copy(const struct store_val *v, const char *name, char *out, size_t cap)
 {
@@ -81,10 +94,10 @@ static void read_on_site(void *arg, store_err err, const struct store_val *v)
   assert(x && x->magic == READ_MAGIC);
   struct state_site s = { 0 };
   if(!err) {
-    s.next_at = read_u64(v, "na");
+    s.next_at = read_ms_up(v, "na");
     s.next_reason = read_field(v, "nr", NULL);
     s.error_streak = (uint32_t)read_u64(v, "es");
-    s.backoff_until = read_u64(v, "bu");
+    s.backoff_until = read_ms_up(v, "bu");
     s.last_at = read_u64(v, "la");
     s.last_response_ms = (uint32_t)read_u64(v, "lr");
     s.lease_until = read_u64(v, "le");

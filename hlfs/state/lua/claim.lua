@@ -23,6 +23,8 @@ local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 local now = now_ms()
 local NOW, SCAN_LAST = I(now), I(scan - 1)
+-- the due test is to the microsecond (lib.lua's MS)
+local NOW_F = MS(NOW_US / 1000)
 -- follow records are made by submissions only: none now, none in this call
 local has_fr = redis.call('EXISTS', FR) == 1
 local V = tonumber(redis.call('HGET', HK, 'V') or '0')
@@ -54,7 +56,7 @@ end
 -- the score of the client's best request there)
 local function promote(c)
   local cd, cr = key('cd', c), key('cr', c)
-  for _, site in ipairs(redis.call('ZRANGEBYSCORE', cd, '-inf', NOW, 'LIMIT', '0', '128')) do
+  for _, site in ipairs(redis.call('ZRANGEBYSCORE', cd, '-inf', NOW_F, 'LIMIT', '0', '128')) do
     redis.call('ZREM', cd, site)
     local h = redis.call('ZRANGE', qkey(site, c), '0', '0', 'WITHSCORES')
     if h[1] then redis.call('ZADD', cr, h[2], site) end
@@ -125,10 +127,10 @@ local function try_claim(c, vt, site, i)
     reap(site)
   end
   local na = tonumber(f[3]) or 0
-  if na > now then site_index(site, na) return nil end
+  if us(na) > NOW_US then site_index(site, na) return nil end
 -- reserved for a robots.txt redirect hop (lua_hop_take)
   local hx = tonumber(f[5]) or 0
-  if hx > now then site_index(site, hx) return nil end
+  if us(hx) > NOW_US then site_index(site, hx) return nil end
   local qk = qkey(site, c)
   local p = redis.call('ZPOPMIN', qk)
   if not p[1] then
@@ -198,7 +200,7 @@ if now < fence then
   out[2] = fence * 1000 - NOW_US
 elseif #out - 5 < max then
   local at = wake_at()
-  if at >= 0 then out[2] = math.max(at * 1000 - NOW_US, 0) end
+  if at >= 0 then out[2] = math.max(us(at) - NOW_US, 0) end
 else
   out[2] = 0
 end

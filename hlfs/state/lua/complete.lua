@@ -32,4 +32,4 @@ local url = url_of(site, m)
 local id = publish_own(c, sc, url, fields, ARGV[10], ARGV[13] == 'h', ARGV[13] ~= 'p')
 local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[12]), ARGV[10])
 settle(site, na, now, tonumber(ARGV[11]))
-return { 1, na, now, id, served, back }
+return { 1, math.ceil(na), now, id, served, back }

@@ -25,17 +25,18 @@ local now = now_ms()
 local sk = key('s', site)
 local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hr', 'hx')
 local hx = tonumber(f[6]) or 0
-local mine = (not f[5]) or f[5] == token or hx <= now
+local mine = (not f[5]) or f[5] == token or us(hx) <= NOW_US
 local na = tonumber(f[3]) or 0
 if f[1] then
   if mine then redis.call('HSET', sk, 'hr', token, 'hx', now + hold) end
   return { 0, 0, 1 }
 end
-if na > now then
-  if mine and na - now <= max_wait then redis.call('HSET', sk, 'hr', token, 'hx', na + hold) end
-  return { 0, na - now, 0 }
+if us(na) > NOW_US then
+  local wait = math.ceil((us(na) - NOW_US) / 1000)
+  if mine and wait <= max_wait then redis.call('HSET', sk, 'hr', token, 'hx', MS(na + hold)) end
+  return { 0, wait, 0 }
 end
-if not mine then return { 0, hx - now, 0 } end
+if not mine then return { 0, math.ceil((us(hx) - NOW_US) / 1000), 0 } end
 local le = now + lease
 redis.call('HDEL', sk, 'hr', 'hx')
 redis.call('HSET', sk, 'lt', token, 'le', le, 'ia', now)

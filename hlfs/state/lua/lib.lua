@@ -20,9 +20,19 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(TIME_US / 1000)
 end
 -- now_ms of the same instant rounded up: a next_at computed from it is
--- never early by a fraction of a millisecond (claims compare with now_ms,
--- rounded down)
+-- never early by a fraction of a millisecond
 local function up(now) if TIME_US % 1000 > 0 then return now + 1 end return now end
+-- A next allowed time is in milliseconds to the microsecond (a site's na,
+-- the due index cd:): rounded up to the millisecond it left each site
+-- waiting 0.5 ms on average beyond its delay. Written as text with three
+-- decimals; read back, it is the double nearest that decimal, and
+-- comparisons with the clock go through us(), in whole microseconds, so
+-- the due test and the wake-up agree exactly.
+local function MS(x)
+  if x % 1 == 0 then return I(x) end
+  return string.format('%.3f', x)
+end
+local function us(ms) return math.floor(ms * 1000 + 0.5) end
 -- score = (7 - prio) << 50 | seq << 11 | attempts << 9 | max_age code
 local function rid(score)
   return T:sub(2, -2) .. '-' .. I(math.floor(score / 2048) % 549755813888)
@@ -47,7 +57,7 @@ local function site_index(site, at)
   local cs = redis.call('SMEMBERS', key('sc', site))
   for _, c in ipairs(cs) do
     redis.call('ZREM', key('cr', c), site)
-    redis.call('ZADD', key('cd', c), I(at), site)
+    redis.call('ZADD', key('cd', c), MS(at), site)
   end
   return #cs > 0
 end
@@ -70,7 +80,7 @@ local function enter(site, c)
   local f = redis.call('HMGET', sk, 'lt', 'le', 'na')
   local at = tonumber(f[3]) or 0
   if f[1] and tonumber(f[2]) > at then at = tonumber(f[2]) end
-  redis.call('ZADD', key('cd', c), I(at), site)
+  redis.call('ZADD', key('cd', c), MS(at), site)
 end
 -- A claimed request goes back to its place (same score, same member).
 local function requeue(site, c, m, score)
@@ -161,16 +171,16 @@ local function release(site, token)
 end
 -- The site was contacted: store when it may be contacted next, and why.
 -- delay_us counts from now (the gateway took off it how long ago the
--- answer came in); next_at is rounded up to the millisecond once, from
--- the microsecond, so it is never early and at most 1 ms late.
+-- answer came in); next_at is exact to the microsecond (MS).
 -- had_bu: the hash holds a backoff_until to clear (from release)
 local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu)
   local sk = key('s', site)
-  local na = math.ceil((NOW_US + delay_us) / 1000)
+  local na = (NOW_US + delay_us) / 1000
+  local nas = MS(na)
   if backoff == '1' then
-    redis.call('HSET', sk, 'na', I(na), 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp, 'bu', I(na))
+    redis.call('HSET', sk, 'na', nas, 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp, 'bu', nas)
   else
-    redis.call('HSET', sk, 'na', I(na), 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp)
+    redis.call('HSET', sk, 'na', nas, 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp)
     if had_bu then redis.call('HDEL', sk, 'bu') end
   end
   return na
@@ -179,7 +189,7 @@ end
 -- state outlives its next allowed time by idle_ms, then goes.
 local function settle(site, na, now, idle_ms)
   if not site_index(site, na) then
-    local ttl = na - now
+    local ttl = math.ceil(na - now)
     if ttl < 0 then ttl = 0 end
     redis.call('PEXPIRE', key('s', site), I(ttl + idle_ms))
   end

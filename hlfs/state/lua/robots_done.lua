@@ -37,4 +37,4 @@ if ARGV[23] ~= '' then redis.call('HSET', rk, 'xo', ARGV[23], 'xs', ARGV[24], 'x
 redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[17]))
 requeue(site, f[2], f[3], tonumber(f[4]))
 settle(site, na, now, tonumber(ARGV[10]))
-return { 1, na, now }
+return { 1, math.ceil(na), now }
