@@ -73,6 +73,17 @@ $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 # links the focused crawler's library needs it (the services must not load
 # it: the container image does not carry it).
 STEMMER_LIBS := -lstemmer
+# The services allocate with jemalloc: with glibc's malloc, hlfs spent about
+# a tenth of its CPU in a crawl in malloc and free (a page-sized allocation
+# per answer makes glibc consolidate its small-chunk bins each time);
+# docs/benchmarks.md has the figures. Not under ASan, which must own
+# malloc itself.
+ifeq ($(SANITIZE),1)
+MALLOC_LIBS :=
+else
+MALLOC_LIBS := -ljemalloc
+endif
+MALLOC_PROGS := hlfs llfs
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
@@ -178,7 +189,8 @@ $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
 	@mkdir -p $$(dir $$@)
 	@$(if $(Q),echo "  LINK    $$@")
 	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS) \
-	  $(if $(filter clients/focus,$(LIBS_$(1))),$$(STEMMER_LIBS))
+	  $(if $(filter clients/focus,$(LIBS_$(1))),$$(STEMMER_LIBS)) \
+	  $(if $(filter $(1),$(MALLOC_PROGS)),$$(MALLOC_LIBS))
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
