@@ -220,6 +220,44 @@ static void test_politeness_next_at_us(void **state)
   }
 }
 
+/* Calls of one command since the last CONFIG RESETSTAT (commands that
+ * scripts run included), from INFO commandstats. */
+static long cmd_calls(const char *name)
+{
+  char key[64];
+  snprintf(key, sizeof key, "cmdstat_%s:calls=", name);
+  const char *p = strstr(it_cmd(ts_store, "INFO commandstats"), key);
+  return p ? strtol(p + strlen(key), NULL, 10) : 0;
+}
+
+/* The scripts' per-call work stays per call: a submission reads and writes
+ * the request sequence and the client's backlog count once, not once per
+ * URL (HINCRBY each, before), and a claim of many sites of one client
+ * promotes its due sites once, not once per claim (ZRANGEBYSCORE). */
+static void test_commands_per_call(void **state)
+{
+  (void)state;
+  ts_open(1);
+  enum { N = 20 };
+  static char urls[N][32];
+  struct state_item it[N];
+  for(int i = 0; i < N; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://k%d.test/", i);
+    it[i] = item(urls[i], 0);
+  }
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  assert_int_equal(ts_submit("c1", it, N), STORE_OK);
+  assert_int_equal(cmd_calls("hincrby"), 1);
+  static struct ts_claims cl;
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  ts_claim(&cl, N);
+  assert_int_equal(cl.n, N);
+  assert_int_equal(cmd_calls("zrangebyscore"), 2);  /* the reaper's, and one promote */
+  /* and the order and ids are those of one at a time */
+  for(int i = 0; i < N; i++)
+    assert_string_equal(cl.c[i].url, urls[i]);
+}
+
 static void test_politeness_next_at(void **state)
 {
   (void)state;
@@ -680,6 +718,7 @@ int main(void)
     cmocka_unit_test(test_quotas),
     cmocka_unit_test(test_politeness_next_at),
     cmocka_unit_test(test_politeness_next_at_us),
+    cmocka_unit_test(test_commands_per_call),
     cmocka_unit_test(test_lease_expiry_reap_and_abandon),
     cmocka_unit_test(test_renew_and_abort),
     cmocka_unit_test(test_robots_first),

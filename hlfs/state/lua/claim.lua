@@ -29,7 +29,12 @@ local NOW_F = MS(NOW_US / 1000)
 local has_fr = redis.call('EXISTS', FR) == 1
 local V = tonumber(redis.call('HGET', HK, 'V') or '0')
 local reaped, abandoned, skipped = 0, 0, 0
+-- Clients whose due sites were promoted in this call. The clock stands
+-- still during a call, so a second promote finds nothing new, unless a
+-- reap put a site back (due now): reap forgets them all.
+local promoted = {}
 local function reap(site)
+  promoted = {}
   local sk = key('s', site)
   local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na')
   redis.call('ZREM', LZ, site)
@@ -55,12 +60,16 @@ end
 -- sites of client c whose time has come move from cd (by time) to cr (by
 -- the score of the client's best request there)
 local function promote(c)
+  if promoted[c] then return end
   local cd, cr = key('cd', c), key('cr', c)
-  for _, site in ipairs(redis.call('ZRANGEBYSCORE', cd, '-inf', NOW_F, 'LIMIT', '0', '128')) do
+  local due = redis.call('ZRANGEBYSCORE', cd, '-inf', NOW_F, 'LIMIT', '0', '128')
+  for _, site in ipairs(due) do
     redis.call('ZREM', cd, site)
     local h = redis.call('ZRANGE', qkey(site, c), '0', '0', 'WITHSCORES')
     if h[1] then redis.call('ZADD', cr, h[2], site) end
   end
+-- a full page may have left more: looked at again next time
+  promoted[c] = #due < 128
 end
 -- A client's weight, read once per call (only a submission changes it).
 -- vt: c's finish tag as claim_one read it from vt:{N} in this call (no

@@ -61,11 +61,13 @@ local function site_index(site, at)
   end
   return #cs > 0
 end
--- Client c has one more request waiting in this shard; a client that was
--- idle re-enters fair queuing at the current virtual time (no credit).
-local function backlog_add(c)
+-- Client c has n (default 1) more requests waiting in this shard; a client
+-- that was idle re-enters fair queuing at the current virtual time (no
+-- credit).
+local function backlog_add(c, n)
+  n = n or 1
   local ck = key('cl', c)
-  if redis.call('HINCRBY', ck, 'qn', '1') == 1 then
+  if redis.call('HINCRBY', ck, 'qn', I(n)) == n then
     local v = tonumber(redis.call('HGET', HK, 'V') or '0')
     local f = tonumber(redis.call('HGET', ck, 'f') or '0')
     if f < v then f = v end

@@ -36,6 +36,11 @@ if rate > 0 then
   tok = math.min(burst, tok + (now - (tonumber(st[2]) or now)) * rate / 1000)
 end
 local hop = w == 0
+-- Per call, not per URL: the request sequence (read once, written back
+-- once) and the backlog count of the client (lib.lua's backlog_add). Two
+-- commands a URL fewer; nothing in between reads either.
+local seq0 = tonumber(redis.call('HGET', HK, 'seq') or '0')
+local seq, queued = seq0, 0
 -- A hop finding its URL queued or in flight for the client with a record of
 -- the same chain: an earlier attempt of the same 3xx (its lease expired
 -- after it queued the hop) queued it already. That is the hop, accepted.
@@ -60,8 +65,8 @@ local function offer(site, m, base, fol)
   local ws = redis.call('HGET', wk, c)
   if ws then return 2, rid(tonumber(ws)) end
   if maxq > 0 and qn >= maxq and not hop then return 4, qretry end
-  local seq = redis.call('HINCRBY', HK, 'seq', '1') % 549755813888
-  local score = base + seq * 2048
+  seq = seq + 1
+  local score = base + (seq % 549755813888) * 2048
   n = n + 1
   if qc == ck then qn = n end
   if fol ~= '' then
@@ -74,7 +79,7 @@ local function offer(site, m, base, fol)
   redis.call('ZADD', qk, I(score), m)
   if redis.call('ZCARD', qk) == 1 then enter(site, c)
   else redis.call('ZADD', key('cr', c), 'XX', 'LT', I(score), site) end
-  backlog_add(c)
+  queued = queued + 1
   return 0, rid(score)
 end
 local out = {}
@@ -83,6 +88,8 @@ for j = 9, #ARGV - 3, 4 do
   out[#out + 1] = code
   out[#out + 1] = val
 end
+if seq ~= seq0 then redis.call('HSET', HK, 'seq', I(seq)) end
+if queued > 0 then backlog_add(c, queued) end
 if hop then redis.call('HSET', ck, 'n', I(n))
 elseif qc == ck then redis.call('HSET', ck, 'w', I(w), 'tok', tok, 'ts', I(now), 'n', I(n))
 else
