@@ -233,7 +233,9 @@ static long cmd_calls(const char *name)
 /* The scripts' per-call work stays per call: a submission reads and writes
  * the request sequence and the client's backlog count once, not once per
  * URL (HINCRBY each, before), and a claim of many sites of one client
- * promotes its due sites once, not once per claim (ZRANGEBYSCORE). */
+ * promotes its due sites once, not once per claim (ZRANGEBYSCORE), and
+ * keeps the client's finish tag in its hash only as it leaves the
+ * backlog (HSET). */
 static void test_commands_per_call(void **state)
 {
   (void)state;
@@ -253,6 +255,9 @@ static void test_commands_per_call(void **state)
   ts_claim(&cl, N);
   assert_int_equal(cl.n, N);
   assert_int_equal(cmd_calls("zrangebyscore"), 2);  /* the reaper's, and one promote */
+  /* a lease each, the virtual time, and the client's finish tag once, as
+   * its backlog empties (not once per claim) */
+  assert_int_equal(cmd_calls("hset"), N + 2);
   /* and the order and ids are those of one at a time */
   for(int i = 0; i < N; i++)
     assert_string_equal(cl.c[i].url, urls[i]);

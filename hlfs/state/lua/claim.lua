@@ -88,9 +88,13 @@ local function charge(c, vt)
 -- formatted once, for both (a Lua number argument would be formatted by
 -- Redis for each command: lib.lua's I)
   local fin = string.format('%.17g', start + 1 / w)
-  redis.call('HSET', ck, 'f', fin)
+-- while c is backlogged its tag is its score in vt:{N}; the hash keeps it
+-- for when c comes back (lib.lua's backlog_add), written as c leaves
   if redis.call('HINCRBY', ck, 'qn', '-1') > 0 then redis.call('ZADD', VT, fin, c)
-  else redis.call('ZREM', VT, c) end
+  else
+    redis.call('ZREM', VT, c)
+    redis.call('HSET', ck, 'f', fin)
+  end
 end
 -- Other clients' requests for m at the site join the claim's waiters; the
 -- claim must then satisfy the strictest max_age among them. Returns the

@@ -134,8 +134,15 @@ local function follows(c, sc) return redis.call('HEXISTS', FR, c .. '|' .. rid(s
 -- fetched again.
 local function wkey(site, m) return 'w:' .. T .. site .. '|' .. m end
 -- One of c's queued requests left its queue without a claim of its own.
+-- A client leaving vt:{N} keeps its finish tag in its hash (lua_claim's
+-- charge).
 local function unqueue(c)
-  if redis.call('HINCRBY', key('cl', c), 'qn', '-1') <= 0 then redis.call('ZREM', VT, c) end
+  local ck = key('cl', c)
+  if redis.call('HINCRBY', ck, 'qn', '-1') <= 0 then
+    local f = redis.call('ZSCORE', VT, c)
+    if f then redis.call('HSET', ck, 'f', f) end
+    redis.call('ZREM', VT, c)
+  end
 end
 -- The result of (site, m) is out: publish it to each waiter, marked with
 -- the request it came from. A waiter whose max_age code is below need (the
