@@ -136,7 +136,10 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
   *parsed = false;
   struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.max_text };
   struct html_scan sc;
-  crawl_err e = html_links_extract(r->body, r->body_len, &c->o.html, r->url, &lo, l, &sc);
+  struct html_opts ho = c->o.html;
+  char cs[64];
+  ho.charset = html_ct_charset(page_header(r, "content-type"), cs, sizeof cs);
+  crawl_err e = html_links_extract(r->body, r->body_len, &ho, r->url, &lo, l, &sc);
   if(e)
     return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* not an http(s) page URL: no links */
   *parsed = true;

@@ -5,6 +5,7 @@
 #include <libxml/parserInternals.h>
 #include <limits.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/mem.h"
 
@@ -126,13 +127,14 @@ static void sax_set(htmlSAXHandler *h)
 
 static struct html_opts html_opts_fill(const struct html_opts *o)
 {
-  struct html_opts r = { HTML_MAX_BYTES_DEFAULT, HTML_MAX_DEPTH_DEFAULT };
+  struct html_opts r = { HTML_MAX_BYTES_DEFAULT, HTML_MAX_DEPTH_DEFAULT, NULL };
   if(o && o->max_bytes)
     r.max_bytes = o->max_bytes;
   if(o && o->max_depth)
     r.max_depth = o->max_depth;
   if(r.max_bytes > INT_MAX)
     r.max_bytes = INT_MAX;  /* libxml2 takes an int */
+  r.charset = o ? o->charset : NULL;
   return r;
 }
 
@@ -181,7 +183,26 @@ static crawl_err html_no_nul(const char **p, size_t *n, char **q)
   return CRAWL_OK;
 }
 
-static crawl_err html_run(struct scan_job *j, const char *p, size_t n)
+static bool html_has_bom(const char *p, size_t n)
+{
+  const unsigned char *b = (const unsigned char *)p;
+  return (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) ||
+         (n >= 2 && ((b[0] == 0xFE && b[1] == 0xFF) || (b[0] == 0xFF && b[1] == 0xFE)));
+}
+
+/* The transport's charset, unless a byte order mark says otherwise (it
+ * comes first) or it is UTF-8 (the default below). The context owns the
+ * handler once switched to it. A name nobody knows is ignored. */
+static void html_use_charset(htmlParserCtxtPtr x, const char *cs, const char *p, size_t n)
+{
+  if(!cs || html_has_bom(p, n) || xmlParseCharEncoding(cs) == XML_CHAR_ENCODING_UTF8)
+    return;
+  xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(cs);
+  if(h)
+    xmlSwitchToEncoding(x, h);
+}
+
+static crawl_err html_run(struct scan_job *j, const char *p, size_t n, const char *charset)
 {
   j->x = htmlCreateMemoryParserCtxt(p, (int)n);
   if(!j->x)
@@ -191,8 +212,10 @@ static crawl_err html_run(struct scan_job *j, const char *p, size_t n)
   htmlCtxtUseOptions(j->x, HTML_PARSE_NOIMPLIED | HTML_PARSE_NONET);
   /* Undeclared pages are UTF-8 (libxml2 would take them for Latin-1); a
    * byte order mark or a meta charset still switches, and bytes that are
-   * not UTF-8 fall back to Latin-1. */
+   * not UTF-8 fall back to Latin-1. A charset from the transport is set
+   * as the input's decoder, which a meta charset does not replace. */
   xmlSwitchEncoding(j->x, XML_CHAR_ENCODING_UTF8);
+  html_use_charset(j->x, charset, p, n);
   sax_set(j->x->sax);
   j->x->userData = j;
   htmlParseDocument(j->x);
@@ -225,10 +248,32 @@ crawl_err html_scan(const char *p, size_t n, const struct html_opts *o,
   char *copy;
   crawl_err e = html_no_nul(&p, &len, &copy);
   if(e == CRAWL_OK)
-    e = html_run(&j, p, len);
+    e = html_run(&j, p, len, op.charset);
   mem_free(copy);
   info->stopped = j.stopped && !j.nomem;
   return e;
+}
+
+const char *html_ct_charset(const char *ct, char *out, size_t cap)
+{
+  const char *p = ct;
+  while(p && (p = strchr(p, ';'))) {
+    p++;
+    while(*p == ' ' || *p == '\t')
+      p++;
+    if(strncasecmp(p, "charset=", 8))
+      continue;
+    p += 8;
+    bool quoted = *p == '"';
+    p += quoted;
+    size_t n = strcspn(p, quoted ? "\"" : "; \t");
+    if(!n || n >= cap)
+      return NULL;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return out;
+  }
+  return NULL;
 }
 
 const char *html_attr(const char *const *attrs, const char *name)

@@ -21,18 +21,25 @@
  * leaves open where it gives up). Names are lower case. A NUL byte is read
  * as U+FFFD. The content of script and style is not
  * text and is not reported; whitespace between block elements is not
- * either. Character references are decoded; the page's encoding comes from
- * a byte order mark or a meta charset, else UTF-8, and the events are in
- * UTF-8. */
+ * either. Character references are decoded; the page's encoding comes, as
+ * HTML orders it, from a byte order mark, then the charset its transport
+ * named (html_opts.charset: HTTP's Content-Type), then a meta charset,
+ * else UTF-8; the events are in UTF-8. A charset that libxml2 (and iconv)
+ * do not know is ignored. */
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "clients/base/crawl_err.h"
 
 struct html_opts {
-  size_t   max_bytes;  /* body bytes parsed; 0 = HTML_MAX_BYTES_DEFAULT */
-  unsigned max_depth;  /* estimated nesting; 0 = HTML_MAX_DEPTH_DEFAULT */
+  size_t      max_bytes;  /* body bytes parsed; 0 = HTML_MAX_BYTES_DEFAULT */
+  unsigned    max_depth;  /* estimated nesting; 0 = HTML_MAX_DEPTH_DEFAULT */
+  const char *charset;    /* the transport's, e.g. "windows-1251"; NULL: none */
 };
+
+/* The charset parameter of a Content-Type value into out (without quotes,
+ * at most cap - 1 bytes), or NULL when there is none or it does not fit. */
+const char *html_ct_charset(const char *content_type, char *out, size_t cap);
 #define HTML_MAX_BYTES_DEFAULT (2u << 20)
 #define HTML_MAX_DEPTH_DEFAULT 2000u
 

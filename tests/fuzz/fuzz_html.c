@@ -134,7 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   long live = mem_live();
   if(html_depth_cut(p, size, 50) > size)
     die("depth cut past the end", NULL);
-  struct html_opts o = { 32u << 10, 200 };
+  /* the transport's charset, chosen by the input's length: decoders
+   * other than UTF-8's, a wrong one for the bytes, one nobody knows */
+  static const char *const cs[] = { NULL, "windows-1251", "shift_jis", "utf-16le",
+                                     "iso-8859-2", "no-such-charset" };
+  struct html_opts o = { .max_bytes = 32u << 10, .max_depth = 200,
+                         .charset = cs[size % (sizeof cs / sizeof cs[0])] };
   check_events(p, size, &o);
   struct buf alone;
   bool ok = check_text(p, size, &o, &alone);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if(size > FUZZ_MAX_INPUT)
     return 0;
   long live = mem_live();
-  struct sitemap_opts o = { { 32u << 10, 200 }, FUZZ_MAX_TEXT };
+  struct sitemap_opts o = { { .max_bytes = 32u << 10, .max_depth = 200 }, FUZZ_MAX_TEXT };
   struct sitemap_info si;
   size_t n = 0;
   crawl_err e = sitemap_read(data, size, &o, on_loc, &n, &si);

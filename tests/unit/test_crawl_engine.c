@@ -659,6 +659,33 @@ static void test_record_too_large(void **state)
   fetched_free(&f);
 }
 
+/* A page's charset from its Content-Type decodes it: a link written in
+ * windows-1251 names the UTF-8 path it means, not the bytes read as
+ * Latin-1 (without the charset: /%C3%8F%C3%B0.html). */
+static void test_transport_charset(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("charset", dir, sizeof dir);
+  struct crawl *c;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s0.test/p/1.html"), CRAWL_OK);
+  struct frontier_item it[2];
+  assert_int_equal(crawl_take(c, 2, it), 1);
+  struct warc_header h[1] = { { "Content-Type", "text/html; charset=windows-1251" } };
+  const char *body = "<p>\xcf\xf0\xe8\xe2\xe5\xf2</p><a href=\"/\xcf\xf0.html\">x</a>";
+  struct crawl_result r = { it[0].url, "ok", 200, h, 1, body, strlen(body), false, NULL,
+                            1700000000000ull, 3 };
+  assert_int_equal(crawl_result(c, &r), CRAWL_OK);
+  size_t n = 0;
+  for(int tries = 0; n == 0 && tries < 100; tries++)
+    if((n = crawl_take(c, 2, it)) == 0)
+      crawl_wait(c);
+  assert_int_equal(n, 1);
+  assert_string_equal(it[0].url, "http://s0.test/%D0%9F%D1%80.html");
+  crawl_close(&c);
+}
+
 /* ---- A disk that does not move ------------------------------------------------ */
 
 struct plug {
@@ -962,6 +989,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),
     cmocka_unit_test_setup_teardown(test_ascend_replay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_record_too_large, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_transport_charset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_slow_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_before_the_disk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_kill_and_resume, setup, teardown),

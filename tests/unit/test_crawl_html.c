@@ -263,7 +263,7 @@ static void test_size_bound(void **state)
 {
   (void)state;
   char *s = repeat("<p>some text <a href=/x>x</a></p>", 2000, "");
-  struct html_opts o = { 1000, 0 };
+  struct html_opts o = { .max_bytes = 1000 };
   struct html_scan sc;
   assert_int_equal(html_scan(s, strlen(s), &o, NULL, &sc), CRAWL_OK);
   assert_int_equal(sc.parsed, 1000);
@@ -360,6 +360,74 @@ static void test_encodings(void **state)
     char *t = trace(cases[i].page, 0, &stopped);
     assert_string_equal(t, cases[i].events);
     mem_free(t);
+  }
+}
+
+static char *trace_cs(const char *html, const char *charset)
+{
+  struct trace t = { 0 };
+  buf_init(&t.b, 4096);
+  struct html_sink sink = { tr_start, tr_end, tr_text, &t };
+  struct html_opts o = { .charset = charset };
+  assert_int_equal(html_scan(html, strlen(html), &o, &sink, NULL), CRAWL_OK);
+  char *r = mem_strdup(t.b.data ? t.b.data : "");
+  buf_free(&t.b);
+  return r;
+}
+
+/* The transport's charset (HTTP's Content-Type) comes after a byte order
+ * mark and before a meta charset; one nobody knows is ignored. */
+static void test_transport_charset(void **state)
+{
+  (void)state;
+  static const char cp1251[] = "<p>\xcf\xf0\xe8\xe2\xe5\xf2";  /* "Привет" */
+  static const char privet[] = "<p>\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82</p>";
+  static const struct {
+    const char *page, *charset, *events;
+  } cases[] = {
+    { cp1251, "windows-1251", privet },
+    { cp1251, "WINDOWS-1251", privet },
+    /* without it: not UTF-8, so read as Latin-1 */
+    { cp1251, NULL, "<p>\xc3\x8f\xc3\xb0\xc3\xa8\xc3\xa2\xc3\xa5\xc3\xb2</p>" },
+    { cp1251, "no-such-charset", "<p>\xc3\x8f\xc3\xb0\xc3\xa8\xc3\xa2\xc3\xa5\xc3\xb2</p>" },
+    /* the transport over a meta charset */
+    { "<meta charset=iso-8859-1><p>\xcf\xf0\xe8\xe2\xe5\xf2", "windows-1251",
+      "<meta charset=iso-8859-1></meta><p>\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82</p>" },
+    /* a byte order mark over the transport */
+    { "\xef\xbb\xbf<p>caf\xc3\xa9", "windows-1251", "<p>caf\xc3\xa9</p>" },
+    { "<p>caf\xc3\xa9", "utf-8", "<p>caf\xc3\xa9</p>" },
+  };
+  for(size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *t = trace_cs(cases[i].page, cases[i].charset);
+    assert_string_equal(t, cases[i].events);
+    mem_free(t);
+  }
+}
+
+/* The charset parameter of a Content-Type, as the crawler hands it on. */
+static void test_content_type_charset(void **state)
+{
+  (void)state;
+  char cs[16];
+  static const struct {
+    const char *ct, *want;
+  } cases[] = {
+    { "text/html; charset=UTF-8", "UTF-8" },
+    { "text/html;charset=\"windows-1251\"", "windows-1251" },
+    { "text/html; q=1; Charset=koi8-r ; x=y", "koi8-r" },
+    { "text/html", NULL },
+    { "text/html; charset=", NULL },
+    { "text/html; charset=\"\"", NULL },
+    { "text/html; charset=a-name-longer-than-the-buffer", NULL },
+    { "text/html; notcharset=x", NULL },
+    { NULL, NULL },
+  };
+  for(size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *got = html_ct_charset(cases[i].ct, cs, sizeof cs);
+    if(cases[i].want)
+      assert_string_equal(got, cases[i].want);
+    else
+      assert_null(got);
   }
 }
 
@@ -460,6 +528,8 @@ int main(void)
     cmocka_unit_test(test_events),
     cmocka_unit_test(test_nul_bytes),
     cmocka_unit_test(test_encodings),
+    cmocka_unit_test(test_transport_charset),
+    cmocka_unit_test(test_content_type_charset),
     cmocka_unit_test(test_base_late_and_anchor_text),
     cmocka_unit_test(test_nomem_every_allocation),
   };
