@@ -9,6 +9,9 @@
 #   TORTURE_SECONDS  how long clients and faults run (default 90); then the
 #                    faults stop and every accepted URL must get its result
 #                    within TORTURE_DRAIN_S (default 120)
+#   TORTURE_SHARDS   state Redis servers, one shard group each (default: 1
+#                    for an even seed, 2 for an odd one, so that the daily
+#                    seed alternates); each is killed and paused on its own
 #
 # The seed fixes the world, every client's choices and the fault schedule;
 # what the processes do in between depends on timing, so a failure replays
@@ -20,7 +23,8 @@ SECS=${TORTURE_SECONDS:-90}
 DRAIN_S=${TORTURE_DRAIN_S:-120}
 RSS_MAX_KB=${TORTURE_RSS_MAX_KB:-400000}
 EV=$T_DIR/events
-echo "# torture seed $SEED, $SECS s of faults (TORTURE_SEED=$SEED replays)"
+SHARDS=${TORTURE_SHARDS:-$((SEED % 2 + 1))}
+echo "# torture seed $SEED, $SECS s of faults, $SHARDS state Redis (TORTURE_SEED=$SEED replays)"
 RANDOM=$SEED
 : >"$EV"
 event() { echo "$(date +%H:%M:%S.%3N) $*" >>"$EV"; }
@@ -66,18 +70,26 @@ tw=$TESTWEB_PORT
 mapfile -t POOL <"$T_DIR/pool"
 
 # ---- the stack --------------------------------------------------------------
-RP=$(freeport) LP1=$(freeport) LP2=$(freeport) GP_a=$(freeport) GP_b=$(freeport)
-mkdir -p "$T_DIR/redis"
+LP1=$(freeport) LP2=$(freeport) GP_a=$(freeport) GP_b=$(freeport)
+RPS=() REDIS_NAMES=""
+for s in $(seq 0 $((SHARDS - 1))); do
+  RPS+=("$(freeport)")
+  REDIS_NAMES+=" redis$s"
+  mkdir -p "$T_DIR/redis$s"
+done
+REDIS_LIST=$(printf '127.0.0.1:%s,' "${RPS[@]}")
+REDIS_LIST=${REDIS_LIST%,}
 start_redis_cache 64mb
 gen=0
 launch() {  # NAME: (re)start that process on its fixed port
   gen=$((gen + 1))
   case $1 in
-    redis)
-      bg "redis.$gen" redis-server --port "$RP" --bind 127.0.0.1 --dir "$T_DIR/redis" \
+    redis*)
+      local rp=${RPS[${1#redis}]}
+      bg "$1.$gen" redis-server --port "$rp" --bind 127.0.0.1 --dir "$T_DIR/$1" \
         --appendonly yes --appendfsync always --save '' --protected-mode no --logfile ""
-      PID_redis=$BG_PID
-      wait_for 10 redis-cli -p "$RP" ping || violation "redis did not restart" ;;
+      printf -v "PID_$1" '%s' "$BG_PID"
+      wait_for 10 redis-cli -p "$rp" ping || violation "$1 did not restart" ;;
     llfs1|llfs2)
       local port=$LP1; [ "$1" = llfs2 ] && port=$LP2
       bg "$1.$gen" "$WPFS_BIN/llfs" --listen-port "$port" --allow-cidrs 127.0.0.0/8 \
@@ -91,7 +103,7 @@ launch() {  # NAME: (re)start that process on its fixed port
       # (120 s) that hold outlasted the drain when Redis died late in the
       # storm (seed 20261126). This web's longest Crawl-delay is 0.3 s.
       bg "hlfs-$1.$gen" "$WPFS_BIN/hlfs" --listen-port "${!port}" --replica "$1" \
-        --redis "127.0.0.1:$RP" --cache-redis "127.0.0.1:$CACHE_REDIS_PORT" \
+        --redis "$REDIS_LIST" --cache-redis "127.0.0.1:$CACHE_REDIS_PORT" \
         --llfs "http://127.0.0.1:$LP1,http://127.0.0.1:$LP2" --tokens-file "$T_DIR/tokens.json" \
         --min-delay-ms 100 --delay-factor 0 --lease-ms 8s --visibility-ms 5s --max-wait-ms 5s \
         --max-delay-ms 2s
@@ -107,8 +119,8 @@ cat >"$T_DIR/tokens.json" <<EOF
   {"name": "c2", "token": "torture-token-2", "weight": 1, "rate": 4, "burst": 12, "max_queued": 30}
 ]}
 EOF
-for p in redis llfs1 llfs2 a b; do launch "$p"; done
-PROCS="redis llfs1 llfs2 a b"
+PROCS="$REDIS_NAMES llfs1 llfs2 a b"
+for p in $PROCS; do launch "$p"; done
 down=""  # the process the fault loop has stopped right now
 alive_check() {
   local p pid
@@ -118,7 +130,13 @@ alive_check() {
     kill -0 "${!pid}" 2>/dev/null || violation "$p (pid ${!pid}) died on its own"
   done
 }
-base_keys=$(redis-cli -p "$RP" dbsize)
+# every state Redis: redis-cli ARGS... run against each, outputs joined
+state_cli() {
+  local rp
+  for rp in "${RPS[@]}"; do redis-cli -p "$rp" "$@"; done
+}
+state_keys() { state_cli dbsize | awk '{ n += $1 } END { print n }'; }
+base_keys=$(state_keys)
 
 # ---- the clients ------------------------------------------------------------
 # Each client is a loop of random requests (its own stream: seed + k),
@@ -229,15 +247,25 @@ rss_check() {
     ((kb > RSS_MAX_KB)) && violation "$p uses $kb KiB (bound $RSS_MAX_KB)"
   done
 }
+# one state Redis into PICKED (not in a subshell: RANDOM must advance
+# here); with one, RANDOM is not drawn (a seed's storm stays what it was
+# before shards were tried)
+pick_redis() {
+  PICKED=redis0
+  ((SHARDS > 1)) && PICKED=redis$((RANDOM % SHARDS))
+  return 0
+}
 fault() {
   local f=$((RANDOM % 6)) p pid pause
   case $f in
     0|1) p=$( ((RANDOM % 2)) && echo a || echo b) ;;
     2|3) p=$( ((RANDOM % 2)) && echo llfs1 || echo llfs2) ;;
-    4) p=redis ;;
+    4) pick_redis; p=$PICKED ;;
     5) pause=$((RANDOM % 2500 + 300))
-       event "fault: redis paused for $pause ms"
-       kill -STOP "$PID_redis"; sleep "$(echo "scale=3; $pause / 1000" | bc)"; kill -CONT "$PID_redis"
+       pick_redis; p=$PICKED
+       pid=PID_$p
+       event "fault: $p paused for $pause ms"
+       kill -STOP "${!pid}"; sleep "$(echo "scale=3; $pause / 1000" | bc)"; kill -CONT "${!pid}"
        faults=$((faults + 1))
        return ;;
   esac
@@ -283,8 +311,11 @@ drain() {  # K: read and ack until every accepted id has a result, or the bound
 }
 redis_xlen() {  # CLIENT: entries in its result streams (every shard)
   local n=0 key
-  for key in $(redis-cli -p "$RP" --scan --pattern "x:{*}$1"); do
-    n=$((n + $(redis-cli -p "$RP" xlen "$key")))
+  local rp
+  for rp in "${RPS[@]}"; do
+    for key in $(redis-cli -p "$rp" --scan --pattern "x:{*}$1"); do
+      n=$((n + $(redis-cli -p "$rp" xlen "$key")))
+    done
   done
   echo "$n"
 }
@@ -347,33 +378,37 @@ priv=$(for kk in 1 2 3 4 5 6; do paths "127.30.0.$kk" | grep '^/private/' | sed 
 # Nothing leaks: with every result acknowledged, no queue, lease, waiter,
 # redirect record or unacknowledged result is left in the state Redis, and
 # every client's counters are back at zero.
-leak() { violation "state Redis: $*"; }
-for pat in 'q:*' 'sc:*' 'cd:*' 'cr:*' 'w:*'; do
-  n=$(redis-cli -p "$RP" --scan --pattern "$pat" | wc -l)
-  [ "$n" = 0 ] || leak "$n keys $pat left"
-done
-for key in $(redis-cli -p "$RP" --scan --pattern 'lz:*') $(redis-cli -p "$RP" --scan --pattern 'vt:*'); do
-  n=$(redis-cli -p "$RP" zcard "$key"); [ "$n" = 0 ] || leak "$key holds $n"
-done
-for key in $(redis-cli -p "$RP" --scan --pattern 'fr:*'); do
-  n=$(redis-cli -p "$RP" hlen "$key"); [ "$n" = 0 ] || leak "$key holds $n redirect records"
-done
-for key in $(redis-cli -p "$RP" --scan --pattern 'x:*'); do
-  n=$(redis-cli -p "$RP" xlen "$key")
-  case $key in
-    *sync.*)  # read only while someone waits: bounded by its expiry instead
-      t=$(redis-cli -p "$RP" pttl "$key"); [ "$t" -gt 0 ] || leak "$key ($n results) never expires" ;;
-    *) [ "$n" = 0 ] || leak "$key holds $n results" ;;
-  esac
-done
-for key in $(redis-cli -p "$RP" --scan --pattern 'cl:*'); do
-  v=$(redis-cli -p "$RP" hmget "$key" n qn | tr '\n' ' ')
-  case "$v" in "0 0 "|" "|"  "|"0  "|" 0 ") ;; *) leak "$key counters n qn = $v" ;; esac
-done
-for key in $(redis-cli -p "$RP" --scan --pattern 's:*'); do
-  [ -z "$(redis-cli -p "$RP" hget "$key" lt)" ] || leak "$key still leased"
-done
-end_keys=$(redis-cli -p "$RP" dbsize)
+leak() { violation "state Redis $rp: $*"; }
+leaks() {  # PORT: the checks on one state Redis
+  local rp=$1 pat key n v t
+  for pat in 'q:*' 'sc:*' 'cd:*' 'cr:*' 'w:*'; do
+    n=$(redis-cli -p "$rp" --scan --pattern "$pat" | wc -l)
+    [ "$n" = 0 ] || leak "$n keys $pat left"
+  done
+  for key in $(redis-cli -p "$rp" --scan --pattern 'lz:*') $(redis-cli -p "$rp" --scan --pattern 'vt:*'); do
+    n=$(redis-cli -p "$rp" zcard "$key"); [ "$n" = 0 ] || leak "$key holds $n"
+  done
+  for key in $(redis-cli -p "$rp" --scan --pattern 'fr:*'); do
+    n=$(redis-cli -p "$rp" hlen "$key"); [ "$n" = 0 ] || leak "$key holds $n redirect records"
+  done
+  for key in $(redis-cli -p "$rp" --scan --pattern 'x:*'); do
+    n=$(redis-cli -p "$rp" xlen "$key")
+    case $key in
+      *sync.*)  # read only while someone waits: bounded by its expiry instead
+        t=$(redis-cli -p "$rp" pttl "$key"); [ "$t" -gt 0 ] || leak "$key ($n results) never expires" ;;
+      *) [ "$n" = 0 ] || leak "$key holds $n results" ;;
+    esac
+  done
+  for key in $(redis-cli -p "$rp" --scan --pattern 'cl:*'); do
+    v=$(redis-cli -p "$rp" hmget "$key" n qn | tr '\n' ' ')
+    case "$v" in "0 0 "|" "|"  "|"0  "|" 0 ") ;; *) leak "$key counters n qn = $v" ;; esac
+  done
+  for key in $(redis-cli -p "$rp" --scan --pattern 's:*'); do
+    [ -z "$(redis-cli -p "$rp" hget "$key" lt)" ] || leak "$key still leased"
+  done
+}
+for rp in "${RPS[@]}"; do leaks "$rp"; done
+end_keys=$(state_keys)
 
 nv=$( [ -s "$T_DIR/violations" ] && wc -l <"$T_DIR/violations" || echo 0)
 echo "# faults $faults, URLs accepted $accepted, lost $lost, duplicates delivered $dups," \
