@@ -16,7 +16,7 @@ img="$T_DIR/img"
 mkdir -p "$img"
 cc -std=c11 -O2 -Wall -Wextra -Werror -o "$img/wpfs-healthcheck" deploy/container/healthcheck.c ||
   bail "healthcheck.c does not build"
-for p in llfs hlfs wpfs-url wpfs-robots; do
+for p in llfs hlfs wpfs wpfs-url wpfs-robots; do
   [ -x "$WPFS_BIN/$p" ] && ln -s "$WPFS_BIN/$p" "$img/$p"
 done
 export WPFS_IMAGE_BINDIR="$img"
@@ -37,6 +37,8 @@ sh "$ep" --help >/dev/null 2>&1
 is "$?" 0 "entrypoint --help exits 0"
 is "$(sh "$ep" wpfs-url canon 'HTTP://Example.COM:80/a/../b' 2>&1)" "http://example.com/b" \
   "entrypoint wpfs-url runs the tool"
+ok "entrypoint wpfs runs the command-line client" \
+  sh -c "sh '$ep' wpfs --help 2>&1 | grep -q '^usage: wpfs '"
 
 # --- healthcheck against an llfs on a free port
 port=$(freeport)
