@@ -54,6 +54,17 @@ jq -rs --argjson d "$DELAY_MS" '
   [ .[] | [range(1; length) as $k | ((.[$k].arrive_us - .[$k - 1].done_us) / 1000 - $d)] ] | add
   | "\(length) \(pct(0.5)) \(pct(0.99)) \(max) \(min)"' "$T_DIR/records" >"$T_DIR/slack"
 read -r pairs med p99 max min <"$T_DIR/slack"
+# Rounds: the k-th pair of every site. The sites move in step, so a round
+# late as a whole points at a moment (the machine, a shared process), and
+# a spread within rounds at the order in which one moment's sites are
+# served.
+jq -rs --argjson d "$DELAY_MS" '
+  def med: sort | .[((length - 1) / 2 | floor)];
+  [ .[] | [range(1; length) as $k | { k: $k, s: ((.[$k].arrive_us - .[$k - 1].done_us) / 1000 - $d) }] ]
+  | add | group_by(.k) | map([.[].s]) | map({ m: med, w: (max - min) })
+  | "\(length) \(map(.m) | max) \(map(select(.m > 2)) | length) \(map(.w) | med)"' \
+  "$T_DIR/records" >"$T_DIR/rounds"
+read -r nrounds worst_round late_rounds spread <"$T_DIR/rounds"
 # the minimum: per site, its answers' own durations plus n - 1 delays
 jq -rs --argjson d "$DELAY_MS" '
   [ .[] | { min: ((map(.duration_ms) | add) + (length - 1) * $d),
@@ -64,6 +75,8 @@ printf '   %d sites x %d pages (+ robots.txt), Crawl-delay %d ms, answers held %
   "$SITES" "$PAGES" "$DELAY_MS" "$HOLD_MS" "$(nproc)"
 printf '   slack after the delay, over %d request pairs: median %.2f ms, p99 %.2f ms, max %.2f ms (min %.2f)\n' \
   "$pairs" "$med" "$p99" "$max" "$min"
+printf '   rounds (the k-th request of every site): %d, the latest one'"'"'s median %.2f ms, %d with a median over 2 ms; spread within a round: median %.2f ms\n' \
+  "$nrounds" "$worst_round" "$late_rounds" "$spread"
 printf '   slowest site: %.0f ms from its first request to its last answer; its minimum %.0f ms: x%.3f\n' \
   "$took" "$ideal" "$(awk -v a="$took" -v b="$ideal" 'BEGIN { print a / b }')"
 printf '   whole crawl from submission: %d ms\n' $((t1 - t0))
