@@ -13,6 +13,7 @@
  *   DLT_PUSH_FRONT(first, last, x, prev, next)  list with one
  *   DLT_PUSH_BACK(first, last, x, prev, next)
  *   DLT_UNLINK(first, last, x, prev, next)
+ *   DLT_INSERT_AFTER(first, last, at, x, prev, next)  (at: in the list)
  * An unlinked element has both members NULL. */
 
 #define DL_PUSH_FRONT(first, x, prev, next)  \
@@ -68,6 +69,17 @@
     else                                           \
       (last) = (x)->prev;                          \
     (x)->prev = (x)->next = NULL;                  \
+  } while(0)
+
+#define DLT_INSERT_AFTER(first, last, at, x, prev, next) \
+  do {                                                   \
+    (x)->prev = (at);                                    \
+    (x)->next = (at)->next;                              \
+    if((at)->next)                                       \
+      (at)->next->prev = (x);                            \
+    else                                                 \
+      (last) = (x);                                      \
+    (at)->next = (x);                                    \
   } while(0)
 
 #endif

@@ -26,6 +26,7 @@ struct hlfs_cfg {
   double backoff_base_ms, backoff_max_ms;
   long   budget;
   char  *cache_redis;
+  long   claim_ahead_us;
   long   claim_batch;
   double delay_factor;
   long   failover_hold_ms;
@@ -88,6 +89,9 @@ static const struct cfg_key hlfs_keys[] = {
   { "cache_redis", CFG_STR, OFF(cache_redis), NULL, 1, 0, NULL,
     "page cache Redis host:port (maxmemory, allkeys-lru); unset or empty: the state Redis, "
     "safe only with noeviction" },
+  { "claim_ahead_us", CFG_INT, OFF(claim_ahead_us), "5000", 0, 1000000, NULL,
+    "a site whose next request is allowed this soon is claimed now, and the fetcher holds the "
+    "request until then (0: a site is claimed once due)" },
   { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
   { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, NULL,
     "next request to a site waits at least this times the last response time" },
@@ -476,6 +480,7 @@ static void proc_sched(struct hlfs_proc *p)
     /* with a fleet budget, one fetch until the first heartbeat tells the share */
     .budget = p->cfg.fleet_budget ? 1 : (unsigned)p->cfg.budget,
     .claim_batch = (unsigned)p->cfg.claim_batch, .lease_ms = (uint32_t)p->cfg.lease_ms,
+    .claim_ahead_us = (uint32_t)p->cfg.claim_ahead_us,
     .poll_ms = (uint32_t)p->cfg.poll_ms, .max_attempts = (unsigned)p->cfg.max_attempts,
     .reap_max = 64, .scan_clients = 1000, .robots = true, .robots_cache = 10000,
     .robots_cache_bytes = 64u << 20,

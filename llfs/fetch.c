@@ -37,12 +37,25 @@ static void fetch_publish(struct fetcher *f)
 {
   atomic_store_explicit(&f->n_active, f->active.n, memory_order_relaxed);
   atomic_store_explicit(&f->n_queued, f->queue.n, memory_order_relaxed);
+  atomic_store_explicit(&f->n_held, f->held.n, memory_order_relaxed);
 }
 
 void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   CHECK(!j->on);
   DLT_PUSH_BACK(l->first, l->last, j, prev, next);
+  l->n++;
+  j->on = l;
+  fetch_publish(j->f);
+}
+
+void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_job *j)
+{
+  CHECK(!j->on);
+  if(after)
+    DLT_INSERT_AFTER(l->first, l->last, after, j, prev, next);
+  else
+    DLT_PUSH_FRONT(l->first, l->last, j, prev, next);
   l->n++;
   j->on = l;
   fetch_publish(j->f);
@@ -58,7 +71,7 @@ void job_list_remove(struct fetch_job *j)
   fetch_publish(j->f);
   if(l == &j->f->active)        /* the slot or place it took (fetch_slots.c) */
     fetch_slot_give(j->f);
-  else if(l == &j->f->queue)
+  else if(l == &j->f->queue || l == &j->f->held)
     fetch_queue_give(j->f);
 }
 
@@ -187,7 +200,7 @@ static void job_on_deadline(uv_timer_t *t)
   job_detach(j);
   if(st == JOB_RESOLVING)
     job_finish(j, OUTCOME_DNS_TIMEOUT, "deadline passed while resolving");
-  else if(st == JOB_QUEUED)
+  else if(st == JOB_QUEUED || st == JOB_HELD)
     job_finish(j, OUTCOME_TIMEOUT, "deadline passed in the queue");
   else
     job_finish(j, OUTCOME_TIMEOUT, "deadline passed during the transfer");
@@ -204,9 +217,23 @@ void fetch_pump(struct fetcher *f)
     job_admit(f->queue.first);
 }
 
+bool job_go(struct fetch_job *j)
+{
+  struct fetcher *f = j->f;
+  if(!f->queue.n && fetch_slot_take(f)) {
+    job_admit(j);
+    return true;
+  }
+  if(!fetch_queue_take(f))
+    return false;
+  job_list_push(&f->queue, j);
+  JOB_STATE(j, QUEUED);
+  return true;
+}
+
 static void fetch_check_stopped(struct fetcher *f)
 {
-  if(!f->shutting || f->done_called || f->queue.n || f->active.n || f->done.n)
+  if(!f->shutting || f->done_called || f->held.n || f->queue.n || f->active.n || f->done.n)
     return;
   f->done_called = true;
   uv_timer_stop(&f->stop_timer);
@@ -304,7 +331,7 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   struct fetch_job *j = NULL;
   if(jobp)
     *jobp = NULL;
-  bool now = false;
+  bool now = false, held = rq->hold_us > 0;
   if(f->shutting || f->freeing)
     o = OUTCOME_SHUTTING_DOWN;
   else if(fetch_slots_full(f))
@@ -319,8 +346,9 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
     j->t_start = clock_mono_us();
     o = job_fill(j, rq);
   }
-  /* A slot now, or a place in the queue, or neither. */
-  if(!o && !(now = !f->queue.n && fetch_slot_take(f)) && !fetch_queue_take(f))
+  /* A slot now, or a place in the queue (where a held job waits too), or
+   * neither. */
+  if(!o && !(now = !held && !f->queue.n && fetch_slot_take(f)) && !fetch_queue_take(f))
     o = OUTCOME_OVERLOADED;
   if(o) {
     if(j)
@@ -331,14 +359,19 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   uv_timer_init(f->loop, &j->timer);
   j->timer.data = j;
   f->open_handles++;
-  j->deadline_ms = j->t_start / 1000 + (uint64_t)j->timeout_ms;
-  uv_timer_start(&j->timer, job_on_deadline, (uint64_t)j->timeout_ms, 0);
+  uint64_t hold_ms = (rq->hold_us + 999) / 1000;
+  j->deadline_ms = j->t_start / 1000 + hold_ms + (uint64_t)j->timeout_ms;
+  uv_timer_start(&j->timer, job_on_deadline, hold_ms + (uint64_t)j->timeout_ms, 0);
   fetch_stats_lock(f);
   f->st.accepted++;
   fetch_stats_unlock(f);
   if(jobp)
     *jobp = j;
-  if(now) {
+  if(held) {
+    j->start_at = j->t_start + rq->hold_us;
+    JOB_STATE(j, HELD);
+    fetch_hold(j);
+  } else if(now) {
     job_admit(j);
   } else {
     job_list_push(&f->queue, j);
@@ -370,8 +403,8 @@ static void fetch_on_stop_deadline(uv_timer_t *t)
 {
   struct fetcher *f = t->data;
   CHECK(f && f->magic == FETCHER_MAGIC);
-  struct job_list *lists[2] = { &f->queue, &f->active };
-  for(int i = 0; i < 2; i++)
+  struct job_list *lists[3] = { &f->held, &f->queue, &f->active };
+  for(int i = 0; i < 3; i++)
     while(lists[i]->first) {
       struct fetch_job *j = lists[i]->first;
       job_detach(j);
@@ -509,7 +542,7 @@ struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
   fetch_slots_join(f);
   f->dns = sh ? dns_new_shared(loop, sh->dns, err, errlen) : fetch_dns_new(f, err, errlen);
   if(!(f->guard = guard_new(f->cfg.allow_cidrs, err, errlen)) || !f->dns ||
-     fetch_curl_init(f, err, errlen)) {
+     fetch_curl_init(f, err, errlen) || fetch_hold_init(f, err, errlen)) {
     fetcher_teardown(f);
     return NULL;
   }
@@ -546,8 +579,8 @@ void fetch_unref(struct fetcher *f)
 
 static void fetch_drop_all(struct fetcher *f)
 {
-  struct job_list *lists[3] = { &f->queue, &f->active, &f->done };
-  for(int i = 0; i < 3; i++)
+  struct job_list *lists[4] = { &f->held, &f->queue, &f->active, &f->done };
+  for(int i = 0; i < 4; i++)
     while(lists[i]->first) {
       struct fetch_job *j = lists[i]->first;
       job_list_remove(j);
@@ -563,6 +596,7 @@ static void fetcher_teardown(struct fetcher *f)
   fetch_drop_all(f);
   fetch_slots_leave(f);
   fetch_curl_fini(f);
+  fetch_hold_fini(f);
   dns_free(&f->dns);
   guard_free(&f->guard);
   uv_close((uv_handle_t *)&f->kick, fetch_handle_closed);

@@ -135,17 +135,21 @@ struct fetch_req {
   const char        *pin_addr;  /* IP to connect to instead of resolving
                                    (still guarded); NULL or "" to resolve */
   const char        *req_id;    /* carried into logs; may be NULL */
+  uint64_t           hold_us;   /* contact the site no sooner than this long
+                                   after fetch_start (0: at once); the
+                                   timeout counts from the end of the hold */
 };
 
 /* Durations in microseconds; 0 when the phase did not happen (e.g. no
  * connect or TLS on a reused connection). */
 struct fetch_timings {
+  uint64_t hold_us;        /* held as the request asked (fetch_req.hold_us) */
   uint64_t queue_us;       /* waiting for a slot */
   uint64_t dns_us;         /* our resolver, cache hits included */
   uint64_t connect_us;     /* TCP handshake */
   uint64_t tls_us;         /* TLS handshake */
   uint64_t first_byte_us;  /* request sent -> first response byte */
-  uint64_t total_us;       /* fetch_start -> end */
+  uint64_t total_us;       /* fetch_start (the end of the hold) -> end */
 };
 
 struct fetch_res {
@@ -191,6 +195,7 @@ struct fetch_stats {
   uint64_t cancelled;
   uint64_t in_flight;                /* gauge */
   uint64_t queued;                   /* gauge */
+  uint64_t held;                     /* gauge: waiting for their hold_us */
   uint64_t conn_opened;              /* new TCP connections */
   uint64_t conn_reused;              /* transfers on a kept-alive connection */
   uint64_t bytes_raw, bytes_decoded, bytes_header;

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "common/err.h"
+#include "common/hrtimer.h"
 #include "llfs/fetch.h"
 #include "common/log.h"
 
@@ -17,7 +18,7 @@
 
 
 /* Job states; change only through job_state(). */
-#define JOB_STATES(X) X(NEW) X(QUEUED) X(RESOLVING) X(TRANSFER) X(DONE) X(CALLING)
+#define JOB_STATES(X) X(NEW) X(HELD) X(QUEUED) X(RESOLVING) X(TRANSFER) X(DONE) X(CALLING)
 enum job_st {
 #define X(s) JOB_##s,
   JOB_STATES(X)
@@ -49,7 +50,7 @@ struct fetch_job {
   unsigned          magic;
   struct fetcher   *f;
   enum job_st       st;
-  struct fetch_job *prev, *next;   /* on f->queue, f->active or f->done */
+  struct fetch_job *prev, *next;   /* on f->held, f->queue, f->active or f->done */
   struct job_list  *on;            /* which of them */
   fetch_cb         *cb;
   void             *arg;
@@ -69,6 +70,7 @@ struct fetch_job {
   CURL             *easy;
   uv_timer_t        timer;         /* the job's deadline */
   uint64_t          t_start, t_admit, t_resolved;  /* monotonic us */
+  uint64_t          start_at;      /* held until this monotonic us (fetch_hold.c) */
   uint64_t          deadline_ms;   /* monotonic */
   size_t            hdr_bytes;
   bool              hdr_done;      /* the final response's head is complete */
@@ -110,13 +112,14 @@ struct fetcher {
   uv_timer_t        stop_timer;   /* shutdown deadline */
   struct fetch_sock **sock_by_fd;  /* watchers by fd number */
   size_t            nsock_by_fd, nsocks;
-  struct job_list   queue, active, done;
+  struct job_list   held, queue, active, done;  /* held: by start_at */
+  struct hrtimer    hold_timer;   /* the first held job's start */
   /* Counters are written on the fetcher's thread and read by
    * fetcher_stats from any thread: st under st_mu (uncontended but for a
    * scrape), the two gauges as copies of the list lengths. */
   pthread_mutex_t   st_mu;
   struct fetch_stats st;
-  atomic_size_t     n_active, n_queued;
+  atomic_size_t     n_active, n_queued, n_held;
   int               open_handles;
   bool              curl_global;   /* curl_global_init succeeded */
   bool              shutting, stop_fired, done_called, in_kick, free_pending, freeing;
@@ -134,6 +137,8 @@ struct fetcher {
 void fetch_pump(struct fetcher *f);
 void job_list_push(struct job_list *l, struct fetch_job *j);
 void job_list_remove(struct fetch_job *j);
+/* After 'after' (NULL: first). */
+void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_job *j);
 /* The job ended with o (the result is filled as far as it got). */
 void job_finish(struct fetch_job *j, enum outcome o, const char *detail);
 /* Close callback of every fetcher-owned handle whose data is the fetcher;
@@ -143,6 +148,14 @@ void fetch_handle_closed(uv_handle_t *h);
 void fetch_unref(struct fetcher *f);
 /* Move the job's deadline timer to ms from now. */
 void job_rearm(struct fetch_job *j, uint64_t ms);
+/* A slot now, or the queue's tail; false when neither is free. */
+bool job_go(struct fetch_job *j);
+
+/* fetch_hold.c */
+int  fetch_hold_init(struct fetcher *f, char *err, size_t errlen);
+void fetch_hold_fini(struct fetcher *f);
+/* Keep the job (it holds a place in the queue) until its start_at. */
+void fetch_hold(struct fetch_job *j);
 
 /* fetch_sock.c */
 void fetch_sock_init(struct fetcher *f);

@@ -56,7 +56,7 @@ void fetch_slot_give(struct fetcher *f)
 {
   long queued = atomic_load_explicit(&f->slots->queued, memory_order_relaxed);
   atomic_fetch_sub_explicit(&f->slots->active, 1, memory_order_relaxed);
-  if(f->shared && queued > (long)f->queue.n)
+  if(f->shared && queued > (long)(f->queue.n + f->held.n))
     slots_wake_others(f);
 }
 

@@ -54,6 +54,7 @@ void fetcher_stats(struct fetcher *f, struct fetch_stats *out)
   fetch_stats_unlock(f);
   out->in_flight = atomic_load_explicit(&f->n_active, memory_order_relaxed);
   out->queued = atomic_load_explicit(&f->n_queued, memory_order_relaxed);
+  out->held = atomic_load_explicit(&f->n_held, memory_order_relaxed);
   memset(&out->dns, 0, sizeof out->dns);
   if(f->dns)
     dns_stats(f->dns, &out->dns);
@@ -76,6 +77,7 @@ void fetch_stats_merge(struct fetch_stats *into, const struct fetch_stats *from)
   into->cancelled += from->cancelled;
   into->in_flight += from->in_flight;
   into->queued += from->queued;
+  into->held += from->held;
   into->conn_opened += from->conn_opened;
   into->conn_reused += from->conn_reused;
   into->bytes_raw += from->bytes_raw;

@@ -11,7 +11,7 @@
 
 static const char *const known_fields[] = {
   "url", "method", "headers", "connect_timeout_ms", "timeout_ms", "max_body_bytes",
-  "max_decoded_bytes", "pin_address", NULL,
+  "max_decoded_bytes", "pin_address", "hold_us", NULL,
 };
 
 /* Headers the fetcher owns: letting a caller set them would break framing
@@ -159,12 +159,14 @@ static int req_limits(json_t *body, const struct llfs_limits *lim, struct llfs_r
                       struct jin_err *e)
 {
   long long ct = lim->connect_timeout_ms, t = lim->timeout_ms;
-  long long mb = (long long)lim->max_body, md = (long long)lim->max_decoded;
+  long long mb = (long long)lim->max_body, md = (long long)lim->max_decoded, h = 0;
   if(jin_int(body, "", "connect_timeout_ms", false, 1, lim->connect_timeout_ms, &ct, e) ||
      jin_int(body, "", "timeout_ms", false, 1, lim->timeout_ms, &t, e) ||
      jin_int(body, "", "max_body_bytes", false, 0, (long long)lim->max_body, &mb, e) ||
-     jin_int(body, "", "max_decoded_bytes", false, 0, (long long)lim->max_decoded, &md, e))
+     jin_int(body, "", "max_decoded_bytes", false, 0, (long long)lim->max_decoded, &md, e) ||
+     jin_int(body, "", "hold_us", false, 0, LLFS_MAX_HOLD_US, &h, e))
     return -1;
+  out->hold_us = (uint64_t)h;
   out->connect_timeout_ms = (long)ct;
   out->timeout_ms = (long)t;
   out->max_body = (size_t)mb;

@@ -6,11 +6,15 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "api/jin.h"
 
 #define LLFS_MAX_HEADERS 32
 #define LLFS_MAX_HEADER_VALUE 8192
+/* The longest a caller may hold its fetch back (hold_us): the gateway
+ * holds a few milliseconds (hlfs --claim-ahead-us). */
+#define LLFS_MAX_HOLD_US 10000000LL
 enum { LLFS_GET, LLFS_HEAD };
 
 /* The service's limits: defaults and maxima of the per-request fields. */
@@ -32,6 +36,7 @@ struct llfs_req {
   size_t max_body;
   size_t max_decoded;
   char   pin[48];                     /* "" = resolve */
+  uint64_t hold_us;                   /* contact the site no sooner (fetch_req) */
 };
 
 /* Problem to answer when decoding fails. */

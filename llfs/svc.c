@@ -135,7 +135,8 @@ static void meta_headers(struct meta_w *w, const struct buf *h)
 
 static void meta_timings(struct meta_w *w, const struct fetch_timings *t)
 {
-  mw_num(w, MW_KEY("timings_us\":{\"queue"), t->queue_us);
+  mw_num(w, MW_KEY("timings_us\":{\"hold"), t->hold_us);
+  mw_num(w, MW_KEY("queue"), t->queue_us);
   mw_num(w, MW_KEY("dns"), t->dns_us);
   mw_num(w, MW_KEY("connect"), t->connect_us);
   mw_num(w, MW_KEY("tls"), t->tls_us);
@@ -314,7 +315,7 @@ static void call_start(struct llfs_svc *svc, struct api_req *rq, struct llfs_cal
     .headers = (const char *const *)c->in.headers, .nheaders = c->in.nheaders,
     .connect_timeout_ms = c->in.connect_timeout_ms, .timeout_ms = c->in.timeout_ms,
     .max_body = c->in.max_body, .max_decoded = c->in.max_decoded,
-    .pin_addr = c->in.pin, .req_id = api_req_id(rq),
+    .pin_addr = c->in.pin, .req_id = api_req_id(rq), .hold_us = c->in.hold_us,
   };
   enum outcome o = fetch_start(svc->f, &fr, call_done, c, &c->job);
   if(o != OUTCOME_OK) {

@@ -103,6 +103,8 @@ void llfs_metrics(struct buf *b, void *arg)
           svc->sh->nsvcs);
   m_gauge(b, "llfs_fetches_in_flight", "Fetches resolving or transferring.", st.in_flight);
   m_gauge(b, "llfs_fetches_queued", "Fetches waiting for a slot.", st.queued);
+  m_gauge(b, "llfs_fetches_held", "Fetches waiting for the start their caller set (hold_us).",
+          st.held);
   m_phases(b, &st);
   m_dns(b, &st.dns);
 }

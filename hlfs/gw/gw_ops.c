@@ -228,7 +228,7 @@ static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
   for(size_t i = 0; i < nextra && n < 3; i++)
     hdrs[n++] = extra[i];
   struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = n,
-                               .req_id = in->rid };
+                               .req_id = in->rid, .not_before_us = in->not_before_us };
   return llfs_client_fetch(f->g->llfs, &r, fetch_answer, f, &f->lj);
 }
 

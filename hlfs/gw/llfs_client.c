@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/buf.h"
+#include "common/clock.h"
 #include "common/curluv.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -393,10 +394,15 @@ static void job_done(CURL *e, CURLcode rc, void *arg)
   job_free(j);
 }
 
-static cm_err job_body(struct buf *b, const struct llfs_client_req *r)
+/* The hold counts from the fetcher's receipt of the request, later than
+ * now: the request can only leave late. A retry on another fetcher sends
+ * the same hold, later still. */
+static cm_err job_body(struct buf *b, const struct llfs_client_req *r, uint64_t hold_us)
 {
   buf_adds(b, "{\"url\":");
   buf_add_json_str(b, r->url, strlen(r->url));
+  if(hold_us)
+    buf_addf(b, ",\"hold_us\":%llu", (unsigned long long)hold_us);
   if(r->head)
     buf_adds(b, ",\"method\":\"HEAD\"");
   if(r->timeout_ms > 0)
@@ -433,7 +439,9 @@ static int job_setup(struct llfs_client *c, struct llfs_client_job *j,
                      const struct llfs_client_req *r)
 {
   char rid[96];
-  if(job_body(&j->req, r) != CM_OK || !(j->easy = curl_easy_init()))
+  uint64_t now = clock_mono_us();
+  uint64_t hold = r->not_before_us > now ? r->not_before_us - now : 0;
+  if(job_body(&j->req, r, hold) != CM_OK || !(j->easy = curl_easy_init()))
     return -1;
   j->hdrs = curl_slist_append(NULL, "Content-Type: application/json");
   j->hdrs = curl_slist_append(j->hdrs, "Accept: application/x-wpfs-fetch");
@@ -442,7 +450,8 @@ static int job_setup(struct llfs_client *c, struct llfs_client_job *j,
     snprintf(rid, sizeof rid, "X-Request-Id: %s", r->req_id);
     j->hdrs = curl_slist_append(j->hdrs, rid);
   }
-  long tmo = (r->timeout_ms > 0 ? r->timeout_ms : 60000) + c->cfg.slack_ms;
+  long tmo = (r->timeout_ms > 0 ? r->timeout_ms : 60000) + c->cfg.slack_ms +
+             (long)(hold / 1000) + 1;
   curl_easy_setopt(j->easy, CURLOPT_HTTPHEADER, j->hdrs);
   curl_easy_setopt(j->easy, CURLOPT_MAXLIFETIME_CONN, LLFS_CONN_LIFE_S);
   curl_easy_setopt(j->easy, CURLOPT_POSTFIELDS, j->req.data);

@@ -74,6 +74,8 @@ struct llfs_client_req {
   size_t             nheaders;
   long               timeout_ms;  /* 0: the fetcher's default */
   const char        *req_id;      /* X-Request-Id, carried into its logs */
+  uint64_t           not_before_us;  /* monotonic: the fetcher holds the request
+                                        until then (its hold_us); 0: none */
 };
 
 struct llfs_client;

@@ -185,7 +185,11 @@ static void sched_arm_wake(struct sched *s)
 
 static void sched_give_back(struct sched *s, unsigned shard, const struct state_claim *c);
 
-static void sched_take(struct sched *s, struct claim_slot *sl, const struct state_claim *c)
+/* A site claimed ahead (hold_us, from Redis's clock during the call) may
+ * be contacted hold_us after the answer came in, which was after that
+ * clock was read: never early. */
+static void sched_take(struct sched *s, struct claim_slot *sl, const struct state_claim *c,
+                       uint64_t answered_us)
 {
   struct sched_job *j = sched_job_new(s, sl->shard, c);
   if(!j) {
@@ -194,13 +198,15 @@ static void sched_take(struct sched *s, struct claim_slot *sl, const struct stat
   }
   sched_link(s, j);
   j->lease_ok_ms = sl->sent_ms;
+  j->info.not_before_us = c->hold_us ? answered_us + c->hold_us : 0;
   if(s->running)
     sched_job_begin(j);
   else
     sched_job_abort(j);
 }
 
-/* The claim said when its shard's next site is due, counted from Redis's
+/* The claim said when its shard's next site is due (less claim_ahead_us,
+ * which a claim may take ahead), counted from Redis's
  * clock during the call: from the moment the claim was sent, the wake-up
  * may come a little early (by the trip to Redis), never late; a claim
  * that comes too early is told how long is left. A time that passed while
@@ -233,7 +239,7 @@ static void sched_on_claimed(void *arg, store_err err, const struct state_claim_
   }
   s->srv_off = (int64_t)r->now - (int64_t)now;
   for(size_t i = 0; i < r->n; i++)
-    sched_take(s, sl, &r->claims[i]);
+    sched_take(s, sl, &r->claims[i], now_us);
   if(r->n < sl->asked)
     sched_wake_after(s, sl, r->wake_in_us);
   else {
@@ -256,7 +262,8 @@ static void sched_claim_shard(struct sched *s, unsigned shard, unsigned n)
   struct state_claim_args a = { .max = n, .lease_ms = s->cfg.lease_ms,
                                 .token_prefix = sl->prefix, .reap_max = s->cfg.reap_max,
                                 .max_attempts = s->cfg.max_attempts,
-                                .scan_clients = s->cfg.scan_clients };
+                                .scan_clients = s->cfg.scan_clients,
+                                .ahead_us = s->cfg.claim_ahead_us };
   if(state_claim(s->st, shard, &a, sched_on_claimed, sl) != STORE_OK) {
     s->stats.claim_errors++;
     s->wake_at[shard] = sl->sent_us + (uint64_t)s->cfg.poll_ms * 1000;

@@ -28,6 +28,7 @@ struct sched_cfg {
   const char *replica;       /* lease token prefix, unique per process */
   unsigned    budget;        /* fetches in flight in this replica (global cap) */
   unsigned    claim_batch;   /* claims per claim call, <= 256 */
+  uint32_t    claim_ahead_us;  /* claim a site due this soon; its fetch leaves when due */
   uint32_t    lease_ms;
   uint32_t    renew_ms;      /* 0: lease_ms / 3 */
   uint32_t    poll_ms;       /* longest sleep between claim attempts */
@@ -52,6 +53,8 @@ struct sched_job_info {
   unsigned    prio, attempts;
   uint64_t    max_age_s;  /* QENC_MAXAGE_ANY: any cached copy */
   const char *follow;     /* redirect record (hlfs/sched/sched_follow.h), or NULL */
+  uint64_t    not_before_us;  /* monotonic: the site may be contacted from then on
+                                 (claimed ahead: claim_ahead_us); 0: now */
   void       *user;       /* the fetcher's own pointer */
 };
 

@@ -145,6 +145,7 @@ struct state_claim_args {
   unsigned    reap_max;     /* expired leases to reap first */
   unsigned    max_attempts; /* 1..QENC_ATTEMPTS_MAX + 1 */
   unsigned    scan_clients; /* clients examined per claim */
+  uint32_t    ahead_us;     /* a site due this soon is claimed, with its hold_us */
 };
 struct state_claim {
   const char *site, *client, *url, *token, *rid;
@@ -154,6 +155,8 @@ struct state_claim {
   uint64_t    lease_until;   /* Redis clock */
   unsigned    waiters;       /* other clients' requests for the URL waiting on this claim */
   const char *follow;        /* its redirect record, or NULL (hlfs/sched/sched_follow.h) */
+  uint64_t    hold_us;       /* the site's next request is allowed this long after the
+                                claim's clock (0: now); at most ahead_us */
 };
 struct state_claim_res {
   uint64_t now;              /* Redis clock */

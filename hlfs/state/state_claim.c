@@ -9,7 +9,7 @@
 
 #define CLAIM_MAGIC   0xc1a1e5a1u
 #define CLAIM_MAX     256
-#define CLAIM_FIELDS  11
+#define CLAIM_FIELDS  12
 
 struct claim_ctx {
   unsigned        magic;
@@ -38,6 +38,7 @@ static int claim_parse_one(const struct store_val *c, struct state_claim *out)
   out->lease_until = state_u64(store_v_at(c, 7));
   out->waiters = (unsigned)state_u64(store_v_at(c, 8));
   out->follow = *claim_str(c, 10) ? claim_str(c, 10) : NULL;
+  out->hold_us = state_u64(store_v_at(c, 11));
   qenc_score_unpack(out->score, &out->q);
   /* the claim serves its waiters too: the strictest max_age wins */
   uint64_t wage = qenc_maxage_secs((unsigned)state_u64(store_v_at(c, 9)) & 511);
@@ -103,7 +104,7 @@ store_err state_claim(struct state *st, unsigned shard, const struct state_claim
     return STORE_NOMEM;
   *x = (struct claim_ctx){ CLAIM_MAGIC, st, cb, arg };
   struct state_args args;
-  store_err e = state_args_init(&args, 10);
+  store_err e = state_args_init(&args, 11);
   if(!e) {
     state_args_shard(&args, shard);
     state_args_addu(&args, a->max);
@@ -114,6 +115,7 @@ store_err state_claim(struct state *st, unsigned shard, const struct state_claim
     state_args_addu(&args, st->cfg.results_maxlen);
     state_args_addu(&args, st->cfg.idle_keep_ms);
     state_args_addu(&args, a->scan_clients);
+    state_args_addu(&args, a->ahead_us);
     e = state_run(st, shard, LUA_CLAIM, &args, claim_on_reply, x);
   }
   if(e) {

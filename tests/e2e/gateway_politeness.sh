@@ -8,6 +8,9 @@
 # configured minimum delay and delay factor x response time; a site
 # answering 503 or 429 with Retry-After gets nothing for that long; a site
 # answering 500 waits longer after each error, and no more once it heals.
+# Both replicas claim 100 ms ahead (--claim-ahead-us): their fetches wait
+# in llfs for the rest of the delay (hold_us), so a hold lost on the way
+# would show as gaps up to 100 ms short, well past the slack.
 . "$WPFS_ROOT/tests/lib.sh"
 MIN_DELAY=300   # --min-delay-ms
 FACTOR=2        # --delay-factor
@@ -50,7 +53,7 @@ start_redis
 start_llfs
 TOKEN=politeness-token
 ARGS=(--token "$TOKEN" --min-delay-ms "$MIN_DELAY" --delay-factor "$FACTOR"
-      --backoff-base-ms "$BACKOFF" --log-level warn)
+      --backoff-base-ms "$BACKOFF" --claim-ahead-us 100000 --log-level warn)
 start_hlfs a "${ARGS[@]}"
 start_hlfs b "${ARGS[@]}"
 URL_A="http://127.0.0.1:$HLFS_PORT_a" URL_B="http://127.0.0.1:$HLFS_PORT_b"

@@ -54,7 +54,7 @@ is "$(jq -r '.outcome + " " + (.status|tostring) + " " + .url' "$T_DIR/meta0")" 
 is "$(jq -r '[.headers[] | select(.[0] == "ETag")] | length' "$T_DIR/meta0")" 1 \
   "framed: response headers as [name, value] pairs"
 is "$(jq -c '.timings_us | keys' "$T_DIR/meta0")" \
-  '["connect","dns","first_byte","queue","tls","total"]' "framed: timings_us has every phase"
+  '["connect","dns","first_byte","hold","queue","tls","total"]' "framed: timings_us has every phase"
 
 # A larger body (several reads) through the framed answer too.
 UB=$(tw_url site1.test '/_b/body/big?size=300000')
@@ -199,6 +199,34 @@ lf GET '/internal/v1/resolve?host=site1.test:80'
 is "$(lf_json '"\(.status) \(.field)"')" "400 host" "resolve: a port is refused"
 lf GET '/internal/v1/resolve?host=a..b'
 is "$(lf_json '"\(.status) \(.url_error)"')" "400 empty_label" "resolve: url_error from the URL library"
+
+# ---- hold_us: the site is contacted no sooner than asked, counted from the
+# request's arrival (testweb's clock and ours are the same wall clock)
+t0=$(date +%s%6N)
+lf POST /internal/v1/fetch "$(req "$(tw_url site11.test /held)" '{hold_us: 300000}')"
+arr=$(tw_site_json site11.test requests=10 | jq '[.requests[] | select(.path == "/held")][0].arrive_us')
+cmp_ge "$((arr - t0))" 300000 "hold_us: the request reached the site 300 ms or more after it was sent"
+cmp_ge "$(lf_json .timings_us.hold)" 300000 "hold_us: timings_us.hold says how long it was held"
+cmp_le "$(lf_json .timings_us.total)" 250000 "hold_us: timings_us.total counts from the end of the hold"
+is "$(lf_json .outcome)" ok "hold_us: then fetched"
+# the gauge of held fetches (a cancelled one never reaching its site is
+# itest_fetch's test_hold: a caller hanging up is not seen while its
+# answer is suspended)
+curl -s -o "$T_DIR/held.out" "$LLFS_URL/internal/v1/fetch" \
+  --data-binary "$(req "$(tw_url site12.test /later)" '{hold_us: 1000000}')" &
+held=$!
+ok "hold_us: a held fetch shows in llfs_fetches_held" \
+  wait_for 5 bash -c "curl -s $LLFS_URL/metrics | grep -qx 'llfs_fetches_held 1'"
+is "$(tw_site_json site12.test requests=10 | jq '[.requests[] | select(.path == "/later")] | length')" 0 \
+  "hold_us: the site has not seen it yet"
+wait "$held"
+is "$(jq -r .outcome "$T_DIR/held.out")" ok "hold_us: fetched when the hold ended"
+is "$(metric llfs_fetches_held)" 0 "hold_us: llfs_fetches_held back to 0"
+lf POST /internal/v1/fetch "$(req "$U0" '{hold_us: -1}')"
+problem 422 invalid-field "hold_us -1"
+is "$(lf_json .field)" hold_us "hold_us -1: the problem names hold_us"
+lf POST /internal/v1/fetch "$(req "$U0" '{hold_us: 10000001}')"
+problem 422 invalid-field "hold_us above 10 s"
 
 # ---- overload: a second llfs with one slot and no queue, a page that hangs
 start_llfs --max-in-flight 1 --max-queue 0

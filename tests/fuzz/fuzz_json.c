@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct llfs_req_err e;
     if(llfs_req_decode(j, &lim, &r, &e) == 0) {
       if(!r.url || r.nheaders > LLFS_MAX_HEADERS || r.timeout_ms > lim.timeout_ms ||
-         r.max_body > lim.max_body || strlen(r.url) > lim.max_url_len)
+         r.max_body > lim.max_body || strlen(r.url) > lim.max_url_len ||
+         r.hold_us > (uint64_t)LLFS_MAX_HOLD_US)
         abort();
       llfs_req_clear(&r);
     } else if(!e.e.field[0] || (e.status != 400 && e.status != 422)) {

@@ -1043,6 +1043,71 @@ static void test_cancel(void **state)
   fx_free(&f);
 }
 
+/* The request's first arrival at a site, testweb's clock (wall, us). */
+static uint64_t site_first_arrive(const char *site)
+{
+  char p[256];
+  snprintf(p, sizeof p, "/sites/%s?requests=10", site);
+  json_t *j = ctl_get(p);
+  json_t *r = json_array_get(json_object_get(j, "requests"), 0);
+  uint64_t v = (uint64_t)json_integer_value(json_object_get(r, "arrive_us"));
+  json_decref(j);
+  return v;
+}
+
+static uint64_t wall_us(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* hold_us: each site is contacted no sooner than asked, in the order of
+ * the holds whatever the order of the calls; a cancelled held fetch never
+ * reaches its site; the timeout counts from the end of the hold. */
+static void test_hold(void **state)
+{
+  (void)state;
+  struct fetch_cfg c = cfg_test();
+  struct fetcher *f = fx_new(&c);
+  static const uint64_t hold[3] = { 300000, 100000, 200000 };
+  static const char *const site[3] = { "site80.test", "site81.test", "site82.test" };
+  struct got g[3] = { 0 }, x = { 0 };
+  struct fetch_job *jx;
+  uint64_t t0 = wall_us();
+  for(int i = 0; i < 3; i++) {
+    struct fetch_req rq = { .url = url(site[i], "/"), .hold_us = hold[i], .timeout_ms = 250 };
+    start(f, &rq, &g[i]);
+  }
+  struct fetch_req rx = { .url = url("site83.test", "/"), .hold_us = 150000 };
+  assert_int_equal(fetch_start(f, &rx, on_fetch, &x, &jx), OUTCOME_OK);
+  struct fetch_stats st;
+  fetcher_stats(f, &st);
+  assert_int_equal(st.held, 4);
+  run_for(50);
+  fetch_cancel(&jx);
+  run_until(&g[0].calls, 1, 3000);
+  run_until(&g[2].calls, 1, 3000);
+  for(int i = 0; i < 3; i++) {
+    expect(&g[i], OUTCOME_OK);
+    uint64_t arr = site_first_arrive(site[i]);
+    print_message("# %s: held %llu us, reached the site %lld us after the call\n", site[i],
+                  (unsigned long long)g[i].t.hold_us, (long long)(arr - t0));
+    assert_true(arr >= t0 + hold[i]);
+    assert_true(g[i].t.hold_us >= hold[i]);
+    assert_true(g[i].t.total_us < 250000);
+  }
+  assert_true(g[1].order < g[2].order && g[2].order < g[0].order);
+  assert_int_equal(x.calls, 0);
+  assert_int_equal(site_field("site83.test", "request_count"), 0);
+  fetcher_stats(f, &st);
+  assert_int_equal(st.held, 0);
+  assert_int_equal(st.cancelled, 1);
+  for(int i = 0; i < 3; i++)
+    got_clear(&g[i]);
+  fx_free(&f);
+}
+
 static int stops;
 static void on_stopped(void *arg)
 {
@@ -1374,6 +1439,7 @@ int main(void)
     cmocka_unit_test(test_queue_fifo_and_overloaded),
     cmocka_unit_test(test_queue_deadline),
     cmocka_unit_test(test_cancel),
+    cmocka_unit_test(test_hold),
     cmocka_unit_test(test_graceful_shutdown),
     cmocka_unit_test(test_free_inside_callback),
     cmocka_unit_test(test_pinned_block_not_synchronous),

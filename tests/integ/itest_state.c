@@ -220,6 +220,41 @@ static void test_politeness_next_at_us(void **state)
   }
 }
 
+/* A claim ahead (hlfs --claim-ahead-us): a site due within ahead_us is
+ * claimed with how long is left, counted from the claim's clock; the
+ * wake-up comes ahead_us before the due time. */
+static void test_claim_ahead(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://ah.test/1", 0), item("http://ah.test/2", 0) };
+  assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 2);
+  assert_int_equal(cl.n, 1);
+  assert_int_equal(cl.c[0].hold_us, 0);
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 400, DELAY_CRAWL_DELAY, NULL), 1);
+  uint64_t na_us = (uint64_t)llround(strtod(it_cmd(ts_store, "HGET s:{0}ah.test na"), NULL) * 1000);
+  ts_claim(&cl, 2);
+  assert_int_equal(cl.n, 0);
+  assert_true(cl.wake_us > 300000 && cl.wake_us <= 400000);
+  ts_ahead_us = 100000;
+  ts_claim(&cl, 2);
+  assert_int_equal(cl.n, 0);
+  assert_true(cl.wake_us > 200000 && cl.wake_us <= 300000);
+  ts_ahead_us = 500000;
+  uint64_t t0 = redis_now_us();
+  ts_claim(&cl, 2);
+  uint64_t t1 = redis_now_us();
+  ts_ahead_us = 0;
+  assert_int_equal(cl.n, 1);
+  print_message("# hold %llu us, window %llu..%llu\n", (unsigned long long)cl.c[0].hold_us,
+                (unsigned long long)(na_us - t1), (unsigned long long)(na_us - t0));
+  assert_true(cl.c[0].hold_us >= na_us - t1 && cl.c[0].hold_us <= na_us - t0);
+  assert_true(cl.c[0].hold_us > 200000);
+  ts_close();
+}
+
 /* Calls of one command since the last CONFIG RESETSTAT (commands that
  * scripts run included), from INFO commandstats. */
 static long cmd_calls(const char *name)
@@ -723,6 +758,7 @@ int main(void)
     cmocka_unit_test(test_quotas),
     cmocka_unit_test(test_politeness_next_at),
     cmocka_unit_test(test_politeness_next_at_us),
+    cmocka_unit_test(test_claim_ahead),
     cmocka_unit_test(test_commands_per_call),
     cmocka_unit_test(test_lease_expiry_reap_and_abandon),
     cmocka_unit_test(test_renew_and_abort),

@@ -75,6 +75,7 @@ struct ts_claim {
   uint32_t streak;
   unsigned waiters;
   bool followed;  /* the claim handed a follow record (the scheduler passes it on) */
+  uint64_t hold_us;
 };
 struct ts_claims {
   int done;
@@ -111,11 +112,13 @@ static inline void ts_on_claim(void *arg, store_err err, const struct state_clai
     d->streak = c->error_streak;
     d->waiters = c->waiters;
     d->followed = c->follow != NULL;
+    d->hold_us = c->hold_us;
   }
   o->done = 1;
 }
 
 static unsigned ts_claim_seq;
+static uint32_t ts_ahead_us;  /* the claims' ahead_us */
 static inline void ts_claim_opt(struct ts_claims *o, unsigned shard, unsigned max, uint32_t lease_ms,
                          unsigned max_attempts)
 {
@@ -123,7 +126,7 @@ static inline void ts_claim_opt(struct ts_claims *o, unsigned shard, unsigned ma
   snprintf(prefix, sizeof prefix, "t%u", ++ts_claim_seq);
   struct state_claim_args a = { .max = max, .lease_ms = lease_ms, .token_prefix = prefix,
                                 .reap_max = 64, .max_attempts = max_attempts,
-                                .scan_clients = 1000 };
+                                .scan_clients = 1000, .ahead_us = ts_ahead_us };
   o->done = 0;
   assert_int_equal(state_claim(ts_st, shard, &a, ts_on_claim, o), STORE_OK);
   assert_true(it_run_until(&o->done, 10000));

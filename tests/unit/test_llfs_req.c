@@ -37,7 +37,7 @@ static void test_valid(void **state)
   struct llfs_req_err e;
   json_t *j = json_loads("{\"url\":\"HTTP://Site0.TEST:80/a/../b#x\",\"method\":\"HEAD\","
                          "\"headers\":{\"If-None-Match\":\"\\\"v1\\\"\"},\"timeout_ms\":100,"
-                         "\"pin_address\":\"127.10.0.1\"}", 0, NULL);
+                         "\"pin_address\":\"127.10.0.1\",\"hold_us\":1500}", 0, NULL);
   assert_int_equal(llfs_req_decode(j, &lim, &r, &e), 0);
   assert_string_equal(r.url, "http://site0.test/b");
   assert_int_equal(r.method, LLFS_HEAD);
@@ -47,6 +47,7 @@ static void test_valid(void **state)
   assert_int_equal(r.connect_timeout_ms, 5000);  /* default = service limit */
   assert_int_equal(r.max_body, 1 << 20);
   assert_string_equal(r.pin, "127.10.0.1");
+  assert_int_equal(r.hold_us, 1500);
   llfs_req_clear(&r);
   json_decref(j);
 }
@@ -67,6 +68,9 @@ static void test_invalid(void **state)
              "max_body_bytes");
   expect_err("{\"url\":\"http://a/\",\"pin_address\":\"localhost\"}", 422, "invalid-field",
              "pin_address");
+  expect_err("{\"url\":\"http://a/\",\"hold_us\":-1}", 422, "invalid-field", "hold_us");
+  expect_err("{\"url\":\"http://a/\",\"hold_us\":10000001}", 422, "invalid-field", "hold_us");
+  expect_err("{\"url\":\"http://a/\",\"hold_us\":1.5}", 422, "invalid-field", "hold_us");
   expect_err("{\"url\":\"http://a/\",\"headers\":[]}", 422, "invalid-field", "headers");
   expect_err("{\"url\":\"http://a/\",\"headers\":{\"Host\":\"b\"}}", 422, "invalid-field",
              "headers.Host");

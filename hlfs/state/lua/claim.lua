@@ -1,7 +1,7 @@
 -- Claim up to max requests of one shard for this replica, atomically.
 -- KEYS[1] h:{N}
 -- ARGV    {N}, max, lease_ms, token_prefix, reap_max, max_attempts,
---         results_maxlen, idle_ms, scan_clients
+--         results_maxlen, idle_ms, scan_clients, ahead_us
 -- First reaps up to reap_max expired leases: the request in flight goes
 -- back to its queue with one more attempt, or, past max_attempts, is
 -- published as "abandoned" (to its waiters too). Then, while claims are wanted: clients in
@@ -10,21 +10,25 @@
 -- request there (highest priority, then oldest), the site's lease, and a
 -- finish tag advanced by 1/weight. The same URL queued at the site by
 -- other clients leaves their queues to wait for this claim's result
--- (coalescing: one fetch for all).
+-- (coalescing: one fetch for all). A site is due when its next allowed
+-- time is within ahead_us of the clock: its claim says how long is left
+-- (hold_us), and the fetcher holds the request that long (llfs hold_us).
 -- Returns { now, wake_in_us (-1: nothing scheduled; from this call's
 --           clock to the next due time, exact to the microsecond), reaped, abandoned,
 --           skipped, claim... } with each claim
 --         { site, client, url, score, token, request_id, error_streak,
 --           lease_until, waiters, the waiters' smallest max_age code (511
---           when none), follow record (lib.lua; '' when none) }.
+--           when none), follow record (lib.lua; '' when none), hold_us }.
 -- wpfs: uses lib.lua (prepended at build time, on this file's first line)
 local max, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
 local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
+local ahead = tonumber(ARGV[10])
 local now = now_ms()
 local NOW, SCAN_LAST = I(now), I(scan - 1)
 -- the due test is to the microsecond (lib.lua's MS)
-local NOW_F = MS(NOW_US / 1000)
+local DUE_US = NOW_US + ahead
+local DUE_F = MS(DUE_US / 1000)
 -- follow records are made by submissions only: none now, none in this call
 local has_fr = redis.call('EXISTS', FR) == 1
 local V = tonumber(redis.call('HGET', HK, 'V') or '0')
@@ -62,7 +66,7 @@ end
 local function promote(c)
   if promoted[c] then return end
   local cd, cr = key('cd', c), key('cr', c)
-  local due = redis.call('ZRANGEBYSCORE', cd, '-inf', NOW_F, 'LIMIT', '0', '128')
+  local due = redis.call('ZRANGEBYSCORE', cd, '-inf', DUE_F, 'LIMIT', '0', '128')
   for _, site in ipairs(due) do
     redis.call('ZREM', cd, site)
     local h = redis.call('ZRANGE', qkey(site, c), '0', '0', 'WITHSCORES')
@@ -140,7 +144,7 @@ local function try_claim(c, vt, site, i)
     reap(site)
   end
   local na = tonumber(f[3]) or 0
-  if us(na) > NOW_US then site_index(site, na) return nil end
+  if us(na) > DUE_US then site_index(site, na) return nil end
 -- reserved for a robots.txt redirect hop (lua_hop_take)
   local hx = tonumber(f[5]) or 0
   if us(hx) > NOW_US then site_index(site, hx) return nil end
@@ -170,7 +174,7 @@ local function try_claim(c, vt, site, i)
   charge(c, vt)
   local fr = has_fr and redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
   return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,
-           nw, wcode, fr or '' }
+           nw, wcode, fr or '', I(math.max(us(na) - NOW_US, 0)) }
 end
 local function claim_one(i)
   local cs = redis.call('ZRANGE', VT, '0', SCAN_LAST, 'WITHSCORES')
@@ -186,15 +190,21 @@ local function claim_one(i)
   end
   return nil
 end
-local function wake_at()
-  local at = -1
+-- In microseconds from this call's clock: the first lease to expire (it
+-- is reaped then), the first due site less ahead_us (it is claimed then);
+-- nil: neither.
+local function wake_in()
+  local w
   local h = redis.call('ZRANGE', LZ, '0', '0', 'WITHSCORES')
-  if h[2] then at = tonumber(h[2]) end
+  if h[2] then w = us(tonumber(h[2])) - NOW_US end
   for _, c in ipairs(redis.call('ZRANGE', VT, '0', SCAN_LAST)) do
     local d = redis.call('ZRANGE', key('cd', c), '0', '0', 'WITHSCORES')
-    if d[2] and (at < 0 or tonumber(d[2]) < at) then at = tonumber(d[2]) end
+    if d[2] then
+      local dw = us(tonumber(d[2])) - DUE_US
+      if not w or dw < w then w = dw end
+    end
   end
-  return at
+  return w
 end
 for _, site in ipairs(redis.call('ZRANGEBYSCORE', LZ, '-inf', NOW, 'LIMIT', '0', I(reap_max))) do
   reap(site)
@@ -212,8 +222,8 @@ redis.call('HSET', HK, 'V', V)
 if now < fence then
   out[2] = fence * 1000 - NOW_US
 elseif #out - 5 < max then
-  local at = wake_at()
-  if at >= 0 then out[2] = math.max(us(at) - NOW_US, 0) end
+  local w = wake_in()
+  if w then out[2] = math.max(w, 0) end
 else
   out[2] = 0
 end
