@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "common/list.h"
@@ -98,6 +99,15 @@ static char *sched_replica_name(const char *given)
 
 static void sched_on_wake(struct hrtimer *t);
 
+/* A name for this process's monotonic clock: a replica's name may be
+ * reused by a process on another machine, whose clock is another. */
+static void sched_instance(struct sched *s)
+{
+  uint64_t r;
+  if(getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
+    snprintf(s->instance, sizeof s->instance, "%016llx", (unsigned long long)r);
+}
+
 struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cfg *cfg,
                         const struct sched_fetch_ops *fetch,
                         const struct sched_robots_ops *robots)
@@ -110,6 +120,7 @@ struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cf
   sched_defaults(&s->cfg);
   s->replica = sched_replica_name(cfg->replica);
   s->cfg.replica = s->replica;
+  sched_instance(s);
   s->fops = *fetch;
   s->have_robots = robots && cfg->robots;
   if(robots)
@@ -185,9 +196,22 @@ static void sched_arm_wake(struct sched *s)
 
 static void sched_give_back(struct sched *s, unsigned shard, const struct state_claim *c);
 
-/* A site claimed ahead (hold_us, from Redis's clock during the call) may
- * be contacted hold_us after the answer came in, which was after that
- * clock was read: never early. */
+/* When a site claimed ahead may be contacted, in our clock: hold_us (from
+ * Redis's clock during the call) after the claim's answer came in, which
+ * was after that clock was read; or, when this process completed the
+ * site's last request, the time it computed then in its own clock
+ * (local_due), which the trips to Redis and back do not make later. */
+static uint64_t sched_not_before(const struct sched *s, const struct state_claim *c,
+                                 uint64_t answered_us)
+{
+  size_t n = strlen(s->instance);
+  const char *l = c->local_due;
+  if(l && n && !strncmp(l, s->instance, n) && l[n] == ':')
+    return strtoull(l + n + 1, NULL, 10);
+  return c->hold_us ? answered_us + c->hold_us : 0;
+}
+
+
 static void sched_take(struct sched *s, struct claim_slot *sl, const struct state_claim *c,
                        uint64_t answered_us)
 {
@@ -198,7 +222,7 @@ static void sched_take(struct sched *s, struct claim_slot *sl, const struct stat
   }
   sched_link(s, j);
   j->lease_ok_ms = sl->sent_ms;
-  j->info.not_before_us = c->hold_us ? answered_us + c->hold_us : 0;
+  j->info.not_before_us = sched_not_before(s, c, answered_us);
   if(s->running)
     sched_job_begin(j);
   else

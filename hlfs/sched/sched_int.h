@@ -59,6 +59,8 @@ struct sched {
   struct state           *st;
   struct sched_cfg        cfg;
   char                   *replica;
+  char                    instance[17];  /* random, this process's: names its clock in
+                                            state_done.local_due ("": none) */
   struct sched_fetch_ops  fops;
   struct sched_robots_ops rops;
   bool                    have_robots;

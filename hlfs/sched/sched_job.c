@@ -235,10 +235,17 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
  * back, because testweb recorded a response's end after its last write
  * returned, which on a loaded machine came after the answer had reached
  * us; testweb now takes that time before the write. */
-static void sj_credit(const struct sched_job *j, struct state_done *d)
+static void sj_credit(const struct sched_job *j, struct state_done *d, char *due, size_t len)
 {
   uint64_t now = clock_mono_us(), at = j->out.ended_us;
   d->credit_us = at && now > at ? now - at : 0;
+  /* the same next allowed time in our clock, for our own next claim of
+   * the site (sched.c's sched_not_before) */
+  if(j->s->instance[0] && d->delay.reason != DELAY_NONE) {
+    snprintf(due, len, "%s:%llu", j->s->instance,
+             (unsigned long long)(now - d->credit_us + d->delay.delay_ms * 1000));
+    d->local_due = due;
+  }
 }
 
 /* The record was digested when the chain ended (sched_hop.c); the site's
@@ -295,7 +302,8 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
-  sj_credit(j, d);
+  char due[48];
+  sj_credit(j, d, due, sizeof due);
   return state_complete(j->s->st, j->shard, d, sj_on_stored, j);
 }
 

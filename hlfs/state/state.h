@@ -157,6 +157,8 @@ struct state_claim {
   const char *follow;        /* its redirect record, or NULL (hlfs/sched/sched_follow.h) */
   uint64_t    hold_us;       /* the site's next request is allowed this long after the
                                 claim's clock (0: now); at most ahead_us */
+  const char *local_due;     /* state_done.local_due of the completion that set that
+                                time, or NULL */
 };
 struct state_claim_res {
   uint64_t now;              /* Redis clock */
@@ -184,6 +186,9 @@ struct state_done {
                                  is one looked up, to be taken with the result) */
   const char *const *fields;  /* result stream field/value pairs */
   size_t      nfields;        /* entries in fields (2 per pair) */
+  const char *local_due;      /* "<instance>:<monotonic us>": the same next allowed time
+                                 in the completing process's clock, kept with it for
+                                 that process's own next claim; NULL: none */
 };
 /* held 0: the lease was lost; nothing was written. */
 typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,

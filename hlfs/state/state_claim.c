@@ -9,7 +9,7 @@
 
 #define CLAIM_MAGIC   0xc1a1e5a1u
 #define CLAIM_MAX     256
-#define CLAIM_FIELDS  12
+#define CLAIM_FIELDS  13
 
 struct claim_ctx {
   unsigned        magic;
@@ -39,6 +39,7 @@ static int claim_parse_one(const struct store_val *c, struct state_claim *out)
   out->waiters = (unsigned)state_u64(store_v_at(c, 8));
   out->follow = *claim_str(c, 10) ? claim_str(c, 10) : NULL;
   out->hold_us = state_u64(store_v_at(c, 11));
+  out->local_due = *claim_str(c, 12) ? claim_str(c, 12) : NULL;
   qenc_score_unpack(out->score, &out->q);
   /* the claim serves its waiters too: the strictest max_age wins */
   uint64_t wage = qenc_maxage_secs((unsigned)state_u64(store_v_at(c, 9)) & 511);

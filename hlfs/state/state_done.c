@@ -111,6 +111,7 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
   state_args_addu(a, d->delay.streak);
   state_args_add(a, d->delay.backoff ? "1" : "0");
   state_args_addu(a, d->response_ms);
+  state_args_add(a, d->local_due ? d->local_due : "");
 }
 
 /* The smallest max_age code whose seconds cover age_s: waiters below it
@@ -130,7 +131,7 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   if(shard >= st->cfg.nshards || d->nfields % 2 || d->nfields > 64)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 14 + (int)d->nfields);
+  store_err e = state_args_init(&a, 15 + (int)d->nfields);
   if(e)
     return e;
   done_common(&a, shard, d);
@@ -151,7 +152,7 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 26);
+  store_err e = state_args_init(&a, 27);
   if(e)
     return e;
   done_common(&a, shard, d);
@@ -205,7 +206,7 @@ store_err state_hop_free(struct state *st, const struct state_done *d,
 {
   state_check(st);
   struct state_args a;
-  store_err e = state_args_init(&a, 11);
+  store_err e = state_args_init(&a, 12);
   if(e)
     return e;
   unsigned shard = site_shard(d->site, st->cfg.nshards);

@@ -255,6 +255,62 @@ static void test_claim_ahead(void **state)
   ts_close();
 }
 
+/* The completing process's own next allowed time (local_due) comes back
+ * with the site's claim while the site's na is the one it went with: a
+ * completion without contact keeps both, a lost fetcher's charge (a new
+ * na) drops it, as does a completion that brings none. */
+static void test_claim_local_due(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://lo.test/1", 0), item("http://lo.test/2", 0),
+                             item("http://lo.test/3", 0), item("http://lo.test/4", 0),
+                             item("http://lo.test/5", 0) };
+  assert_int_equal(ts_submit("c1", it, 5), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].local_due, "");
+  ts_local_due = "inst1:777";
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
+  ts_local_due = NULL;
+  ts_ahead_us = 1000000;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_true(cl.c[0].hold_us > 0);
+  assert_string_equal(cl.c[0].local_due, "inst1:777");
+  /* not contacted (a robots verdict): na and its local_due stay */
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 0, DELAY_NONE, NULL), 1);
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].local_due, "inst1:777");
+  /* the fetcher lost: the site rests 2 s from now (past its na), a time
+   * of Redis's alone */
+  struct ts_flags f = { 0 };
+  assert_int_equal(state_abort(ts_st, 0, cl.c[0].site, cl.c[0].token, 2000, ts_on_flags, &f),
+                   STORE_OK);
+  assert_true(it_run_until(&f.done, 5000));
+  ts_ahead_us = 3000000;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_true(cl.c[0].hold_us > 1000000);
+  assert_string_equal(cl.c[0].local_due, "");
+  ts_ahead_us = 1000000;
+  ts_local_due = "inst1:888";
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
+  ts_local_due = NULL;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].local_due, "inst1:888");
+  /* a completion with contact and no local_due drops the old one */
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
+  ts_claim(&cl, 1);
+  ts_ahead_us = 0;
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].local_due, "");
+  ts_close();
+}
+
 /* Calls of one command since the last CONFIG RESETSTAT (commands that
  * scripts run included), from INFO commandstats. */
 static long cmd_calls(const char *name)
@@ -759,6 +815,7 @@ int main(void)
     cmocka_unit_test(test_politeness_next_at),
     cmocka_unit_test(test_politeness_next_at_us),
     cmocka_unit_test(test_claim_ahead),
+    cmocka_unit_test(test_claim_local_due),
     cmocka_unit_test(test_commands_per_call),
     cmocka_unit_test(test_lease_expiry_reap_and_abandon),
     cmocka_unit_test(test_renew_and_abort),

@@ -23,8 +23,15 @@ static inline void ts_wait_ready(struct state *st)
   assert_true(state_ready(st));
 }
 
+/* Options of the calls below; ts_open resets them, so that a test that
+ * failed halfway leaves none to the next. */
+static uint32_t ts_ahead_us;      /* the claims' ahead_us */
+static const char *ts_local_due;  /* the completions' local_due */
+
 static inline void ts_open(unsigned nshards)
 {
+  ts_ahead_us = 0;
+  ts_local_due = NULL;
   ts_store = it_store_new(5000, 10000);
   struct state_cfg c = ts_cfg(nshards);
   ts_st = state_new(&ts_store, 1, &c);
@@ -76,6 +83,7 @@ struct ts_claim {
   unsigned waiters;
   bool followed;  /* the claim handed a follow record (the scheduler passes it on) */
   uint64_t hold_us;
+  char local_due[64];
 };
 struct ts_claims {
   int done;
@@ -113,12 +121,12 @@ static inline void ts_on_claim(void *arg, store_err err, const struct state_clai
     d->waiters = c->waiters;
     d->followed = c->follow != NULL;
     d->hold_us = c->hold_us;
+    snprintf(d->local_due, sizeof d->local_due, "%s", c->local_due ? c->local_due : "");
   }
   o->done = 1;
 }
 
 static unsigned ts_claim_seq;
-static uint32_t ts_ahead_us;  /* the claims' ahead_us */
 static inline void ts_claim_opt(struct ts_claims *o, unsigned shard, unsigned max, uint32_t lease_ms,
                          unsigned max_attempts)
 {
@@ -156,7 +164,7 @@ static inline int ts_complete_age(unsigned shard, const struct ts_claim *c, uint
   static const char *fields[] = { "o", "ok", "hs", "200" };
   struct state_done d = { .site = c->site, .token = c->token, .response_ms = 12,
                           .fields = fields, .nfields = 4, .age_s = age_s,
-                          .followed = c->followed };
+                          .followed = c->followed, .local_due = ts_local_due };
   d.delay.delay_ms = delay_ms;
   d.delay.reason = why;
   struct ts_done r = { 0 };

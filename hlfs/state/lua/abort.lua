@@ -17,6 +17,7 @@ local charge = tonumber(ARGV[5]) or 0
 if charge > 0 and up(now) + charge > na then
   na = up(now) + charge
   redis.call('HSET', key('s', site), 'na', na, 'nr', 'fetcher_lost', 'la', now)
+  redis.call('HDEL', key('s', site), 'lo')
 end
 if na < now then na = now end
 settle(site, na, now, tonumber(ARGV[4]))

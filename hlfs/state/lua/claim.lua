@@ -18,7 +18,8 @@
 --           skipped, claim... } with each claim
 --         { site, client, url, score, token, request_id, error_streak,
 --           lease_until, waiters, the waiters' smallest max_age code (511
---           when none), follow record (lib.lua; '' when none), hold_us }.
+--           when none), follow record (lib.lua; '' when none), hold_us, the
+--           site's local_due (lib.lua's polite; '' when none) }.
 -- wpfs: uses lib.lua (prepended at build time, on this file's first line)
 local max, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
 local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -134,7 +135,7 @@ end
 local function try_claim(c, vt, site, i)
   local sk = key('s', site)
   redis.call('ZREM', key('cr', c), site)
-  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx')
+  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx', 'lo')
   if f[1] then
     if tonumber(f[2]) > now then
       skipped = skipped + 1
@@ -173,8 +174,11 @@ local function try_claim(c, vt, site, i)
   end
   charge(c, vt)
   local fr = has_fr and redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
+-- the completion's own clock's next allowed time, while na is its (polite)
+  local lo, lona = (f[6] or ''):match('^(.*)|(.*)$')
+  if not lo or lona ~= f[3] then lo = '' end
   return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,
-           nw, wcode, fr or '', I(math.max(us(na) - NOW_US, 0)) }
+           nw, wcode, fr or '', I(math.max(us(na) - NOW_US, 0)), lo }
 end
 local function claim_one(i)
   local cs = redis.call('ZRANGE', VT, '0', SCAN_LAST, 'WITHSCORES')

@@ -4,7 +4,7 @@
 -- waited for the same URL (coalesced), re-index the site for its clients.
 -- KEYS[1] h:{N}
 -- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
---         backoff (0/1), response_ms, results_maxlen, idle_ms, need (the
+--         backoff (0/1), response_ms, local_due (lib.lua's polite), results_maxlen, idle_ms, need (the
 --         smallest max_age code the result satisfies: 0 unless it is a
 --         stored copy), mode ('p' publish; 'f' publish, and the claim
 --         handed a follow record; 'h' a redirect hop was queued for the
@@ -23,13 +23,13 @@ if not f then return { 0 } end
 local c, m, sc = f[2], f[3], tonumber(f[4])
 local na = tonumber(f[5]) or 0
 if ARGV[4] == '1' then
-  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])
+  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6], ARGV[10])
 end
 redis.call('HINCRBY', key('cl', c), 'n', '-1')
 local fields = {}
-for j = 14, #ARGV do fields[#fields + 1] = ARGV[j] end
+for j = 15, #ARGV do fields[#fields + 1] = ARGV[j] end
 local url = url_of(site, m)
-local id = publish_own(c, sc, url, fields, ARGV[10], ARGV[13] == 'h', ARGV[13] ~= 'p')
-local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[12]), ARGV[10])
-settle(site, na, now, tonumber(ARGV[11]))
+local id = publish_own(c, sc, url, fields, ARGV[11], ARGV[14] == 'h', ARGV[14] ~= 'p')
+local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[13]), ARGV[11])
+settle(site, na, now, tonumber(ARGV[12]))
 return { 1, math.ceil(na), now, id, served, back }

@@ -181,8 +181,12 @@ end
 -- The site was contacted: store when it may be contacted next, and why.
 -- delay_us counts from now (the gateway took off it how long ago the
 -- answer came in); next_at is exact to the microsecond (MS).
--- had_bu: the hash holds a backoff_until to clear (from release)
-local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu)
+-- had_bu: the hash holds a backoff_until to clear (from release).
+-- local_due: the same time in the completing process's own clock
+-- ("<instance>:<us>", '' when none), kept as 'lo' with the na it goes
+-- with: lua_claim hands it back only while na is still that one, and any
+-- other write of na drops it (lua_abort).
+local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu, local_due)
   local sk = key('s', site)
   local na = (NOW_US + delay_us) / 1000
   local nas = MS(na)
@@ -192,6 +196,8 @@ local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu
     redis.call('HSET', sk, 'na', nas, 'nr', reason, 'es', streak, 'la', I(now), 'lr', resp)
     if had_bu then redis.call('HDEL', sk, 'bu') end
   end
+  if local_due ~= '' then redis.call('HSET', sk, 'lo', local_due .. '|' .. nas)
+  else redis.call('HDEL', sk, 'lo') end
   return na
 end
 -- After a release: a site with work is due again at na; an idle site's

@@ -4,7 +4,7 @@
 -- queue (same score: its place and attempts are unchanged).
 -- KEYS[1] h:{N}
 -- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
---         backoff (0/1), response_ms, idle_ms, origin, status, body,
+--         backoff (0/1), response_ms, local_due (lib.lua's polite), idle_ms, origin, status, body,
 --         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms, good_at,
 --         outage_since, robots_error_streak, hops, final_url, cause,
 --         cause_status, cause_detail
@@ -24,17 +24,17 @@ local f = release(site, token)
 if not f then return { 0 } end
 local na = tonumber(f[5]) or 0
 if ARGV[4] == '1' then
-  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6])
+  na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6], ARGV[10])
 end
-local rk = key('r', ARGV[11])
-local ea = now + tonumber(ARGV[15])
+local rk = key('r', ARGV[12])
+local ea = now + tonumber(ARGV[16])
 redis.call('DEL', rk)
-redis.call('HSET', rk, 'st', ARGV[12], 'b', ARGV[13], 'cd', ARGV[14], 'fa', now, 'ea', ea)
-if tonumber(ARGV[16]) > 0 then redis.call('HSET', rk, 'ra', now + tonumber(ARGV[16])) end
-redis.call('HSET', rk, 'ga', ARGV[18], 'os', ARGV[19], 'ec', ARGV[20])
-if tonumber(ARGV[21]) > 0 then redis.call('HSET', rk, 'rh', ARGV[21], 'ru', ARGV[22]) end
-if ARGV[23] ~= '' then redis.call('HSET', rk, 'xo', ARGV[23], 'xs', ARGV[24], 'xd', ARGV[25]) end
-redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[17]))
+redis.call('HSET', rk, 'st', ARGV[13], 'b', ARGV[14], 'cd', ARGV[15], 'fa', now, 'ea', ea)
+if tonumber(ARGV[17]) > 0 then redis.call('HSET', rk, 'ra', now + tonumber(ARGV[17])) end
+redis.call('HSET', rk, 'ga', ARGV[19], 'os', ARGV[20], 'ec', ARGV[21])
+if tonumber(ARGV[22]) > 0 then redis.call('HSET', rk, 'rh', ARGV[22], 'ru', ARGV[23]) end
+if ARGV[24] ~= '' then redis.call('HSET', rk, 'xo', ARGV[24], 'xs', ARGV[25], 'xd', ARGV[26]) end
+redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[18]))
 requeue(site, f[2], f[3], tonumber(f[4]))
-settle(site, na, now, tonumber(ARGV[10]))
+settle(site, na, now, tonumber(ARGV[11]))
 return { 1, math.ceil(na), now }
