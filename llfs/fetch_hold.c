@@ -2,7 +2,7 @@
  * gateway claims a site a little before its next request is allowed and
  * sends the fetch at once with the time left: the request then leaves from
  * here, one hop from the site, when the delay ends, instead of after the
- * gateway's own wake-up, its claim and the hop to us (docs/hlfs.md,
+ * gateway's own wake-up, its claim and the hop to us (docs/hlfs-state.md,
  * "Politeness"). The hold is relative to the request's arrival here,
  * which comes after the gateway measured it, so it can only end late.
  *
@@ -12,7 +12,6 @@
 #include <stdio.h>
 
 #include "common/clock.h"
-#include "common/list.h"
 #include "llfs/fetch_int.h"
 
 /* Released with the queue's place it held: a slot, else the queue again
