@@ -69,6 +69,9 @@ gw_results_all() {
 start_crawl_stack() {
   start_dnsmasq "$1"
   start_redis
+  # the sorted-set limits the state Redis is deployed with
+  redis-cli -p "$REDIS_PORT" CONFIG SET $(awk '/^zset-/ { print $1, $2 }' \
+    "$WPFS_ROOT/deploy/k8s/config/redis.conf") >/dev/null
   start_redis_cache "$2"
   start_llfs --log-level warn
   start_hlfs a --token "$3" --min-delay-ms 0 --delay-factor 0 --log-level warn \

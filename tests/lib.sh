@@ -58,6 +58,20 @@ cmp_le() {
   if [ "$1" -le "$2" ] 2>/dev/null; then pass "$3"; else fail "$3 (got '$1', want <= $2)"; fi
 }
 done_testing() { echo "1..$T_N"; [ "$T_FAIL" -eq 0 ]; }
+
+# zset_encoding PORT MEMBERS MEMBER_BYTES: the encoding Redis on PORT gives
+# a sorted set of that shape, with scores like a due index's (milliseconds
+# to the microsecond).
+zset_encoding() {
+  local k=wpfs:probe:zset i pad
+  pad=$(printf '%*s' "$3" '' | tr ' ' x)
+  for i in $(seq "$2"); do echo "ZADD $k 1764201600$i.125 ${pad:0:$(($3 - ${#i}))}$i"; done |
+    redis-cli -p "$1" >/dev/null
+  redis-cli -p "$1" OBJECT ENCODING "$k"
+  redis-cli -p "$1" DEL "$k" >/dev/null
+}
+# a client's due index on 200 sites (lua/lib.lua's site_index)
+zset_index_encoding() { zset_encoding "$1" 200 20; }
 bail() { echo "Bail out! $*"; exit 1; }
 
 # wait_for SECONDS command... : poll until the command succeeds.

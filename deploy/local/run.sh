@@ -55,7 +55,7 @@ ready() {
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$state" \
   --appendonly yes --appendfsync everysec --save '' --logfile "$state/redis.log" \
-  --zset-max-listpack-value 256 --zset-max-listpack-entries 1024 &
+  --zset-max-listpack-value 256 &
 started $! redis
 redis-server --port "$cache_port" --bind 127.0.0.1 --dir "$state" \
   --appendonly no --save '' --logfile "$state/redis-cache.log" \

@@ -19,7 +19,9 @@
 # crawler finds to be an exact duplicate),
 # CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6),
 # CRAWL_PERF (a file: perf record -a -g of the wpfs crawl), CRAWL_REDIS_STATS
-# (1: the state Redis's commands per page, by command, after the crawl).
+# (1: the state Redis's commands per page, by command, after the crawl),
+# CRAWL_REDIS_CONFIG ("name value ...": set on the state Redis, which runs
+# with the deployed sorted-set limits, before the crawl).
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=${CRAWL_SITES:-100}
 PAGES=${CRAWL_PAGES:-100}
@@ -35,6 +37,7 @@ cat >"$T_DIR/sites.json" <<EOF
 EOF
 start_testweb --sites "$T_DIR/sites.json" --log-level warn
 start_crawl_stack "$SITES" 512mb "$TOKEN"
+[ -n "${CRAWL_REDIS_CONFIG:-}" ] && redis-cli -p "$REDIS_PORT" CONFIG SET ${CRAWL_REDIS_CONFIG} >/dev/null
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 echo "http://down.test:$TESTWEB_PORT/" >>"$T_DIR/seeds"
 now_ms() { date +%s%3N; }
@@ -112,7 +115,12 @@ WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DI
   >"$T_DIR/wpfs.json" 2>"$T_DIR/wpfs.log" &
 dpid=$!
 dticks=0
-while kill -0 "$dpid" 2>/dev/null; do dticks=$(cpu_ticks "$dpid"); sleep 0.2; done
+# (a read after the crawler ended gives 0: the last one it gave counts)
+while kill -0 "$dpid" 2>/dev/null; do
+  t=$(cpu_ticks "$dpid")
+  [ "$t" -gt "$dticks" ] && dticks=$t
+  sleep 0.2
+done
 wait "$dpid"
 t1=$(now_ms)
 [ -n "${CRAWL_PERF:-}" ] && { kill -INT "$perf_pid"; wait "$perf_pid"; }

@@ -78,6 +78,8 @@ ok "redis-server accepts the configuration" redis_up
 is "$(redis-cli -p "$rport" config get appendonly | tail -1)" yes "appendonly yes"
 is "$(redis-cli -p "$rport" config get maxmemory-policy | tail -1)" noeviction "maxmemory-policy noeviction"
 is "$(redis-cli -p "$rport" config get save | tail -1)" "" "no RDB snapshots"
+is "$(zset_index_encoding "$rport")" skiplist "a 200-site due index is a skiplist, not a listpack scanned at every write"
+is "$(zset_encoding "$rport" 100 200)" listpack "a queue of 100 URLs of 200 bytes stays a listpack"
 redis-cli -p "$rport" set wpfs:deploy:probe accepted >/dev/null
 kill -TERM "$REDIS_PID" 2>/dev/null
 for _ in $(seq 100); do kill -0 "$REDIS_PID" 2>/dev/null || break; sleep 0.1; done

@@ -18,6 +18,7 @@ run() {
   local ports
   ports=($(freeport 4))
   GW_PORT=${ports[0]}
+  RUN_REDIS_PORT=${ports[2]}
   env WPFS_BIN="$WPFS_BIN" WPFS_STATE_DIR="$T_DIR/state-$name" WPFS_PORT="${ports[0]}" \
     WPFS_LLFS_PORT="${ports[1]}" WPFS_REDIS_PORT="${ports[2]}" WPFS_CACHE_REDIS_PORT="${ports[3]}" \
     "$@" setsid "$RUN" >"$T_DIR/$name.out" 2>"$T_DIR/$name.err" &
@@ -47,6 +48,7 @@ ok "the unprefixed name is reported by llfs" grep -q 'llfs: WPFS_MAX_REQUEST_BYT
 ok "and by hlfs" grep -q 'hlfs: WPFS_MAX_REQUEST_BYTES is not read' "$T_DIR/good.err"
 try=$(sed -n "s/^try: *//p; /^  *-d /p" "$T_DIR/good.err" | tr -d '\\\n')
 is "$(eval "$try" | jq -r .outcome)" ok "the curl line of the banner fetches a page"
+is "$(zset_index_encoding "$RUN_REDIS_PORT")" skiplist "the state Redis keeps a 200-site due index as a skiplist"
 stop_run
 ok "SIGTERM stops it" finished
 ok "and everything it started" sh -c "! curl -s -o /dev/null 127.0.0.1:$GW_PORT/healthz"
