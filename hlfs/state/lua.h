@@ -1,7 +1,9 @@
 #ifndef WPFS_HLFS_LUA_H
 #define WPFS_HLFS_LUA_H
-/* The gateway's Redis scripts, one concept each (hlfs/state/lua/<name>.lua,
- * made into these strings at build time by mk/lua2c.sh).
+/* The gateway's Redis functions, one concept each (hlfs/state/lua/<name>.lua,
+ * made into one Redis function library at build time by mk/lua2c.sh):
+ * lua_library is its text, lua_library_name its name, and each variable
+ * below the name of a function in it.
  * Argument layouts are documented at the top of each file and in
  * docs/hlfs-state.md; hlfs/state/state_*.c are their only callers. */
 
@@ -26,6 +28,8 @@ enum lua_script {
   LUA__LAST
 };
 
+extern const char lua_library[];
+extern const char lua_library_name[];
 #define X(e, var) extern const char var[];
 LUA_SCRIPTS(X)
 #undef X

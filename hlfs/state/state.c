@@ -23,12 +23,7 @@ struct state *state_new(struct store *const *stores, unsigned nstores,
                         const struct state_cfg *cfg)
 {
   assert(nstores >= 1 && nstores <= STATE_STORES_MAX);
-  static const char *const names[] = {
-#define X(e, var) #var,
-    LUA_SCRIPTS(X)
-#undef X
-  };
-  static const char *const bodies[] = {
+  static const char *const fns[] = {
 #define X(e, var) var,
     LUA_SCRIPTS(X)
 #undef X
@@ -42,7 +37,7 @@ struct state *state_new(struct store *const *stores, unsigned nstores,
   for(unsigned k = 0; k < nstores; k++) {
     st->stores[k] = stores[k];
     for(int i = 0; i < LUA__LAST; i++)
-      st->script[k][i] = store_script(stores[k], names[i], bodies[i]);
+      st->script[k][i] = store_function(stores[k], lua_library_name, lua_library, fns[i]);
   }
   state_groups_watch(st);
   return st;

@@ -24,9 +24,12 @@
 #define STORE_MAX_SCRIPTS 32
 #define STORE_TIMERS     3
 
+/* A script sent by digest (EVALSHA), or a function of the store's library
+ * (FCALL). Names and bodies are static storage: the Lua literals. */
 struct store_script {
   const char *name;
-  const char *body;   /* static storage: the Lua literals */
+  const char *body;   /* NULL for a function */
+  const char *fn;     /* the function's name, or NULL */
   char        sha[41];
 };
 
@@ -42,8 +45,10 @@ struct store_cmd {
   store_cb         *cb;
   void             *arg;
   int               script;     /* -1: a plain command */
-  bool              as_eval;    /* NOSCRIPT seen: the body goes along */
+  bool              as_eval;    /* NOSCRIPT seen: the body goes along; a
+                                 * function: the library was sent again */
   int               argc;       /* script calls: keys + args */
+  unsigned          lib_gen;    /* the store's lib_gen when written */
   const char      **argv;       /* 3 leading slots for EVALSHA sha nkeys */
   size_t           *lens;
   char              nkeys[12];
@@ -67,6 +72,9 @@ struct store {
   struct store_cmd   *head, *tail;
   struct store_script scripts[STORE_MAX_SCRIPTS];
   int                 nscripts;
+  const char         *lib_name;    /* the function library, or NULL */
+  const char         *lib_body;
+  unsigned            lib_gen;     /* library loads written so far */
   store_state_fn     *state_fn;
   void               *state_arg;
   store_change_fn    *change_fn;
@@ -219,11 +227,42 @@ static void store_on_script_loaded(void *arg, store_err err, const struct store_
     LOG(LOG_WARN, "redis: SCRIPT LOAD %s: %s", sc->name, store_err_text(err));
 }
 
+static void store_on_lib_loaded(void *arg, store_err err, const struct store_val *v)
+{
+  struct store *s = arg;
+  const char *name = store_v_str(v, NULL);
+  if(err == STORE_OK && name && strcmp(name, s->lib_name))
+    LOG(LOG_ERROR, "redis: library loaded as %s, expected %s", name, s->lib_name);
+  else if(err == STORE_OK)
+    LOG(LOG_INFO, "redis: library %s loaded", s->lib_name);
+  else if(err == STORE_REPLY)
+    LOG(LOG_ERROR, "redis: FUNCTION LOAD %s: %s (the state Redis must be 7.0 or later)",
+        s->lib_name, name ? name : "error");
+  else if(err != STORE_DOWN && err != STORE_CLOSED)
+    LOG(LOG_WARN, "redis: FUNCTION LOAD %s: %s", s->lib_name, store_err_text(err));
+}
+
+/* REPLACE: the library is named by a digest of its text, so a library of
+ * that name is this one (loaded by another replica, or before a restart). */
+static store_err store_load_lib(struct store *s)
+{
+  const char *argv[] = { "FUNCTION", "LOAD", "REPLACE", s->lib_body };
+  size_t lens[] = { 8, 4, 7, strlen(s->lib_body) };
+  store_err e = store_cmd(s, 4, argv, lens, 0, store_on_lib_loaded, s);
+  if(!e)
+    s->lib_gen++;
+  return e;
+}
+
 /* Commands written after these are ordered after them on the connection,
- * so EVALSHA may follow at once. */
+ * so EVALSHA and FCALL may follow at once. */
 static void store_load_scripts(struct store *s)
 {
+  if(s->lib_body)
+    store_load_lib(s);
   for(int i = 0; i < s->nscripts; i++) {
+    if(!s->scripts[i].body)
+      continue;
     const char *argv[] = { "SCRIPT", "LOAD", s->scripts[i].body };
     size_t lens[] = { 6, 4, strlen(s->scripts[i].body) };
     store_cmd(s, 3, argv, lens, 0, store_on_script_loaded, &s->scripts[i]);
@@ -482,19 +521,48 @@ static store_err store_write(struct store *s, struct store_cmd *c, int argc,
 static store_err store_write_script(struct store *s, struct store_cmd *c)
 {
   const struct store_script *sc = &s->scripts[c->script];
-  c->argv[0] = c->as_eval ? "EVAL" : "EVALSHA";
+  if(sc->fn)
+    c->argv[0] = "FCALL";
+  else
+    c->argv[0] = c->as_eval ? "EVAL" : "EVALSHA";
   c->lens[0] = strlen(c->argv[0]);
-  c->argv[1] = c->as_eval ? sc->body : sc->sha;
+  if(sc->fn)
+    c->argv[1] = sc->fn;
+  else
+    c->argv[1] = c->as_eval ? sc->body : sc->sha;
   c->lens[1] = strlen(c->argv[1]);
   c->argv[2] = c->nkeys;
   c->lens[2] = strlen(c->nkeys);
+  c->lib_gen = s->lib_gen;
   s->st.evals++;
   return store_write(s, c, c->argc + 3, c->argv, c->lens);
 }
 
-static bool store_is_noscript(const redisReply *r)
+/* The server lost the script or the library (a restart without
+ * persistence, SCRIPT FLUSH, FUNCTION FLUSH). */
+static bool store_is_noscript(const struct store *s, const struct store_cmd *c,
+                              const redisReply *r)
 {
-  return r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8);
+  if(r->type != REDIS_REPLY_ERROR)
+    return false;
+  if(s->scripts[c->script].fn)
+    return !strcmp(r->str, "ERR Function not found");
+  return !strncmp(r->str, "NOSCRIPT", 8);
+}
+
+/* Sent again once: as EVAL with its body, or after the library. Calls
+ * written before one load of the library need no other: when many were
+ * in flight, the library goes once, not once each. */
+static store_err store_resend(struct store *s, struct store_cmd *c)
+{
+  s->st.noscript++;
+  c->as_eval = true;
+  if(s->scripts[c->script].fn && c->lib_gen == s->lib_gen) {
+    store_err e = store_load_lib(s);
+    if(e)
+      return e;
+  }
+  return store_write_script(s, c);
 }
 
 static void store_on_reply(redisAsyncContext *ac, void *r, void *priv)
@@ -506,10 +574,8 @@ static void store_on_reply(redisAsyncContext *ac, void *r, void *priv)
   store_unlink(s, c);
   const redisReply *rep = r;
   store_err err = rep ? STORE_OK : s->fail_err;
-  if(rep && c->script >= 0 && !c->as_eval && store_is_noscript(rep) && s->up) {
-    s->st.noscript++;
-    c->as_eval = true;
-    if(store_write_script(s, c) == STORE_OK)
+  if(rep && c->script >= 0 && !c->as_eval && store_is_noscript(s, c, rep) && s->up) {
+    if(store_resend(s, c) == STORE_OK)
       return;
     err = STORE_DOWN;
   }
@@ -717,6 +783,23 @@ int store_script(struct store *s, const char *name, const char *body)
   hash_hex(md, mdlen, sc->sha);
   sc->name = name;
   sc->body = body;
+  sc->fn = NULL;
+  return s->nscripts++;
+}
+
+int store_function(struct store *s, const char *lib_name, const char *lib_body,
+                   const char *fn)
+{
+  if(s->nscripts >= STORE_MAX_SCRIPTS || (s->lib_name && strcmp(s->lib_name, lib_name))) {
+    fputs("wpfs: too many redis scripts, or a second library\n", stderr);
+    abort();
+  }
+  s->lib_name = lib_name;
+  s->lib_body = lib_body;
+  struct store_script *sc = &s->scripts[s->nscripts];
+  sc->name = fn;
+  sc->body = NULL;
+  sc->fn = fn;
   return s->nscripts++;
 }
 

@@ -2,7 +2,8 @@
 #define WPFS_HLFS_STORE_H
 /* The gateway's one Redis connection: asynchronous (hiredis on the libuv
  * loop), scripts by EVALSHA (loaded with SCRIPT LOAD on every connect, sent
- * again as EVAL when the server answers NOSCRIPT), reconnection with
+ * again as EVAL when the server answers NOSCRIPT) and functions by FCALL
+ * (their library loaded the same way), reconnection with
  * exponential backoff, a cap on commands awaiting a reply and a deadline on
  * each; with Redis Sentinel, the master found anew at each reconnection
  * (sentinel.h). This module is the only one that sees hiredis; replies
@@ -83,7 +84,8 @@ struct store_stats {
   uint64_t evals;       /* of which script calls */
   uint64_t replies;
   uint64_t reply_errors;
-  uint64_t noscript;    /* EVALSHA answered NOSCRIPT, resent as EVAL */
+  uint64_t noscript;    /* script or function missing: resent (as EVAL,
+                         * or after the library) */
   uint64_t busy;        /* refused: max_pending reached */
   uint64_t timeouts;    /* connection reset on a missed deadline */
   uint64_t connects;    /* established (with a password: once it was taken) */
@@ -103,13 +105,19 @@ bool  store_fd_self_connected(int fd);
 bool  store_uses_sentinel(const struct store *s);
 /* Register a script before store_start; returns its id. Aborts on OOM. */
 int   store_script(struct store *s, const char *name, const char *body);
-/* The id store_script gave name, or -1. */
+/* Register a function of a Redis 7 function library before store_start;
+ * returns its id, called like a script's (store_eval: FCALL). A store has
+ * one library, loaded (FUNCTION LOAD REPLACE) on every connect and again
+ * when the server answers that the function is not found. */
+int   store_function(struct store *s, const char *lib_name, const char *lib_body,
+                     const char *fn);
+/* The id store_script or store_function gave name, or -1. */
 int   store_script_id(const struct store *s, const char *name);
 void  store_start(struct store *s);
 bool  store_is_up(const struct store *s);
 store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *lens,
                     uint32_t extra_ms, store_cb *cb, void *arg);
-/* EVALSHA script: argv = keys then arguments, nkeys of them keys. */
+/* A script or function call: argv = keys then arguments, nkeys of them keys. */
 store_err store_eval(struct store *s, int script, int nkeys, int argc,
                      const char **argv, const size_t *lens, store_cb *cb, void *arg);
 const struct store_stats *store_stats(const struct store *s);

@@ -162,10 +162,11 @@ if [ -n "${CRAWL_REDIS_STATS:-}" ]; then
   echo "   state Redis, per page (calls, commands run inside scripts included; us of its CPU):"
   redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' | awk -F'[:,=]' -v r="$w_req" '
     /^cmdstat_/ { sub("cmdstat_", "", $1); printf "     %-16s %6.2f calls %7.2f us\n", $1, $3 / r, $5 / r }' | sort -k4 -rn
-  echo "   scripts, per page (calls; us; the second key argument names the call):"
+  echo "   scripts and functions, per page (calls; us):"
   redis-cli -p "$REDIS_PORT" --json SLOWLOG GET 1000000 |
-    jq -r --arg r "$w_req" '[.[] | select(.[3][0] == "EVALSHA" or .[3][0] == "evalsha")
-      | { s: .[3][1][0:8], a: (.[3] | length), t: .[2] }] | group_by(.s)[]
+    jq -r --arg r "$w_req" '[.[] | select(.[3][0] | ascii_upcase | . == "EVALSHA" or . == "FCALL")
+      | { s: (if (.[3][0] | ascii_upcase) == "FCALL" then .[3][1] | sub("_[0-9a-f]{12}$"; "")
+              else .[3][1][0:8] end), a: (.[3] | length), t: .[2] }] | group_by(.s)[]
       | (map(.t) | sort) as $t
       | "     \(.[0].s) (\(.[0].a) args) \(length / ($r | tonumber) * 100 | round / 100) calls \($t | add / ($r | tonumber) * 100 | round / 100) us; per call median \($t[length / 2 | floor]) us, p90 \($t[length * 9 / 10 | floor]) us"'
 fi

@@ -112,6 +112,56 @@ static void test_evalsha_and_noscript(void **state)
   it_store_close(&s);
 }
 
+static const char lib_add[] =
+  "#!lua name=itest_add\n"
+  "redis.register_function('itest_add', function(KEYS, ARGV)\n"
+  "  return tonumber(ARGV[1]) + redis.call('INCR', KEYS[1]) end)\n";
+
+static void test_function_and_lost_library(void **state)
+{
+  (void)state;
+  struct store *s = it_store_new(2000, 64);
+  int id = store_function(s, "itest_add", lib_add, "itest_add");
+  store_start(s);
+  it_wait_up(s);
+  it_cmd(s, "FLUSHALL");
+  store_err e;
+  /* loaded on connect, then called by name */
+  assert_int_equal(eval_add(s, id, "ctr", "100", &e), 101);
+  assert_int_equal(e, STORE_OK);
+  assert_int_equal(store_stats(s)->noscript, 0);
+  assert_non_null(strstr(it_cmd(s, "FUNCTION LIST LIBRARYNAME itest_add"), "itest_add"));
+  /* the server forgets the library (a restart without persistence):
+   * loaded again, and the call sent again after it */
+  assert_string_equal(it_cmd(s, "FUNCTION FLUSH"), "OK");
+  assert_int_equal(eval_add(s, id, "ctr", "100", &e), 102);
+  assert_int_equal(e, STORE_OK);
+  assert_int_equal(store_stats(s)->noscript, 1);
+  assert_int_equal(eval_add(s, id, "ctr", "0", &e), 3);
+  assert_int_equal(store_stats(s)->noscript, 1);
+  /* many calls in flight when it is lost: the library goes once */
+  it_cmd(s, "FUNCTION FLUSH");
+  it_cmd(s, "CONFIG RESETSTAT");
+  struct eval_res rs[5] = { { 0 } };
+  const char *argv[] = { "ctr", "0" };
+  size_t lens[] = { 3, 1 };
+  for(int i = 0; i < 5; i++)
+    assert_int_equal(store_eval(s, id, 1, 2, argv, lens, eval_on_reply, &rs[i]), STORE_OK);
+  for(int i = 0; i < 5; i++) {
+    assert_true(it_run_until(&rs[i].done, 5000));
+    assert_int_equal(rs[i].err, STORE_OK);
+    assert_int_equal(rs[i].n, 4 + i);
+  }
+  assert_int_equal(store_stats(s)->noscript, 6);
+  assert_non_null(strstr(it_cmd(s, "INFO commandstats"), "cmdstat_function|load:calls=1,"));
+  /* an error of the function itself is the caller's, not sent again */
+  assert_int_equal(eval_add(s, id, "ctr", "x", &e), -1);
+  assert_int_equal(e, STORE_REPLY);
+  assert_int_equal(store_stats(s)->noscript, 6);
+  it_cmd(s, "FUNCTION FLUSH");
+  it_store_close(&s);
+}
+
 static void test_reconnect_after_kill(void **state)
 {
   (void)state;
@@ -190,6 +240,7 @@ int main(void)
     cmocka_unit_test(test_basic_replies),
     cmocka_unit_test(test_pending_cap),
     cmocka_unit_test(test_evalsha_and_noscript),
+    cmocka_unit_test(test_function_and_lost_library),
     cmocka_unit_test(test_reconnect_after_kill),
     cmocka_unit_test(test_deadline_resets_connection),
     cmocka_unit_test(test_down_fails_fast),

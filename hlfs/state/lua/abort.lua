@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- Give a claim back without an outcome (the replica is stopping, the
 -- fetch could not start or no fetcher took it, a robots.txt answer was
 -- lost): the request returns to its place with its attempts unchanged; the
@@ -6,7 +7,7 @@
 -- KEYS[1] h:{N}
 -- ARGV    {N}, site, token, idle_ms, charge_ms
 -- Returns 1, or 0 when the lease was already lost.
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local site, token = ARGV[2], ARGV[3]
 local now = now_ms()
 local f = release(site, token)

@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- Acknowledge delivered results and drop them from the stream at once
 -- (they are not needed again, and MAXLEN alone would keep them).
 -- KEYS[1] x:{N}<client>

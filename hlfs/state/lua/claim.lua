@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- Claim up to max requests of one shard for this replica, atomically.
 -- KEYS[1] h:{N}
 -- ARGV    {N}, max, lease_ms, token_prefix, reap_max, max_attempts,
@@ -20,7 +21,7 @@
 --           lease_until, waiters, the waiters' smallest max_age code (511
 --           when none), follow record (lib.lua; '' when none), hold_us, the
 --           site's local_due (lib.lua's polite; '' when none) }.
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local max, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
 local prefix, reap_max, max_att = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])

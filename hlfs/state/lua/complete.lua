@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- Finish a claimed request: release the lease (only if the token still
 -- holds it), set the site's next allowed time and its reason, publish the
 -- result to the client's stream and to the other clients' requests that
@@ -15,7 +16,7 @@
 -- requeued } or { 0 } when the lease was
 -- lost (expired and reaped: the request belongs to another claim now, and
 -- this result is dropped).
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local site, token = ARGV[2], ARGV[3]
 local now = now_ms()
 local f = release(site, token)

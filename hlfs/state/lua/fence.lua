@@ -1,4 +1,5 @@
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: flags allow-oom
+-- wpfs: uses lib.lua
 -- Hold every claim of the shard until now + hold_ms (or a later fence
 -- already set): the state Redis changed under the gateways (a failover to
 -- a replica, a restart), and its last writes may be lost, leases and next

@@ -1,4 +1,5 @@
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: flags allow-oom
+-- wpfs: uses lib.lua
 -- The fleet at a glance, for GET /status and the fleet gauges of /metrics:
 -- the calling replica's heartbeat; the replicas seen lately; each client's
 -- queued and in-flight requests and results not yet acknowledged; the

@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- A robots.txt redirect that leads to another site is fetched under that
 -- site's lease, like one of its own requests, so that "one request in
 -- flight per site" and its next allowed time hold for the hop too. The
@@ -9,7 +10,7 @@
 -- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
 --         backoff (0/1), response_ms, local_due (lib.lua's polite), idle_ms
 -- Returns 1, or 0 when the token no longer held the lease.
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local site, token = ARGV[2], ARGV[3]
 local now = now_ms()
 local f = release(site, token)

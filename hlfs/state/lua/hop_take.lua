@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- A robots.txt redirect that leads to another site is fetched under that
 -- site's lease, like one of its own requests, so that "one request in
 -- flight per site" and its next allowed time hold for the hop too. The
@@ -18,7 +19,7 @@
 -- reserved site (lua_claim), so a busy site's own queue cannot starve the
 -- hop, which only asks every poll; a reservation whose hop went away ends
 -- by itself at hx. One hop holds a site's reservation at a time.
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local site, token, lease = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local max_wait, hold = tonumber(ARGV[5]), tonumber(ARGV[6])
 local now = now_ms()

@@ -1,8 +1,11 @@
-local T = ARGV[1]
-local HK = KEYS[1]
-local LZ = 'lz:' .. T
-local VT = 'vt:' .. T
-local FR = 'fr:' .. T
+-- The shard's names, set at the start of each call (lib_begin): KEYS[1]
+-- h:{N}, ARGV[1] {N}. The library is loaded once and its functions called
+-- many times (mk/lua2c.sh); only these change from call to call.
+local T, HK, LZ, VT, FR
+local function lib_begin(keys, args)
+  T, HK = args[1], keys[1]
+  LZ, VT, FR = 'lz:' .. T, 'vt:' .. T, 'fr:' .. T
+end
 local function key(p, s) return p .. ':' .. T .. s end
 local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end
 -- An integer as the text redis.call is given. A Lua number argument is

@@ -1,9 +1,10 @@
+-- wpfs: flags allow-oom
 -- Extend the leases this replica still holds.
 -- KEYS[1] h:{N}
 -- ARGV    {N}, lease_ms, then pairs: site, token
 -- Returns one value per pair: 1 renewed, 0 lost (the token no longer holds
 -- the site: it expired and was reaped; the fetch must stop).
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local lease = tonumber(ARGV[2])
 local now = now_ms()
 local out = {}

@@ -1,3 +1,4 @@
+-- wpfs: flags allow-oom
 -- A robots.txt fetch made under a request's lease is over: store the
 -- record of its origin, charge the site's politeness for the request it
 -- cost, and put the request that was waiting for it back at the head of its
@@ -17,7 +18,7 @@
 -- keep_ms after ea. Returns { 1, next_at, now } or { 0 } when the lease
 -- was lost (the record is then not stored: whoever holds the site now
 -- decides).
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local site, token = ARGV[2], ARGV[3]
 local now = now_ms()
 local f = release(site, token)

@@ -1,10 +1,11 @@
+-- wpfs: flags no-writes
 -- A site's state for the API: its politeness hash, plus how many requests
 -- wait in its queues.
 -- KEYS[1] h:{N}
 -- ARGV    {N}, site
 -- Returns the hash as field/value pairs, then 'queued', count, 'clients',
 -- number of clients with requests there.
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local site = ARGV[2]
 local out = redis.call('HGETALL', key('s', site))
 local cs = redis.call('SMEMBERS', key('sc', site))

@@ -1,4 +1,6 @@
 -- Enqueue a batch of one client's URLs on one shard, atomically.
+-- No Redis flags (mk/lua2c.sh): past maxmemory, Redis refuses a submission
+-- before it writes anything (docs/hlfs-state.md, "Scripts").
 -- KEYS[1] h:{N}
 -- ARGV    {N}, client, weight, rate_per_s (0 = no limit), burst,
 --         max_queued (0 = no limit), queue_retry_ms, quota client ('' =
@@ -20,7 +22,7 @@
 --   gets that fetch's result)
 -- The token bucket charges every URL offered, duplicates included: a client
 -- that resubmits its backlog in a loop is throttled like any other.
--- wpfs: uses lib.lua (prepended at build time, on this file's first line)
+-- wpfs: uses lib.lua
 local c = ARGV[2]
 local w, rate, burst = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local maxq, qretry = tonumber(ARGV[6]), tonumber(ARGV[7])
