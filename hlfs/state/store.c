@@ -521,15 +521,14 @@ static store_err store_write(struct store *s, struct store_cmd *c, int argc,
 static store_err store_write_script(struct store *s, struct store_cmd *c)
 {
   const struct store_script *sc = &s->scripts[c->script];
-  if(sc->fn)
+  if(sc->fn) {
     c->argv[0] = "FCALL";
-  else
-    c->argv[0] = c->as_eval ? "EVAL" : "EVALSHA";
-  c->lens[0] = strlen(c->argv[0]);
-  if(sc->fn)
     c->argv[1] = sc->fn;
-  else
+  } else {
+    c->argv[0] = c->as_eval ? "EVAL" : "EVALSHA";
     c->argv[1] = c->as_eval ? sc->body : sc->sha;
+  }
+  c->lens[0] = strlen(c->argv[0]);
   c->lens[1] = strlen(c->argv[1]);
   c->argv[2] = c->nkeys;
   c->lens[2] = strlen(c->nkeys);
