@@ -45,11 +45,11 @@ struct store_cmd {
   store_cb         *cb;
   void             *arg;
   int               script;     /* -1: a plain command */
-  bool              as_eval;    /* NOSCRIPT seen: the body goes along; a
-                                 * function: the library was sent again */
+  bool              resent;     /* the script or library was missing: a
+                                 * script goes as EVAL with its body */
   int               argc;       /* script calls: keys + args */
   unsigned          lib_gen;    /* the store's lib_gen when written */
-  const char      **argv;       /* 3 leading slots for EVALSHA sha nkeys */
+  const char      **argv;       /* 3 leading slots: EVALSHA sha or FCALL name, nkeys */
   size_t           *lens;
   char              nkeys[12];
 };
@@ -525,8 +525,8 @@ static store_err store_write_script(struct store *s, struct store_cmd *c)
     c->argv[0] = "FCALL";
     c->argv[1] = sc->fn;
   } else {
-    c->argv[0] = c->as_eval ? "EVAL" : "EVALSHA";
-    c->argv[1] = c->as_eval ? sc->body : sc->sha;
+    c->argv[0] = c->resent ? "EVAL" : "EVALSHA";
+    c->argv[1] = c->resent ? sc->body : sc->sha;
   }
   c->lens[0] = strlen(c->argv[0]);
   c->lens[1] = strlen(c->argv[1]);
@@ -555,7 +555,7 @@ static bool store_is_noscript(const struct store *s, const struct store_cmd *c,
 static store_err store_resend(struct store *s, struct store_cmd *c)
 {
   s->st.noscript++;
-  c->as_eval = true;
+  c->resent = true;
   if(s->scripts[c->script].fn && c->lib_gen == s->lib_gen) {
     store_err e = store_load_lib(s);
     if(e)
@@ -573,7 +573,7 @@ static void store_on_reply(redisAsyncContext *ac, void *r, void *priv)
   store_unlink(s, c);
   const redisReply *rep = r;
   store_err err = rep ? STORE_OK : s->fail_err;
-  if(rep && c->script >= 0 && !c->as_eval && store_is_noscript(s, c, rep) && s->up) {
+  if(rep && c->script >= 0 && !c->resent && store_is_noscript(s, c, rep) && s->up) {
     if(store_resend(s, c) == STORE_OK)
       return;
     err = STORE_DOWN;
