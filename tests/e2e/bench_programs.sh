@@ -1,5 +1,6 @@
 #!/bin/bash
-# The benchmark programs that need no servers run and print their figures
+# The benchmark programs that need no servers (and the state Redis's
+# cycle, which needs one redis-server) run and print their figures
 # (make bench is not part of make test: a bench program that crashes, as
 # bench_robots_check did once the gateway's checks began recording what
 # they checked, would go unseen until someone measures).
@@ -26,4 +27,29 @@ ok "...libdeflate level 1 measured" grep -q 'libdeflate level 1' "$T_DIR/gz.out"
 "$B/bench_page_zstd" 20 >"$T_DIR/zs.out" 2>&1
 is "$?" 0 "bench_page_zstd: exit 0"
 is "$(grep -c 'decompress' "$T_DIR/zs.out")" 5 "...every level measured"
+# the state Redis's cycle (a redis-server of its own), against the library
+# of the commit checked out too, in a git checkout
+C=$T_DIR/cycle.out
+CYCLE_SITES=5 CYCLE_URLS=4 CYCLE_BATCH=5 CYCLE_DELAY_US=0 CYCLE_ROUNDS=3 CYCLE_RUNS=2 \
+  bash "$WPFS_ROOT/tests/bench/bench_state_cycle.sh" >"$C" 2>&1
+is "$?" 0 "bench_state_cycle: exit 0"
+is "$(grep -c 'ratio to the 60 us target' "$C")" 2 "...two runs, each against the target"
+is "$(grep -c '^   15 pages; FCALL [0-9.]* us a page, of which its commands [0-9.]*$' "$C")" 2 \
+  "...15 pages a run: 5 sites, each due again in each of 3 rounds"
+ok "...a line per command" grep -qE '^ +zadd +[0-9.]+ a page' "$C"
+if git -C "$WPFS_ROOT" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+  CYCLE_BASE=HEAD CYCLE_SITES=5 CYCLE_URLS=4 CYCLE_BATCH=5 CYCLE_DELAY_US=0 CYCLE_ROUNDS=3 CYCLE_RUNS=2 \
+    bash "$WPFS_ROOT/tests/bench/bench_state_cycle.sh" >"$C" 2>&1
+  is "$?" 0 "bench_state_cycle CYCLE_BASE=HEAD: exit 0"
+  is "$(grep -c '^   pair [12]: this tree / HEAD: ' "$C")" 2 "...a ratio for each pair"
+fi  # (outside a git checkout there is no revision to compare with)
+# under callgrind: the instructions a page, alike in each run of the same
+# library but for the server's own timers (1.7 % apart at most in four
+# runs of 100 pages)
+CYCLE_CALLGRIND=1 CYCLE_SITES=20 CYCLE_URLS=6 CYCLE_BATCH=20 CYCLE_DELAY_US=0 CYCLE_ROUNDS=5 \
+  CYCLE_RUNS=2 bash "$WPFS_ROOT/tests/bench/bench_state_cycle.sh" >"$C" 2>&1
+is "$?" 0 "bench_state_cycle CYCLE_CALLGRIND=1: exit 0"
+is "$(grep -c '^   [0-9]* instructions a page (callgrind)$' "$C")" 2 "...instructions a page, each run"
+ok "...alike in both runs" awk '/instructions a page/ { v[n++] = $1 }
+  END { exit !(n == 2 && v[0] > 0 && v[1] > 0 && v[0] / v[1] > 0.97 && v[0] / v[1] < 1.03) }' "$C"
 done_testing

@@ -220,6 +220,45 @@ static void test_politeness_next_at_us(void **state)
   }
 }
 
+/* The due index scores a site in whole microseconds (lib.lua's DU): an
+ * integer that a listpack keeps as one, where text with decimals is parsed
+ * at each entry walked. Leased: the lease's end; then the next allowed
+ * time, exactly. An entry in milliseconds (an older version's) or 0 (the
+ * rollback of docs/operations.md) is early, never late: the claim checks
+ * the site and writes it back in microseconds. */
+static void test_due_index_us(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://du.test/1", 0), item("http://du.test/2", 0) };
+  assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 2);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(it_cmd(ts_store, "OBJECT ENCODING cd:{0}c1"), "listpack");
+  char want[32];
+  snprintf(want, sizeof want, "%llu", (unsigned long long)cl.c[0].lease_until * 1000);
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 du.test"), want);
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 400, DELAY_CRAWL_DELAY, NULL), 1);
+  char na[40], cmd[96];
+  snprintf(na, sizeof na, "%s", it_cmd(ts_store, "HGET s:{0}du.test na"));
+  snprintf(want, sizeof want, "%lld", llround(strtod(na, NULL) * 1000));
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 du.test"), want);
+  snprintf(cmd, sizeof cmd, "ZADD cd:{0}c1 %s du.test", na);
+  for(int i = 0; i < 2; i++) {
+    if(i == 0)
+      assert_int_equal(it_int(ts_store, cmd), 0);
+    else
+      assert_int_equal(it_int(ts_store, "ZUNIONSTORE cd:{0}c1 1 cd:{0}c1 WEIGHTS 0"), 1);
+    assert_string_not_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 du.test"), want);
+    ts_claim(&cl, 2);
+    assert_int_equal(cl.n, 0);
+    assert_true(cl.wake_us > 300000 && cl.wake_us <= 400000);
+    assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 du.test"), want);
+  }
+  ts_close();
+}
+
 /* A claim ahead (hlfs --claim-ahead-us): a site due within ahead_us is
  * claimed with how long is left, counted from the claim's clock; the
  * wake-up comes ahead_us before the due time. */
@@ -352,6 +391,22 @@ static void test_commands_per_call(void **state)
   /* and the order and ids are those of one at a time */
   for(int i = 0; i < N; i++)
     assert_string_equal(cl.c[i].url, urls[i]);
+  /* a completion writes the site's politeness in one HSET, its local due
+   * time too; its one HDEL is the lease's */
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  ts_local_due = "inst1:1";
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
+  ts_local_due = NULL;
+  assert_int_equal(cmd_calls("hset"), 1);
+  assert_int_equal(cmd_calls("hdel"), 1);
+  assert_non_null(strstr(it_cmd(ts_store, "HGET s:{0}k0.test lo"), "inst1:1|"));
+  /* without one, 'lo' is emptied in the same HSET, not deleted apart */
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  assert_int_equal(ts_complete_d(0, &cl.c[1], 300, DELAY_CRAWL_DELAY, NULL), 1);
+  assert_int_equal(cmd_calls("hset"), 1);
+  assert_int_equal(cmd_calls("hdel"), 1);
+  assert_string_equal(it_cmd(ts_store, "HGET s:{0}k1.test lo"), "");
+  ts_close();
 }
 
 static void test_politeness_next_at(void **state)
@@ -396,6 +451,17 @@ static void test_politeness_next_at(void **state)
   assert_int_equal(si.s.backoff_until, si.s.next_at);
   assert_string_equal(si.reason, "backoff");
   assert_int_equal(si.s.queued, 0);
+  /* the next completion without a backoff clears it */
+  struct state_item more[] = { item("http://p.test/3", 0) };
+  assert_int_equal(ts_submit("c1", more, 1), STORE_OK);
+  do {
+    ts_sleep(20);
+    ts_claim(&cl, 2);
+  } while(cl.n == 0);
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 100, DELAY_CRAWL_DELAY, NULL), 1);
+  site_info("p.test", &si);
+  assert_int_equal(si.s.backoff_until, 0);
+  assert_string_equal(si.reason, "crawl_delay");
   ts_close();
 }
 
@@ -814,6 +880,7 @@ int main(void)
     cmocka_unit_test(test_quotas),
     cmocka_unit_test(test_politeness_next_at),
     cmocka_unit_test(test_politeness_next_at_us),
+    cmocka_unit_test(test_due_index_us),
     cmocka_unit_test(test_claim_ahead),
     cmocka_unit_test(test_claim_local_due),
     cmocka_unit_test(test_commands_per_call),

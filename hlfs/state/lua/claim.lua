@@ -30,7 +30,7 @@ local now = now_ms()
 local NOW, SCAN_LAST = I(now), I(scan - 1)
 -- the due test is to the microsecond (lib.lua's MS)
 local DUE_US = NOW_US + ahead
-local DUE_F = MS(DUE_US / 1000)
+local DUE_S = I(DUE_US)
 -- follow records are made by submissions only: none now, none in this call
 local has_fr = redis.call('EXISTS', FR) == 1
 local V = tonumber(redis.call('HGET', HK, 'V') or '0')
@@ -68,7 +68,7 @@ end
 local function promote(c)
   if promoted[c] then return end
   local cd, cr = key('cd', c), key('cr', c)
-  local due = redis.call('ZRANGEBYSCORE', cd, '-inf', DUE_F, 'LIMIT', '0', '128')
+  local due = redis.call('ZRANGEBYSCORE', cd, '-inf', DUE_S, 'LIMIT', '0', '128')
   for _, site in ipairs(due) do
     redis.call('ZREM', cd, site)
     local h = redis.call('ZRANGE', qkey(site, c), '0', '0', 'WITHSCORES')
@@ -171,7 +171,7 @@ local function try_claim(c, vt, site, i)
 -- claimer's own entry in cr went at the top of this function
   for _, o in ipairs(left) do
     if o ~= c then redis.call('ZREM', key('cr', o), site) end
-    redis.call('ZADD', key('cd', o), les, site)
+    redis.call('ZADD', key('cd', o), DU(le), site)
   end
   charge(c, vt)
   local fr = has_fr and redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
@@ -205,7 +205,7 @@ local function wake_in()
   for _, c in ipairs(redis.call('ZRANGE', VT, '0', SCAN_LAST)) do
     local d = redis.call('ZRANGE', key('cd', c), '0', '0', 'WITHSCORES')
     if d[2] then
-      local dw = us(tonumber(d[2])) - DUE_US
+      local dw = tonumber(d[2]) - DUE_US
       if not w or dw < w then w = dw end
     end
   end
