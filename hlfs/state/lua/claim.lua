@@ -28,7 +28,7 @@ local xmax, idle_ms, scan = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 local ahead = tonumber(ARGV[10])
 local now = now_ms()
 local NOW, SCAN_LAST = I(now), I(scan - 1)
--- the due test is to the microsecond (lib.lua's MS)
+-- the due test is to the microsecond (lib.lua's us and DU)
 local DUE_US = NOW_US + ahead
 local DUE_S = I(DUE_US)
 -- follow records are made by submissions only: none now, none in this call
