@@ -105,6 +105,8 @@ static crawl_err crawl_modules(struct crawl *c)
 {
   struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
   crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
+  if(!e)
+    wq_set_flush(c->wq, crawl_out_flush, c);
   struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host, c->frontier_dir, c->wq,
                               c->o.frontier_seg_bytes, c->o.scorer != NULL };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
@@ -130,7 +132,7 @@ static crawl_err crawl_warc(struct crawl *c)
 {
   struct warc_opts wo = { c->warc_dir, c->o.warc_prefix, c->o.warc_max_bytes,
                           c->o.software, "robots: obeyed by the wpfs gateway\r\n",
-                          c->o.warc_level };
+                          c->o.warc_level, true };
   return warc_open(&wo, &c->out.warc);
 }
 

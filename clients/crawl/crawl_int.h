@@ -81,6 +81,8 @@ enum crawl_out_record { CRAWL_OUT_NONE, CRAWL_OUT_RESPONSE, CRAWL_OUT_REVISIT };
 crawl_err crawl_out_page(struct crawl *c, const struct crawllog_entry *le,
                          enum crawl_out_record record, const struct warc_page *wp,
                          const char *refers_to);
+/* The disk thread's flush of the page jobs (wq_set_flush): arg the crawl. */
+crawl_err crawl_out_flush(void *arg);
 
 /* crawl_resume.c */
 crawl_err crawl_resume(struct crawl *c);

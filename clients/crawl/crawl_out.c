@@ -4,7 +4,9 @@
  * over a copy of what the page needs (URL, headers, body) and goes on; the
  * compression, the digests and the writes happen on the disk thread.
  * Jobs run in order, so a line is never on disk before its record, and a
- * checkpoint (crawl_resume.c) comes after every line it counts. */
+ * checkpoint (crawl_resume.c) comes after every line it counts. Page jobs
+ * are buffered (wq.h): the records and lines of the pages the thread
+ * finds queued go out in one write each at the flush, records first. */
 #include "clients/crawl/crawl_int.h"
 
 #include <stdint.h>
@@ -116,10 +118,17 @@ static crawl_err page_run(struct wq_job *j)
     o->last_warc_end = pj->loc.offset + pj->loc.length;
   }
   if(!e)
-    e = crawllog_write(o->log, &pj->le);
+    e = crawllog_add(o->log, &pj->le);
   if(o->warc)
     warc_counts(o->warc, &pj->records, &pj->bytes, &pj->files);
   return e;
+}
+
+crawl_err crawl_out_flush(void *arg)
+{
+  struct crawl *c = arg;
+  crawl_err e = c->out.warc ? warc_flush(c->out.warc) : CRAWL_OK;
+  return !e && c->out.log ? crawllog_flush(c->out.log) : e;
 }
 
 static void page_done(struct wq_job *j, crawl_err e)
@@ -155,7 +164,8 @@ crawl_err crawl_out_page(struct crawl *c, const struct crawllog_entry *le,
   pj->refers_to = job_str(pj, refers_to);
   if(record)
     page_copy(pj, wp);
-  pj->j = (struct wq_job){ .run = page_run, .done = page_done, .bytes = sizeof *pj + size };
+  pj->j = (struct wq_job){ .run = page_run, .done = page_done, .bytes = sizeof *pj + size,
+                          .buffered = true };
   wq_push(c->wq, &pj->j);
   return CRAWL_OK;
 }

@@ -15,11 +15,13 @@
 
 #define LINE_MAX_BYTES (64u << 10)  /* URLs are capped far below this */
 #define WORD_MAX       256          /* the gateway's words (outcome, reason): cut */
+#define PEND_MAX       (1u << 20)   /* lines added and not written: flushed beyond */
 
 struct crawllog {
   int      fd;
-  uint64_t size;
+  uint64_t size;       /* bytes written to the file */
   struct buf line;
+  struct buf pend;     /* lines added, not yet written (crawllog_add) */
 };
 
 /* Cut the file after its last newline. */
@@ -62,6 +64,7 @@ crawl_err crawllog_open(const char *path, struct crawllog **out)
     return e;
   }
   buf_init(&l->line, LINE_MAX_BYTES);
+  buf_init(&l->pend, PEND_MAX + LINE_MAX_BYTES + 2);
   *out = l;
   return CRAWL_OK;
 }
@@ -72,8 +75,10 @@ void crawllog_close(struct crawllog **lp)
   if(!l)
     return;
   *lp = NULL;
+  crawllog_flush(l);  /* an error here has no one to go to: the owner flushed before */
   close(l->fd);
   buf_free(&l->line);
+  buf_free(&l->pend);
   mem_free(l);
 }
 
@@ -133,15 +138,11 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
   return r ? r : buf_adds(b, "}\n");
 }
 
-crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e)
+crawl_err crawllog_flush(struct crawllog *l)
 {
-  buf_reset(&l->line);
-  cm_err ce = format(&l->line, e);
-  if(ce)
-    return ce == CM_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_TOO_LARGE;
   size_t done = 0;
-  while(done < l->line.len) {
-    ssize_t n = write(l->fd, l->line.data + done, l->line.len - done);
+  while(done < l->pend.len) {
+    ssize_t n = write(l->fd, l->pend.data + done, l->pend.len - done);
     if(n < 0 && errno == EINTR)
       continue;
     if(n <= 0)
@@ -149,7 +150,26 @@ crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e)
     done += (size_t)n;
   }
   l->size += done;
+  buf_reset(&l->pend);
   return CRAWL_OK;
+}
+
+crawl_err crawllog_add(struct crawllog *l, const struct crawllog_entry *e)
+{
+  buf_reset(&l->line);
+  cm_err ce = format(&l->line, e);
+  if(ce)
+    return ce == CM_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_TOO_LARGE;
+  crawl_err fe = l->pend.len + l->line.len > PEND_MAX ? crawllog_flush(l) : CRAWL_OK;
+  if(fe)
+    return fe;
+  return buf_add(&l->pend, l->line.data, l->line.len) ? CRAWL_ERR_NOMEM : CRAWL_OK;
+}
+
+crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e)
+{
+  crawl_err r = crawllog_add(l, e);
+  return r ? r : crawllog_flush(l);
 }
 
 static const char *jstr(json_t *o, const char *k)

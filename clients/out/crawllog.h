@@ -57,8 +57,13 @@ struct crawllog;
  * write) is cut off first. */
 crawl_err crawllog_open(const char *path, struct crawllog **out);
 void      crawllog_close(struct crawllog **lp);
+/* Write one line now: crawllog_add then crawllog_flush. */
 crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e);
-/* Bytes in the file: the offset a checkpoint keeps. */
+/* Add a line to those written at the next flush (or when about 1 MiB of
+ * them waits): one write for many lines. */
+crawl_err crawllog_add(struct crawllog *l, const struct crawllog_entry *e);
+crawl_err crawllog_flush(struct crawllog *l);
+/* Bytes in the file (lines flushed): the offset a checkpoint keeps. */
 uint64_t  crawllog_size(const struct crawllog *l);
 
 typedef crawl_err crawllog_line_fn(void *arg, const struct crawllog_rec *rec);

@@ -19,6 +19,8 @@
 #define HTTP_HEAD_MAX (1u << 20)    /* HTTP status line and headers */
 #define RECORD_MAX    ((size_t)1 << 30)  /* one record, uncompressed */
 #define RAW_KEEP      (64u << 20)  /* a larger record's buffer is not kept */
+#define FILE_BUF      (1u << 20)   /* buffered: the stdio buffer of the file */
+#define RANDOM_POOL   4096
 
 struct warc {
   char     *dir, *prefix, *software, *extra;
@@ -35,6 +37,10 @@ struct warc {
   size_t    zcap;
   uint64_t  records, bytes;
   unsigned  files;
+  bool      buffered;
+  crawl_err err;       /* a write failed: every later flush says so */
+  unsigned char rnd[RANDOM_POOL];  /* for record ids; rnd_at: bytes used */
+  size_t    rnd_at;
 };
 
 /* ---- Small pieces --------------------------------------------------------- */
@@ -97,10 +103,19 @@ static crawl_err sha1_two(const void *a, size_t an, const void *b, size_t bn,
   return CRAWL_OK;
 }
 
-static void record_id(char out[WARC_ID_LEN])
+/* A version 4 UUID from the writer's pool of random bytes, refilled
+ * RANDOM_POOL bytes at a time: one getrandom call per 256 records, not one
+ * each (a system call per page, docs/benchmarks.md). */
+static void record_id(struct warc *w, char out[WARC_ID_LEN])
 {
   unsigned char u[16];
-  if(getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) {
+  if(w->rnd_at + sizeof u > sizeof w->rnd &&
+     getrandom(w->rnd, sizeof w->rnd, 0) == (ssize_t)sizeof w->rnd)
+    w->rnd_at = 0;
+  if(w->rnd_at + sizeof u <= sizeof w->rnd) {
+    memcpy(u, w->rnd + w->rnd_at, sizeof u);
+    w->rnd_at += sizeof u;
+  } else {
     uint64_t t = clock_mono_us() ^ clock_wall_ms();  /* never expected */
     for(size_t i = 0; i < sizeof u; i++)
       u[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
@@ -278,6 +293,8 @@ crawl_err warc_open(const struct warc_opts *o, struct warc **out)
   w->extra = o->extra_info ? mem_strdup(o->extra_info) : NULL;
   w->max_file_bytes = o->max_file_bytes ? o->max_file_bytes : (1ull << 30);
   w->level = o->level >= 1 && o->level <= 12 ? o->level : 1;
+  w->buffered = o->buffered;
+  w->rnd_at = sizeof w->rnd;  /* empty: filled at the first record */
   buf_init(&w->raw, RECORD_MAX);
   if(!w->dir || !w->prefix || !w->software || (o->extra_info && !w->extra)) {
     warc_close(&w);
@@ -361,8 +378,8 @@ static crawl_err rec_end(struct warc *w, struct warc_loc *loc)
   crawl_err e = rec_add(w, "\r\n\r\n", 4);
   if(!e)
     e = rec_gzip(w, &n);
-  if(!e && (fwrite(w->zout, 1, n, w->f) != n || fflush(w->f) != 0))
-    e = CRAWL_ERR_IO;
+  if(!e && (fwrite(w->zout, 1, n, w->f) != n || (!w->buffered && fflush(w->f) != 0)))
+    e = w->err = CRAWL_ERR_IO;
   if(w->raw.len > RAW_KEEP) {  /* one huge page does not hold its memory */
     buf_free(&w->raw);
     buf_init(&w->raw, RECORD_MAX);
@@ -386,7 +403,7 @@ static crawl_err warcinfo(struct warc *w)
   buf_init(&fields, WARC_HEAD_MAX);
   buf_init(&head, WARC_HEAD_MAX);
   warc_date(clock_wall_ms(), date);
-  record_id(w->info_id);
+  record_id(w, w->info_id);
   buf_addf(&fields, "software: %s\r\nformat: WARC File Format 1.1\r\n"
            "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
            "warc-format/warc-1.1/\r\n%s", w->software, w->extra ? w->extra : "");
@@ -422,6 +439,8 @@ static crawl_err file_open(struct warc *w)
   w->f = fopen(path, "wb");
   if(!w->f)
     return CRAWL_ERR_IO;
+  if(w->buffered)
+    setvbuf(w->f, NULL, _IOFBF, FILE_BUF);
   w->size = 0;
   w->files++;
   crawl_err e = warcinfo(w);
@@ -432,9 +451,19 @@ static crawl_err file_open(struct warc *w)
 
 static crawl_err file_ready(struct warc *w)
 {
-  if(w->f && w->size >= w->max_file_bytes)
+  if(w->f && w->size >= w->max_file_bytes) {
+    if(warc_flush(w))  /* its buffered records' error, which fclose would lose */
+      return w->err;
     file_close(w);
+  }
   return w->f ? CRAWL_OK : file_open(w);
+}
+
+crawl_err warc_flush(struct warc *w)
+{
+  if(w->f && fflush(w->f) != 0 && !w->err)
+    w->err = CRAWL_ERR_IO;
+  return w->err;
 }
 
 /* ---- Response and revisit records --------------------------------------- */
@@ -452,7 +481,7 @@ static cm_err rec_header(struct warc *w, const struct warc_page *p, const struct
                          size_t block_len, struct buf *h)
 {
   char id[WARC_ID_LEN], date[21];
-  record_id(id);
+  record_id(w, id);
   warc_date(p->date_ms, date);
   cm_err e = buf_addf(h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
                       "WARC-Date: %s\r\nWARC-Target-URI: %s\r\nWARC-Warcinfo-ID: %s\r\n",

@@ -34,6 +34,8 @@ struct warc_opts {
   const char *software;        /* warcinfo "software" */
   const char *extra_info;      /* more warcinfo "name: value" lines, or NULL */
   int         level;           /* compression level of each record, 1..12 (libdeflate); 0: 1 */
+  bool        buffered;        /* records wait in a 1 MiB buffer for warc_flush
+                                * (else each is written as it is made) */
 };
 
 struct warc_header {
@@ -77,6 +79,9 @@ crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
  * the copy of the same URL fetched at refers_date_ms (0: not said). */
 crawl_err warc_write_not_modified(struct warc *w, const struct warc_page *p,
                                   uint64_t refers_date_ms, struct warc_loc *loc);
+/* Write what buffered records wait; the first write error of any record
+ * since the file opened is kept and returned from then on. */
+crawl_err warc_flush(struct warc *w);
 /* Records written, bytes written (compressed), files opened. */
 void      warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes,
                       unsigned *files);

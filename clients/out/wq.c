@@ -22,6 +22,9 @@ struct wq {
   crawl_err       err;
   bool            stop, started, reaping;
   unsigned        held;    /* wq_hold depth: pushes do not wake the thread */
+  size_t          running; /* taken by the thread, not yet finished */
+  wq_flush_fn    *flush;
+  void           *flush_arg;
   int             efd;
 };
 
@@ -56,21 +59,67 @@ static void wq_signal(struct wq *q)
   (void)n;  /* EAGAIN: the counter is already non-zero, which is all we say */
 }
 
-static void wq_finish(struct wq *q, struct wq_job *j, crawl_err e)
+/* Finish jobs that ran (or were skipped) at once: one lock, one signal. */
+static void finish_list(struct wq *q, struct wq_list *l)
 {
   pthread_mutex_lock(&q->mu);
-  j->err = e;
-  if(e && !q->err)
-    q->err = e;
-  q->bytes -= j->bytes;
   if(!q->done.head)  /* else the counter is set already: one write per reap, not per job */
     wq_signal(q);
-  list_add(&q->done, j);
+  for(struct wq_job *j; (j = list_take(l)) != NULL;) {
+    if(j->err && !q->err)
+      q->err = j->err;
+    q->bytes -= j->bytes;
+    q->running--;
+    list_add(&q->done, j);
+  }
   pthread_cond_broadcast(&q->room);
   pthread_cond_broadcast(&q->fin);
   pthread_mutex_unlock(&q->mu);
 }
 
+/* The buffered jobs that ran since the last flush are finished by this
+ * one, with its error unless they had their own. Their output is written
+ * even after a later job failed, as it was when each job wrote its own. */
+static crawl_err flush_held(struct wq *q, struct wq_list *held, size_t *n, crawl_err e)
+{
+  if(!held->head)
+    return e;
+  crawl_err fe = q->flush ? q->flush(q->flush_arg) : CRAWL_OK;
+  for(struct wq_job *j = held->head; j; j = j->next)
+    if(!j->err)
+      j->err = fe;
+  finish_list(q, held);
+  *n = 0;
+  return e ? e : fe;
+}
+
+/* Jobs in push order; a job that is not buffered runs after the flush of
+ * those before it, so order holds across the buffers too. */
+static void run_batch(struct wq *q, struct wq_list *batch, crawl_err e)
+{
+  struct wq_list held = { NULL, NULL };
+  size_t n = 0;
+  for(struct wq_job *j; (j = list_take(batch)) != NULL;) {
+    if(!j->buffered || n == WQ_FLUSH_JOBS || e)
+      e = flush_held(q, &held, &n, e);
+    j->err = e;
+    if(!e && j->run)
+      e = j->err = j->run(j);
+    if(j->buffered && !j->err) {
+      list_add(&held, j);
+      n++;
+      continue;
+    }
+    e = flush_held(q, &held, &n, e);  /* a failed buffered job: those before it first */
+    struct wq_list one = { NULL, NULL };
+    list_add(&one, j);
+    finish_list(q, &one);
+  }
+  flush_held(q, &held, &n, e);
+}
+
+/* Takes everything queued at once: the jobs pushed in one loop turn run
+ * as one batch. */
 static void *wq_main(void *arg)
 {
   struct wq *q = arg;
@@ -78,18 +127,27 @@ static void *wq_main(void *arg)
   for(;;) {
     while(!q->todo.head && !q->stop)
       pthread_cond_wait(&q->work, &q->mu);
-    struct wq_job *j = list_take(&q->todo);
-    if(!j)
+    struct wq_list batch = q->todo;
+    if(!batch.head)
       break;  /* stopped, and nothing left */
+    q->todo.head = q->todo.tail = NULL;
+    for(struct wq_job *j = batch.head; j; j = j->next)
+      q->running++;
     crawl_err e = q->err;
     pthread_mutex_unlock(&q->mu);
-    if(!e && j->run)
-      e = j->run(j);
-    wq_finish(q, j, e);
+    run_batch(q, &batch, e);
     pthread_mutex_lock(&q->mu);
   }
   pthread_mutex_unlock(&q->mu);
   return NULL;
+}
+
+void wq_set_flush(struct wq *q, wq_flush_fn *fn, void *arg)
+{
+  pthread_mutex_lock(&q->mu);
+  q->flush = fn;
+  q->flush_arg = arg;
+  pthread_mutex_unlock(&q->mu);
 }
 
 crawl_err wq_open(size_t max_bytes, struct wq **out)
@@ -141,7 +199,7 @@ void wq_push(struct wq *q, struct wq_job *j)
 {
   j->err = CRAWL_OK;
   pthread_mutex_lock(&q->mu);
-  while(q->todo.head && q->bytes + j->bytes > q->max_bytes) {
+  while((q->todo.head || q->running) && q->bytes + j->bytes > q->max_bytes) {
     pthread_cond_signal(&q->work);  /* held: the thread must run for room to come */
     pthread_cond_wait(&q->room, &q->mu);
   }
@@ -174,9 +232,11 @@ size_t wq_reap(struct wq *q)
     return 0;
   uint64_t v;
   pthread_mutex_lock(&q->mu);
-  ssize_t r = read(q->efd, &v, sizeof v);
-  (void)r;  /* EAGAIN: nothing was signalled */
   struct wq_list l = q->done;
+  if(l.head) {  /* the counter is set exactly while the list has jobs: no read for nothing */
+    ssize_t r = read(q->efd, &v, sizeof v);
+    (void)r;
+  }
   q->done.head = q->done.tail = NULL;
   pthread_mutex_unlock(&q->mu);
   size_t n = 0;

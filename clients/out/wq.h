@@ -14,8 +14,8 @@
  * are sticky: after the first failed job no later job runs; their done
  * functions get that error, so they still free what they hold.
  *
- * Memory: the bytes of jobs not yet run (each job says how many it holds)
- * never exceed max_bytes by more than one job: wq_push waits while they
+ * Memory: the bytes of jobs not yet finished (each job says how many it
+ * holds) never exceed max_bytes by more than one job: wq_push waits while they
  * would (the disk is that far behind). Owners that can slow down earlier
  * look at wq_bytes (backpressure before the wait). */
 #include <stdbool.h>
@@ -29,16 +29,27 @@ typedef void      wq_done_fn(struct wq_job *j, crawl_err e);
 
 struct wq_job {
   struct wq_job *next;
-  wq_run_fn     *run;    /* NULL: nothing to run (a fence) */
-  wq_done_fn    *done;   /* required: frees the job */
-  size_t         bytes;  /* memory the job holds until it has run */
+  wq_run_fn     *run;      /* NULL: nothing to run (a fence) */
+  wq_done_fn    *done;     /* required: frees the job */
+  size_t         bytes;    /* memory the job holds until it has finished */
   crawl_err      err;
+  bool           buffered; /* run leaves its output in buffers the queue's
+                            * flush writes: the job is finished only after it */
 };
 
 struct wq;
 
 /* Starts the thread. max_bytes 0 = no limit. */
 crawl_err wq_open(size_t max_bytes, struct wq **out);
+/* Buffered jobs: the thread runs the jobs it finds queued one after the
+ * other, and calls flush once after a run of buffered ones (at most
+ * WQ_FLUSH_JOBS of them), before any other job, and before it sleeps. Its
+ * error is the error of each of those jobs. One write of many records
+ * instead of one each: the crawler's pages (docs/benchmarks.md). Set
+ * before the first buffered job is pushed. */
+#define WQ_FLUSH_JOBS 256
+typedef crawl_err wq_flush_fn(void *arg);
+void      wq_set_flush(struct wq *q, wq_flush_fn *fn, void *arg);
 /* Runs every job left, stops the thread, reaps. */
 void      wq_close(struct wq **qp);
 /* Takes j (its done function will free it). Waits while the jobs not yet
@@ -63,7 +74,7 @@ bool      wq_wait(struct wq *q);
 void      wq_drain(struct wq *q);
 /* Readable when finished jobs wait to be reaped (an eventfd), for a loop. */
 int       wq_fd(const struct wq *q);
-size_t    wq_bytes(struct wq *q);       /* held by jobs not yet run */
+size_t    wq_bytes(struct wq *q);       /* held by jobs not yet finished */
 size_t    wq_pending(struct wq *q);     /* pushed, not yet reaped */
 crawl_err wq_error(struct wq *q);       /* the first job error, or 0 */
 

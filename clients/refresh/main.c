@@ -210,7 +210,7 @@ static int run(const struct ropts *o, enum rf_policy policy)
   if(!rc)
     rc = load(o, &ps, log_path);
   struct warc_opts wo = { o->out, "wpfs-refresh", o->warc_max_bytes, PROG "/0.1", NULL,
-                          (int)o->warc_level };
+                          (int)o->warc_level, false };
   if(!rc && (warc_open(&wo, &out.warc) || crawllog_open(log_path, &out.log))) {
     fprintf(stderr, PROG ": cannot write into %s\n", o->out);
     rc = 2;

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: itest_crawl_warc DIR\n");
     return 2;
   }
-  struct warc_opts o = { argv[1], "itest", 5000, "itest_crawl_warc", "operator: tests\r\n", 6 };
+  struct warc_opts o = { argv[1], "itest", 5000, "itest_crawl_warc", "operator: tests\r\n", 6, false };
   struct warc *w;
   char path[4096];
   snprintf(path, sizeof path, "%s/expect.jsonl", argv[1]);

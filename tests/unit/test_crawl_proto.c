@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -260,6 +261,40 @@ static void test_crawllog(void **state)
   unlink(path);
 }
 
+static uint64_t path_size(const char *path)
+{
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (uint64_t)st.st_size;
+}
+
+/* Added lines wait for the flush, and count in the size once written. */
+static void test_crawllog_add(void **state)
+{
+  (void)state;
+  char path[] = "/tmp/wpfs-crawllog.XXXXXX";
+  close(mkstemp(path));
+  struct crawllog *l;
+  assert_int_equal(crawllog_open(path, &l), CRAWL_OK);
+  struct crawllog_entry e = { 0 };
+  e.url = "http://c/";
+  e.outcome = "ok";
+  assert_int_equal(crawllog_write(l, &e), CRAWL_OK);
+  uint64_t one = crawllog_size(l);
+  assert_int_equal(path_size(path), one);
+  for(int i = 0; i < 3; i++)
+    assert_int_equal(crawllog_add(l, &e), CRAWL_OK);
+  assert_int_equal(crawllog_size(l), one);
+  assert_int_equal(path_size(path), one);
+  assert_int_equal(crawllog_flush(l), CRAWL_OK);
+  assert_int_equal(crawllog_size(l), 4 * one);
+  assert_int_equal(path_size(path), 4 * one);
+  assert_int_equal(crawllog_add(l, &e), CRAWL_OK);
+  crawllog_close(&l);  /* a line added and not flushed is written at close */
+  assert_int_equal(path_size(path), 5 * one);
+  unlink(path);
+}
+
 static int loc_cb(void *arg, const char *loc, size_t len, bool index)
 {
   struct buf *b = arg;
@@ -458,6 +493,7 @@ int main(void)
     cmocka_unit_test(test_results),
     cmocka_unit_test(test_fetch),
     cmocka_unit_test(test_crawllog),
+    cmocka_unit_test(test_crawllog_add),
     cmocka_unit_test(test_sitemap),
     cmocka_unit_test(test_sitemap_gzip),
     cmocka_unit_test(test_sitemap_bomb),

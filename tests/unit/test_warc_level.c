@@ -2,7 +2,10 @@
  * read back (warc_read.c inflates them with zlib) to the same body; level
  * 12 writes fewer bytes than level 1 on the same pages; a record larger
  * than the buffer kept between records (64 MiB) is written whole, and the
- * next small one still is. */
+ * next small one still is. Buffered, records reach the file at warc_flush
+ * or when the file rotates, and a failed write is every later flush's
+ * error. Record ids (drawn from a pool of random bytes) are version 4
+ * UUIDs, all different, across refills of the pool. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +13,10 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clients/out/warc.h"
@@ -19,7 +25,7 @@
 
 static uint64_t write_pages(const char *dir, int level, const char *body, size_t len, int n)
 {
-  struct warc_opts o = { dir, "t", 1u << 30, "test", NULL, level };
+  struct warc_opts o = { dir, "t", 1u << 30, "test", NULL, level, false };
   struct warc *w;
   struct warc_loc loc;
   char path[512];
@@ -70,8 +76,99 @@ static void test_levels(void **st)
   assert_int_equal(system(cmd), 0);
 }
 
+static off_t file_size(const char *dir, const char *name)
+{
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static void test_buffered(void **st)
+{
+  (void)st;
+  char d[] = "/tmp/test_warcbXXXXXX";
+  assert_non_null(mkdtemp(d));
+  const char *body = "<p>buffered</p>";
+  struct warc_opts o = { d, "t", 3000, "test", NULL, 1, true };
+  struct warc *w;
+  struct warc_loc loc, first = { 0 };
+  assert_int_equal(warc_open(&o, &w), CRAWL_OK);
+  struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, body, 15, false };
+  assert_int_equal(warc_write_response(w, &p, &loc, NULL), CRAWL_OK);
+  first = loc;
+  assert_int_equal(file_size(d, loc.file), 0);  /* in the buffer */
+  assert_int_equal(warc_flush(w), CRAWL_OK);
+  assert_int_equal(file_size(d, loc.file), (off_t)(loc.offset + loc.length));
+  /* past 3000 bytes the file rotates: what it held is written then */
+  while(!strcmp(loc.file, first.file))
+    assert_int_equal(warc_write_response(w, &p, &loc, NULL), CRAWL_OK);
+  assert_true(file_size(d, first.file) >= 3000);
+  assert_int_equal(file_size(d, loc.file), 0);
+  assert_int_equal(warc_flush(w), CRAWL_OK);
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", d, loc.file);
+  struct warc_record r;
+  assert_int_equal(warc_read_at(path, loc.offset, 1u << 20, &r), CRAWL_OK);
+  assert_memory_equal(r.body, body, 15);
+  warc_record_free(&r);
+  /* a file that cannot grow: the flush fails, and so does every later one */
+  struct rlimit old, lim;
+  assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+  lim = old;
+  lim.rlim_cur = (rlim_t)file_size(d, loc.file) + 10;
+  signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  assert_int_equal(warc_write_response(w, &p, &loc, NULL), CRAWL_OK);
+  assert_int_equal(warc_flush(w), CRAWL_ERR_IO);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+  assert_int_equal(warc_flush(w), CRAWL_ERR_IO);
+  warc_close(&w);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_record_ids(void **st)
+{
+  (void)st;
+  char d[] = "/tmp/test_warcidXXXXXX";
+  assert_non_null(mkdtemp(d));
+  struct warc_opts o = { d, "t", 1u << 30, "test", NULL, 1, true };
+  struct warc *w;
+  enum { N = 600 };  /* 16 bytes each: the 4 KiB pool is drawn three times */
+  struct warc_loc loc[N];
+  assert_int_equal(warc_open(&o, &w), CRAWL_OK);
+  struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, "x", 1, false };
+  for(int i = 0; i < N; i++)
+    assert_int_equal(warc_write_response(w, &p, &loc[i], NULL), CRAWL_OK);
+  assert_int_equal(warc_flush(w), CRAWL_OK);
+  static char ids[N][37];
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", d, loc[0].file);
+  for(int i = 0; i < N; i++) {
+    struct warc_record r;
+    assert_int_equal(warc_read_at(path, loc[i].offset, 1u << 20, &r), CRAWL_OK);
+    const char *at = strstr(r.raw.data, "WARC-Record-ID: <urn:uuid:");
+    assert_non_null(at);
+    memcpy(ids[i], at + 26, 36);
+    ids[i][36] = '\0';
+    assert_int_equal(ids[i][14], '4');                    /* version 4 */
+    assert_non_null(strchr("89ab", ids[i][19]));          /* RFC 4122 variant */
+    warc_record_free(&r);
+    for(int j = 0; j < i; j++)
+      assert_string_not_equal(ids[i], ids[j]);
+  }
+  warc_close(&w);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = { cmocka_unit_test(test_levels) };
+  const struct CMUnitTest tests[] = { cmocka_unit_test(test_levels),
+                                      cmocka_unit_test(test_buffered),
+                                      cmocka_unit_test(test_record_ids) };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
