@@ -14,6 +14,8 @@
 
 #include "common/mem.h"
 
+#define LOG_PENDING_MAX (1u << 20)
+
 struct page_job {
   struct wq_job         j;
   struct crawl         *c;
@@ -117,6 +119,9 @@ static crawl_err page_run(struct wq_job *j)
     memcpy(o->last_warc, pj->loc.file, sizeof o->last_warc);
     o->last_warc_end = pj->loc.offset + pj->loc.length;
   }
+  /* a batch of long lines: written (after their records) before more wait */
+  if(!e && crawllog_pending(o->log) >= LOG_PENDING_MAX)
+    e = crawl_out_flush(pj->c);
   if(!e)
     e = crawllog_add(o->log, &pj->le);
   if(o->warc)

@@ -15,7 +15,7 @@
 
 #define LINE_MAX_BYTES (64u << 10)  /* URLs are capped far below this */
 #define WORD_MAX       256          /* the gateway's words (outcome, reason): cut */
-#define PEND_MAX       (1u << 20)   /* lines added and not written: flushed beyond */
+#define PEND_MAX       (32u << 20)  /* lines added and not written (owners flush far below) */
 
 struct crawllog {
   int      fd;
@@ -64,7 +64,7 @@ crawl_err crawllog_open(const char *path, struct crawllog **out)
     return e;
   }
   buf_init(&l->line, LINE_MAX_BYTES);
-  buf_init(&l->pend, PEND_MAX + LINE_MAX_BYTES + 2);
+  buf_init(&l->pend, PEND_MAX);
   *out = l;
   return CRAWL_OK;
 }
@@ -160,10 +160,13 @@ crawl_err crawllog_add(struct crawllog *l, const struct crawllog_entry *e)
   cm_err ce = format(&l->line, e);
   if(ce)
     return ce == CM_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_TOO_LARGE;
-  crawl_err fe = l->pend.len + l->line.len > PEND_MAX ? crawllog_flush(l) : CRAWL_OK;
-  if(fe)
-    return fe;
-  return buf_add(&l->pend, l->line.data, l->line.len) ? CRAWL_ERR_NOMEM : CRAWL_OK;
+  ce = buf_add(&l->pend, l->line.data, l->line.len);
+  return ce == CM_NOMEM ? CRAWL_ERR_NOMEM : ce ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+}
+
+size_t crawllog_pending(const struct crawllog *l)
+{
+  return l->pend.len;
 }
 
 crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e)

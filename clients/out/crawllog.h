@@ -59,10 +59,12 @@ crawl_err crawllog_open(const char *path, struct crawllog **out);
 void      crawllog_close(struct crawllog **lp);
 /* Write one line now: crawllog_add then crawllog_flush. */
 crawl_err crawllog_write(struct crawllog *l, const struct crawllog_entry *e);
-/* Add a line to those written at the next flush (or when about 1 MiB of
- * them waits): one write for many lines. */
+/* Add a line to those written at the next flush: one write for many
+ * lines. The owner flushes (it knows what must be written first); up to
+ * 32 MiB may wait, then a line is CRAWL_ERR_TOO_LARGE. */
 crawl_err crawllog_add(struct crawllog *l, const struct crawllog_entry *e);
 crawl_err crawllog_flush(struct crawllog *l);
+size_t    crawllog_pending(const struct crawllog *l);  /* bytes added, not written */
 /* Bytes in the file (lines flushed): the offset a checkpoint keeps. */
 uint64_t  crawllog_size(const struct crawllog *l);
 

@@ -284,9 +284,11 @@ static void test_crawllog_add(void **state)
   assert_int_equal(path_size(path), one);
   for(int i = 0; i < 3; i++)
     assert_int_equal(crawllog_add(l, &e), CRAWL_OK);
+  assert_int_equal(crawllog_pending(l), 3 * one);
   assert_int_equal(crawllog_size(l), one);
   assert_int_equal(path_size(path), one);
   assert_int_equal(crawllog_flush(l), CRAWL_OK);
+  assert_int_equal(crawllog_pending(l), 0);
   assert_int_equal(crawllog_size(l), 4 * one);
   assert_int_equal(path_size(path), 4 * one);
   assert_int_equal(crawllog_add(l, &e), CRAWL_OK);
