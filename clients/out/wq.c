@@ -77,17 +77,16 @@ static void finish_list(struct wq *q, struct wq_list *l)
   pthread_mutex_unlock(&q->mu);
 }
 
-/* The buffered jobs that ran since the last flush are finished by this
- * one, with its error unless they had their own. Their output is written
- * even after a later job failed, as it was when each job wrote its own. */
+/* The buffered jobs that ran (and did not fail) since the last flush are
+ * finished by this one, with its error. Their output is written even
+ * after a later job failed, as it was when each job wrote its own. */
 static crawl_err flush_held(struct wq *q, struct wq_list *held, size_t *n, crawl_err e)
 {
   if(!held->head)
     return e;
   crawl_err fe = q->flush ? q->flush(q->flush_arg) : CRAWL_OK;
   for(struct wq_job *j = held->head; j; j = j->next)
-    if(!j->err)
-      j->err = fe;
+    j->err = fe;
   finish_list(q, held);
   *n = 0;
   return e ? e : fe;
