@@ -773,10 +773,16 @@ static void test_fair_share_with_scheduler(void **state)
 
 /* ---- two processes, one killed ------------------------------------------- */
 
+/* In the replica to be killed, fetches from the HANG_FROM-th on never
+ * answer: the kill then surely finds fetches open, however the two
+ * processes were scheduled (a kill between two short fetches found none). */
+enum { HANG_FROM = 20 };
+static bool hang;
+
 static void plan_kill(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
 {
   (void)info;
-  a->ms = 20 + (nth * 7919u) % 40;
+  a->ms = hang && nth >= HANG_FROM ? 600000 : 20 + (nth * 7919u) % 40;
 }
 
 static volatile sig_atomic_t child_term;
@@ -789,7 +795,7 @@ static void child_on_term(uv_signal_t *h, int sig)
 
 /* A scheduler process: runs until SIGTERM (then stops cleanly and writes
  * its counters) or SIGKILL. */
-static void child_main(const char *logpath)
+static void child_main(const char *logpath, bool hangs)
 {
   static uv_loop_t loop;
   uv_loop_init(&loop);
@@ -798,6 +804,7 @@ static void child_main(const char *logpath)
   log_init("itest", LOG_ERROR);
   sc_reset();
   plan = plan_kill;
+  hang = hangs;
   ts_store = it_store_new(5000, 10000);
   struct state_cfg sc = ts_cfg(1);
   ts_st = state_new(&ts_store, 1, &sc);
@@ -843,6 +850,16 @@ static size_t read_log(const char *path, struct lrec *out, size_t cap)
   }
   fclose(f);
   return n;
+}
+
+/* Fetches of pid started, in the shared log */
+static size_t started_by(const char *path, pid_t pid)
+{
+  static struct lrec l[4096];
+  size_t n = read_log(path, l, 4096), s = 0;
+  for(size_t i = 0; i < n; i++)
+    s += l[i].what == 'S' && l[i].pid == pid;
+  return s;
 }
 
 /* When did fetch k (an S record) end: its E, its C, or the kill. */
@@ -892,10 +909,11 @@ static void test_sigkill_loses_nothing(void **state)
     kids[i] = fork();
     assert_true(kids[i] >= 0);
     if(kids[i] == 0)
-      child_main(logpath);
+      child_main(logpath, i == 0);
   }
   uint64_t end = clock_mono_ms() + 30000;
-  while(results_len("c1") < N / 4 && clock_mono_ms() < end)
+  while((results_len("c1") < N / 4 || started_by(logpath, kids[0]) <= HANG_FROM)
+        && clock_mono_ms() < end)
     ts_sleep(5);
   uint64_t kill_us = clock_mono_us();
   kill(kids[0], SIGKILL);
