@@ -2,7 +2,9 @@
 # Test runner: every unit binary ($WPFS_BIN/test/test_*) and every end-to-end
 # script (tests/e2e/*.sh), one process each with its own timeout. Tests speak
 # TAP ("ok N - name" / "not ok N - name"); a test process that dies or times
-# out counts as one failure. Ends with "N passed, N failed".
+# out counts as one failure. Each line gives the test's wall time, so the
+# suite's budget (well under 15 minutes) can be watched. Ends with
+# "N passed, N failed".
 #   tests/run.sh [unit|e2e] [NAME-FILTER]
 set -u
 : "${WPFS_BIN:?set by make}" "${WPFS_ROOT:?set by make}"
@@ -15,9 +17,10 @@ passed=0 failed=0 failures=()
 
 run_one() {  # name timeout cmd...
   local name=$1 tmo=$2; shift 2
-  local log=$logdir/$name.log rc ok nok
+  local log=$logdir/$name.log rc ok nok t0=$SECONDS
   timeout -k 5 "$tmo" "$@" >"$log" 2>&1 </dev/null
   rc=$?
+  local secs=$((SECONDS - t0))
   ok=$(grep -cE '^ok [0-9]+' "$log")
   nok=$(grep -cE '^not ok [0-9]+' "$log")
   if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then
@@ -32,11 +35,11 @@ run_one() {  # name timeout cmd...
   passed=$((passed + ok)); failed=$((failed + nok))
   if [ "$nok" -gt 0 ]; then
     failures+=("$name")
-    printf '%-32s %4d ok %4d FAILED\n' "$name" "$ok" "$nok"
+    printf '%-32s %4d ok %4d FAILED %4d s\n' "$name" "$ok" "$nok" "$secs"
     grep -E "^not ok|^# " "$log" | head -80 | sed 's/^/    /'
     tail -n 15 "$log" | sed 's/^/    | /'
   else
-    printf '%-32s %4d ok\n' "$name" "$ok"
+    printf '%-32s %4d ok %11d s\n' "$name" "$ok" "$secs"
   fi
 }
 
@@ -64,5 +67,6 @@ if [ "$kind" = all ] || [ "$kind" = e2e ]; then
 fi
 
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $logdir)"
+echo "wall time ${SECONDS} s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
