@@ -18,7 +18,8 @@ start_dnsmasq "$SITES"
 start_redis
 start_llfs --log-level warn
 focus_seeds 4 "$T_DIR/seeds"
-focus_gateway a "$TOKEN"
+# results read by the killed run and not acknowledged come again after 5 s
+focus_gateway a "$TOKEN" --visibility-ms 5s
 
 OUT=$T_DIR/out
 run() {  # exec: in the background, $! is the crawler itself
