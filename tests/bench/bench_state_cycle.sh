@@ -15,7 +15,8 @@
 # left out): a count the machine's load does not move, where the times
 # above move by 10-20 % from run to run on a shared machine.
 # Knobs: CYCLE_SITES (100), CYCLE_URLS (60 a site), CYCLE_BATCH (40
-# claims a call), CYCLE_ROUNDS (120), CYCLE_DELAY_US (2000), CYCLE_RUNS (3).
+# claims a call), CYCLE_ROUNDS (120), CYCLE_DELAY_US (2000), CYCLE_RUNS (3),
+# CYCLE_REDIS_CONFIG ("name value ...": set on the scratch Redis first).
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=${CYCLE_SITES:-100} URLS=${CYCLE_URLS:-60} BATCH=${CYCLE_BATCH:-40}
 ROUNDS=${CYCLE_ROUNDS:-120} DELAY_US=${CYCLE_DELAY_US:-2000} RUNS=${CYCLE_RUNS:-3}
@@ -48,6 +49,7 @@ else
 fi
 redis-cli -p "$REDIS_PORT" CONFIG SET zset-max-listpack-entries 128 \
   zset-max-listpack-value 256 >/dev/null
+[ -n "${CYCLE_REDIS_CONFIG:-}" ] && redis-cli -p "$REDIS_PORT" CONFIG SET ${CYCLE_REDIS_CONFIG} >/dev/null
 echo "   $SITES sites x $URLS URLs, one client, claims of $BATCH, next request" \
   "$DELAY_US us after a completion"
 

@@ -26,11 +26,13 @@ static inline void ts_wait_ready(struct state *st)
 /* Options of the calls below; ts_open resets them, so that a test that
  * failed halfway leaves none to the next. */
 static uint32_t ts_ahead_us;      /* the claims' ahead_us */
+static unsigned ts_scan_clients;  /* the claims' scan_clients (ts_open: 1000) */
 static const char *ts_local_due;  /* the completions' local_due */
 
 static inline void ts_open(unsigned nshards)
 {
   ts_ahead_us = 0;
+  ts_scan_clients = 1000;
   ts_local_due = NULL;
   ts_store = it_store_new(5000, 10000);
   struct state_cfg c = ts_cfg(nshards);
@@ -134,7 +136,7 @@ static inline void ts_claim_opt(struct ts_claims *o, unsigned shard, unsigned ma
   snprintf(prefix, sizeof prefix, "t%u", ++ts_claim_seq);
   struct state_claim_args a = { .max = max, .lease_ms = lease_ms, .token_prefix = prefix,
                                 .reap_max = 64, .max_attempts = max_attempts,
-                                .scan_clients = 1000, .ahead_us = ts_ahead_us };
+                                .scan_clients = ts_scan_clients, .ahead_us = ts_ahead_us };
   o->done = 0;
   assert_int_equal(state_claim(ts_st, shard, &a, ts_on_claim, o), STORE_OK);
   assert_true(it_run_until(&o->done, 10000));

@@ -12,7 +12,7 @@ local site, token = ARGV[2], ARGV[3]
 local now = now_ms()
 local f = release(site, token)
 if not f then return 0 end
-requeue(site, f[2], f[3], tonumber(f[4]))
+requeue_leader(site, f[2], f[3], tonumber(f[4]))
 local na = tonumber(f[5]) or 0
 local charge = tonumber(ARGV[5]) or 0
 if charge > 0 and up(now) + charge > na then

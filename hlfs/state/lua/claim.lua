@@ -58,7 +58,7 @@ local function reap(site)
     serve_waiters(site, m, url, rid(sc), fields, 0, xmax)
     abandoned = abandoned + 1
   else
-    requeue(site, c, m, sc + 512)
+    requeue_leader(site, c, m, sc + 512)
     reaped = reaped + 1
   end
   settle(site, na, now, idle_ms)
@@ -69,23 +69,67 @@ local function promote(c)
   if promoted[c] then return end
   local cd, cr = key('cd', c), key('cr', c)
   local due = redis.call('ZRANGEBYSCORE', cd, '-inf', DUE_S, 'LIMIT', '0', '128')
+  if not due[1] then promoted[c] = true return end
+-- the first #due by rank are those read: one command removes them, and
+-- one ZADD indexes them all (a command each cost a call each)
+  redis.call('ZREMRANGEBYRANK', cd, '0', I(#due - 1))
+  local add = {}
   for _, site in ipairs(due) do
-    redis.call('ZREM', cd, site)
     local h = redis.call('ZRANGE', qkey(site, c), '0', '0', 'WITHSCORES')
-    if h[1] then redis.call('ZADD', cr, h[2], site) end
+    if h[1] then add[#add + 1] = h[2]; add[#add + 1] = site end
   end
+  if add[1] then redis.call('ZADD', cr, unpack(add)) end
 -- a full page may have left more: looked at again next time
   promoted[c] = #due < 128
 end
--- A client's weight, read once per call (only a submission changes it).
+-- The first scan_clients entries of vt:{N} (client, tag, client, tag...),
+-- read by claim_one and kept equal to Redis's by charge, so that a claim
+-- does not read them again after each claim of the call; nil (or
+-- VT_MOVES changed: lib.lua moved a client in or out) when they must be.
+local vtl, vtl_moves
+local function vt_head()
+  if not vtl or vtl_moves ~= VT_MOVES then
+    for c in pairs(PEND) do cl_flush(c) end
+    vtl, vtl_moves = redis.call('ZRANGE', VT, '0', SCAN_LAST, 'WITHSCORES'), VT_MOVES
+  end
+  return vtl
+end
+-- Client c, at j in vtl (its tag at j + 1), got the tag fin (nil: it left
+-- vt:{N}). The copy stays exact unless it held scan_clients entries and c
+-- moved past the last (a client beyond the copy may be in the head now),
+-- or c's tag equals another's (Redis orders those by name): nil then.
+local function vt_moved(j, c, fin)
+  if vtl_moves ~= VT_MOVES then vtl = nil return end
+  local full = #vtl >= 2 * scan
+  table.remove(vtl, j)
+  table.remove(vtl, j)
+-- c left: the client after a full copy's last is in the head now
+  if not fin then
+    if full then vtl = nil end
+    return
+  end
+  local f, k = tonumber(fin), 1
+  while k < #vtl do
+    local s = tonumber(vtl[k + 1])
+    if s == f then vtl = nil return end
+    if s > f then break end
+    k = k + 2
+  end
+  if full and k > #vtl then vtl = nil return end
+  table.insert(vtl, k, c)
+  table.insert(vtl, k + 1, fin)
+end
+-- A client's weight, read once per call (only a submission changes it),
+-- with its qn (lib.lua's QN keeps it from then on).
 -- vt: c's finish tag as claim_one read it from vt:{N} in this call (no
 -- step between that read and the charge changes c's entry).
 local weights = {}
-local function charge(c, vt)
+local function charge(c, vt, j)
   local ck = key('cl', c)
-  local w = weights[c]
-  if not w then
-    w = tonumber(redis.call('HGET', ck, 'w') or '1')
+  local w, q = weights[c], QN[c]
+  if not w or not q then
+    local h = redis.call('HMGET', ck, 'w', 'qn')
+    w, q = tonumber(h[1] or '1'), tonumber(h[2] or '0')
     weights[c] = w
   end
   local start = tonumber(vt)
@@ -94,49 +138,68 @@ local function charge(c, vt)
 -- formatted once, for both (a Lua number argument would be formatted by
 -- Redis for each command: lib.lua's I)
   local fin = string.format('%.17g', start + 1 / w)
--- while c is backlogged its tag is its score in vt:{N}; the hash keeps it
--- for when c comes back (lib.lua's backlog_add), written as c leaves
-  if redis.call('HINCRBY', ck, 'qn', '-1') > 0 then redis.call('ZADD', VT, fin, c)
+-- while c is backlogged its tag is its score in vt:{N} (written with its
+-- count by cl_flush); the hash keeps it for when c comes back (lib.lua's
+-- backlog_add), written as c leaves
+  q = q - 1
+  QN[c] = q
+  local p = PEND[c]
+  if q > 0 then
+    PEND[c] = { n = (p and p.n or 0) + 1, fin = fin }
+    vt_moved(j, c, fin)
   else
+    PEND[c] = nil
+    redis.call('HINCRBY', ck, 'qn', I(-1 - (p and p.n or 0)))
     redis.call('ZREM', VT, c)
     redis.call('HSET', ck, 'f', fin)
+    vt_moved(j, c, nil)
   end
+end
+-- Client o's request for m, if queued at the site, joins the waiters of
+-- the claim (wk). Returns whether it joined, and whether o still has
+-- requests queued there.
+local function absorb_one(site, o, m, wk)
+  local qo = qkey(site, o)
+  local s = redis.call('ZSCORE', qo, m)
+-- a request following redirects stays the leader of its own chain
+  if not s or follows(o, tonumber(s)) then return false, true end
+  redis.call('ZREM', qo, m)
+  redis.call('HSET', wk, o, s)
+  unqueue(o)
+  if redis.call('ZCARD', qo) > 0 then return true, true end
+  redis.call('SREM', key('sc', site), o)
+  redis.call('ZREM', key('cd', o), site)
+  redis.call('ZREM', key('cr', o), site)
+  return true, false
 end
 -- Other clients' requests for m at the site join the claim's waiters; the
 -- claim must then satisfy the strictest max_age among them. Returns the
--- waiters' count and code, and the clients still queued at the site.
-local function absorb(site, c, m)
+-- waiters' count and code, and the other clients still queued at the site.
+-- With none joining, the waiters are read only when the site's hash says
+-- an earlier claim may have left some (wl: lib.lua's requeue_leader): a
+-- command a page saved. (Waiters it would miss, left by an older version,
+-- are served by the completion all the same, which sends one that wanted
+-- a fresher copy than a stored one back to its queue: serve_waiters.)
+local function absorb(site, c, m, wl)
   local wk = wkey(site, m)
-  local left = {}
+  local left, joined = {}, false
   for _, o in ipairs(redis.call('SMEMBERS', key('sc', site))) do
-    local qo = qkey(site, o)
-    local s = o ~= c and redis.call('ZSCORE', qo, m)
--- a request following redirects stays the leader of its own chain
-    if s and follows(o, tonumber(s)) then s = false end
-    if s then
-      redis.call('ZREM', qo, m)
-      redis.call('HSET', wk, o, s)
-      unqueue(o)
--- still queued: re-indexed with the others below (the site is leased now)
-      if redis.call('ZCARD', qo) > 0 then
-        left[#left + 1] = o
-      else
-        redis.call('SREM', key('sc', site), o)
-        redis.call('ZREM', key('cd', o), site)
-        redis.call('ZREM', key('cr', o), site)
-      end
-    else
-      left[#left + 1] = o
+    if o ~= c then
+      local j, queued = absorb_one(site, o, m, wk)
+      joined = joined or j
+      if queued then left[#left + 1] = o end
     end
   end
+  if not joined and not wl then return 0, 511, left end
   local ws, code = redis.call('HVALS', wk), 511
   for _, s in ipairs(ws) do code = math.min(code, tonumber(s) % 512) end
   return #ws, code, left
 end
-local function try_claim(c, vt, site, i)
+-- site has just left c's ready index (claim_one's ZPOPMIN); j: c's place
+-- in vtl, vt its tag there
+local function try_claim(c, vt, j, site, i)
   local sk = key('s', site)
-  redis.call('ZREM', key('cr', c), site)
-  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx', 'lo')
+  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'es', 'hx', 'lo', 'wl')
   if f[1] then
     if tonumber(f[2]) > now then
       skipped = skipped + 1
@@ -158,7 +221,7 @@ local function try_claim(c, vt, site, i)
     return nil
   end
   local le = now + lease
-  local token = prefix .. '.' .. i
+  local token = prefix .. '.' .. NS(i)
   local les = I(le)
   redis.call('HSET', sk, 'lt', token, 'le', les, 'ic', c, 'iu', p[1], 'is', p[2], 'ia', NOW)
   redis.call('ZADD', LZ, les, site)
@@ -166,31 +229,37 @@ local function try_claim(c, vt, site, i)
     redis.call('SREM', key('sc', site), c)
     redis.call('ZREM', key('cd', c), site)
   end
-  local nw, wcode, left = absorb(site, c, p[1])
--- site_index(site, le) for the clients absorb left queued there; the
--- claimer's own entry in cr went at the top of this function
+  local nw, wcode, left = absorb(site, c, p[1], f[7])
+-- site_index(site, le) for the other clients absorb left queued there.
+-- The claimer's own entry is in neither index while it holds the lease
+-- (its ZPOPMIN took it out of cr): every end of a lease indexes the site
+-- again for all its clients (lib.lua's settle: completion, abort,
+-- robots_done, hop_free, the reaper here), and the reaper is woken by
+-- lz:{N} (wake_in), so an entry at the lease's end would only be moved
+-- again by the completion: one ZADD a page for nothing.
   for _, o in ipairs(left) do
-    if o ~= c then redis.call('ZREM', key('cr', o), site) end
+    redis.call('ZREM', key('cr', o), site)
     redis.call('ZADD', key('cd', o), DU(le), site)
   end
-  charge(c, vt)
+  charge(c, vt, j)
   local fr = has_fr and redis.call('HGET', FR, c .. '|' .. rid(tonumber(p[2])))
 -- the completion's own clock's next allowed time, while na is its (polite)
   local lo, lona = (f[6] or ''):match('^(.*)|(.*)$')
   if not lo or lona ~= f[3] then lo = '' end
   return { site, c, url_of(site, p[1]), p[2], token, rid(tonumber(p[2])), f[4] or '0', le,
-           nw, wcode, fr or '', I(math.max(us(na) - NOW_US, 0)), lo }
+           nw, wcode, fr or '', math.max(us(na) - NOW_US, 0), lo }
 end
 local function claim_one(i)
-  local cs = redis.call('ZRANGE', VT, '0', SCAN_LAST, 'WITHSCORES')
+  local cs = vt_head()
   for j = 1, #cs, 2 do
     local c = cs[j]
     promote(c)
-    local top = redis.call('ZRANGE', key('cr', c), '0', '0')
+    local cr = key('cr', c)
+    local top = redis.call('ZPOPMIN', cr)
     while top[1] do
-      local r = try_claim(c, cs[j + 1], top[1], i)
+      local r = try_claim(c, cs[j + 1], j, top[1], i)
       if r then return r end
-      top = redis.call('ZRANGE', key('cr', c), '0', '0')
+      top = redis.call('ZPOPMIN', cr)
     end
   end
   return nil
@@ -223,6 +292,7 @@ for i = 1, max do
   if not r then break end
   out[#out + 1] = r
 end
+for c in pairs(PEND) do cl_flush(c) end
 redis.call('HSET', HK, 'V', V)
 if now < fence then
   out[2] = fence * 1000 - NOW_US

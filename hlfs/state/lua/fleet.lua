@@ -47,7 +47,9 @@ end
 -- (a new entry enters only when it beats the smallest kept)
 local count, pairs_, examined = {}, 0, 0
 -- a client's sites with work are in its waiting index (cd) or, once due,
--- its ready one (cr): never both
+-- its ready one (cr): never both; a site whose lease the client's own
+-- request holds is in neither until the lease ends (lua_claim), so the
+-- sites being fetched are not counted here
 if top > 0 then
   for _, c in ipairs(names) do
     for _, ix in ipairs({ key('cd', c), key('cr', c) }) do

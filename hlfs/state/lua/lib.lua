@@ -2,9 +2,16 @@
 -- h:{N}, ARGV[1] {N}. The library is loaded once and its functions called
 -- many times (mk/lua2c.sh); only these change from call to call.
 local T, HK, LZ, VT, FR
+-- lua_claim's charges not written yet, by client: { n = claims, fin =
+-- finish tag }; and QN, a client's qn as this call last read or wrote it,
+-- less those claims. A claim of many charges a client once in Redis, not
+-- once per claim (two commands a page); whatever reads or writes a
+-- client's qn or tag writes its charges first (cl_flush).
+local PEND, QN = {}, {}
 local function lib_begin(keys, args)
   T, HK = args[1], keys[1]
   LZ, VT, FR = 'lz:' .. T, 'vt:' .. T, 'fr:' .. T
+  PEND, QN = {}, {}
 end
 local function key(p, s) return p .. ':' .. T .. s end
 local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end
@@ -13,6 +20,17 @@ local function qkey(site, c) return 'q:' .. T .. site .. '|' .. c end
 -- state Redis's CPU when every score, time and count went that way
 -- (docs/benchmarks.md). Constants are written as text.
 local function I(x) return string.format('%d', x) end
+-- The text of a small count (a claim's place in its call, attempts),
+-- made once for the library's life rather than by a printf each time.
+local SMALL = {}
+local function NS(n)
+  local s = SMALL[n]
+  if not s then
+    s = I(n)
+    if n >= 0 and n <= 1024 then SMALL[n] = s end
+  end
+  return s
+end
 local TIME_US = 0
 -- the same instant in microseconds (below 2^53: exact in a Lua number)
 local NOW_US = 0
@@ -71,17 +89,32 @@ local function site_index(site, at)
   end
   return #cs > 0
 end
+-- Counts the times this library moved a client into or out of vt:{N}:
+-- lua_claim keeps a copy of its head and reads it again when this moved.
+local VT_MOVES = 0
+-- Write client c's charges not written yet (PEND).
+local function cl_flush(c)
+  local p = PEND[c]
+  if not p then return end
+  PEND[c] = nil
+  redis.call('HINCRBY', key('cl', c), 'qn', I(-p.n))
+  redis.call('ZADD', VT, p.fin, c)
+end
 -- Client c has n (default 1) more requests waiting in this shard; a client
 -- that was idle re-enters fair queuing at the current virtual time (no
 -- credit).
 local function backlog_add(c, n)
   n = n or 1
   local ck = key('cl', c)
-  if redis.call('HINCRBY', ck, 'qn', I(n)) == n then
+  cl_flush(c)
+  local q = redis.call('HINCRBY', ck, 'qn', I(n))
+  QN[c] = q
+  if q == n then
     local v = tonumber(redis.call('HGET', HK, 'V') or '0')
     local f = tonumber(redis.call('HGET', ck, 'f') or '0')
     if f < v then f = v end
     redis.call('ZADD', VT, f, c)
+    VT_MOVES = VT_MOVES + 1
   end
 end
 -- The (site, client) queue just became non-empty.
@@ -105,7 +138,7 @@ end
 -- readers waiting for c are woken through its channel (hlfs/state/notify.h)
 local function publish(c, id, url, att, fields, maxlen)
   local e = redis.call('XADD', key('x', c), 'MAXLEN', '~', maxlen, '*', 'rid', id,
-                       'url', url, 'a', I(att), unpack(fields))
+                       'url', url, 'a', NS(att), unpack(fields))
   redis.call('PUBLISH', 'n:' .. c, '')
 -- A replica's synchronous results are read only while someone waits; one
 -- that came after its waiter gave up, or for a replica that is gone (pod
@@ -123,9 +156,9 @@ end
 -- there is none (a record is made before its request is queued, so a
 -- claim that found none rules one out), and it is not looked up.
 local function publish_own(c, sc, url, fields, maxlen, hopped, may_follow)
-  local fk = c .. '|' .. rid(sc)
-  local fr = may_follow and redis.call('HGET', FR, fk)
   local prid, purl, fx = rid(sc), url, fields
+  local fk = c .. '|' .. prid
+  local fr = may_follow and redis.call('HGET', FR, fk)
   if fr then
     redis.call('HDEL', FR, fk)
     local _, orid, ourl, chain = fr:match('^(%d+)\n([^\n]*)\n([^\n]*)\n?(.*)$')
@@ -143,15 +176,30 @@ local function follows(c, sc) return redis.call('HEXISTS', FR, c .. '|' .. rid(s
 -- w:{N}<site>|<member> (field client, value its score) instead of being
 -- fetched again.
 local function wkey(site, m) return 'w:' .. T .. site .. '|' .. m end
+-- A request in flight goes back to its queue (reaped, aborted, or after
+-- its robots.txt). Other clients' requests that waited for it (w:) stay
+-- there for its next claim; the site's 'wl' says some may, so that a claim
+-- reads the waiters only then (lua_claim's absorb). Set on these rare
+-- paths, it stays until the site's hash expires.
+local function requeue_leader(site, c, m, score)
+  requeue(site, c, m, score)
+  if redis.call('EXISTS', wkey(site, m)) == 1 then
+    redis.call('HSET', key('s', site), 'wl', '1')
+  end
+end
 -- One of c's queued requests left its queue without a claim of its own.
 -- A client leaving vt:{N} keeps its finish tag in its hash (lua_claim's
 -- charge).
 local function unqueue(c)
   local ck = key('cl', c)
-  if redis.call('HINCRBY', ck, 'qn', '-1') <= 0 then
+  cl_flush(c)
+  local q = redis.call('HINCRBY', ck, 'qn', '-1')
+  QN[c] = q
+  if q <= 0 then
     local f = redis.call('ZSCORE', VT, c)
     if f then redis.call('HSET', ck, 'f', f) end
     redis.call('ZREM', VT, c)
+    VT_MOVES = VT_MOVES + 1
   end
 end
 -- The result of (site, m) is out: publish it to each waiter, marked with

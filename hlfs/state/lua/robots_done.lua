@@ -36,6 +36,6 @@ redis.call('HSET', rk, 'ga', ARGV[19], 'os', ARGV[20], 'ec', ARGV[21])
 if tonumber(ARGV[22]) > 0 then redis.call('HSET', rk, 'rh', ARGV[22], 'ru', ARGV[23]) end
 if ARGV[24] ~= '' then redis.call('HSET', rk, 'xo', ARGV[24], 'xs', ARGV[25], 'xd', ARGV[26]) end
 redis.call('PEXPIREAT', rk, ea + tonumber(ARGV[18]))
-requeue(site, f[2], f[3], tonumber(f[4]))
+requeue_leader(site, f[2], f[3], tonumber(f[4]))
 settle(site, na, now, tonumber(ARGV[11]))
 return { 1, math.ceil(na), now }
