@@ -429,6 +429,47 @@ static void test_commands_per_call(void **state)
   ts_close();
 }
 
+/* While a client's request holds a site's lease, the site is in neither
+ * of that client's indexes: not when the claim takes it, not when the
+ * client queues more there (enter), not when the lease is renewed; other
+ * clients queued there are due at the lease's end. The completion then
+ * indexes the site for all at its next allowed time, and does not touch
+ * the ready index of the lease's own client (one ZREM a page less). */
+static void test_claimer_not_indexed_while_leased(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item a = item("http://own.test/1", 0);
+  assert_int_equal(ts_submit("c1", &a, 1), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  struct state_item b = item("http://own.test/2", 0), c = item("http://own.test/3", 0);
+  assert_int_equal(ts_submit("c1", &b, 1), STORE_OK);
+  assert_int_equal(ts_submit("c2", &c, 1), STORE_OK);
+  char want[32];
+  snprintf(want, sizeof want, "%llu", (unsigned long long)cl.c[0].lease_until * 1000);
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 own.test"), "(nil)");
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c2 own.test"), want);
+  const char *sites[] = { cl.c[0].site }, *tokens[] = { cl.c[0].token };
+  struct ts_flags f = { 0 };
+  assert_int_equal(state_renew(ts_st, 0, 60000, sites, tokens, 1, ts_on_flags, &f), STORE_OK);
+  assert_true(it_run_until(&f.done, 5000));
+  assert_int_equal(f.held[0], 1);
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 own.test"), "(nil)");
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cr:{0}c1 own.test"), "(nil)");
+  assert_string_not_equal(it_cmd(ts_store, "ZSCORE cd:{0}c2 own.test"), want);
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
+  assert_int_equal(cmd_calls("zrem"), 2);  /* the lease index; c2's ready index */
+  char na[40];
+  snprintf(na, sizeof na, "%s", it_cmd(ts_store, "HGET s:{0}own.test na"));
+  snprintf(want, sizeof want, "%lld", llround(strtod(na, NULL) * 1000));
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 own.test"), want);
+  assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c2 own.test"), want);
+  ts_close();
+}
+
 static void test_politeness_next_at(void **state)
 {
   (void)state;
@@ -972,6 +1013,7 @@ int main(void)
     cmocka_unit_test(test_politeness_next_at),
     cmocka_unit_test(test_politeness_next_at_us),
     cmocka_unit_test(test_due_index_us),
+    cmocka_unit_test(test_claimer_not_indexed_while_leased),
     cmocka_unit_test(test_claim_ahead),
     cmocka_unit_test(test_claim_local_due),
     cmocka_unit_test(test_commands_per_call),

@@ -32,5 +32,5 @@ for j = 15, #ARGV do fields[#fields + 1] = ARGV[j] end
 local url = url_of(site, m)
 local id = publish_own(c, sc, url, fields, ARGV[11], ARGV[14] == 'h', ARGV[14] ~= 'p')
 local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[13]), ARGV[11])
-settle(site, na, now, tonumber(ARGV[12]))
+settle(site, na, now, tonumber(ARGV[12]), c)
 return { 1, math.ceil(na), now, id, served, back }

@@ -80,11 +80,14 @@ local function url_of(site, m)
 end
 -- Put a site in the due index of every client queued at it, due at 'at'
 -- (its next allowed time, or its lease expiry while leased). False when
--- no client is queued there.
-local function site_index(site, at)
+-- no client is queued there. A client's request that holds the site's
+-- lease keeps the site out of that client's indexes until the lease ends
+-- (lua_claim, enter, lua_renew): own, the client of a lease that just
+-- ended, is in neither, and its ready index is not touched.
+local function site_index(site, at, own)
   local cs = redis.call('SMEMBERS', key('sc', site))
   for _, c in ipairs(cs) do
-    redis.call('ZREM', key('cr', c), site)
+    if c ~= own then redis.call('ZREM', key('cr', c), site) end
     redis.call('ZADD', key('cd', c), DU(at), site)
   end
   return #cs > 0
@@ -118,11 +121,14 @@ local function backlog_add(c, n)
   end
 end
 -- The (site, client) queue just became non-empty.
+-- The site is not indexed for c while c's own request holds its lease
+-- (site_index).
 local function enter(site, c)
   local sk = key('s', site)
   redis.call('SADD', key('sc', site), c)
   redis.call('PERSIST', sk)
-  local f = redis.call('HMGET', sk, 'lt', 'le', 'na')
+  local f = redis.call('HMGET', sk, 'lt', 'le', 'na', 'ic')
+  if f[1] and f[4] == c then return end
   local at = tonumber(f[3]) or 0
   if f[1] and tonumber(f[2]) > at then at = tonumber(f[2]) end
   redis.call('ZADD', key('cd', c), DU(at), site)
@@ -261,8 +267,9 @@ local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu
 end
 -- After a release: a site with work is due again at na; an idle site's
 -- state outlives its next allowed time by idle_ms, then goes.
-local function settle(site, na, now, idle_ms)
-  if not site_index(site, na) then
+-- own: as site_index's (nil: none known).
+local function settle(site, na, now, idle_ms, own)
+  if not site_index(site, na, own) then
     local ttl = math.ceil(na - now)
     if ttl < 0 then ttl = 0 end
     redis.call('PEXPIRE', key('s', site), I(ttl + idle_ms))

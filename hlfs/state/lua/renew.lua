@@ -11,12 +11,20 @@ local out = {}
 for j = 3, #ARGV - 1, 2 do
   local site, token = ARGV[j], ARGV[j + 1]
   local sk = key('s', site)
-  if redis.call('HGET', sk, 'lt') == token then
+  local f = redis.call('HMGET', sk, 'lt', 'ic')
+  if f[1] == token then
     local le = now + lease
     local les = I(le)
     redis.call('HSET', sk, 'le', les)
     redis.call('ZADD', LZ, les, site)
-    site_index(site, le)
+-- the other clients queued there are due at the new end; the lease's own
+-- client stays out of its indexes (lib.lua's site_index)
+    for _, c in ipairs(redis.call('SMEMBERS', key('sc', site))) do
+      if c ~= f[2] then
+        redis.call('ZREM', key('cr', c), site)
+        redis.call('ZADD', key('cd', c), DU(le), site)
+      end
+    end
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
