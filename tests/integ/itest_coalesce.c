@@ -169,6 +169,41 @@ static void test_waiters_of_an_abandoned_request(void **state)
   ts_close();
 }
 
+/* A claim given back (aborted) leaves its waiters for the next claim, and
+ * marks the site (wl) so that the waiters are looked at: a waiter that
+ * submits the URL again is a duplicate, and the next claim serves it. */
+static void test_waiters_of_an_aborted_claim(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item a = item("http://co.test/back", 3600), b = item("http://co.test/back", 60);
+  submit1("ca", &a, STATE_SUB_ACCEPTED);
+  submit1("cb", &b, STATE_SUB_ACCEPTED);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.c[0].waiters, 1);
+  struct ts_flags f = { 0 };
+  assert_int_equal(state_abort(ts_st, 0, cl.c[0].site, cl.c[0].token, 0, ts_on_flags, &f),
+                   STORE_OK);
+  assert_true(it_run_until(&f.done, 5000));
+  assert_int_equal(f.held[0], 1);
+  struct state_item again = item("http://co.test/back", 60);
+  submit1("cb", &again, STATE_SUB_DUP_INFLIGHT);
+  assert_string_equal(again.rid, b.rid);
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].rid, a.rid);
+  assert_int_equal(cl.c[0].waiters, 1);
+  assert_int_equal(cl.c[0].q.max_age_s, 60);
+  assert_int_equal(ts_complete(&cl.c[0], 0), 1);
+  char want[128];
+  snprintf(want, sizeof want, "rid,%s,url,http://co.test/back,a,1,co,%s,o,ok", b.rid, a.rid);
+  assert_non_null(strstr(stream_of("cb"), want));
+  assert_counts_zero("ca");
+  assert_counts_zero("cb");
+  ts_close();
+}
+
 int main(void)
 {
   it_loop_init();
@@ -177,6 +212,7 @@ int main(void)
     cmocka_unit_test(test_submissions_join_the_fetch_in_flight),
     cmocka_unit_test(test_waiter_wanting_fresher_copy_is_requeued),
     cmocka_unit_test(test_waiters_of_an_abandoned_request),
+    cmocka_unit_test(test_waiters_of_an_aborted_claim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -383,6 +383,10 @@ static void test_commands_per_call(void **state)
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   assert_int_equal(ts_submit("c1", it, N), STORE_OK);
   assert_int_equal(cmd_calls("hincrby"), 1);
+  /* the sequence, the virtual time and the client's tag as it enters the
+   * backlog; no look for the client among the waiters of a URL none
+   * fetches (submit.lua) */
+  assert_int_equal(cmd_calls("hget"), 3);
   static struct ts_claims cl;
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   ts_claim(&cl, N);

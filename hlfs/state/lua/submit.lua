@@ -59,12 +59,15 @@ local function offer(site, m, base, fol)
   local qk = qkey(site, c)
   local old = redis.call('ZSCORE', qk, m)
   if old then return same_chain(fol, tonumber(old)) and 0 or 1, rid(tonumber(old)) end
-  local f = redis.call('HMGET', key('s', site), 'ic', 'iu', 'is')
+  local f = redis.call('HMGET', key('s', site), 'ic', 'iu', 'is', 'wl')
   if f[1] == c and f[2] == m then
     return same_chain(fol, tonumber(f[3])) and 0 or 2, rid(tonumber(f[3]))
   end
+-- c can wait for m only while m is in flight, or after a claim of m went
+-- back to its queue with waiters (wl: lib.lua's requeue_leader); a
+-- command a URL saved otherwise
   local wk = wkey(site, m)
-  local ws = redis.call('HGET', wk, c)
+  local ws = (f[2] == m or f[4]) and redis.call('HGET', wk, c)
   if ws then return 2, rid(tonumber(ws)) end
   if maxq > 0 and qn >= maxq and not hop then return 4, qretry end
   seq = seq + 1
