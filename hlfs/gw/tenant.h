@@ -33,6 +33,8 @@ enum tenant_outcome {
 
 struct tenant {
   char name[STATE_CLIENT_MAX + 1];
+  uint64_t reclaim_at;  /* monotonic ms: this replica's next look for results
+                           to take over (gw_results.c) */
   uint64_t submitted[STATE_SUB__LAST];
   uint64_t results[TENANT_O__COUNT];
 };

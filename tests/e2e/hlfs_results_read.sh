@@ -82,5 +82,16 @@ w0=$(metric hlfs_results_wakes_total)
 out=$(gw POST /v1/fetch "{\"url\": \"$(tw_url 127.10.0.2 /p/2)\", \"max_age_s\": 0}")
 is "$(gws)/$(echo "$out" | jq -r .outcome)" "200/ok" "a synchronous fetch answers"
 cmp_ge "$(metric hlfs_results_wakes_total)" $((w0 + 1)) "its result came by a wake-up"
+
+# 7. Reads in a row look for results to take over (XAUTOCLAIM, which walks
+#    the client's delivered entries) at most every visibility / 4.
+redis-cli -p "$REDIS_PORT" CONFIG RESETSTAT >/dev/null
+for i in $(seq 10); do gw GET '/v1/results?max=1' >/dev/null; done
+claims=$(redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' |
+  awk -F'[:=,]' '$1 == "cmdstat_xautoclaim" { print $3 }')
+reads=$(redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' |
+  awk -F'[:=,]' '$1 == "cmdstat_xreadgroup" { print $3 }')
+is "$reads" 10 "ten reads read the stream ten times"
+ok "and took over old results at most twice (${claims:-0} times)" test "${claims:-0}" -le 2
 ok "the gateway is alive at the end" alive
 done_testing
