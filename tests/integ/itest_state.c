@@ -772,6 +772,54 @@ static void test_results_at_least_once(void **state)
   ts_close();
 }
 
+/* An acknowledgement drops its results from the stream: those below the
+ * first result still pending (below the last delivered when none is) by
+ * one XTRIM, those acknowledged out of order by XDEL. Results not yet
+ * delivered stay, whatever ids an acknowledgement names. */
+static void test_ack_trims_in_order(void **state)
+{
+  (void)state;
+  ts_open(1);
+  static struct ts_res o;
+  read_results("gw1", &o, 0);  /* the group, from the stream's start */
+  enum { N = 6 };
+  char urls[N][32];
+  struct state_item it[N];
+  for(int i = 0; i < N; i++) {
+    snprintf(urls[i], sizeof urls[i], "http://tr%d.test/", i);
+    it[i] = item(urls[i], 0);
+  }
+  assert_int_equal(ts_submit("c1", it, N), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, N);
+  assert_int_equal(cl.n, N);
+  for(int i = 0; i < N; i++)
+    assert_int_equal(ts_complete(&cl.c[i], 0), 1);
+  memset(&o, 0, sizeof o);
+  assert_int_equal(state_results_read(ts_st, 0, "c1", "gw1", 4, 0, on_results, &o), STORE_OK);
+  assert_true(it_run_until(&o.done, 5000));
+  assert_int_equal(o.n, 4);
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  const char *late[] = { o.id[2], o.id[3] }, *early[] = { o.id[0], o.id[1] },
+             *bogus[] = { "99999999999999-0", "0-1" };
+  assert_int_equal(ack(late, 2), 2);  /* out of order: 0 and 1 still pending */
+  assert_int_equal(cmd_calls("xdel"), 1);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), N - 2);
+  assert_int_equal(ack(bogus, 2), 0);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), N - 2);  /* none undelivered lost */
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  assert_int_equal(ack(early, 2), 2);  /* in order: trimmed, not found one by one */
+  assert_int_equal(cmd_calls("xdel"), 0);
+  assert_int_equal(cmd_calls("xtrim"), 1);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 2);  /* the two not delivered */
+  read_results("gw1", &o, 0);
+  assert_int_equal(o.n, 2);
+  const char *last[] = { o.id[0], o.id[1] };
+  assert_int_equal(ack(last, 2), 2);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 0);
+  ts_close();
+}
+
 /* Client A queues 100,000 URLs over 1,000 sites, then client B 100 URLs
  * on 100 of the same sites. With zero delays and claims of 16 at a time,
  * start-time fair queuing serves B every other claim: all of B's requests
@@ -1025,6 +1073,7 @@ int main(void)
     cmocka_unit_test(test_renew_and_abort),
     cmocka_unit_test(test_robots_first),
     cmocka_unit_test(test_results_at_least_once),
+    cmocka_unit_test(test_ack_trims_in_order),
     cmocka_unit_test(test_fair_share_small_client_not_starved),
     cmocka_unit_test(test_weights_and_priorities),
     cmocka_unit_test(test_claim_order_as_one_at_a_time),
