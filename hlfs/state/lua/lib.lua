@@ -82,13 +82,18 @@ end
 -- (its next allowed time, or its lease expiry while leased). False when
 -- no client is queued there. A client's request that holds the site's
 -- lease keeps the site out of that client's indexes until the lease ends
--- (lua_claim, enter, lua_renew): own, the client of a lease that just
--- ended, is in neither, and its ready index is not touched.
-local function site_index(site, at, own)
+-- (lua_claim, enter, lua_renew). own: the client of the site's lease,
+-- so in neither index: left out while the lease goes on (held), indexed
+-- with no look at its ready index when the lease has just ended.
+local function site_index(site, at, own, held)
   local cs = redis.call('SMEMBERS', key('sc', site))
   for _, c in ipairs(cs) do
-    if c ~= own then redis.call('ZREM', key('cr', c), site) end
-    redis.call('ZADD', key('cd', c), DU(at), site)
+    if c ~= own then
+      redis.call('ZREM', key('cr', c), site)
+      redis.call('ZADD', key('cd', c), DU(at), site)
+    elseif not held then
+      redis.call('ZADD', key('cd', c), DU(at), site)
+    end
   end
   return #cs > 0
 end

@@ -17,14 +17,8 @@ for j = 3, #ARGV - 1, 2 do
     local les = I(le)
     redis.call('HSET', sk, 'le', les)
     redis.call('ZADD', LZ, les, site)
--- the other clients queued there are due at the new end; the lease's own
--- client stays out of its indexes (lib.lua's site_index)
-    for _, c in ipairs(redis.call('SMEMBERS', key('sc', site))) do
-      if c ~= f[2] then
-        redis.call('ZREM', key('cr', c), site)
-        redis.call('ZADD', key('cd', c), DU(le), site)
-      end
-    end
+-- the other clients queued there are due at the new end
+    site_index(site, le, f[2], true)
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
