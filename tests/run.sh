@@ -5,6 +5,12 @@
 # out counts as one failure. Each line gives the test's wall time, so the
 # suite's budget (well under 15 minutes) can be watched. Ends with
 # "N passed, N failed".
+# Two lanes: e2e scripts that declare "# lane: beside" near their top run
+# one after another beside the rest of the suite (their lines are printed
+# when the suite ends). Such a script spends its time waiting (crawl-delays,
+# restarts, failovers, a rate), measured at under half a core, and shares
+# nothing with another test (its own directory, ports and processes), so
+# it neither slows the others nor depends on a quiet machine.
 #   tests/run.sh [unit|e2e] [NAME-FILTER]
 set -u
 : "${WPFS_BIN:?set by make}" "${WPFS_ROOT:?set by make}"
@@ -43,12 +49,32 @@ run_one() {  # name timeout cmd...
   fi
 }
 
+beside() { head -20 "$1" | grep -q '^# lane: beside'; }
+
+run_e2e() {  # main|beside: the scripts of that lane
+  local t name
+  for t in "$WPFS_ROOT"/tests/e2e/*.sh; do
+    [ -f "$t" ] || continue
+    name=e2e_$(basename "$t" .sh)
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    if beside "$t"; then [ "$1" = beside ] || continue; else [ "$1" = main ] || continue; fi
+    run_one "$name" "$(script_timeout "$t")" bash "$t"
+  done
+}
+
 script_timeout() {  # a script may declare "# timeout: SECONDS" near its top
   local t
   t=$(head -20 "$1" | sed -n 's/^# timeout: *\([0-9]\+\).*/\1/p' | head -1)
   echo "${t:-120}"
 }
 
+lane=$logdir/lane-beside
+if [ "$kind" = all ] || [ "$kind" = e2e ]; then
+  rm -f "$lane.out" "$lane.sum"
+  ( run_e2e beside >"$lane.out"; echo "$passed $failed ${failures[*]}" >"$lane.sum" ) &
+  lane_pid=$!
+  trap 'kill "$lane_pid" 2>/dev/null' EXIT
+fi
 if [ "$kind" = all ] || [ "$kind" = unit ]; then
   for t in "$WPFS_BIN"/test/test_*; do
     [ -x "$t" ] || continue
@@ -58,12 +84,13 @@ if [ "$kind" = all ] || [ "$kind" = unit ]; then
   done
 fi
 if [ "$kind" = all ] || [ "$kind" = e2e ]; then
-  for t in "$WPFS_ROOT"/tests/e2e/*.sh; do
-    [ -f "$t" ] || continue
-    name=e2e_$(basename "$t" .sh)
-    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    run_one "$name" "$(script_timeout "$t")" bash "$t"
-  done
+  run_e2e main
+  wait "$lane_pid"
+  trap - EXIT
+  [ -s "$lane.out" ] && echo "-- beside the rest:" && cat "$lane.out"
+  read -r p f rest <"$lane.sum" || { p=0 f=1 rest=lane-beside; }
+  passed=$((passed + p)); failed=$((failed + f))
+  [ -n "$rest" ] && failures+=($rest)
 fi
 
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $logdir)"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 240
+# lane: beside (mostly waits: tests/run.sh)
 # API fuzzing from the contract: tests/contract/fuzz.mjs draws requests from
 # openapi.yaml's schemas, valid and mutated (missing and unknown members,
 # wrong types, huge strings and arrays, deep nesting, truncated JSON, bad

@@ -9,6 +9,7 @@
 # crawler wait for its disk thread now and then, kill included; the
 # smallest frontier keeps most URLs on disk, in the checkpoints too.
 # timeout: 240
+# lane: beside (mostly waits: tests/run.sh)
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=8
 PAGES=60

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 180
+# lane: beside (mostly waits: tests/run.sh)
 # The state Redis set of deploy/k8s/redis.yaml, run here as three "pods"
 # on three loopback addresses, each a redis-server and a sentinel started
 # by deploy/k8s/config/redis-ha.sh with the image's redis.conf (its data

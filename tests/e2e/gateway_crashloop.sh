@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 240
+# lane: beside (mostly waits: tests/run.sh)
 # A crash must not become a crash loop: a gateway replica is killed
 # (SIGKILL) in the middle of each kind of operation — submitting batches,
 # claiming and completing fetches, reading results (long polls and reads

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 180
+# lane: beside (mostly waits: tests/run.sh)
 # Fetchers come and go without failing URLs or blocking sites:
 #  1. a fetcher that refuses (stopping: 503 shutting-down) costs the site
 #     nothing: no result, no robots.txt record, no politeness debt; the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 150
+# lane: beside (mostly waits: tests/run.sh)
 # One fetch budget for the whole fleet (--fleet-budget): the replicas with
 # a heartbeat share it equally, so adding gateways does not add load on
 # the Web or on the fetchers. Two gateways with a fleet budget of 6 never

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 120
+# lane: beside (mostly waits: tests/run.sh)
 # Durability: two gateway replicas share the work of a few hundred URLs on
 # slow sites; one is killed with SIGKILL while it holds leases. Every
 # accepted URL must still yield exactly one result (the dead replica's

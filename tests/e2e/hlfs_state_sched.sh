@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 180
+# lane: beside (mostly waits: tests/run.sh)
 # The scheduler (hlfs/sched/sched.c) on a fresh redis-server with a recording fake
 # fetch: politeness gaps, Retry-After and backoff, robots.txt first, lease
 # renewal and loss, clean stop, fairness under concurrency, and two

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 240
+# lane: beside (mostly waits: tests/run.sh)
 # The fetch engine (llfs/fetch*.c) end to end: testweb for the Web, dnsmasq
 # for DNS, openssl s_server for TLS; the program asserts on outcomes, on the
 # engine's counters and on what the servers saw.

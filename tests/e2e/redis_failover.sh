@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 240
+# lane: beside (mostly waits: tests/run.sh)
 # The state Redis fails over under a crawl. Three redis-server (a master,
 # two replicas) and three sentinels; two gateways find the master through
 # the sentinels. 40 sites with Crawl-delay: 10 are crawled; as the first

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 180
+# lane: beside (mostly waits: tests/run.sh)
 # The state Redis comes back without its last writes (a restart from an
 # older snapshot; a failover to a replica that lagged is the same to the
 # gateway). 40 sites with Crawl-delay: 10: every robots.txt is fetched, a

@@ -15,6 +15,7 @@
 #    page in the whole log), the run goes on; --out in use refused;
 #  - SIGTERM: exit 3 after the summary.
 # timeout: 150
+# lane: beside (mostly waits: tests/run.sh)
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=24
 TOKEN=refresh-token-1
