@@ -68,12 +68,11 @@ script_timeout() {  # a script may declare "# timeout: SECONDS" near its top
   echo "${t:-120}"
 }
 
-lane=$logdir/lane-beside
+lane=$logdir/.lane-beside.$$  # this run's own, as are its results
 if [ "$kind" = all ] || [ "$kind" = e2e ]; then
-  rm -f "$lane.out" "$lane.sum"
   ( run_e2e beside >"$lane.out"; echo "$passed $failed ${failures[*]}" >"$lane.sum" ) &
   lane_pid=$!
-  trap 'kill "$lane_pid" 2>/dev/null' EXIT
+  trap 'kill "$lane_pid" 2>/dev/null; rm -f "$lane.out" "$lane.sum"' EXIT
 fi
 if [ "$kind" = all ] || [ "$kind" = unit ]; then
   for t in "$WPFS_BIN"/test/test_*; do
@@ -91,6 +90,7 @@ if [ "$kind" = all ] || [ "$kind" = e2e ]; then
   read -r p f rest <"$lane.sum" || { p=0 f=1 rest=lane-beside; }
   passed=$((passed + p)); failed=$((failed + f))
   [ -n "$rest" ] && failures+=($rest)
+  rm -f "$lane.out" "$lane.sum"
 fi
 
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $logdir)"
