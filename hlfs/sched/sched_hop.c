@@ -48,7 +48,7 @@ struct sched_hop {
   uint64_t        give_up_ms; /* mono: stop waiting for the other site */
   uint64_t        taken_ms;   /* mono: the hop lease was asked for at */
   struct delay_in own;        /* the job's own site: its last answer in the chain */
-  uint64_t        own_ms;     /* mono: when it came */
+  uint64_t        own_us;     /* mono: when it came */
 };
 
 static void hop_answer(struct sched_job *j, const struct sched_outcome *o);
@@ -127,21 +127,22 @@ static void hop_charge(struct sched_job *j, const struct sched_outcome *o)
   if(in.ev == DELAY_EV_NONE)
     return;  /* not contacted: the debt of an earlier answer stands */
   h->own = in;
-  h->own_ms = clock_mono_ms();
+  h->own_us = clock_mono_us();
   delay_next(&j->s->cfg.delay, &h->own, &d);
   j->streak = d.streak;  /* a later hop on this site backs off further */
 }
 
 void sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
-                         struct delay_out *d)
+                         struct delay_out *d, uint64_t *credit_us)
 {
   const struct sched_hop *h = j->hop;
   struct delay_in in = h ? h->own : (struct delay_in){ .ev = DELAY_EV_NONE };
   in.crawl_delay_ms = crawl_delay_ms;
   delay_next(&j->s->cfg.delay, &in, d);
-  /* counted from that answer, not from now: later hops were elsewhere */
-  uint64_t gone = h ? clock_mono_ms() - h->own_ms : 0;
-  d->delay_ms = d->delay_ms > gone ? d->delay_ms - gone : 0;
+  /* Counted from that answer, not from now: later hops were elsewhere. In
+   * microseconds: whole milliseconds read at both ends count up to 1 ms
+   * more than has passed, and the site's next request came that early. */
+  *credit_us = h ? clock_mono_us() - h->own_us : 0;
 }
 
 /* ---- moving along the chain ---------------------------------------------- */
@@ -237,7 +238,8 @@ static void hop_follow(struct sched_job *j, char *url)
   snprintf(h->token, sizeof h->token, "%s:h%llu", s->replica,
            (unsigned long long)++s->token_seq);
   delay_next(&s->cfg.delay, &h->own, &d);
-  h->at_ms = h->foreign ? now : h->own_ms + d.delay_ms;
+  /* rounded up: the tick compares whole milliseconds */
+  h->at_ms = h->foreign ? now : (h->own_us + 999) / 1000 + d.delay_ms;
   sched_job_state(j, SJ_HOP_WAIT);
   if(h->at_ms <= now)
     hop_go(j);

@@ -256,7 +256,7 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
   struct state_robots rec = j->rec;
   if(!rec.status)
     rec.status = -1;  /* a record must exist, or the next claim fetches again */
-  sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay);
+  sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay, &d->credit_us);
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
