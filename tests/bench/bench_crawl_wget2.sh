@@ -101,6 +101,7 @@ done
 # ---- wpfs ----------------------------------------------------------------------
 curl -s -X POST "$TESTWEB_CTL/reset" >/dev/null
 redis-cli -p "$REDIS_PORT" CONFIG RESETSTAT >/dev/null
+redis-cli -p "$CACHE_REDIS_PORT" CONFIG RESETSTAT >/dev/null
 # every call's duration, to split the scripts' time among them
 [ -n "${CRAWL_REDIS_STATS:-}" ] && redis-cli -p "$REDIS_PORT" CONFIG SET slowlog-log-slower-than 0 slowlog-max-len 1000000 >/dev/null
 declare -A c0
@@ -162,6 +163,13 @@ if [ -n "${CRAWL_REDIS_STATS:-}" ]; then
   echo "   state Redis, per page (calls, commands run inside scripts included; us of its CPU):"
   redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' | awk -F'[:,=]' -v r="$w_req" '
     /^cmdstat_/ { sub("cmdstat_", "", $1); printf "     %-16s %6.2f calls %7.2f us\n", $1, $3 / r, $5 / r }' | sort -k4 -rn
+  # a read (write) is one read(2) (write(2)) of a connection: how many
+  # commands came (went) together
+  for p in redis:$REDIS_PORT cache:$CACHE_REDIS_PORT; do
+    redis-cli -p "${p#*:}" INFO stats | tr -d '\r' | awk -F: -v n="${p%%:*}" -v r="$w_req" '
+      $1 == "total_reads_processed" { rd = $2 } $1 == "total_writes_processed" { wr = $2 }
+      END { printf "   %s Redis: %.2f reads, %.2f writes of its connections per page\n", n, rd / r, wr / r }'
+  done
   echo "   scripts and functions, per page (calls; us):"
   redis-cli -p "$REDIS_PORT" --json SLOWLOG GET 1000000 |
     jq -r --arg r "$w_req" '[.[] | select(.[3][0] | ascii_upcase | . == "EVALSHA" or . == "FCALL")
