@@ -127,22 +127,19 @@ static void hop_charge(struct sched_job *j, const struct sched_outcome *o)
   if(in.ev == DELAY_EV_NONE)
     return;  /* not contacted: the debt of an earlier answer stands */
   h->own = in;
-  h->own_us = clock_mono_us();
+  h->own_us = o->ended_us ? o->ended_us : clock_mono_us();
   delay_next(&j->s->cfg.delay, &h->own, &d);
   j->streak = d.streak;  /* a later hop on this site backs off further */
 }
 
-void sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
-                         struct delay_out *d, uint64_t *credit_us)
+uint64_t sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
+                             struct delay_out *d)
 {
   const struct sched_hop *h = j->hop;
   struct delay_in in = h ? h->own : (struct delay_in){ .ev = DELAY_EV_NONE };
   in.crawl_delay_ms = crawl_delay_ms;
   delay_next(&j->s->cfg.delay, &in, d);
-  /* Counted from that answer, not from now: later hops were elsewhere. In
-   * microseconds: whole milliseconds read at both ends count up to 1 ms
-   * more than has passed, and the site's next request came that early. */
-  *credit_us = h ? clock_mono_us() - h->own_us : 0;
+  return h ? h->own_us : 0;
 }
 
 /* ---- moving along the chain ---------------------------------------------- */

@@ -117,10 +117,10 @@ void sched_hop_answer(struct sched_job *j, const struct sched_outcome *o);
 void sched_hop_tick(struct sched_job *j, uint64_t now_mono);
 /* The job is given back or lost: release a hop lease it holds. */
 void sched_hop_drop(struct sched_job *j);
-/* Politeness owed to the job's own site at the end of the chain: the
- * delay, and how long ago its last answer came (credit_us, taken off). */
-void sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
-                         struct delay_out *d, uint64_t *credit_us);
+/* Politeness owed to the job's own site at the end of the chain, counted
+ * from its last answer in the chain: returned (monotonic us; 0: none). */
+uint64_t sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
+                             struct delay_out *d);
 void sched_hop_free(struct sched_hop **hp);
 
 /* sched_rcache.c: robots records by origin, in memory */

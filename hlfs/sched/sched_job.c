@@ -235,9 +235,14 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
  * back, because testweb recorded a response's end after its last write
  * returned, which on a loaded machine came after the answer had reached
  * us; testweb now takes that time before the write. */
-static void sj_credit(const struct sched_job *j, struct state_done *d, char *due, size_t len)
+/* The delay counts from the answer, which came at `at` (monotonic us; 0:
+ * not known), not from now: credit_us is taken off it. In microseconds:
+ * whole milliseconds read at both ends would count up to 1 ms more than
+ * had passed, and the site's next request would come that early. */
+static void sj_credit(const struct sched_job *j, struct state_done *d, uint64_t at, char *due,
+                      size_t len)
 {
-  uint64_t now = clock_mono_us(), at = j->out.ended_us;
+  uint64_t now = clock_mono_us();
   d->credit_us = at && now > at ? now - at : 0;
   /* the same next allowed time in our clock, for our own next claim of
    * the site (sched.c's sched_not_before) */
@@ -256,7 +261,8 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
   struct state_robots rec = j->rec;
   if(!rec.status)
     rec.status = -1;  /* a record must exist, or the next claim fetches again */
-  sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay, &d->credit_us);
+  char due[48];
+  sj_credit(j, d, sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay), due, sizeof due);
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
@@ -303,7 +309,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->followed = j->info.follow != NULL;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
   char due[48];
-  sj_credit(j, d, due, sizeof due);
+  sj_credit(j, d, j->out.ended_us, due, sizeof due);
   return state_complete(j->s->st, j->shard, d, sj_on_stored, j);
 }
 

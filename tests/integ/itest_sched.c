@@ -458,6 +458,15 @@ static void test_robots_first_and_crawl_delay(void **state)
   c.robots = true;
   struct sched *s = sc_new(&c, &fake_robots);
   sched_start(s);
+  /* robots.txt's completion leaves the site's next allowed time in this
+   * process's clock too (lo: "<instance>:<us>|<na>"), so that its own
+   * claim of the first page holds it until then (sched_not_before) */
+  for(int i = 0; i < 1000 && !state_stats(ts_st)->robots_stored; i++)
+    ts_sleep(1);
+  const char *lo = it_cmd(ts_store, "HGET s:{0}rob0.test lo");
+  assert_non_null(lo);
+  assert_int_equal(strspn(lo, "0123456789abcdef"), 16);
+  assert_true(lo[16] == ':' && strchr(lo, '|'));
   run_until_results("c1", 5, 20000);
   /* the first fetch was robots.txt, then only the three public pages */
   assert_int_equal(nev, 4);
