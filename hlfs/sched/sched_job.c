@@ -234,11 +234,10 @@ static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct 
  * so it never exceeds the true one. An earlier version kept 5 ms of it
  * back, because testweb recorded a response's end after its last write
  * returned, which on a loaded machine came after the answer had reached
- * us; testweb now takes that time before the write. */
-/* The delay counts from the answer, which came at `at` (monotonic us; 0:
- * not known), not from now: credit_us is taken off it. In microseconds:
- * whole milliseconds read at both ends would count up to 1 ms more than
- * had passed, and the site's next request would come that early. */
+ * us; testweb now takes that time before the write. at: when the answer
+ * was in (monotonic us; 0: not known). In microseconds: whole milliseconds
+ * read at both ends would count up to 1 ms more than had passed, and the
+ * site's next request would come that early (robots.txt's did). */
 static void sj_credit(const struct sched_job *j, struct state_done *d, uint64_t at, char *due,
                       size_t len)
 {
