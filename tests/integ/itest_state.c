@@ -474,6 +474,66 @@ static void test_claimer_not_indexed_while_leased(void **state)
   ts_close();
 }
 
+struct fleet_got {
+  int      done;
+  store_err err;
+  size_t   nsites;
+  char     site[4][64];
+  uint64_t queued[4], pairs, examined;
+};
+
+static void on_fleet(void *arg, store_err err, const struct state_fleet *f)
+{
+  struct fleet_got *g = arg;
+  g->err = err;
+  for(size_t i = 0; !err && i < f->nsites && i < 4; i++) {
+    snprintf(g->site[i], sizeof g->site[i], "%s", f->sites[i].site);
+    g->queued[i] = f->sites[i].queued;
+  }
+  g->nsites = err ? 0 : f->nsites;
+  g->pairs = err ? 0 : f->pairs;
+  g->examined = err ? 0 : f->examined;
+  g->done = 1;
+}
+
+/* GET /status's busiest sites count a site whose lease the client's own
+ * request holds (in neither of its indexes meanwhile): its queue there
+ * is found through the lease index. */
+static void test_fleet_counts_leased_sites(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item it[] = { item("http://busy.test/1", 0), item("http://busy.test/2", 0),
+                             item("http://busy.test/3", 0), item("http://calm.test/1", 0) };
+  assert_int_equal(ts_submit("c1", it, 4), STORE_OK);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].site, "busy.test");
+  const char *clients[] = { "c1" };
+  struct state_fleet_args a = { .replica_ttl_ms = 10000, .top = 4, .examine = 100,
+                                .clients = clients, .nclients = 1 };
+  struct fleet_got g = { 0 };
+  assert_int_equal(state_fleet(ts_st, &a, on_fleet, &g), STORE_OK);
+  assert_true(it_run_until(&g.done, 5000));
+  assert_int_equal(g.err, STORE_OK);
+  assert_int_equal(g.nsites, 2);
+  assert_string_equal(g.site[0], "busy.test");
+  assert_int_equal(g.queued[0], 2);
+  assert_string_equal(g.site[1], "calm.test");
+  assert_int_equal(g.queued[1], 1);
+  assert_int_equal(g.pairs, 2);
+  assert_int_equal(g.examined, 2);
+  /* within the bound: one pair examined, the leased one not reached */
+  a.examine = 1;
+  g = (struct fleet_got){ 0 };
+  assert_int_equal(state_fleet(ts_st, &a, on_fleet, &g), STORE_OK);
+  assert_true(it_run_until(&g.done, 5000));
+  assert_int_equal(g.nsites, 1);
+  assert_int_equal(g.examined, 1);
+  ts_close();
+}
+
 static void test_politeness_next_at(void **state)
 {
   (void)state;
@@ -1066,6 +1126,7 @@ int main(void)
     cmocka_unit_test(test_politeness_next_at_us),
     cmocka_unit_test(test_due_index_us),
     cmocka_unit_test(test_claimer_not_indexed_while_leased),
+    cmocka_unit_test(test_fleet_counts_leased_sites),
     cmocka_unit_test(test_claim_ahead),
     cmocka_unit_test(test_claim_local_due),
     cmocka_unit_test(test_commands_per_call),

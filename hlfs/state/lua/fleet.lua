@@ -47,9 +47,7 @@ end
 -- (a new entry enters only when it beats the smallest kept)
 local count, pairs_, examined = {}, 0, 0
 -- a client's sites with work are in its waiting index (cd) or, once due,
--- its ready one (cr): never both; a site whose lease the client's own
--- request holds is in neither until the lease ends (lua_claim), so the
--- sites being fetched are not counted here
+-- its ready one (cr): never both
 if top > 0 then
   for _, c in ipairs(names) do
     for _, ix in ipairs({ key('cd', c), key('cr', c) }) do
@@ -60,6 +58,21 @@ if top > 0 then
           count[site] = (count[site] or 0) + redis.call('ZCARD', qkey(site, c))
         end
         examined = examined + #list
+      end
+    end
+  end
+-- A site whose lease a client's request holds is in neither of that
+-- client's indexes until the lease ends (lua_claim): its queue there is
+-- found through the lease index, within what is left of the bound (a
+-- leased pair past it is not counted in pairs either: at most the
+-- requests in flight).
+  if examined < examine then
+    for _, site in ipairs(redis.call('ZRANGE', LZ, 0, examine - examined - 1)) do
+      local c = redis.call('HGET', key('s', site), 'ic')
+      local n = c and seen[c] and redis.call('ZCARD', qkey(site, c)) or 0
+      if n > 0 then
+        count[site] = (count[site] or 0) + n
+        pairs_, examined = pairs_ + 1, examined + 1
       end
     end
   end
