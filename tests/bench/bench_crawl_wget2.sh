@@ -18,11 +18,17 @@
 # (0.05: the share of links that name a page by a second URL, which the
 # crawler finds to be an exact duplicate),
 # CRAWL_DISCOVER_ARGS (more wpfs-discover flags, e.g. --warc-level 6),
-# CRAWL_PERF (a file: perf record -a -g of the wpfs crawl), CRAWL_REDIS_STATS
+# CRAWL_PERF (a file: perf record -a -g of the wpfs crawl), CRAWL_PERF_DWARF
+# ("hlfs|llfs|redis|cache:FILE": perf record --call-graph dwarf of that
+# process alone; Debian's redis-server has no frame pointers), CRAWL_REDIS_STATS
 # (1: the state Redis's commands per page, by command, after the crawl),
 # CRAWL_REDIS_CONFIG ("name value ...": set on the state Redis, which runs
 # with the deployed sorted-set limits, before the crawl).
 . "$WPFS_ROOT/tests/lib.sh"
+case ${CRAWL_PERF_DWARF-unset} in
+unset|hlfs:?*|llfs:?*|redis:?*|cache:?*) ;;
+*) echo "CRAWL_PERF_DWARF: hlfs, llfs, redis or cache, a colon and a file" >&2; exit 2 ;;
+esac
 SITES=${CRAWL_SITES:-100}
 PAGES=${CRAWL_PAGES:-100}
 SEED=${CRAWL_SEED:-5}
@@ -110,6 +116,14 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID t
 done
 # CRAWL_PERF=FILE: a system-wide profile of the wpfs crawl (perf report -i FILE --comm hlfs)
 [ -n "${CRAWL_PERF:-}" ] && { perf record -q -F 1999 -a -g -o "$CRAWL_PERF" 2>/dev/null & perf_pid=$!; sleep 0.5; }
+if [ -n "${CRAWL_PERF_DWARF:-}" ]; then
+  case ${CRAWL_PERF_DWARF%%:*} in
+  hlfs) ppid=$HLFS_PID ;; llfs) ppid=$LLFS_PID ;; redis) ppid=$REDIS_PID ;; *) ppid=$CACHE_REDIS_PID ;;
+  esac
+  perf record -q -F 999 --call-graph dwarf,16384 -p "$ppid" -o "${CRAWL_PERF_DWARF#*:}" 2>/dev/null &
+  perf_dpid=$!
+  sleep 0.5
+fi
 t0=$(now_ms)
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$T_DIR/out" --scope any --sitemaps=false --log-level warn ${CRAWL_DISCOVER_ARGS:-} \
@@ -125,6 +139,7 @@ done
 wait "$dpid"
 t1=$(now_ms)
 [ -n "${CRAWL_PERF:-}" ] && { kill -INT "$perf_pid"; wait "$perf_pid"; }
+[ -n "${CRAWL_PERF_DWARF:-}" ] && { kill -INT "$perf_dpid"; wait "$perf_dpid"; }
 read -r w_req w_over < <(view)
 w_priv=$(private)
 w_down=$(down_pages)
