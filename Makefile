@@ -206,9 +206,13 @@ $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
 
+# Every library object, as the libFuzzer link (FUZZ_LIBOBJ) takes them: a
+# target defining what a library defines fails here too, in make test
+# (make fuzz once stopped linking that way, unseen).
 $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(OBJ)/tests/fuzz/replay.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(OBJ)/tests/fuzz/replay.o $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(OBJ)/tests/fuzz/replay.o -Wl,--whole-archive $(LIBS) \
+	  -Wl,--no-whole-archive $(PKG_LIBS) $(STEMMER_LIBS)
 
 # Tests: the runner starts every unit binary and every e2e script, each
 # with its own timeout, and prints one "N passed, N failed" line.

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/mem.h"
-#include "tests/testweb/tw_http.c"
+#include "tests/testweb/tw_http.h"
 #include "hlfs/gw/llfs_client.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
