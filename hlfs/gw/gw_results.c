@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/gw_tries.h"
 #include "hlfs/gw/page_fresh.h"
 
 #define GW_READ_MAGIC 0x6e5d7ea1u
@@ -112,6 +113,26 @@ static void res_redirects(json_t *o, const char *rd)
   json_object_set_new(o, "redirects", a);
 }
 
+/* The tries that made the result (docs/retries.md): the attempt log the
+ * completion published, or, when there was only the one, that one, at the
+ * time its entry was published. */
+static void res_tries(json_t *o, const struct state_result *r)
+{
+  const char *al = state_result_field(r, "al");
+  json_t *a = al ? gw_tries_parse(al) : json_array();
+  if(a && !al) {
+    const char *hs = state_result_field(r, "hs"), *ms = state_result_field(r, "ms");
+    const char *oc = state_result_field(r, "o");
+    json_t *t = json_pack("{s:s, s:I, s:I, s:I, s:b}", "outcome", oc ? oc : "unknown",
+                          "status", (json_int_t)(hs ? strtoll(hs, NULL, 10) : 0),
+                          "response_ms", (json_int_t)(ms ? strtoll(ms, NULL, 10) : 0),
+                          "at", (json_int_t)strtoll(r->id, NULL, 10), "counted", 1);
+    if(t)
+      json_array_append_new(a, t);
+  }
+  json_object_set_new(o, "tries", a ? a : json_array());
+}
+
 void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
                       gw_result_cb *cb, void *arg)
 {
@@ -131,6 +152,7 @@ void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
     res_field(o, r, "cs", "cause_status", true);
   res_field(o, r, "co", "coalesced_with", false);
   res_redirects(o, state_result_field(r, "rd"));
+  res_tries(o, r);
   const char *ref = state_result_field(r, "ref");
   const char *co = state_result_field(r, "co");
   struct page fresh;
