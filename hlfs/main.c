@@ -23,7 +23,7 @@
 #include "hlfs/sched/sched_follow.h"
 
 struct hlfs_cfg {
-  double backoff_base_ms, backoff_max_ms;
+  double backoff_base_ms, backoff_max_ms, backoff_jitter;
   long   budget;
   char  *cache_redis;
   long   claim_ahead_us;
@@ -81,6 +81,8 @@ struct hlfs_cfg {
 static const struct cfg_key hlfs_keys[] = {
   { "backoff_base_ms", CFG_DOUBLE, OFF(backoff_base_ms), "2000", 0, 3.6e6, NULL,
     "first delay after a connection error or 5xx, doubled per error" },
+  { "backoff_jitter", CFG_DOUBLE, OFF(backoff_jitter), "0.5", 0, 1, NULL,
+    "an error backoff grows by up to this fraction, at random" },
   { "backoff_max_ms", CFG_DOUBLE, OFF(backoff_max_ms), "600000", 0, 8.64e7, NULL,
     "cap of the error backoff" },
   { "budget", CFG_INT, OFF(budget), "256", 1, 100000, NULL,
@@ -116,7 +118,9 @@ static const struct cfg_key hlfs_keys[] = {
     "a site's lease; renewed while a fetch lasts, expires if this replica dies" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL, "debug, info, warn or error" },
   { "max_attempts", CFG_INT, OFF(max_attempts), "3", 1, 4, NULL,
-    "runs of a request whose lease keeps expiring before it is given up" },
+    "attempts of a request at its site: a transient failure (timeout, reset, 5xx, 429, "
+    "DNS SERVFAIL) or an expired lease is retried until this many (docs/retries.md); a "
+    "client's own max_attempts (tokens file) or a request's overrides it" },
   { "max_batch", CFG_INT, OFF(max_batch), "5000", 1, STATE_SUBMIT_MAX, NULL,
     "URLs per POST /v1/batches" },
   { "max_conns", CFG_INT, OFF(max_conns), "8192", 1, 1000000, NULL, "client connections" },
@@ -489,7 +493,8 @@ static void proc_sched(struct hlfs_proc *p)
                .max_delay_ms = (uint32_t)p->cfg.max_delay_ms,
                .retry_after_max_ms = (uint32_t)p->cfg.retry_after_max_ms,
                .backoff_base_ms = (uint32_t)p->cfg.backoff_base_ms,
-               .backoff_max_ms = (uint32_t)p->cfg.backoff_max_ms },
+               .backoff_max_ms = (uint32_t)p->cfg.backoff_max_ms,
+               .backoff_jitter = p->cfg.backoff_jitter },
   };
   p->fops = gw_fetch_ops_proto;
   p->fops.arg = &p->g;

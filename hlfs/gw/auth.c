@@ -54,19 +54,22 @@ static int auth_client(struct auth *a, json_t *o, size_t i, char *err, size_t er
 {
   struct state_client c = { .weight = 1 };
   const char *token = NULL;
-  json_int_t w = 1, burst = 0, maxq = 0;
+  json_int_t w = 1, burst = 0, maxq = 0, att = 0;
   double rate = 0;
   json_error_t je;
-  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I}", "name", &c.name,
-                    "token", &token, "weight", &w, "rate", &rate, "burst", &burst,
-                    "max_queued", &maxq)) {
+  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I, s?I}", "name",
+                    &c.name, "token", &token, "weight", &w, "rate", &rate, "burst", &burst,
+                    "max_queued", &maxq, "max_attempts", &att)) {
     snprintf(err, errlen, "clients[%zu]: %s", i, je.text);
     return -1;
   }
-  if(w < 1 || w > 1000 || rate < 0 || burst < 0 || maxq < 0) {
-    snprintf(err, errlen, "clients[%zu]: weight 1..1000, rate/burst/max_queued >= 0", i);
+  if(w < 1 || w > 1000 || rate < 0 || burst < 0 || maxq < 0 || att < 0 ||
+     att > QENC_ATTEMPTS_MAX + 1) {
+    snprintf(err, errlen, "clients[%zu]: weight 1..1000, rate/burst/max_queued >= 0, "
+             "max_attempts 1..%d", i, QENC_ATTEMPTS_MAX + 1);
     return -1;
   }
+  c.max_attempts = (unsigned)att;
   c.weight = (unsigned)w;
   c.rate = rate;
   c.burst = (unsigned)(burst ? burst : (rate > 0 ? (json_int_t)(rate * 10 + 1) : 0));

@@ -3,7 +3,8 @@
 /* API keys: a bearer token names a client with its fair-share weight and
  * quotas. Loaded once at start from a JSON file
  *   {"clients": [{"name": "discover", "token": "...", "weight": 4,
- *                 "rate": 200, "burst": 2000, "max_queued": 1000000}]}
+ *                 "rate": 200, "burst": 2000, "max_queued": 1000000,
+ *                 "max_attempts": 3}]}
  * and/or one development client from the environment (WPFS_TOKEN). */
 #include <stddef.h>
 

@@ -259,16 +259,17 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
 static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct api_req *rq)
 {
   static const char *const known[] = { "url", "priority", "max_age_s", "wait_ms",
-                                       "follow_redirects", NULL };
+                                       "follow_redirects", "max_attempts", NULL };
   struct jin_err e;
   const char *url = NULL;
-  long long prio = QENC_PRIO_MAX, age = -1, follow = 0;
+  long long prio = QENC_PRIO_MAX, age = -1, follow = 0, attempts = 0;
   long long wait = g->cfg.max_wait_ms < 30000 ? g->cfg.max_wait_ms : 30000;
   if(jin_only(body, "", known, &e) || jin_str(body, "", "url", true, 1 << 16, &url, &e) ||
      jin_int(body, "", "priority", false, 0, QENC_PRIO_MAX, &prio, &e) ||
      jin_int(body, "", "max_age_s", false, -1, 31536000000LL, &age, &e) ||
      jin_int(body, "", "wait_ms", false, 1, g->cfg.max_wait_ms, &wait, &e) ||
-     jin_int(body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &follow, &e)) {
+     jin_int(body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &follow, &e) ||
+     jin_int(body, "", "max_attempts", false, 1, QENC_ATTEMPTS_MAX + 1, &attempts, &e)) {
     jin_reply(rq, &e);
     return -1;
   }
@@ -276,8 +277,11 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
     return -1;
   w->max_age_s = age < 0 ? QENC_MAXAGE_ANY : (uint64_t)age;
   snprintf(w->follow, sizeof w->follow, "%lld", follow);
+  /* the request's own, else its client's (0: the gateway's) */
   w->item = (struct state_item){ .url = w->canon, .prio = (unsigned)prio,
-                                 .max_age_s = w->max_age_s, .follow = follow ? w->follow : NULL };
+                                 .max_age_s = w->max_age_s, .follow = follow ? w->follow : NULL,
+                                 .max_attempts = attempts ? (unsigned)attempts
+                                                          : w->client->max_attempts };
   w->deadline_ms = clock_mono_ms() + (uint64_t)wait;
   return 0;
 }

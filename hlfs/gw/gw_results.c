@@ -112,6 +112,53 @@ static void res_redirects(json_t *o, const char *rd)
   json_object_set_new(o, "redirects", a);
 }
 
+/* One try of the attempt log: "outcome,status,ms,at_ms,counted". */
+static json_t *res_try(const char *p, size_t n)
+{
+  char line[160], *f[5], *save = NULL;
+  if(n >= sizeof line)
+    return NULL;
+  memcpy(line, p, n);
+  line[n] = '\0';
+  size_t k = 0;
+  for(char *t = strtok_r(line, ",", &save); t && k < 5; t = strtok_r(NULL, ",", &save))
+    f[k++] = t;
+  if(k != 5)
+    return NULL;
+  json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:b}", "outcome", f[0], "status",
+                        (json_int_t)strtoll(f[1], NULL, 10), "response_ms",
+                        (json_int_t)strtoll(f[2], NULL, 10), "at",
+                        (json_int_t)strtoll(f[3], NULL, 10), "counted", strcmp(f[4], "0") != 0);
+  return o;
+}
+
+/* The tries that made the result (docs/retries.md): the attempt log the
+ * completion published, or, when there was only the one, that one, at the
+ * time its entry was published. */
+static void res_tries(json_t *o, const struct state_result *r)
+{
+  const char *al = state_result_field(r, "al");
+  json_t *a = json_array();
+  for(const char *p = al; a && p && *p;) {
+    size_t n = strcspn(p, "\n");
+    json_t *t = res_try(p, n);
+    if(t)
+      json_array_append_new(a, t);
+    p += n + (p[n] == '\n');
+  }
+  if(a && !al) {
+    const char *hs = state_result_field(r, "hs"), *ms = state_result_field(r, "ms");
+    const char *oc = state_result_field(r, "o");
+    json_t *t = json_pack("{s:s, s:I, s:I, s:I, s:b}", "outcome", oc ? oc : "unknown",
+                          "status", (json_int_t)(hs ? strtoll(hs, NULL, 10) : 0),
+                          "response_ms", (json_int_t)(ms ? strtoll(ms, NULL, 10) : 0),
+                          "at", (json_int_t)strtoll(r->id, NULL, 10), "counted", 1);
+    if(t)
+      json_array_append_new(a, t);
+  }
+  json_object_set_new(o, "tries", a ? a : json_array());
+}
+
 void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
                       gw_result_cb *cb, void *arg)
 {
@@ -131,6 +178,7 @@ void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
     res_field(o, r, "cs", "cause_status", true);
   res_field(o, r, "co", "coalesced_with", false);
   res_redirects(o, state_result_field(r, "rd"));
+  res_tries(o, r);
   const char *ref = state_result_field(r, "ref");
   const char *co = state_result_field(r, "co");
   struct page fresh;

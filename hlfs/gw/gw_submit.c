@@ -17,7 +17,7 @@ struct gw_item {
   char *canon;          /* mem_alloc'd, NULL when rejected here */
   const char *reason;   /* rejection reason name */
   const char *url_error;
-  long long prio, max_age, follow;
+  long long prio, max_age, follow, max_attempts;
   char follow_s[8];     /* follow as the state layer takes it */
   int sub;              /* index in the state items, -1 if not submitted */
   char addr[48];        /* site = IP: the address the host resolves to */
@@ -52,16 +52,18 @@ static void batch_free(struct gw_batch *b)
 
 /* Defaults of the items, from the batch's top level. */
 struct gw_item_defaults {
-  long long prio, max_age, follow;
+  long long prio, max_age, follow, max_attempts;
 };
 
 static int item_decode(struct gw *g, json_t *v, size_t i, const struct gw_item_defaults *d,
                        struct gw_item *it, struct jin_err *e)
 {
   char pre[32];
-  static const char *const known[] = { "url", "priority", "max_age_s", "follow_redirects", NULL };
+  static const char *const known[] = { "url", "priority", "max_age_s", "follow_redirects",
+                                       "max_attempts", NULL };
   snprintf(pre, sizeof pre, "urls[%zu]", i);
   it->prio = d->prio;
+  it->max_attempts = d->max_attempts;
   it->max_age = d->max_age;
   it->follow = d->follow;
   it->sub = -1;
@@ -71,7 +73,9 @@ static int item_decode(struct gw *g, json_t *v, size_t i, const struct gw_item_d
             jin_str(v, pre, "url", true, 1 << 16, &it->input, e) ||
             jin_int(v, pre, "priority", false, 0, QENC_PRIO_MAX, &it->prio, e) ||
             jin_int(v, pre, "max_age_s", false, -1, 31536000000LL, &it->max_age, e) ||
-            jin_int(v, pre, "follow_redirects", false, 0, g->cfg.max_redirects, &it->follow, e)) {
+            jin_int(v, pre, "follow_redirects", false, 0, g->cfg.max_redirects, &it->follow, e) ||
+            jin_int(v, pre, "max_attempts", false, 1, QENC_ATTEMPTS_MAX + 1, &it->max_attempts,
+                    e)) {
     if(!json_is_object(v) && !json_is_string(v))
       jin_set(e, "", pre, "must be a URL string or an object with \"url\"");
     return -1;
@@ -94,13 +98,14 @@ static int item_decode(struct gw *g, json_t *v, size_t i, const struct gw_item_d
 static int batch_decode(struct gw *g, struct gw_batch *b, struct jin_err *e)
 {
   static const char *const known[] = { "urls", "priority", "max_age_s", "follow_redirects",
-                                       NULL };
-  struct gw_item_defaults d = { .prio = 0, .max_age = -1, .follow = 0 };
+                                       "max_attempts", NULL };
+  struct gw_item_defaults d = { .prio = 0, .max_age = -1, .follow = 0, .max_attempts = 0 };
   json_t *urls = json_object_get(b->body, "urls");
   if(jin_only(b->body, "", known, e) ||
      jin_int(b->body, "", "priority", false, 0, QENC_PRIO_MAX, &d.prio, e) ||
      jin_int(b->body, "", "max_age_s", false, -1, 31536000000LL, &d.max_age, e) ||
-     jin_int(b->body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &d.follow, e))
+     jin_int(b->body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &d.follow, e) ||
+     jin_int(b->body, "", "max_attempts", false, 1, QENC_ATTEMPTS_MAX + 1, &d.max_attempts, e))
     return -1;
   if(!json_is_array(urls) || json_array_size(urls) == 0) {
     jin_set(e, "", "urls", "must be a non-empty array");
@@ -210,6 +215,8 @@ static void batch_submit(struct gw_batch *b, const struct state_client *c)
       .url = it->canon, .prio = (unsigned)it->prio,
       .max_age_s = it->max_age < 0 ? QENC_MAXAGE_ANY : (uint64_t)it->max_age,
       .addr = it->addr[0] ? it->addr : NULL, .follow = it->follow ? it->follow_s : NULL,
+      /* the request's own, else its client's (0: the gateway's) */
+      .max_attempts = it->max_attempts ? (unsigned)it->max_attempts : c->max_attempts,
     };
   }
   if(b->nsub == 0) {

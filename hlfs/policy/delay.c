@@ -74,6 +74,7 @@ static void delay_penalty(const struct delay_cfg *cfg, const struct delay_in *in
   }
   else {
     pen = delay_backoff(cfg, out->streak);
+    pen += (uint64_t)((double)pen * cfg->backoff_jitter * in->jitter);
     why = DELAY_BACKOFF;
   }
   if(pen > out->delay_ms) {

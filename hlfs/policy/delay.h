@@ -41,6 +41,9 @@ struct delay_cfg {
   uint32_t retry_after_max_ms;  /* cap on a server's Retry-After */
   uint32_t backoff_base_ms;     /* first error delay, doubled per error */
   uint32_t backoff_max_ms;      /* cap of the doubling */
+  double   backoff_jitter;      /* a backoff grows by up to this fraction, at
+                                   random (in.jitter): sites that failed
+                                   together are not retried together */
 };
 
 struct delay_in {
@@ -49,6 +52,7 @@ struct delay_in {
   uint32_t crawl_delay_ms;  /* robots.txt Crawl-delay for our agent, 0 = none */
   uint32_t streak;          /* consecutive errors before this outcome */
   int64_t  retry_after_ms;  /* parsed Retry-After, < 0 = absent */
+  double   jitter;          /* uniform in [0, 1): the caller's random draw */
 };
 
 struct delay_out {

@@ -106,6 +106,15 @@ static void sched_instance(struct sched *s)
   uint64_t r;
   if(getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
     snprintf(s->instance, sizeof s->instance, "%016llx", (unsigned long long)r);
+  s->rng = hash_fp64(&r, sizeof r) | 1;  /* xorshift needs a non-zero state */
+}
+
+double sched_jitter(struct sched *s)
+{
+  s->rng ^= s->rng << 13;
+  s->rng ^= s->rng >> 7;
+  s->rng ^= s->rng << 17;
+  return (double)(s->rng >> 11) / 9007199254740992.0;  /* 53 bits / 2^53 */
 }
 
 struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cfg *cfg,

@@ -84,6 +84,19 @@ struct sched_outcome {
                                  The site's delay counts from then (sj_credit) */
 };
 
+/* The retry policy's class of a page's outcome (docs/retries.md). */
+enum sched_retry {
+  SCHED_FINAL,      /* the answer stands: delivered as the result */
+  SCHED_TRANSIENT,  /* the site failed for now: tried again while the request's
+                       attempts allow (each under the site's politeness) */
+  SCHED_LOST,       /* the fetcher failed, not the site: tried again without
+                       counting an attempt, while below SCHED_LOST_MAX */
+};
+/* Fetcher losses a request may meet before it ends as fetcher_unavailable:
+ * a URL that kills every fetcher it meets must not loop for ever. */
+#define SCHED_LOST_MAX 5
+enum sched_retry sched_retry_class(const struct sched_outcome *o);
+
 struct sched_job;
 
 struct sched_fetch_ops {
@@ -139,7 +152,9 @@ struct sched_robots_ops {
   X(complete_retries,  "completions retried after a redis error")            \
   X(claim_errors,      "claim calls that failed")                            \
   X(redirects_followed, "redirect hops queued for requests that follow them") \
-  X(redirect_loops,    "redirect chains cut because they came back to a URL")
+  X(redirect_loops,    "redirect chains cut because they came back to a URL") \
+  X(retries,           "page attempts sent back to queue: a transient failure of the site") \
+  X(fetcher_requeued,  "page fetches sent back to queue: the fetcher was lost (no attempt)")
 
 struct sched_stats {
 #define X(name, help) uint64_t name;

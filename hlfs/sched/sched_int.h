@@ -46,6 +46,7 @@ struct sched_job {
   struct sched_hop     *hop;         /* robots.txt fetches: the redirect chain */
   struct state_item    *hop_item;    /* a redirect hop being queued */
   bool                  hopped;      /* it was: publish to the waiters only */
+  enum sched_retry      retry;       /* the outcome's class (sched_retry_class) */
   struct state_robots   rec;         /* robots.txt: the record to store */
   char                 *recstrs;     /* its strings */
   struct sched_job     *prev, *next;
@@ -75,6 +76,7 @@ struct sched {
   uint64_t                pause_until;   /* mono: no claims before */
   unsigned                next_shard;
   uint64_t                token_seq;
+  uint64_t                rng;           /* xorshift state: backoff jitter */
   int64_t                 srv_off;       /* Redis clock - mono clock */
   bool                    running, stopping;
   sched_stopped_fn       *on_stopped;
@@ -85,6 +87,8 @@ struct sched {
 
 void     sched_check(const struct sched *s);
 uint64_t sched_srv_now(const struct sched *s);
+/* Uniform in [0, 1): the jitter of a backoff. */
+double   sched_jitter(struct sched *s);
 void     sched_job_check(const struct sched_job *j);
 /* The job's lease is still ours by our clock, with a margin for clock
  * rates and the time a cancel takes (sched.c). */

@@ -186,7 +186,11 @@ static void sj_on_stored(void *arg, store_err err, int held, uint64_t next_at, c
     j->retry_at_ms = clock_mono_ms() + 200;
     return;
   }
-  (void)held;  /* !held: another claim owns the request now; counted by state */
+  /* !held: another claim owns the request now; counted by state */
+  if(held == 2 && j->retry == SCHED_TRANSIENT)
+    j->s->stats.retries++;
+  else if(held == 2)
+    j->s->stats.fetcher_requeued++;
   sj_kick_done(j);
 }
 
@@ -214,10 +218,48 @@ void sched_job_delay_in(const struct sched_outcome *o, uint32_t streak,
     in->retry_after_ms = -1;
 }
 
-static void sj_delay(const struct sched_job *j, uint32_t crawl_delay_ms, struct delay_out *d)
+/* Outcomes of the fetcher that say the site failed for now: another try
+ * may well succeed (docs/retries.md). */
+static const char *const sj_transient[] = {
+  "connect_refused", "connect_timeout", "connect_error", "timeout", "reset",
+  "dns_servfail", "dns_timeout", NULL,
+};
+/* ... and those that say the fetcher could not make the fetch. */
+static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down", NULL };
+
+static bool sj_listed(const char *const *list, const char *name)
+{
+  for(; name && *list; list++)
+    if(!strcmp(*list, name))
+      return true;
+  return false;
+}
+
+enum sched_retry sched_retry_class(const struct sched_outcome *o)
+{
+  if(o->fetcher_lost || sj_listed(sj_fetcher_fault, o->outcome))
+    return SCHED_LOST;
+  if(sj_listed(sj_transient, o->outcome))
+    return SCHED_TRANSIENT;
+  if(o->outcome && strcmp(o->outcome, "ok"))
+    return SCHED_FINAL;  /* cached, not_modified, too_large, gateway verdicts... */
+  switch(o->http_status) {
+  case 429: case 500: case 502: case 503: case 504:
+    return SCHED_TRANSIENT;
+  default:
+    return SCHED_FINAL;
+  }
+}
+
+static void sj_delay(struct sched_job *j, uint32_t crawl_delay_ms, struct delay_out *d)
 {
   struct delay_in in;
   sched_job_delay_in(&j->out, j->streak, crawl_delay_ms, &in);
+  in.jitter = sched_jitter(j->s);
+  /* a name server that failed: the site saw nothing, but its next try
+   * waits the error backoff all the same, like a refused connection */
+  if(in.ev == DELAY_EV_NONE && j->retry == SCHED_TRANSIENT)
+    in.ev = DELAY_EV_CONN_ERR;
   delay_next(&j->s->cfg.delay, &in, d);
   if((unsigned)d->reason < DELAY__LAST) {
     j->s->stats.delays[d->reason]++;
@@ -306,6 +348,13 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->age_s = o->age_s;
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
+  char attempt[STATE_CAUSE_MAX + 32];
+  snprintf(attempt, sizeof attempt, "%.*s,%d,%u", STATE_CAUSE_MAX, f[1], o->http_status,
+           o->response_ms);
+  d->attempt = attempt;
+  d->retry = j->retry == SCHED_TRANSIENT ? 'r' : j->retry == SCHED_LOST ? 'l' : 0;
+  d->max_attempts = j->s->cfg.max_attempts;
+  d->lost_max = SCHED_LOST_MAX;
   sj_delay(j, j->crawl_delay_ms, &d->delay);
   char due[48];
   sj_credit(j, d, j->out.ended_us, due, sizeof due);
@@ -425,6 +474,7 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
   if(!j->out.ended_us)
     j->out.ended_us = clock_mono_us();
   sched_job_state(j, SJ_COMPLETE);
+  j->retry = j->info.kind == SCHED_PAGE ? sched_retry_class(&j->out) : SCHED_FINAL;
   if(!sj_follow(j))
     sj_store(j);
 }

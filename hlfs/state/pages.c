@@ -298,7 +298,16 @@ uint64_t page_age_s(const struct page *p, uint64_t now_ms)
   return now_ms > p->fetched_at ? (now_ms - p->fetched_at) / 1000 : 0;
 }
 
+/* A server's "not now" (429, 500, 502, 503, 504) is no copy of a page: the
+ * retry policy asks again (docs/retries.md), and a stored one served as
+ * fresh would end the request with the very failure it retries. */
+static bool page_transient(long status)
+{
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
 bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
 {
-  return p->outcome && !strcmp(p->outcome, "ok") && page_age_s(p, now_ms) <= max_age_s;
+  return p->outcome && !strcmp(p->outcome, "ok") && !page_transient(p->status) &&
+         page_age_s(p, now_ms) <= max_age_s;
 }

@@ -64,7 +64,8 @@ store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t 
                      page_put_cb *cb, void *arg);
 
 /* Whether p may answer a request that accepts copies up to max_age_s old
- * (UINT64_MAX: any age) at now_ms: only successful fetches are served. */
+ * (UINT64_MAX: any age) at now_ms: only successful fetches are served, and
+ * no server's "not now" (429, 500, 502, 503, 504: docs/retries.md). */
 bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms);
 /* p's age in whole seconds at now_ms. */
 uint64_t page_age_s(const struct page *p, uint64_t now_ms);

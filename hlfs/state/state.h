@@ -60,7 +60,8 @@ const char *state_sub_name(enum state_sub_code c);
   X(results_acked,   "results acknowledged")                                  \
   X(coalesce_joined, "submissions that joined the same URL's fetch in flight")  \
   X(coalesce_served, "results published to waiters of another request's fetch") \
-  X(coalesce_requeued, "waiters sent back to queue: the result was an older stored copy")
+  X(coalesce_requeued, "waiters sent back to queue: the result was an older stored copy") \
+  X(retried,         "requests sent back to queue by the retry policy (docs/retries.md)")
 
 struct state_stats {
 #define X(name, help) uint64_t name;
@@ -105,6 +106,7 @@ struct state_client {
   double      rate;        /* URLs per second offered, 0 = no limit */
   unsigned    burst;       /* token bucket depth */
   unsigned    max_queued;  /* URLs queued or in flight, 0 = no limit */
+  unsigned    max_attempts; /* its requests' attempts (docs/retries.md), 0: the gateway's */
   bool        hops;        /* redirect hops of accepted requests: no quota,
                               weight and bucket untouched */
 };
@@ -116,6 +118,8 @@ struct state_item {
   const char *addr;        /* resolved address, SITE_BY_IP only; may be NULL */
   const char *follow;      /* NULL; "N": follow up to N redirects; a hop's
                               record (hlfs/sched/sched_follow.h) */
+  unsigned    max_attempts; /* 0: the gateway's; else 1..QENC_ATTEMPTS_MAX + 1,
+                              the request's own (docs/retries.md) */
   /* out */
   enum state_sub_code code;
   char        rid[STATE_RID_MAX];  /* request id (accepted, duplicates) */
@@ -189,8 +193,16 @@ struct state_done {
   const char *local_due;      /* "<instance>:<monotonic us>": the same next allowed time
                                  in the completing process's clock, kept with it for
                                  that process's own next claim; NULL: none */
+  /* complete: the retry policy (docs/retries.md) */
+  char        retry;          /* 0: final; 'r': transient, retried while the request's
+                                 attempts allow; 'l': the fetcher was lost, retried
+                                 without counting an attempt while below lost_max */
+  unsigned    max_attempts;   /* the gateway's (a request's own wins), 1..4 */
+  unsigned    lost_max;       /* fetcher losses a request may meet before it ends */
+  const char *attempt;        /* this attempt for the log: "outcome,status,ms" */
 };
-/* held 0: the lease was lost; nothing was written. */
+/* held 0: the lease was lost; nothing was written; 2: the request went
+ * back to its queue to be tried again (no result published). */
 typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
                            const char *entry_id);
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,

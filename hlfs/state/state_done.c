@@ -23,7 +23,9 @@ struct done_ctx {
 
 static void done_count(struct state *st, enum done_kind kind, int held)
 {
-  if(!held)
+  if(held == 2)
+    st->stats.retried++;  /* back to its queue: neither lost nor completed */
+  else if(!held)
     st->stats.lease_lost++;
   else if(kind == DONE_COMPLETE)
     st->stats.completed++;
@@ -45,7 +47,7 @@ static void done_on_reply(void *arg, store_err err, const struct store_val *v)
   if(!err && store_v_len(v) < 1)
     err = STORE_PROTO;
   if(!err) {
-    held = store_v_int(store_v_at(v, 0), 0) == 1;
+    held = (int)store_v_int(store_v_at(v, 0), 0);
     next_at = state_u64(store_v_at(v, 1));
     id = store_v_str(store_v_at(v, 3), NULL);
     done_count(x->st, x->kind, held);
@@ -131,7 +133,7 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   if(shard >= st->cfg.nshards || d->nfields % 2 || d->nfields > 64)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 15 + (int)d->nfields);
+  store_err e = state_args_init(&a, 19 + (int)d->nfields);
   if(e)
     return e;
   done_common(&a, shard, d);
@@ -139,6 +141,10 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   state_args_addu(&a, st->cfg.idle_keep_ms);
   state_args_addu(&a, age_need(d->age_s));
   state_args_add(&a, d->hopped ? "h" : d->followed ? "f" : "p");
+  state_args_add(&a, d->retry == 'r' ? "r" : d->retry == 'l' ? "l" : "0");
+  state_args_addu(&a, d->max_attempts ? d->max_attempts : 1);
+  state_args_addu(&a, d->lost_max);
+  state_args_add(&a, d->attempt ? d->attempt : "");
   for(size_t i = 0; i < d->nfields; i++)
     state_args_add(&a, d->fields[i] ? d->fields[i] : "");
   return done_run(st, shard, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);

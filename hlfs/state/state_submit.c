@@ -149,7 +149,7 @@ static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count
   struct state_args a;
   if(!state_shard_ok(x->st, shard))
     return STORE_DOWN;
-  store_err e = state_args_init(&a, SUBMIT_FIXED + 4 * (int)count);
+  store_err e = state_args_init(&a, SUBMIT_FIXED + 5 * (int)count);
   if(e)
     return e;
   const struct state_client *c = &x->client, *q = &x->quota;
@@ -168,6 +168,10 @@ static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count
     state_args_add(&a, x->member[i]);
     state_args_addu(&a, qenc_score_base(x->items[i].prio, x->items[i].max_age_s));
     state_args_add(&a, x->items[i].follow ? x->items[i].follow : "");
+    if(x->items[i].max_attempts)
+      state_args_addu(&a, x->items[i].max_attempts);
+    else
+      state_args_add(&a, "");
   }
   x->parts[shard] = (struct submit_part){ x, shard };
   return state_run(x->st, shard, LUA_SUBMIT, &a, submit_on_reply, &x->parts[shard]);

@@ -33,7 +33,8 @@
   X(DUP,       "dup",       "/_b/dup/ANY: the same body under every path")     \
   X(CHURN,     "churn",     "/_b/churn/J: page J of the changing web (POST /churn)") \
   X(ROBOTS,    "robots",    "/_b/robots/K: hop K of the robots.txt redirect chain") \
-  X(SITEMAP,   "sitemap",   "a sitemap of the site's generated pages")
+  X(SITEMAP,   "sitemap",   "a sitemap of the site's generated pages")     \
+  X(FLAKY,     "flaky",     "/_b/flaky/N: `status` (503) N times, then a body")
 
 enum tw_kind {
 #define X(e, s, h) TW_K_##e,

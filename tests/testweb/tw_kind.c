@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "tests/testweb/tw_churn.h"
+#include "tests/testweb/tw_flaky.h"
 #include "tests/testweb/tw_fill.h"
 #include "tests/testweb/tw_page.h"
 #include "tests/testweb/tw_robots.h"
@@ -336,6 +337,7 @@ void tw_kind_run(struct tw_route *r)
     [TW_K_TRAP] = kind_trap,           [TW_K_CALENDAR] = kind_calendar,
     [TW_K_CHANGE] = kind_change,       [TW_K_DUP] = kind_dup, [TW_K_CHURN] = kind_churn,
     [TW_K_ROBOTS] = kind_robots,       [TW_K_SITEMAP] = kind_sitemap,
+    [TW_K_FLAKY] = tw_kind_flaky,
   };
   run[r->kind](r);
   if(TW_BEH_OR(&r->beh, gzip, 0) && r->status >= 200 && r->status != 204 && r->status != 304)

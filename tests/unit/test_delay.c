@@ -16,7 +16,7 @@ static const struct delay_cfg cfg = {
 static struct delay_out run(enum delay_event ev, uint32_t resp, uint32_t crawl,
                             uint32_t streak, int64_t ra)
 {
-  struct delay_in in = { ev, resp, crawl, streak, ra };
+  struct delay_in in = { ev, resp, crawl, streak, ra, 0 };
   struct delay_out out;
   delay_next(&cfg, &in, &out);
   return out;
@@ -76,6 +76,30 @@ static void test_backoff_doubles_to_cap(void **state)
   /* a huge streak neither overflows nor exceeds the cap */
   struct delay_out o = run(DELAY_EV_CONN_ERR, 10, 0, 4000000000u, -1);
   assert_int_equal(o.delay_ms, 300000);
+}
+
+/* The jitter adds up to backoff_jitter of the backoff, never takes any off,
+ * and leaves a server's Retry-After as it asked. */
+static void test_backoff_jitter(void **state)
+{
+  (void)state;
+  struct delay_cfg jc = cfg;
+  jc.backoff_jitter = 0.5;
+  struct delay_out o;
+  struct delay_in in = { DELAY_EV_CONN_ERR, 10, 0, 1, -1, 0.0 };
+  delay_next(&jc, &in, &o);
+  assert_int_equal(o.delay_ms, 4000);  /* streak 2: 2000 << 1, no jitter drawn */
+  in.jitter = 0.5;
+  delay_next(&jc, &in, &o);
+  assert_int_equal(o.delay_ms, 5000);  /* + 0.5 x 0.5 x 4000 */
+  in.jitter = 0.999;
+  delay_next(&jc, &in, &o);
+  assert_true(o.delay_ms >= 5990 && o.delay_ms < 6000);
+  assert_int_equal(o.reason, DELAY_BACKOFF);
+  in = (struct delay_in){ DELAY_EV_THROTTLED, 10, 0, 0, 7000, 0.9 };
+  delay_next(&jc, &in, &o);
+  assert_int_equal(o.delay_ms, 7000);
+  assert_int_equal(o.reason, DELAY_RETRY_AFTER);
 }
 
 static void test_backoff_never_below_crawl_delay(void **state)
@@ -165,6 +189,7 @@ int main(void)
     cmocka_unit_test(test_success_resets_streak),
     cmocka_unit_test(test_backoff_doubles_to_cap),
     cmocka_unit_test(test_backoff_never_below_crawl_delay),
+    cmocka_unit_test(test_backoff_jitter),
     cmocka_unit_test(test_retry_after_honoured_and_capped),
     cmocka_unit_test(test_no_contact_no_delay),
     cmocka_unit_test(test_classify),

@@ -4,7 +4,8 @@
 -- ARGV    {N}, max, lease_ms, token_prefix, reap_max, max_attempts,
 --         results_maxlen, idle_ms, scan_clients, ahead_us
 -- First reaps up to reap_max expired leases: the request in flight goes
--- back to its queue with one more attempt, or, past max_attempts, is
+-- back to its queue with one more attempt (noted in its retry record:
+-- lib.lua), or, past its max_attempts (its own, else this one), is
 -- published as "abandoned" (to its waiters too). Then, while claims are wanted: clients in
 -- virtual-time order (start-time fair queuing; vt:{N} holds each backlogged
 -- client's finish tag); the first one with a due site gets its best
@@ -51,13 +52,18 @@ local function reap(site)
 -- a robots.txt hop's lease (lua_hop_take) carries no request
   if not f[2] then settle(site, na, now, idle_ms) return end
   local c, m, sc = f[2], f[3], tonumber(f[4])
-  if attempts(sc) + 1 >= max_att then
+-- the attempt the lease was for, in the request's retry record
+  local rec = redis.call('HGET', RA, ra_field(c, sc))
+  if attempts(sc) + 1 >= ra_max(rec, max_att) then
     local url, fields = url_of(site, m), {'o', 'abandoned'}
+    local al = ra_final(c, sc, rec or '\n', 'lease_expired,0,0', now)
+    fields[3], fields[4] = 'al', al
     publish_own(c, sc, url, fields, xmax, false, has_fr)
     redis.call('HINCRBY', key('cl', c), 'n', '-1')
     serve_waiters(site, m, url, rid(sc), fields, 0, xmax)
     abandoned = abandoned + 1
   else
+    ra_add(c, sc, rec, 'lease_expired,0,0', now, '1')
     requeue_leader(site, c, m, sc + 512)
     reaped = reaped + 1
   end

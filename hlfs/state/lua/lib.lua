@@ -1,7 +1,7 @@
 -- The shard's names, set at the start of each call (lib_begin): KEYS[1]
 -- h:{N}, ARGV[1] {N}. The library is loaded once and its functions called
 -- many times (mk/lua2c.sh); only these change from call to call.
-local T, HK, LZ, VT, FR
+local T, HK, LZ, VT, FR, RA
 -- lua_claim's charges not written yet, by client: { n = claims, fin =
 -- finish tag }; and QN, a client's qn as this call last read or wrote it,
 -- less those claims. A claim of many charges a client once in Redis, not
@@ -10,7 +10,7 @@ local T, HK, LZ, VT, FR
 local PEND, QN = {}, {}
 local function lib_begin(keys, args)
   T, HK = args[1], keys[1]
-  LZ, VT, FR = 'lz:' .. T, 'vt:' .. T, 'fr:' .. T
+  LZ, VT, FR, RA = 'lz:' .. T, 'vt:' .. T, 'fr:' .. T, 'ra:' .. T
   PEND, QN = {}, {}
 end
 local function key(p, s) return p .. ':' .. T .. s end
@@ -181,6 +181,40 @@ local function publish_own(c, sc, url, fields, maxlen, hopped, may_follow)
   end
   if hopped then return false end
   return publish(c, prid, purl, attempts(sc) + 1, fx, maxlen)
+end
+-- Retry records (docs/retries.md): ra:{N}, field "<client>|<rid>", for a
+-- request with a maximum of attempts of its own or an attempt behind it:
+-- the maximum on the first line ('' when the gateway's applies), then
+-- one line per attempt ended, "outcome,status,ms,at_ms,counted" (counted
+-- 0: the fetcher was lost, no attempt at the site). The record goes with
+-- the result. None for the plain request, so a page pays one HGET.
+local function ra_field(c, sc) return c .. '|' .. rid(sc) end
+local function ra_max(rec, dflt)
+  return rec and tonumber(rec:match('^(%d+)')) or dflt
+end
+-- fetcher losses behind the request
+local function ra_lost(rec)
+  local n = 0
+  if rec then for _ in rec:gmatch(',0\n') do n = n + 1 end end
+  return n
+end
+-- one more attempt ended at now (entry: "outcome,status,ms"), the
+-- request goes back to its queue
+local function ra_add(c, sc, rec, entry, now, counted)
+  redis.call('HSET', RA, ra_field(c, sc),
+             (rec or '\n') .. entry .. ',' .. I(now) .. ',' .. counted .. '\n')
+end
+-- The attempt log a final result carries ('al'): the record's attempts
+-- and this one (entry, or nil), the record dropped. nil when there is
+-- no record: the result's own fields say all there is.
+local function ra_final(c, sc, rec, entry, now, counted)
+  if not rec then return nil end
+  redis.call('HDEL', RA, ra_field(c, sc))
+  local n = rec:find('\n', 1, true)
+  local log = n and rec:sub(n + 1) or ''
+  if entry then log = log .. entry .. ',' .. I(now) .. ',' .. (counted or '1') .. '\n' end
+  if log == '' then return nil end
+  return log
 end
 local function follows(c, sc) return redis.call('HEXISTS', FR, c .. '|' .. rid(sc)) == 1 end
 -- Requests of other clients for a URL in flight wait for its result in

@@ -10,7 +10,8 @@
 --         synchronous fetches of a replica, state_submit_as),
 --         then per URL: site, member, base score (qenc_score_base), follow
 --         ('' none; "N" follow up to N redirects; a whole record for a
---         redirect hop, lib.lua)
+--         redirect hop, lib.lua), max_attempts ('' the gateway's; else
+--         the request's own, kept in its retry record: lib.lua)
 -- Weight 0 submits redirect hops of accepted requests: no token, no quota,
 -- the client's weight and bucket untouched; a hop never waits on another
 -- client's fetch (its result continues its own chain).
@@ -51,7 +52,7 @@ local function same_chain(fol, score)
   local r = redis.call('HGET', FR, c .. '|' .. rid(score))
   return r and r:match('^%d+\n([^\n]*)') == fol:match('^%d+\n([^\n]*)')
 end
-local function offer(site, m, base, fol)
+local function offer(site, m, base, fol, mx)
   if rate > 0 and not hop then
     if tok < 1 then return 3, math.ceil((1 - tok) * 1000 / rate) end
     tok = tok - 1
@@ -81,6 +82,7 @@ local function offer(site, m, base, fol)
     redis.call('HSET', wk, c, I(score))
     return 5, rid(score)
   end
+  if mx ~= '' then redis.call('HSET', RA, ra_field(c, score), mx .. '\n') end
   redis.call('ZADD', qk, I(score), m)
   if redis.call('ZCARD', qk) == 1 then enter(site, c)
   else redis.call('ZADD', key('cr', c), 'XX', 'LT', I(score), site) end
@@ -88,8 +90,8 @@ local function offer(site, m, base, fol)
   return 0, rid(score)
 end
 local out = {}
-for j = 9, #ARGV - 3, 4 do
-  local code, val = offer(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3])
+for j = 9, #ARGV - 4, 5 do
+  local code, val = offer(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3], ARGV[j + 4])
   out[#out + 1] = code
   out[#out + 1] = val
 end
