@@ -243,6 +243,8 @@ enum sched_retry sched_retry_class(const struct sched_outcome *o)
     return SCHED_TRANSIENT;
   if(o->outcome && strcmp(o->outcome, "ok"))
     return SCHED_FINAL;  /* cached, not_modified, too_large, gateway verdicts... */
+  if(!o->outcome && o->contacted && o->transport_err)
+    return SCHED_TRANSIENT;  /* a fetcher that names no outcome: no answer at all */
   switch(o->http_status) {
   case 429: case 500: case 502: case 503: case 504:
     return SCHED_TRANSIENT;
