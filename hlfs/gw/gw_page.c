@@ -92,7 +92,7 @@ static cm_err text_head(struct buf *b, const struct page *head, const char *rid,
   if(!e && rid) {
     e = text_lit(b, ",\"outcome\":\"cached\",\"status\":");
     e = e ? e : text_long(b, head->status);
-    e = e ? e : text_lit(b, ",\"response_ms\":0,\"attempts\":0");
+    e = e ? e : text_lit(b, ",\"response_ms\":0,\"attempts\":0,\"tries\":[]");
   }
   if(!e && !rid) {
     e = buf_addc(b, ',');

@@ -152,7 +152,7 @@ client() {
   local k=$1 tok="torture-token-$1" d="$T_DIR/c$1" n=0
   RANDOM=$((SEED * 7 + k))
   mkdir -p "$d"
-  : >"$d/accepted"; : >"$d/uncertain"; : >"$d/results"; : >"$d/late"
+  : >"$d/accepted"; : >"$d/uncertain"; : >"$d/results"; : >"$d/late"; : >"$d/maxes"
   while [ ! -e "$T_DIR/stop" ]; do
     n=$((n + 1))
     local r=$((RANDOM % 20)) g
@@ -177,12 +177,18 @@ client_submit() {
   ((RANDOM % 2)) && opts+=", \"priority\": $((RANDOM % 8))"
   ((RANDOM % 3 == 0)) && opts+=", \"max_age_s\": $((RANDOM % 3 * 30 - 1))"
   ((RANDOM % 3 == 0)) && opts+=", \"follow_redirects\": $((RANDOM % 4))"
+  # 1..3: a redirect hop is queued with the gateway's maximum (3), which
+  # must not fall short of the request's (docs/retries.md)
+  local mx=3
+  ((RANDOM % 3 == 0)) && mx=$((RANDOM % 3 + 1)) && opts+=", \"max_attempts\": $mx"
   body=$(printf '%s\n' "${urls[@]}" | jq -Rcn "[inputs] | {urls: [.[] | {url: .$opts}]}")
   local s
   s=$(req POST "$g/v1/batches" "$body")
   status_ok "$s" "POST /v1/batches"
   case $s in
-    2??|429) jq -r '.items[]? | select(.status == "accepted") | .id' "$d/out" >>"$d/accepted" ;;
+    2??|429) jq -r '.items[]? | select(.status == "accepted") | .id' "$d/out" >>"$d/accepted"
+             jq -r --arg m "$mx" '.items[]? | select(.status == "accepted") | .id + " " + $m' \
+               "$d/out" >>"$d/maxes" ;;
     000) printf '%s\n' "${urls[@]}" >>"$d/uncertain" ;;  # accepted or not: unknown
   esac
 }
@@ -197,7 +203,7 @@ client_read() {
   s=$(req GET "$g/v1/results?max=$max&wait_ms=$w")
   status_ok "$s" "GET /v1/results"
   [ "$s" = 200 ] || return 0
-  jq -c '.results[] | {id, url, outcome, delivery}' "$d/out" >>"$d/results"
+  jq -c "$RESULT_JQ" "$d/out" >>"$d/results"
   local dl
   dl=$(jq -c '[.results[].delivery]' "$d/out")
   [ "$dl" = "[]" ] && return 0
@@ -235,6 +241,10 @@ client_info() {
   esac
   status_ok "$s" "an information request"
 }
+# what a result keeps for the end checks: lost counts the tries that met
+# a dead fetcher (not attempts at the site)
+RESULT_JQ='.results[] | {id, url, outcome, delivery, status, attempts, co: .coalesced_with,
+  lost: ([.tries[]? | select(.counted == false)] | length)}'
 CPIDS=()
 for k in 0 1 2; do client "$k" & CPIDS+=($!); T_PIDS+=($!); done
 event "clients started"
@@ -309,7 +319,7 @@ drain() {  # K: read and ack until every accepted id has a result, or the bound
     g=$(gw_url)
     s=$(req GET "$g/v1/results?max=500&wait_ms=1000")
     [ "$s" = 200 ] || { sleep 0.2; continue; }
-    jq -c '.results[] | {id, url, outcome, delivery}' "$d/out" >>"$d/results"
+    jq -c "$RESULT_JQ" "$d/out" >>"$d/results"
     dl=$(jq -c '[.results[].delivery]' "$d/out")
     [ "$dl" = "[]" ] || req POST "$g/v1/results/ack" "{\"deliveries\": $dl}" >/dev/null
   done
@@ -368,6 +378,32 @@ for k in 0 1 2; do
 done
 alive_check
 
+# A transient fault never makes a final failure while a retry is allowed
+# (docs/retries.md): a result that is a transient failure of its site
+# (429/5xx, a timeout, a reset or refused connection, a name server's
+# failure, a lease that expired with its replica) ended only because its
+# attempts ran out: its own max_attempts, else the gateway's 3; one that
+# is fetcher_unavailable met a dead fetcher SCHED_LOST_MAX (5) times. A
+# coalesced result (another request's fetch) counts its own attempts, not
+# that fetch's: left out.
+early=0
+for k in 0 1 2; do
+  d=$T_DIR/c$k
+  jq -r --slurpfile m <(jq -R 'split(" ") | {(.[0]): (.[1] | tonumber)}' "$d/maxes" | jq -s 'add // {}') '
+    select(.co == null) |
+    ($m[0][.id] // 3) as $max |
+    select((.outcome == "fetcher_unavailable" and .lost < 5) or
+           (.outcome != "fetcher_unavailable" and .attempts < $max and
+            ((.outcome | IN("abandoned", "connect_refused", "connect_timeout", "connect_error",
+                            "timeout", "reset", "dns_servfail", "dns_timeout")) or
+             (.outcome == "ok" and (.status | IN(429, 500, 502, 503, 504)))))) |
+    "\(.id) \(.url): \(.outcome) \(.status) at attempt \(.attempts) of \($max), \(.lost) fetchers lost"' \
+    "$d/results" | sort -u >"$d/early"
+  n=$(wc -l <"$d/early")
+  early=$((early + n))
+  [ "$n" = 0 ] || violation "c$k: $n transient failures final while a retry was allowed: $(head -3 "$d/early" | tr '\n' ';')"
+done
+
 # The origin's view: one request at a time per site, Crawl-delay kept,
 # nothing disallowed fetched.
 overlaps=0
@@ -398,7 +434,7 @@ priv=$(for kk in 1 2 3 4 5 6; do paths "127.30.0.$kk" | grep '^/private/' | sed 
 [ -z "$priv" ] || violation "/private/ pages fetched: $(echo $priv)"
 
 # Nothing leaks: with every result acknowledged, no queue, lease, waiter,
-# redirect record or unacknowledged result is left in the state Redis, and
+# redirect record, retry record or unacknowledged result is left in the state Redis, and
 # every client's counters are back at zero.
 leak() { violation "state Redis $rp: $*"; }
 leaks() {  # PORT: the checks on one state Redis
@@ -412,6 +448,9 @@ leaks() {  # PORT: the checks on one state Redis
   done
   for key in $(redis-cli -p "$rp" --scan --pattern 'fr:*'); do
     n=$(redis-cli -p "$rp" hlen "$key"); [ "$n" = 0 ] || leak "$key holds $n redirect records"
+  done
+  for key in $(redis-cli -p "$rp" --scan --pattern 'ra:*'); do
+    n=$(redis-cli -p "$rp" hlen "$key"); [ "$n" = 0 ] || leak "$key holds $n retry records"
   done
   for key in $(redis-cli -p "$rp" --scan --pattern 'x:*'); do
     n=$(redis-cli -p "$rp" xlen "$key")
@@ -434,10 +473,11 @@ end_keys=$(state_keys)
 
 nv=$( [ -s "$T_DIR/violations" ] && wc -l <"$T_DIR/violations" || echo 0)
 echo "# faults $faults, URLs accepted $accepted, lost $lost, duplicates delivered $dups," \
-  "results of lost-answer submissions $unknown, overlaps $overlaps, drained in ${drain_s}s," \
+  "results of lost-answer submissions $unknown, overlaps $overlaps, transient failures final early $early," \
+  "drained in ${drain_s}s," \
   "peak RSS $((rss_max / 1024)) MiB, state keys $base_keys -> $end_keys, violations $nv"
 echo "torture-figures seed=$SEED seconds=$SECS faults=$faults accepted=$accepted lost=$lost" \
-  "duplicates=$dups overlaps=$overlaps drain_s=$drain_s rss_mib=$((rss_max / 1024)) violations=$nv" \
+  "duplicates=$dups overlaps=$overlaps early=$early drain_s=$drain_s rss_mib=$((rss_max / 1024)) violations=$nv" \
   >>"${TORTURE_FIGURES:-/dev/null}"
 cmp_ge "$faults" 1 "faults were injected ($faults)"
 cmp_ge "$accepted" 1 "URLs were accepted ($accepted)"

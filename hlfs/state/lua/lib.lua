@@ -266,6 +266,9 @@ local function serve_waiters(site, m, url, from, fields, need, maxlen)
       back = back + 1
     else
       publish(c, rid(sc), url, attempts(sc) + 1, fx, maxlen)
+-- its own retry record, if it had one, goes with its result (the tries
+-- it gets are the fetch's)
+      redis.call('HDEL', RA, ra_field(c, sc))
       redis.call('HINCRBY', key('cl', c), 'n', '-1')
       served = served + 1
     end
