@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/gw_tries.h"
 #include "hlfs/gw/page_fresh.h"
 
 #define GW_READ_MAGIC 0x6e5d7ea1u
@@ -112,40 +113,13 @@ static void res_redirects(json_t *o, const char *rd)
   json_object_set_new(o, "redirects", a);
 }
 
-/* One try of the attempt log: "outcome,status,ms,at_ms,counted". */
-static json_t *res_try(const char *p, size_t n)
-{
-  char line[160], *f[5], *save = NULL;
-  if(n >= sizeof line)
-    return NULL;
-  memcpy(line, p, n);
-  line[n] = '\0';
-  size_t k = 0;
-  for(char *t = strtok_r(line, ",", &save); t && k < 5; t = strtok_r(NULL, ",", &save))
-    f[k++] = t;
-  if(k != 5)
-    return NULL;
-  json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:b}", "outcome", f[0], "status",
-                        (json_int_t)strtoll(f[1], NULL, 10), "response_ms",
-                        (json_int_t)strtoll(f[2], NULL, 10), "at",
-                        (json_int_t)strtoll(f[3], NULL, 10), "counted", strcmp(f[4], "0") != 0);
-  return o;
-}
-
 /* The tries that made the result (docs/retries.md): the attempt log the
  * completion published, or, when there was only the one, that one, at the
  * time its entry was published. */
 static void res_tries(json_t *o, const struct state_result *r)
 {
   const char *al = state_result_field(r, "al");
-  json_t *a = json_array();
-  for(const char *p = al; a && p && *p;) {
-    size_t n = strcspn(p, "\n");
-    json_t *t = res_try(p, n);
-    if(t)
-      json_array_append_new(a, t);
-    p += n + (p[n] == '\n');
-  }
+  json_t *a = al ? gw_tries_parse(al) : json_array();
   if(a && !al) {
     const char *hs = state_result_field(r, "hs"), *ms = state_result_field(r, "ms");
     const char *oc = state_result_field(r, "o");

@@ -313,6 +313,22 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
   return state_robots_done(s->st, j->shard, d, j->info.origin, &rec, sj_on_stored, j);
 }
 
+/* This try for the attempt log: "outcome,status,ms". The outcome name
+ * comes from the fetcher's answer: anything but [a-z0-9_] would break the
+ * log's lines and fields, and is written '_'. */
+static void sj_attempt(const char *outcome, const struct sched_outcome *o, char *out,
+                       size_t len)
+{
+  char name[STATE_CAUSE_MAX];
+  size_t n = 0;
+  for(; outcome[n] && n < sizeof name - 1; n++) {
+    char c = outcome[n];
+    name[n] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c : '_';
+  }
+  name[n] = '\0';
+  snprintf(out, len, "%s,%d,%u", n ? name : "unknown", o->http_status, o->response_ms);
+}
+
 static store_err sj_store_page(struct sched_job *j, struct state_done *d)
 {
   const struct sched_outcome *o = &j->out;
@@ -351,8 +367,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
   char attempt[STATE_CAUSE_MAX + 32];
-  snprintf(attempt, sizeof attempt, "%.*s,%d,%u", STATE_CAUSE_MAX, f[1], o->http_status,
-           o->response_ms);
+  sj_attempt(f[1], o, attempt, sizeof attempt);
   d->attempt = attempt;
   d->retry = j->retry == SCHED_TRANSIENT ? 'r' : j->retry == SCHED_LOST ? 'l' : 0;
   d->max_attempts = j->s->cfg.max_attempts;
