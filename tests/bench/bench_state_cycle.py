@@ -73,12 +73,18 @@ def main():
 
     def fn(name):
         return '%s_%s' % (name, version)
+    # A library with the retry policy (docs/retries.md) takes a
+    # max_attempts per URL and four more completion arguments; CYCLE_BASE
+    # may name a revision from before it.
+    retry = 'ra_final' in library
     # submit: shard, client, weight, rate, burst, max_queued, retry, quota
-    # client, then site, member, base score, follow per URL
+    # client, then site, member, base score, follow (, max_attempts) per URL
     for s in range(sites):
         args = ['{0}', 'c1', '1', '0', '0', '0', '1000', '']
         for j in range(urls):
             args += ['site%04d.test' % s, 'h/page%05d.html' % j, str(4 << 50), '']
+            if retry:
+                args += ['']
         r('FCALL', fn('submit'), 1, 'h:{0}', *args)
     if len(sys.argv) > 8:
         subprocess.run(sys.argv[8], shell=True, check=True)
@@ -93,10 +99,11 @@ def main():
             break
         # complete: shard, site, token, contacted, delay_us, reason, streak,
         # backoff, response_ms, local_due, results_maxlen, idle_ms, need,
-        # mode, fields
+        # mode (, retry, max_attempts, lost_max, attempt), fields
+        more = ['0', '3', '5', 'ok,200,5'] if retry else []
         pipe = [Redis.encode('FCALL', fn('complete'), 1, 'h:{0}', '{0}', c[0], c[4], '1',
                              delay_us, 'crawl_delay', '0', '0', '5', 'b:%d' % n, 100000,
-                             60000, '0', 'p', 'o', 'ok', 's', '200')
+                             60000, '0', 'p', *more, 'o', 'ok', 's', '200')
                 for c in claims]
         r.sock.sendall(b''.join(pipe))
         for _ in pipe:

@@ -35,7 +35,7 @@ flags=$(rc --json FUNCTION LIST LIBRARYNAME "$name" |
 is "$flags" "abort allow-oom;ack allow-oom;claim allow-oom;complete allow-oom;fence allow-oom;fleet allow-oom;hop_free allow-oom;hop_take allow-oom;renew allow-oom;robots_done allow-oom;site no-writes;submit ;" "each function's flags"
 rc CONFIG SET maxmemory 1 >/dev/null
 ok "past maxmemory, a submission is refused" \
-  grep -q "^OOM" <<<"$(rc FCALL "$(fn submit)" 1 'h:{0}' '{0}' c 1 0 0 0 0 '' a.test h/ 0 '')"
+  grep -q "^OOM" <<<"$(rc FCALL "$(fn submit)" 1 'h:{0}' '{0}' c 1 0 0 0 0 '' a.test h/ 0 '' '')"
 ok "past maxmemory, a fence is set" \
   grep -qE "^[0-9]+$" <<<"$(rc FCALL "$(fn fence)" 1 'h:{0}' '{0}' 10)"
 ok "past maxmemory, a site is read" grep -q "^queued" <<<"$(rc FCALL "$(fn site)" 1 'h:{0}' '{0}' a.test)"
