@@ -73,12 +73,14 @@ for s in "${SITES[@]}" "$BUSY"; do
   done
 done
 # /busy goes first at its site (priority 7), /slow-down next (6), then the
-# site's pages.
+# site's pages. The failing URLs ask for one attempt each: the politeness
+# after each single answer is measured here, the retry policy's tries in
+# gateway_retry.sh.
 busy_json=$(jq -cn --arg u "http://$BUSY:$TESTWEB_PORT/busy" --arg v "http://$BUSY:$TESTWEB_PORT/slow-down" \
-  '{urls: [{url: $u, priority: 7}, {url: $v, priority: 6}]}')
+  '{urls: [{url: $u, priority: 7}, {url: $v, priority: 6}], max_attempts: 1}')
 # Four failing pages first at their site (priority 7), then three good ones.
 fail_json=$(for i in 1 2 3 4; do echo "http://$FAILING:$TESTWEB_PORT/e/$i"; done \
-  | jq -Rcn '{urls: [inputs | {url: ., priority: 7}]}')
+  | jq -Rcn '{urls: [inputs | {url: ., priority: 7}], max_attempts: 1}')
 good_json=$(for i in 1 2 3; do echo "http://$FAILING:$TESTWEB_PORT/p/$i.html"; done \
   | jq -Rcn '{urls: [inputs]}')
 total=$(( ${#urls_a[@]} + ${#urls_b[@]} + 2 + 7 ))

@@ -19,6 +19,11 @@ code() { tw_curl $S "$1" -s -o /dev/null -w '%{http_code}' "${@:2}"; }
 is "$(code '/_b/status/503?retry_after=7')" 503 "any status: 503"
 ok "with Retry-After" bash -c "curl -s -D - -o /dev/null 'http://$A:$P/_b/status/503?retry_after=7' | grep -q $'^Retry-After: 7\r'"
 is "$(code /_b/status/418)" 418 "any status: 418"
+ra() { tw_curl $S "$1" -s -D - -o /dev/null | tr -d '\r' | awk '/^HTTP/ { s = $2 } /^Retry-After:/ { r = $2 } END { print s "/" r }'; }
+is "$(for i in 1 2 3; do ra '/_b/flaky/2?retry_after=1'; done | paste -sd' ')" "503/1 503/1 200/" \
+  "flaky/2: 503 with Retry-After twice, then 200 without"
+is "$(for i in 1 2; do code '/_b/flaky/1?status=429'; echo; done | paste -sd' ')" "429 200" \
+  "flaky/1?status=429: 429 once, then 200 (counted per query)"
 is "$(code '/_b/body?status=500&size=3')" 500 "status= on any kind"
 is "$(tw_curl $S /_b/status/204 -s -w '%{size_download}')" 0 "204 has no body"
 
