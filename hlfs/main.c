@@ -49,6 +49,8 @@ struct hlfs_cfg {
   long   min_delay_ms;
   size_t page_memo_bytes;
   size_t fresh_pages_bytes;
+  size_t page_hold_bytes;
+  long   page_hold_ms;
   long   page_ttl_s;
   long   poll_ms;
   char  *port_file;
@@ -137,6 +139,11 @@ static const struct cfg_key hlfs_keys[] = {
     "longest wait of a long-poll or synchronous fetch" },
   { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, NULL,
     "least time between two requests to one site" },
+  { "page_hold_bytes", CFG_SIZE, OFF(page_hold_bytes), "64m", 0, 17179869184.0, NULL,
+    "fetched pages held in memory while the page cache cannot take them, stored when it is "
+    "back (0: none; a page not held goes back to its queue)" },
+  { "page_hold_ms", CFG_MSEC, OFF(page_hold_ms), "20s", 0, 600000, NULL,
+    "how long a page is held for the page cache before its request goes back to its queue" },
   { "page_memo_bytes", CFG_SIZE, OFF(page_memo_bytes), "64m", 0, 17179869184.0, NULL,
     "hot pages kept rendered in this replica; each use is confirmed by the page cache (0: none)" },
   { "page_ttl_s", CFG_INT, OFF(page_ttl_s), "604800", 1, 31536000, NULL,
@@ -424,6 +431,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .robots_rules_bytes = p->cfg.robots_rules_bytes,
     .page_memo_bytes = p->cfg.page_memo_bytes,
     .fresh_pages_bytes = p->cfg.fresh_pages_bytes,
+    .page_hold_bytes = p->cfg.page_hold_bytes, .page_hold_ms = (uint32_t)p->cfg.page_hold_ms,
     .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
   };
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;

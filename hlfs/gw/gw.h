@@ -48,6 +48,8 @@ struct gw_cfg {
   size_t      robots_rules_bytes;     /* and their heap bytes at most */
   size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
   size_t      fresh_pages_bytes;      /* pages just fetched, kept for their results (0: none) */
+  size_t      page_hold_bytes;        /* pages held while the page cache is down (0: none) */
+  uint32_t    page_hold_ms;           /* ...for at most this long each */
   unsigned    fleet_budget;           /* fetches in flight over all replicas (0: per replica) */
   unsigned    budget;                 /* this replica's, at most */
 };
@@ -58,6 +60,8 @@ struct gw_cfg {
   X(sync_timeouts,     "synchronous fetches that passed their deadline") \
   X(pages_stored,      "pages written to the page store")                \
   X(page_store_errors, "pages that could not be stored")                 \
+  X(pages_held,        "pages held in memory because the page cache could not take them (stored later, or given up)") \
+  X(pages_held_stored, "held pages stored once the page cache was back")   \
   X(fetcher_errors,    "fetches the fetcher service could not answer")   \
   X(results_served,    "results handed to clients")                     \
   X(results_wakes,     "waiting result reads woken by their client's channel") \
@@ -121,6 +125,8 @@ struct gw {
   struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
   struct page_memo    *memo;         /* hot pages, rendered (gw_page.c) */
   struct page_fresh   *fresh;        /* pages just fetched, for their results (gw_results.c) */
+  size_t               held_bytes;   /* pages held for the page cache (gw_ops.c), at most
+                                        cfg.page_hold_bytes */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */

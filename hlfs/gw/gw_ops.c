@@ -34,10 +34,52 @@ struct gw_fetch {
   bool storing;
   bool cancelled;
   bool revalidating;  /* conditional headers sent: a 304 refreshes the copy */
+  bool touching;      /* the store call is page_touch (a 304), not page_put */
+  struct gw_hold *hold;  /* the page held while the page cache is down */
 };
+
+/* A page the page cache could not take (it is down, or failing over):
+ * fetched from the site, so fetching it again would charge the site for
+ * our store's outage. It is kept, one copy in one block, and offered
+ * again with backoff until the page cache takes it, the job is cancelled
+ * (its lease lost, the replica stopping), or page_hold_ms passes; only
+ * then does the request go back to its queue (page_store_error, retried
+ * as a lost fetch: docs/retries.md). All held pages of a replica share
+ * page_hold_bytes. */
+struct gw_hold {
+  struct gw_fetch *f;
+  uv_timer_t  timer;
+  struct page page;      /* its strings in block */
+  char       *block;
+  size_t      bytes;
+  uint64_t    until_ms;  /* monotonic */
+  uint32_t    wait_ms;   /* next backoff */
+};
+
+#define HOLD_FIRST_MS 100
+#define HOLD_MAX_MS   2000
+
+static void hold_closed(uv_handle_t *h)
+{
+  struct gw_hold *hd = h->data;
+  mem_free(hd->block);
+  mem_free(hd);
+}
+
+static void hold_end(struct gw_fetch *f)
+{
+  struct gw_hold *hd = f->hold;
+  if(!hd)
+    return;
+  f->hold = NULL;
+  f->g->held_bytes -= hd->bytes;
+  uv_timer_stop(&hd->timer);
+  uv_close((uv_handle_t *)&hd->timer, hold_closed);
+}
 
 static void fetch_free(struct gw_fetch *f)
 {
+  hold_end(f);
   mem_free(f->strs);
   f->magic = 0;
   mem_free(f);
@@ -92,9 +134,28 @@ static void fetch_finish(struct gw_fetch *f)
   fetch_free(f);
 }
 
+static bool hold_page(struct gw_fetch *f, const struct page *p);
+static bool hold_again(struct gw_fetch *f);
+
+/* A put that failed after it was sent (the page cache went down with it
+ * in flight): the answer's bytes are gone, but this replica kept a copy
+ * for the result (page_fresh.h), unless it had no room. */
+static bool hold_fresh(struct gw_fetch *f)
+{
+  struct page p;
+  if(f->hold)
+    return true;
+  if(f->touching)  /* a 304's touch needs no copy */
+    return hold_page(f, NULL);
+  return page_fresh_get(f->g->fresh, f->key, sched_job_info(f->job)->rid, &p) &&
+         hold_page(f, &p);
+}
+
 static void fetch_stored(void *arg, store_err err)
 {
   struct gw_fetch *f = arg;
+  if(err && !f->cancelled && hold_fresh(f) && hold_again(f))
+    return;
   if(err) {
     f->g->stats.page_store_errors++;
     f->out.ref = NULL;
@@ -102,8 +163,95 @@ static void fetch_stored(void *arg, store_err err)
     f->out.error = store_err_text(err);
   } else {
     f->g->stats.pages_stored++;
+    if(f->hold) {
+      f->g->stats.pages_held_stored++;
+      if(!f->touching)  /* the result of this fetch takes it from here (page_fresh.h) */
+        page_fresh_put(f->g->fresh, f->key, sched_job_info(f->job)->rid, &f->hold->page);
+    }
   }
   fetch_finish(f);
+}
+
+/* The store call of f, again (the held page, or the touch of a 304). */
+static store_err fetch_store_call(struct gw_fetch *f, const struct page *p)
+{
+  if(f->touching)
+    return page_touch(f->g->pages, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
+                      f);
+  return page_put(f->g->pages, f->key, p, f->g->cfg.page_ttl_s, fetch_stored, f);
+}
+
+static void hold_on_timer(uv_timer_t *t)
+{
+  struct gw_hold *hd = t->data;
+  struct gw_fetch *f = hd->f;
+  if(f->cancelled) {  /* the job is gone: nothing waits for the page */
+    fetch_free(f);
+    return;
+  }
+  store_err e = fetch_store_call(f, &hd->page);
+  if(e)
+    fetch_stored(f, e);
+}
+
+/* Offer the page again later, if it may still be held. */
+static bool hold_again(struct gw_fetch *f)
+{
+  struct gw_hold *hd = f->hold;
+  if(!hd || clock_mono_ms() >= hd->until_ms)
+    return false;
+  uv_timer_start(&hd->timer, hold_on_timer, hd->wait_ms, 0);
+  hd->wait_ms = hd->wait_ms * 2 > HOLD_MAX_MS ? HOLD_MAX_MS : hd->wait_ms * 2;
+  return true;
+}
+
+static char *hold_str(char **at, const char *s)
+{
+  if(!s)
+    return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = memcpy(*at, s, n);
+  *at += n;
+  return d;
+}
+
+/* Copy p (or nothing, for a touch) to be offered again: false when it
+ * cannot be held (no room within page_hold_bytes, no memory, holding off). */
+static bool hold_page(struct gw_fetch *f, const struct page *p)
+{
+  struct gw *g = f->g;
+  const char *strs[] = { p ? p->url : NULL, p ? p->outcome : NULL,
+                         p ? p->headers_json : NULL, p ? p->redirect : NULL };
+  size_t bytes = sizeof(struct gw_hold) + (p ? p->body_len : 0);
+  for(size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+    bytes += strs[i] ? strlen(strs[i]) + 1 : 0;
+  if(!g->cfg.page_hold_bytes || !g->cfg.page_hold_ms || f->hold ||
+     g->held_bytes + bytes > g->cfg.page_hold_bytes)
+    return false;
+  struct gw_hold *hd = mem_calloc(1, sizeof *hd);
+  char *at = hd ? hd->block = mem_alloc(bytes - sizeof *hd + 1) : NULL;
+  if(!at) {
+    mem_free(hd);
+    return false;
+  }
+  if(p) {
+    hd->page = *p;
+    hd->page.url = hold_str(&at, p->url);
+    hd->page.outcome = hold_str(&at, p->outcome);
+    hd->page.headers_json = hold_str(&at, p->headers_json);
+    hd->page.redirect = hold_str(&at, p->redirect);
+    hd->page.body = p->body_len ? memcpy(at, p->body, p->body_len) : at;
+  }
+  hd->f = f;
+  hd->bytes = bytes;
+  hd->until_ms = clock_mono_ms() + g->cfg.page_hold_ms;
+  hd->wait_ms = HOLD_FIRST_MS;
+  uv_timer_init(g->loop, &hd->timer);
+  hd->timer.data = hd;
+  g->held_bytes += bytes;
+  g->stats.pages_held++;
+  f->hold = hd;
+  return true;
 }
 
 static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const char *url)
@@ -120,9 +268,11 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
   store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
   if(!e)  /* the result of this fetch takes it from here (page_fresh.h) */
     page_fresh_put(f->g->fresh, f->key, sched_job_info(f->job)->rid, &p);
-  free(hdrs);
-  if(e)
+  if(e && !f->cancelled && hold_page(f, &p))  /* while the answer's bytes are still here */
+    hold_again(f);
+  else if(e)
     fetch_stored(f, e);
+  free(hdrs);
 }
 
 /* A page's redirect target as a canonical URL, the form a followed hop is
@@ -208,9 +358,10 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
     f->out.outcome = "not_modified";
     f->out.ref = f->key;
     f->g->stats.revalidated++;
-    if(page_touch(f->g->pages, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
-                  f) != STORE_OK)
-      fetch_stored(f, STORE_DOWN);
+    f->touching = true;
+    store_err e = fetch_store_call(f, NULL);
+    if(e)
+      fetch_stored(f, e);
     return;
   }
   fetch_page(f, a, f->url);

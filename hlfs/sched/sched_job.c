@@ -224,8 +224,11 @@ static const char *const sj_transient[] = {
   "connect_refused", "connect_timeout", "connect_error", "timeout", "reset",
   "dns_servfail", "dns_timeout", NULL,
 };
-/* ... and those that say the fetcher could not make the fetch. */
-static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down", NULL };
+/* ... and those that say the fetcher, or this gateway, could not make
+ * or keep the fetch: page_store_error is a page the page cache could not
+ * take while the gateway held it (gw_ops.c, page_hold_ms). */
+static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down",
+                                                "page_store_error", NULL };
 
 static bool sj_listed(const char *const *list, const char *name)
 {
