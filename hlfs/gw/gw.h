@@ -62,6 +62,7 @@ struct gw_cfg {
   X(results_served,    "results handed to clients")                     \
   X(results_wakes,     "waiting result reads woken by their client's channel") \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
+  X(results_partial,   "result reads answered with some shard groups missing (Wpfs-Missing-Shards)") \
   X(results_fresh,     "results given the page their fetch stored, kept in this replica (no page cache read)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
