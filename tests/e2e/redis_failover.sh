@@ -97,4 +97,28 @@ is "$over" 0 "no two requests at a site at once"
 is "$early" 0 "no request before its Crawl-delay"
 ok "the gateways are alive" sh -c "curl -sf 127.0.0.1:$HLFS_PORT_a/healthz >/dev/null &&
   curl -sf 127.0.0.1:$HLFS_PORT_b/healthz >/dev/null"
+
+# The old master comes back as a master of its own (empty, stale) data, as
+# a restart from its own AOF would: the sentinels name the new master (a
+# later epoch) and turn it into a replica; meanwhile no gateway connects
+# to it, since a gateway goes only where the sentinels point and leaves a
+# server whose ROLE is not master.
+redis "$P1"
+wait_for 5 redis-cli -p "$P1" ping >/dev/null || bail "the old master did not restart"
+gw_conns() {  # ordinary clients but the sentinels and this redis-cli
+  redis-cli -p "$P1" CLIENT LIST | grep 'flags=N' | grep -v 'name=sentinel' |
+    grep -vc 'cmd=client'
+}
+: >"$T_DIR/old-master"
+for i in 1 2 3 4 5; do tw_url "127.10.0.$i" /p/7.html; done >"$T_DIR/urls3"
+"$WPFS_BIN/wpfs" submit "$T_DIR/urls3" >/dev/null 2>&1
+while [ "$(redis-cli -p "$P1" ROLE | head -1)" = master ]; do
+  gw_conns >>"$T_DIR/old-master"
+  "$WPFS_BIN/wpfs" results --max 10 >/dev/null 2>&1
+  sleep 0.2
+  [ "$(wc -l <"$T_DIR/old-master")" -ge 150 ] && break
+done
+echo "# the old master was a master for $(wc -l <"$T_DIR/old-master") looks (0.2 s apart)"
+is "$(redis-cli -p "$P1" ROLE | head -1)" slave "the sentinels made the old master a replica"
+is "$(sort -u "$T_DIR/old-master" | tr '\n' ' ')" "0 " "no gateway connected to it while it was a master"
 done_testing
