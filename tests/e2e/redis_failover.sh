@@ -11,8 +11,8 @@
 # Crawl-delay, and every URL submitted has a result. (Writes a new server
 # never got: tests/e2e/redis_lost_writes.sh.)
 . "$WPFS_ROOT/tests/lib.sh"
-SITES=40 PAGES=2 DELAY=10
-start_testweb --generate "sites=$SITES,pages=10,crawl_delay=$DELAY"
+SITES=40 PAGES=2 DELAY=10 FRESH=10
+start_testweb --generate "sites=$((SITES + FRESH)),pages=10,crawl_delay=$DELAY"
 start_llfs
 read -r P1 P2 P3 S1 S2 S3 <<<"$(freeport 6 | tr '\n' ' ')"
 redis() {  # port [args...]
@@ -71,7 +71,14 @@ some() { [ "$(xlen "$P1")" -ge 5 ]; }
 ok "the first pages come" wait_for 30 some
 at_kill=$(xlen "$P1")
 kill -KILL "$M_PID"
+t_kill=$(date +%s%6N)
 echo "# master killed with $at_kill results published"
+# sites untouched before: asked as soon as the fence lifts (wpfs submit
+# waits out the 503s of the failover)
+for i in $(seq $((SITES + 1)) $((SITES + FRESH))); do tw_url "127.10.0.$i" /p/1.html; done \
+  >"$T_DIR/fresh"
+"$WPFS_BIN/wpfs" submit "$T_DIR/fresh" >"$T_DIR/fresh.out" 2>&1 &
+FRESH_PID=$!
 promoted() { p=$(master_port); [ -n "$p" ] && [ "$p" != "$P1" ]; }
 ok "a sentinel promoted a replica" wait_for 60 promoted
 NEW=$(master_port)
@@ -79,16 +86,30 @@ echo "# new master on port $NEW"
 followed() { grep -q "is another server" "$T_DIR/hlfs-a.log" && grep -q "is another server" "$T_DIR/hlfs-b.log"; }
 ok "both gateways followed it and saw another server" wait_for 60 followed
 cmp_ge "$(redis-cli -p "$NEW" HGET 'h:{0}' fence)" 1 "the fence is set on the new master"
+wait "$FRESH_PID"
+ok "$FRESH URLs of other sites accepted through the failover" grep -q "$FRESH accepted" "$T_DIR/fresh.out"
+fresh_asked() {
+  for i in $(seq $((SITES + 1)) $((SITES + FRESH))); do
+    [ "$(tw_site_field "127.10.0.$i" .request_count)" -ge 1 ] || return 1
+  done
+}
+ok "...and their sites asked" wait_for 60 fresh_asked
+first=$(for i in $(seq $((SITES + 1)) $((SITES + FRESH))); do
+  tw_site_field "127.10.0.$i" .first_arrive_us; done | sort -n | head -1)
+pause=$(( (first - t_kill) / 1000 ))
+promoted_after=$(grep -h "is another server" "$T_DIR"/hlfs-[ab].log | head -1 | jq -r .ts)
+echo "# first request to a fresh site $pause ms after the kill (another server seen at $promoted_after; the whole fence: 13000 ms)"
+cmp_le "$pause" 9000 "the fleet's pause is the failover's detection, not lease_ms + max_delay_ms more"
 
 # every URL gets its result
 urls_done() {
   "$WPFS_BIN/wpfs" results --max 1000 2>/dev/null | jq -r .url >>"$T_DIR/got"
-  [ "$(sort -u "$T_DIR/got" | wc -l)" -ge $((SITES * PAGES)) ]
+  [ "$(sort -u "$T_DIR/got" | wc -l)" -ge $((SITES * PAGES + FRESH)) ]
 }
 : >"$T_DIR/got"
 ok "every URL submitted has a result" wait_for 150 urls_done
 echo "# results: $(wc -l <"$T_DIR/got") read, $(sort -u "$T_DIR/got" | wc -l) distinct URLs"
-is "$(comm -23 <(sort -u "$T_DIR/urls") <(sort -u "$T_DIR/got") | wc -l)" 0 "none lost"
+is "$(comm -23 <(sort -u "$T_DIR/urls" "$T_DIR/fresh") <(sort -u "$T_DIR/got") | wc -l)" 0 "none lost"
 
 # politeness across the failover, as the sites saw it
 read -r over early min_gap <<<"$(tw_gaps "$SITES" $((DELAY * 1000)))"
