@@ -30,6 +30,7 @@ struct hlfs_cfg {
   long   claim_batch;
   double delay_factor;
   long   failover_hold_ms;
+  long   failover_journal;
   long   fleet_budget;
   char  *listen_addr;
   long   listen_port;
@@ -101,7 +102,11 @@ static const struct cfg_key hlfs_keys[] = {
     "next request to a site waits at least this times the last response time" },
   { "failover_hold_ms", CFG_MSEC, OFF(failover_hold_ms), "0", 0, 7200000, NULL,
     "no claim for this long after the state Redis changed under the gateway (a failover, "
-    "a restart: its last writes may be lost); 0: lease_ms + max_delay_ms" },
+    "a restart: its last writes may be lost); 0: lease_ms + max_delay_ms. Lifted sooner once "
+    "every replica alive has written its recent politeness again (failover_journal)" },
+  { "failover_journal", CFG_INT, OFF(failover_journal), "262144", 0, 16777216, NULL,
+    "sites whose recent leases and next allowed times this replica keeps, to write them "
+    "again after a failover (0: none; the fence then holds failover_hold_ms)" },
   { "fleet_budget", CFG_INT, OFF(fleet_budget), "0", 0, 10000000, NULL,
     "fetches in flight over all replicas, shared equally by those with a heartbeat (each "
     "at most budget); 0: each replica has budget" },
@@ -349,17 +354,38 @@ static struct store *proc_redis(struct hlfs_proc *p, const char *what, const cha
   return s;
 }
 
+static void proc_reapplied(void *arg, store_err err, long long left)
+{
+  struct proc_group *pg = arg;
+  if(err)
+    LOG(LOG_ERROR, "state redis %u: this replica's politeness could not be written again: %s",
+        pg->k, store_err_text(err));
+  else if(left == 0)
+    LOG(LOG_INFO, "state redis %u: every replica called wrote its politeness again: the fence "
+        "is lifted", pg->k);
+  else if(left > 0)
+    LOG(LOG_INFO, "state redis %u: politeness written again; %lld replica(s) still to answer",
+        pg->k, left);
+}
+
 /* A state Redis is another server: hold claims on its shards until every
- * lease and next allowed time its last moments may have lost is past. */
+ * lease and next allowed time its last moments may have lost is past, or,
+ * sooner, until every replica alive before (the roll call) has written
+ * its own again (docs/hlfs-state.md, "Failover"). */
 static void proc_redis_changed(void *arg)
 {
   struct proc_group *pg = arg;
   struct hlfs_proc *p = pg->p;
   long hold = p->cfg.failover_hold_ms ? p->cfg.failover_hold_ms
                                       : p->cfg.lease_ms + p->cfg.max_delay_ms;
-  LOG(LOG_WARN, "state redis %u changed: no claim on its shards for %ld ms (failover_hold_ms)",
-      pg->k, hold);
-  if(state_fence(p->g.st, pg->k, (uint32_t)hold, NULL, NULL))
+  const char *names[GW_FLEET_ROLL + 1];
+  const char *run = store_run_id(p->g.store[pg->k]);
+  struct state_roll roll = { run, names, gw_fleet_roll(&p->g, names, GW_FLEET_ROLL + 1) };
+  LOG(LOG_WARN, "state redis %u changed: no claim on its shards for %ld ms (failover_hold_ms)%s",
+      pg->k, hold, roll.n ? ", or until the replicas alive have written their politeness again" : "");
+  if(state_fence(p->g.st, pg->k, (uint32_t)hold, roll.n ? &roll : NULL, NULL, NULL) ||
+     state_reapply(p->g.st, pg->k, p->replica, run, (uint32_t)p->cfg.max_delay_ms,
+                   proc_reapplied, pg))
     LOG(LOG_ERROR, "state redis %u changed, and the fence could not be sent", pg->k);
 }
 
@@ -484,7 +510,8 @@ static void proc_sched(struct hlfs_proc *p)
   struct state_cfg stc = { .nshards = p->g.nstores, .site_mode = p->g.cfg.site_mode,
                            .results_maxlen = (uint32_t)p->cfg.results_maxlen,
                            .idle_keep_ms = 3600000, .robots_keep_ms = 86400000,
-                           .queue_retry_ms = 5000 };
+                           .queue_retry_ms = 5000,
+                           .journal_max = (uint32_t)p->cfg.failover_journal };
   p->g.st = state_new(p->g.store, p->g.nstores, &stc);
   state_on_mismatch(p->g.st, proc_mismatch, p);
   struct sched_cfg sc = {

@@ -66,6 +66,7 @@ struct gw_cfg {
   X(results_served,    "results handed to clients")                     \
   X(results_wakes,     "waiting result reads woken by their client's channel") \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
+  X(results_partial,   "result reads answered with some shard groups missing (Wpfs-Missing-Shards)") \
   X(results_fresh,     "results given the page their fetch stored, kept in this replica (no page cache read)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
@@ -97,11 +98,14 @@ struct gw_fleet_mem {
   bool       polling, known;
   long long  used, max;
 };
+#define GW_FLEET_ROLL 64  /* replica names kept for a failover's roll call */
 struct gw_fleet {
   bool     polling;
   bool     ok;          /* the last poll was answered */
   uint64_t now_ms;      /* the Redis clock then */
-  size_t   nreplicas, nclients;
+  uint64_t roll_at;     /* monotonic ms of the last answer that filled roll */
+  size_t   nreplicas, nclients, nroll;
+  char     roll[GW_FLEET_ROLL][96];  /* the replicas of that answer, by name */
   struct gw_fleet_client c[GW_FLEET_CLIENTS];
   struct gw_fleet_mem mem[STATE_STORES_MAX + 1];  /* INFO memory of each Redis */
   unsigned status_busy;               /* GET /status being answered */
@@ -144,6 +148,11 @@ struct gw {
 
 extern const struct api_route gw_routes[];
 extern const size_t gw_nroutes;
+
+/* gw_fleet.c. The replicas alive as last seen (at most GW_FLEET_ROLL, this
+ * one among them) into names, for a failover's roll call; 0 when that
+ * was too long ago to be sure of (a replica may have joined since). */
+size_t gw_fleet_roll(const struct gw *g, const char **names, size_t cap);
 
 /* gw_common.c. The authenticated client of rq, or NULL after answering 401. */
 const struct state_client *gw_auth(struct gw *g, struct api_req *rq);

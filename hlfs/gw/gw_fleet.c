@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/metrics.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
@@ -44,6 +45,48 @@ static void fleet_share(struct gw *g, size_t replicas)
   sched_set_budget(g->sched, share);
 }
 
+/* A roll call must name every replica alive, or one that was not called
+ * could have its last writes lost when the fence lifts: more replicas
+ * than the roll holds, or a name too long, and there is no roll. */
+static void fleet_keep_roll(struct gw *g, const struct state_fleet *f)
+{
+  struct gw_fleet *fl = &g->fleet;
+  fl->nroll = 0;
+  fl->roll_at = 0;
+  if(f->nreplicas > GW_FLEET_ROLL)
+    return;
+  for(size_t i = 0; i < f->nreplicas; i++)
+    if(snprintf(fl->roll[i], sizeof fl->roll[i], "%s", f->replicas[i].name) >=
+       (int)sizeof fl->roll[i])
+      return;
+  fl->nroll = f->nreplicas;
+  fl->roll_at = clock_mono_ms();
+}
+
+/* The roll as of the last poll answered (every 2 s while the state Redis
+ * is up). During the outage itself polls fail, and a replica starting
+ * then writes nothing to the server that was lost; a replica started in
+ * the 2 s before the last poll answered is not in it (docs/hlfs-state.md,
+ * "Failover", names that limit). Older than this, the fleet may have
+ * changed too much: no roll. */
+#define FLEET_ROLL_FRESH_MS 30000
+
+size_t gw_fleet_roll(const struct gw *g, const char **names, size_t cap)
+{
+  const struct gw_fleet *fl = &g->fleet;
+  size_t n = 0;
+  bool self = false;
+  if(!fl->roll_at || clock_mono_ms() - fl->roll_at > FLEET_ROLL_FRESH_MS || fl->nroll + 1 > cap)
+    return 0;
+  for(size_t i = 0; i < fl->nroll; i++) {
+    names[n++] = fl->roll[i];
+    self = self || !strcmp(fl->roll[i], g->cfg.replica);
+  }
+  if(!self)
+    names[n++] = g->cfg.replica;
+  return n;
+}
+
 static void fleet_got(void *arg, store_err err, const struct state_fleet *f)
 {
   struct gw *g = arg;
@@ -55,6 +98,7 @@ static void fleet_got(void *arg, store_err err, const struct state_fleet *f)
   fleet_share(g, f->nreplicas);
   fl->now_ms = f->now_ms;
   fl->nreplicas = f->nreplicas;
+  fleet_keep_roll(g, f);
   fl->nclients = 0;
   for(size_t i = 0; i < f->nclients && fl->nclients < GW_FLEET_CLIENTS; i++) {
     struct gw_fleet_client *c = &fl->c[fl->nclients++];

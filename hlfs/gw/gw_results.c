@@ -194,7 +194,8 @@ struct gw_read {
   size_t bytes;
   bool aborted, full, waiting;
   bool framed;            /* answer GW_RESULTS_FRAMED, not JSON */
-  store_err err;
+  store_err err;          /* the last store error of this read */
+  uint32_t down;          /* shard groups (state Redis) that failed this read */
   uv_timer_t timer;       /* the wait's end, or its safety re-read */
   struct notify_waiter nw;
 };
@@ -250,6 +251,57 @@ static void framed_reply(struct api_req *rq, json_t *results)
   api_reply(rq, 200, GW_RESULTS_FRAMED, data, len);
 }
 
+/* With a shard group down, a read answers what the others hold and names
+ * the missing groups (their index, as hlfs_redis_shard_up's label): a
+ * client that backed off on 503 would read every live shard's results
+ * more slowly for the length of one group's outage. 503 only when no
+ * group could be read. */
+static bool read_all_down(const struct gw_read *rd)
+{
+  unsigned ns = state_nstores(rd->g->st);
+  uint32_t all = ns >= 32 ? UINT32_MAX : (UINT32_C(1) << ns) - 1;
+  return rd->err && (rd->down & all) == all;
+}
+
+/* The groups that failed this read, and those known down now: a read
+ * that had enough from the first groups never asked the down one. */
+static uint32_t read_down(const struct gw_read *rd)
+{
+  uint32_t m = rd->down;
+  for(unsigned k = 0; k < rd->g->nstores; k++)
+    if(!store_is_up(rd->g->store[k]))
+      m |= UINT32_C(1) << k;
+  return m;
+}
+
+static void read_missing(struct gw_read *rd)
+{
+  char list[STATE_STORES_MAX * 3 + 1];
+  size_t len = 0;
+  uint32_t down = read_down(rd);
+  for(unsigned k = 0; k < state_nstores(rd->g->st); k++)
+    if(down >> k & 1)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%u", len ? "," : "", k);
+  if(len) {
+    api_reply_header(rd->rq, "Wpfs-Missing-Shards", list);
+    rd->g->stats.results_partial++;
+  }
+}
+
+static json_t *read_body(const struct gw_read *rd)
+{
+  json_t *o = json_pack("{s:O}", "results", rd->results);
+  uint32_t down = read_down(rd);
+  if(!down || !o)
+    return o;
+  json_t *m = json_array();
+  for(unsigned k = 0; k < state_nstores(rd->g->st); k++)
+    if(down >> k & 1)
+      json_array_append_new(m, json_integer(k));
+  json_object_set_new(o, "missing_shards", m);
+  return o;
+}
+
 static void read_end(struct gw_read *rd)
 {
   notify_cancel(rd->g->notify, &rd->nw);
@@ -257,12 +309,15 @@ static void read_end(struct gw_read *rd)
     size_t n = json_array_size(rd->results);
     rd->g->stats.results_served += n;
     api_req_on_abort(rd->rq, NULL, NULL);
-    if(rd->err && n == 0)
+    if(n == 0 && read_all_down(rd)) {
       gw_store_down(rd->rq, rd->err);
-    else if(rd->framed)
-      framed_reply(rd->rq, rd->results);
-    else
-      api_reply_json(rd->rq, 200, json_pack("{s:O}", "results", rd->results));
+    } else {
+      read_missing(rd);
+      if(rd->framed)
+        framed_reply(rd->rq, rd->results);
+      else
+        api_reply_json(rd->rq, 200, read_body(rd));
+    }
   }
   uv_timer_stop(&rd->timer);
   uv_close((uv_handle_t *)&rd->timer, read_closed);
@@ -313,7 +368,7 @@ static void read_next(struct gw_read *rd)
   }
   rd->step = nshards;  /* from now on, only new ones */
   uint64_t now = clock_mono_ms();
-  if(have || rd->err || now >= rd->deadline_ms)  /* a Redis down: what the others had */
+  if(have || read_all_down(rd) || now >= rd->deadline_ms)  /* some groups down: wait on the others */
     read_end(rd);
   else
     read_wait(rd, now);
@@ -380,12 +435,22 @@ static void reclaim_more(struct gw *g, const char *client)
     t->reclaim_at = 0;
 }
 
+/* The shard group (state Redis) the read's current step asks: shard s
+ * lives on stores[s % nstores] (state.h). */
+static unsigned read_store(const struct gw_read *rd)
+{
+  unsigned nshards = state_cfg(rd->g->st)->nshards, ns = state_nstores(rd->g->st);
+  return rd->step < nshards ? rd->step % ns : rd->step - nshards;
+}
+
 static void read_got(void *arg, store_err err, const struct state_result *r, size_t n)
 {
   struct gw_read *rd = arg;
   assert(rd->magic == GW_READ_MAGIC);
-  if(err)
+  if(err) {
     rd->err = err;
+    rd->down |= UINT32_C(1) << read_store(rd);
+  }
   if(n && rd->step < state_cfg(rd->g->st)->nshards)
     reclaim_more(rd->g, rd->c->name);
   rd->refs += n;

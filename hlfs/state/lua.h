@@ -19,7 +19,8 @@
   X(HOP_TAKE,    lua_hop_take)     /* lease a site for a robots.txt hop */  \
   X(HOP_FREE,    lua_hop_free)     /* release it, charge its politeness */ \
   X(FLEET,       lua_fleet)        /* heartbeat; replicas, clients, sites */ \
-  X(FENCE,       lua_fence)        /* hold claims after a failover */
+  X(FENCE,       lua_fence)        /* hold claims after a failover */     \
+  X(REAPPLY,     lua_reapply)      /* write politeness again, answer the roll */
 
 enum lua_script {
 #define X(e, var) LUA_##e,

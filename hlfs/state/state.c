@@ -34,6 +34,8 @@ struct state *state_new(struct store *const *stores, unsigned nstores,
   st->cfg = *cfg;
   if(st->cfg.nshards < nstores)
     st->cfg.nshards = nstores;
+  if(sj_init(&st->journal, cfg->journal_max))
+    st->journal = (struct sj){ 0 };  /* out of memory: no journal, the fence holds whole */
   for(unsigned k = 0; k < nstores; k++) {
     st->stores[k] = stores[k];
     for(int i = 0; i < LUA__LAST; i++)
@@ -51,6 +53,7 @@ void state_free(struct state **stp)
   *stp = NULL;
   for(unsigned k = 0; k < st->nstores; k++)
     store_on_state(st->stores[k], NULL, NULL);
+  sj_fini(&st->journal);
   st->magic = 0;
   free(st);
 }

@@ -61,7 +61,8 @@ const char *state_sub_name(enum state_sub_code c);
   X(coalesce_joined, "submissions that joined the same URL's fetch in flight")  \
   X(coalesce_served, "results published to waiters of another request's fetch") \
   X(coalesce_requeued, "waiters sent back to queue: the result was an older stored copy") \
-  X(retried,         "requests sent back to queue by the retry policy (docs/retries.md)")
+  X(retried,         "requests sent back to queue by the retry policy (docs/retries.md)") \
+  X(reapplied,       "sites whose politeness this replica wrote again after a failover")
 
 struct state_stats {
 #define X(name, help) uint64_t name;
@@ -77,6 +78,8 @@ struct state_cfg {
   uint32_t       idle_keep_ms;    /* an idle site's politeness state outlives next_at by this */
   uint32_t       robots_keep_ms;  /* a robots record outlives its expiry by this */
   uint32_t       queue_retry_ms;  /* Retry-After given for the queued-URL quota */
+  uint32_t       journal_max;     /* sites whose recent politeness writes are kept to
+                                     write again after a failover (0: none) */
 };
 
 /* The shards live on nstores Redis (1..STATE_STORES_MAX), shard s on
@@ -333,10 +336,27 @@ struct state_fleet {
 };
 /* After a state Redis changed under the gateways (a failover, a restart):
  * no claim on the shards it holds (part < state_nstores) for hold_ms from
- * now (its clock), or until a later fence already set. cb (may be NULL)
- * gets the fence of its last shard. */
-store_err state_fence(struct state *st, unsigned part, uint32_t hold_ms, state_count_cb *cb,
-                      void *arg);
+ * now (its clock), or until a later fence already set. With a roll call
+ * (roll->run_id, the new server's), the fence lifts sooner: once every
+ * replica named has answered with state_reapply. Without one (NULL), it
+ * holds hold_ms whatever the others answer. cb (may be NULL) gets the
+ * fence of its last shard. docs/hlfs-state.md, "Failover". */
+struct state_roll {
+  const char        *run_id;   /* the server the roll is for */
+  const char *const *names;    /* replicas alive before the change, this one among them */
+  size_t             n;        /* at most 256 */
+};
+store_err state_fence(struct state *st, unsigned part, uint32_t hold_ms,
+                      const struct state_roll *roll, state_count_cb *cb, void *arg);
+/* This replica's politeness writes of the last moments (leases it holds,
+ * next allowed times it set) written again on part's shards, a lease of
+ * its own that the server lost resting its site lost_ms past its end;
+ * then, with run_id, its answer to that server's roll call (not given
+ * when the journal lost an entry it still needed: the fence then holds
+ * its whole time). cb (may be NULL) gets, for the last shard, how many
+ * replicas are still to answer (0: the fence lifted; -1: no roll). */
+store_err state_reapply(struct state *st, unsigned part, const char *replica,
+                        const char *run_id, uint32_t lost_ms, state_count_cb *cb, void *arg);
 /* Over every shard: clients summed, sites ranked over all (each shard
  * examines at most a->examine pairs), replicas and now_ms from shard 0,
  * which holds the heartbeats. An error of any shard fails the whole.

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 
 #define CLAIM_MAGIC   0xc1a1e5a1u
@@ -67,6 +68,12 @@ static store_err claim_parse(struct state *st, const struct store_val *v,
     if(claim_parse_one(store_v_at(v, 5 + i), &(*claims)[i]))
       return STORE_PROTO;
   r->claims = *claims;
+  uint64_t mono = clock_mono_ms();
+  for(size_t i = 0; i < r->n; i++) {
+    const struct state_claim *c = &(*claims)[i];
+    sj_lease(&st->journal, c->site, c->token,
+             mono + (c->lease_until > r->now ? c->lease_until - r->now : 0));
+  }
   st->stats.claims += r->n;
   st->stats.leases_reaped += r->reaped;
   st->stats.abandoned += r->abandoned;

@@ -5,7 +5,9 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <string.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 
 #define DONE_MAGIC 0xd0e0d0e1u
@@ -19,7 +21,19 @@ struct done_ctx {
   state_done_cb *cb;
   state_flags_cb *fcb;
   void          *arg;
+  uint64_t       rest_ms;  /* the site rests this long from the write (journal) */
+  bool           contact;  /* ...only if it was contacted */
+  char           site[];   /* "" for a renewal (noted when sent) */
 };
+
+/* The lease ends with this call, written or not (a call that failed may
+ * have run): the journal keeps the next allowed time as of now, at or
+ * after Redis wrote it. */
+static void done_note(struct done_ctx *x)
+{
+  if(x->site[0])
+    sj_end(&x->st->journal, x->site, x->contact ? clock_mono_ms() + x->rest_ms + 1 : 0);
+}
 
 static void done_count(struct state *st, enum done_kind kind, int held)
 {
@@ -56,6 +70,7 @@ static void done_on_reply(void *arg, store_err err, const struct store_val *v)
       x->st->stats.coalesce_requeued += state_u64(store_v_at(v, 5));
     }
   }
+  done_note(x);
   x->cb(x->arg, err, held, next_at, id);
   x->magic = 0;
   mem_free(x);
@@ -75,6 +90,7 @@ static void done_on_flags(void *arg, store_err err, const struct store_val *v)
     held[i] = store_v_int(e, 0) == 1;
     done_count(x->st, x->kind, held[i]);
   }
+  done_note(x);
   x->fcb(x->arg, err, err ? NULL : held, err ? 0 : n);
   if(held != &one)
     mem_free(held);
@@ -82,16 +98,33 @@ static void done_on_flags(void *arg, store_err err, const struct store_val *v)
   mem_free(x);
 }
 
+/* What the journal learns of the call when it answers: the site whose
+ * lease it ends, and how long the site then rests (contact). */
+struct done_note {
+  const char *site;
+  uint64_t    rest_ms;
+  bool        contact;
+};
+
+static struct done_note done_of(const struct state_done *d)
+{
+  uint64_t us = d->delay.delay_ms * 1000;
+  us = us > d->credit_us ? us - d->credit_us : 0;
+  return (struct done_note){ d->site, (us + 999) / 1000, d->delay.reason != DELAY_NONE };
+}
+
 static store_err done_run(struct state *st, unsigned shard, enum lua_script sc,
                           enum done_kind kind, struct state_args *a, state_done_cb *cb,
-                          state_flags_cb *fcb, void *arg)
+                          state_flags_cb *fcb, void *arg, struct done_note note)
 {
-  struct done_ctx *x = mem_calloc(1, sizeof *x);
+  size_t len = note.site ? strlen(note.site) : 0;
+  struct done_ctx *x = mem_calloc(1, sizeof *x + len + 1);
   if(!x) {
     state_args_free(a);
     return STORE_NOMEM;
   }
-  *x = (struct done_ctx){ DONE_MAGIC, st, kind, cb, fcb, arg };
+  *x = (struct done_ctx){ DONE_MAGIC, st, kind, cb, fcb, arg, note.rest_ms, note.contact };
+  memcpy(x->site, note.site ? note.site : "", len + 1);
   store_err e = state_run(st, shard, sc, a, fcb ? done_on_flags : done_on_reply, x);
   if(e) {
     x->magic = 0;
@@ -147,7 +180,7 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   state_args_add(&a, d->attempt ? d->attempt : "");
   for(size_t i = 0; i < d->nfields; i++)
     state_args_add(&a, d->fields[i] ? d->fields[i] : "");
-  return done_run(st, shard, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg);
+  return done_run(st, shard, LUA_COMPLETE, DONE_COMPLETE, &a, cb, NULL, arg, done_of(d));
 }
 
 store_err state_robots_done(struct state *st, unsigned shard, const struct state_done *d,
@@ -178,7 +211,7 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
   state_args_add(&a, rec->cause);
   state_args_addf(&a, "%d", rec->cause_status);
   state_args_add(&a, rec->cause_detail);
-  return done_run(st, shard, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg);
+  return done_run(st, shard, LUA_ROBOTS_DONE, DONE_ROBOTS, &a, cb, NULL, arg, done_of(d));
 }
 
 store_err state_abort(struct state *st, unsigned shard, const char *site,
@@ -196,7 +229,8 @@ store_err state_abort(struct state *st, unsigned shard, const char *site,
   state_args_add(&a, token);
   state_args_addu(&a, st->cfg.idle_keep_ms);
   state_args_addu(&a, charge_ms);
-  return done_run(st, shard, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg);
+  return done_run(st, shard, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg,
+                  (struct done_note){ site, charge_ms, charge_ms > 0 });
 }
 
 static void done_ignore(void *arg, store_err err, const int *held, size_t n)
@@ -218,7 +252,8 @@ store_err state_hop_free(struct state *st, const struct state_done *d,
   unsigned shard = site_shard(d->site, st->cfg.nshards);
   done_common(&a, shard, d);
   state_args_addu(&a, st->cfg.idle_keep_ms);
-  return done_run(st, shard, LUA_HOP_FREE, DONE_HOP, &a, NULL, cb ? cb : done_ignore, arg);
+  return done_run(st, shard, LUA_HOP_FREE, DONE_HOP, &a, NULL, cb ? cb : done_ignore, arg,
+                  done_of(d));
 }
 
 store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
@@ -234,9 +269,12 @@ store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
     return e;
   state_args_shard(&a, shard);
   state_args_addu(&a, lease_ms);
+  uint64_t end = clock_mono_ms() + lease_ms;  /* Redis writes now + lease_ms a moment later */
   for(size_t i = 0; i < n; i++) {
     state_args_add(&a, sites[i]);
     state_args_add(&a, tokens[i]);
+    sj_lease(&st->journal, sites[i], tokens[i], end + 1);
   }
-  return done_run(st, shard, LUA_RENEW, DONE_RENEW, &a, NULL, cb, arg);
+  return done_run(st, shard, LUA_RENEW, DONE_RENEW, &a, NULL, cb, arg,
+                  (struct done_note){ NULL, 0, false });
 }

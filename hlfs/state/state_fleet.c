@@ -1,6 +1,6 @@
 /* The fleet at a glance: a run of lua_fleet on every shard (heartbeat,
  * replicas, clients, busiest sites), the nested replies made into flat
- * arrays and merged. And the fence after a failover (lua_fence). */
+ * arrays and merged. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,48 +276,4 @@ store_err state_fleet(struct state *st, const struct state_fleet_args *fa,
   if(--g->pending == 0)
     gather_end(g);
   return STORE_OK;
-}
-
-struct fence_ctx {
-  unsigned        magic;
-  state_count_cb *cb;
-  void           *arg;
-};
-
-static void fence_on_reply(void *arg, store_err err, const struct store_val *v)
-{
-  struct fence_ctx *x = arg;
-  assert(x && x->magic == FLEET_MAGIC);
-  if(x->cb)
-    x->cb(x->arg, err, err ? 0 : store_v_int(v, 0));
-  x->magic = 0;
-  mem_free(x);
-}
-
-store_err state_fence(struct state *st, unsigned part, uint32_t hold_ms, state_count_cb *cb,
-                      void *arg)
-{
-  state_check(st);
-  store_err e = part < st->nstores ? STORE_OK : STORE_PROTO;
-  unsigned last = part;
-  for(unsigned sh = part; sh < st->cfg.nshards; sh += st->nstores)
-    last = sh;
-  for(unsigned sh = part; !e && sh < st->cfg.nshards; sh += st->nstores) {
-    struct fence_ctx *x = mem_calloc(1, sizeof *x);
-    struct state_args a;
-    if(!x)
-      return STORE_NOMEM;
-    *x = (struct fence_ctx){ FLEET_MAGIC, sh == last ? cb : NULL, arg };
-    e = state_args_init(&a, 4);
-    if(!e) {
-      state_args_shard(&a, sh);
-      state_args_addu(&a, hold_ms);
-      e = state_run(st, sh, LUA_FENCE, &a, fence_on_reply, x);
-    }
-    if(e) {
-      x->magic = 0;
-      mem_free(x);
-    }
-  }
-  return e;
 }

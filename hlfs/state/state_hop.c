@@ -3,15 +3,21 @@
 #include "hlfs/state/state_int.h"
 
 #include <assert.h>
+#include <string.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 
 #define HOP_MAGIC 0x40b7a4e1u
 
 struct hop_ctx {
   unsigned      magic;
+  struct state *st;
   state_hop_cb *cb;
   void         *arg;
+  uint32_t      lease_ms;
+  char         *token;     /* in site's allocation */
+  char          site[];
 };
 
 static void hop_on_reply(void *arg, store_err err, const struct store_val *v)
@@ -31,6 +37,8 @@ static void hop_on_reply(void *arg, store_err err, const struct store_val *v)
     else
       wait_ms = n;
   }
+  if(granted)  /* the lease runs from the write, at or before now */
+    sj_lease(&x->st->journal, x->site, x->token, clock_mono_ms() + x->lease_ms + 1);
   x->cb(x->arg, err, granted, wait_ms, streak);
   x->magic = 0;
   mem_free(x);
@@ -42,7 +50,8 @@ store_err state_hop_take(struct state *st, const char *site, const char *token,
 {
   state_check(st);
   struct state_args a;
-  struct hop_ctx *x = mem_calloc(1, sizeof *x);
+  size_t sl = strlen(site), tl = strlen(token);
+  struct hop_ctx *x = mem_calloc(1, sizeof *x + sl + tl + 2);
   if(!x)
     return STORE_NOMEM;
   store_err e = state_args_init(&a, 7);
@@ -50,7 +59,10 @@ store_err state_hop_take(struct state *st, const char *site, const char *token,
     mem_free(x);
     return e;
   }
-  *x = (struct hop_ctx){ HOP_MAGIC, cb, arg };
+  *x = (struct hop_ctx){ HOP_MAGIC, st, cb, arg, lease_ms, NULL };
+  memcpy(x->site, site, sl + 1);
+  x->token = x->site + sl + 1;
+  memcpy(x->token, token, tl + 1);
   unsigned shard = site_shard(site, st->cfg.nshards);
   state_args_shard(&a, shard);
   state_args_add(&a, site);

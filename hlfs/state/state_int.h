@@ -1,6 +1,7 @@
 #ifndef WPFS_HLFS_STATE_INT_H
 #define WPFS_HLFS_STATE_INT_H
 /* Shared by hlfs/state_*.c only. */
+#include "common/lru.h"
 #include "hlfs/state/lua.h"
 #include "hlfs/state/state.h"
 
@@ -11,6 +12,28 @@ struct state_group {     /* state_group.c */
   unsigned      k;
   bool          verified;  /* this connection's Redis is shard group k */
 };
+
+/* state_journal.c: this replica's recent politeness writes, per site, to
+ * write again after a failover (state_reapply). Times are monotonic ms. */
+struct sj {
+  struct lru l;
+  size_t     max;        /* entries; 0: no journal */
+  uint64_t   gap_until;  /* an entry was lost that had not passed yet */
+};
+int    sj_init(struct sj *j, size_t max);
+void   sj_fini(struct sj *j);
+/* This replica holds site's lease under token until end_ms. */
+void   sj_lease(struct sj *j, const char *site, const char *token, uint64_t end_ms);
+/* Its lease ended; the site may be contacted again at na_ms (0: unchanged). */
+void   sj_end(struct sj *j, const char *site, uint64_t na_ms);
+/* Every write not yet passed is kept. */
+bool   sj_whole(const struct sj *j);
+/* fn for each site with something still to come: the lease's token ("" when
+ * none) and the ms left of it and of the next allowed time; fn returns 0 to
+ * count the site. */
+typedef int sj_each_fn(void *arg, const char *site, const char *token, uint64_t lease_left_ms,
+                       uint64_t na_left_ms);
+size_t sj_each(struct sj *j, sj_each_fn *fn, void *arg);
 
 struct state {
   unsigned           magic;
@@ -23,6 +46,7 @@ struct state {
   void              *mismatch_arg;
   struct state_cfg   cfg;
   struct state_stats stats;
+  struct sj          journal;
 };
 
 /* state_group.c: verify each Redis' shard group at every connection. */

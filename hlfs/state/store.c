@@ -319,6 +319,8 @@ static void store_on_info(void *arg, store_err err, const struct store_val *v)
     s->change_fn(s->change_arg);
 }
 
+const char *store_run_id(const struct store *s) { return s->run_id; }
+
 /* Who answers: a master (with Sentinel, a replica is left at once), and
  * the same server as before or another one. */
 static void store_ask_server(struct store *s)

@@ -115,6 +115,8 @@ int   store_function(struct store *s, const char *lib_name, const char *lib_body
 int   store_script_id(const struct store *s, const char *name);
 void  store_start(struct store *s);
 bool  store_is_up(const struct store *s);
+/* The run_id of the server last connected to ("" before the first). */
+const char *store_run_id(const struct store *s);
 store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *lens,
                     uint32_t extra_ms, store_cb *cb, void *arg);
 /* A script or function call: argv = keys then arguments, nkeys of them keys. */

@@ -11,8 +11,8 @@
 # Crawl-delay, and every URL submitted has a result. (Writes a new server
 # never got: tests/e2e/redis_lost_writes.sh.)
 . "$WPFS_ROOT/tests/lib.sh"
-SITES=40 PAGES=2 DELAY=10
-start_testweb --generate "sites=$SITES,pages=10,crawl_delay=$DELAY"
+SITES=40 PAGES=2 DELAY=10 FRESH=10
+start_testweb --generate "sites=$((SITES + FRESH)),pages=10,crawl_delay=$DELAY"
 start_llfs
 read -r P1 P2 P3 S1 S2 S3 <<<"$(freeport 6 | tr '\n' ' ')"
 redis() {  # port [args...]
@@ -71,7 +71,14 @@ some() { [ "$(xlen "$P1")" -ge 5 ]; }
 ok "the first pages come" wait_for 30 some
 at_kill=$(xlen "$P1")
 kill -KILL "$M_PID"
+t_kill=$(date +%s%6N)
 echo "# master killed with $at_kill results published"
+# sites untouched before: asked as soon as the fence lifts (wpfs submit
+# waits out the 503s of the failover)
+for i in $(seq $((SITES + 1)) $((SITES + FRESH))); do tw_url "127.10.0.$i" /p/1.html; done \
+  >"$T_DIR/fresh"
+"$WPFS_BIN/wpfs" submit "$T_DIR/fresh" >"$T_DIR/fresh.out" 2>&1 &
+FRESH_PID=$!
 promoted() { p=$(master_port); [ -n "$p" ] && [ "$p" != "$P1" ]; }
 ok "a sentinel promoted a replica" wait_for 60 promoted
 NEW=$(master_port)
@@ -79,16 +86,30 @@ echo "# new master on port $NEW"
 followed() { grep -q "is another server" "$T_DIR/hlfs-a.log" && grep -q "is another server" "$T_DIR/hlfs-b.log"; }
 ok "both gateways followed it and saw another server" wait_for 60 followed
 cmp_ge "$(redis-cli -p "$NEW" HGET 'h:{0}' fence)" 1 "the fence is set on the new master"
+wait "$FRESH_PID"
+ok "$FRESH URLs of other sites accepted through the failover" grep -q "$FRESH accepted" "$T_DIR/fresh.out"
+fresh_asked() {
+  for i in $(seq $((SITES + 1)) $((SITES + FRESH))); do
+    [ "$(tw_site_field "127.10.0.$i" .request_count)" -ge 1 ] || return 1
+  done
+}
+ok "...and their sites asked" wait_for 60 fresh_asked
+first=$(for i in $(seq $((SITES + 1)) $((SITES + FRESH))); do
+  tw_site_field "127.10.0.$i" .first_arrive_us; done | sort -n | head -1)
+pause=$(( (first - t_kill) / 1000 ))
+promoted_after=$(grep -h "is another server" "$T_DIR"/hlfs-[ab].log | head -1 | jq -r .ts)
+echo "# first request to a fresh site $pause ms after the kill (another server seen at $promoted_after; the whole fence: 13000 ms)"
+cmp_le "$pause" 9000 "the fleet's pause is the failover's detection, not lease_ms + max_delay_ms more"
 
 # every URL gets its result
 urls_done() {
   "$WPFS_BIN/wpfs" results --max 1000 2>/dev/null | jq -r .url >>"$T_DIR/got"
-  [ "$(sort -u "$T_DIR/got" | wc -l)" -ge $((SITES * PAGES)) ]
+  [ "$(sort -u "$T_DIR/got" | wc -l)" -ge $((SITES * PAGES + FRESH)) ]
 }
 : >"$T_DIR/got"
 ok "every URL submitted has a result" wait_for 150 urls_done
 echo "# results: $(wc -l <"$T_DIR/got") read, $(sort -u "$T_DIR/got" | wc -l) distinct URLs"
-is "$(comm -23 <(sort -u "$T_DIR/urls") <(sort -u "$T_DIR/got") | wc -l)" 0 "none lost"
+is "$(comm -23 <(sort -u "$T_DIR/urls" "$T_DIR/fresh") <(sort -u "$T_DIR/got") | wc -l)" 0 "none lost"
 
 # politeness across the failover, as the sites saw it
 read -r over early min_gap <<<"$(tw_gaps "$SITES" $((DELAY * 1000)))"
@@ -97,4 +118,28 @@ is "$over" 0 "no two requests at a site at once"
 is "$early" 0 "no request before its Crawl-delay"
 ok "the gateways are alive" sh -c "curl -sf 127.0.0.1:$HLFS_PORT_a/healthz >/dev/null &&
   curl -sf 127.0.0.1:$HLFS_PORT_b/healthz >/dev/null"
+
+# The old master comes back as a master of its own (empty, stale) data, as
+# a restart from its own AOF would: the sentinels name the new master (a
+# later epoch) and turn it into a replica; meanwhile no gateway connects
+# to it, since a gateway goes only where the sentinels point and leaves a
+# server whose ROLE is not master.
+redis "$P1"
+wait_for 5 redis-cli -p "$P1" ping >/dev/null || bail "the old master did not restart"
+gw_conns() {  # ordinary clients but the sentinels and this redis-cli
+  redis-cli -p "$P1" CLIENT LIST | grep 'flags=N' | grep -v 'name=sentinel' |
+    grep -vc 'cmd=client'
+}
+: >"$T_DIR/old-master"
+for i in 1 2 3 4 5; do tw_url "127.10.0.$i" /p/7.html; done >"$T_DIR/urls3"
+"$WPFS_BIN/wpfs" submit "$T_DIR/urls3" >/dev/null 2>&1
+while [ "$(redis-cli -p "$P1" ROLE | head -1)" = master ]; do
+  gw_conns >>"$T_DIR/old-master"
+  "$WPFS_BIN/wpfs" results --max 10 >/dev/null 2>&1
+  sleep 0.2
+  [ "$(wc -l <"$T_DIR/old-master")" -ge 150 ] && break
+done
+echo "# the old master was a master for $(wc -l <"$T_DIR/old-master") looks (0.2 s apart)"
+is "$(redis-cli -p "$P1" ROLE | head -1)" slave "the sentinels made the old master a replica"
+is "$(sort -u "$T_DIR/old-master" | tr '\n' ' ')" "0 " "no gateway connected to it while it was a master"
 done_testing

@@ -310,6 +310,15 @@ end
 -- After a release: a site with work is due again at na; an idle site's
 -- state outlives its next allowed time by idle_ms, then goes.
 -- own: as site_index's (nil: none known).
+-- The roll call of lua_fence is over: claims may go on, but not before
+-- the fence of a replica that could not call the roll (fh).
+local function fence_lift(now)
+  local fh = tonumber(redis.call('HGET', HK, 'fh') or '0')
+  local at = now
+  if fh > at then at = fh end
+  redis.call('HSET', HK, 'fence', I(at))
+  return at
+end
 local function settle(site, na, now, idle_ms, own)
   if not site_index(site, na, own) then
     local ttl = math.ceil(na - now)
