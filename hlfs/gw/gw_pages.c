@@ -84,7 +84,7 @@ static int page_owner(struct gw *g, struct api_req *rq, const struct state_clien
   const char *want = api_req_arg(rq, "client");
   bool op = auth_role_of(g->auth, c) == AUTH_ROLE_OPERATOR;
   *owner = auth_private(g->auth, c) ? c->name : NULL;
-  if(want) {
+  if(want && !(*owner && !strcmp(want, *owner))) {  /* a private key naming itself: its own */
     const struct state_client *o = auth_find(g->auth, want);
     if(!op) {
       gw_forbidden(g, rq, c, "client= names another key's copies: for operator keys");

@@ -113,6 +113,7 @@ is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")" token-of-op-1)" 404 "nor does an
 is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-op-1)" 200 \
   "an operator reaches it with client=pv"
 is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-ca-1)" 403 "a crawler may not"
+is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-pv-1)" 200 "pv naming itself: its own"
 is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=ca" token-of-op-1)" 400 \
   "client= names a private key only"
 is "$(redis-cli -p "$REDIS_PORT" --scan --pattern 'page:*:pv' | wc -l)" 1 \
