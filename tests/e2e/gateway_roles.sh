@@ -11,7 +11,7 @@
 . "$WPFS_ROOT/tests/lib.sh"
 cat >"$T_DIR/world.json" <<'JSON'
 {"sites": [{"name": "ro.test", "address": "127.31.0.1", "pages": 10,
-            "paths": {"/slow": {"kind": "body", "hold_ms": 2500, "size": 3000}}}]}
+            "paths": {"/slow": {"kind": "body", "hold_ms": 5000, "size": 3000}}}]}
 JSON
 start_testweb --sites "$T_DIR/world.json"
 start_redis
@@ -132,7 +132,7 @@ is "$(req GET "$A" "/v1/pages?url=$(enc "$u5")" token-of-ca-1)" 200 "and ca's sh
 # Coalesced: ca asks for the URL pv's fetch is getting; ca's result is that
 # fetch's, without pv's page.
 slow=$(u /slow)
-is "$(sub "$A" token-of-pv-1 "$slow")" 200 "pv queues $slow (2.5 s)"
+is "$(sub "$A" token-of-pv-1 "$slow")" 200 "pv queues $slow (held 5 s: time for ca to join)"
 wait_for 10 bash -c "curl -s -H 'Authorization: Bearer token-of-op-1' '$A/status?client=pv' | \
   grep -q '<tr><td>pv</td><td>0</td><td>1</td>'"
 is "$(sub "$A" token-of-ca-1 "$slow")/$(jq -r '.items[0].status' "$T_DIR/r.body")" 200/accepted \
