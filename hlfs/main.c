@@ -47,6 +47,7 @@ struct hlfs_cfg {
   long   max_redirects;
   long   max_url_len;
   long   max_wait_ms;
+  bool   metrics_client_names;
   long   min_delay_ms;
   size_t page_memo_bytes;
   size_t fresh_pages_bytes;
@@ -142,6 +143,9 @@ static const struct cfg_key hlfs_keys[] = {
   { "max_url_len", CFG_INT, OFF(max_url_len), "2048", 16, 65536, NULL, "longest URL accepted" },
   { "max_wait_ms", CFG_MSEC, OFF(max_wait_ms), "120s", 0, 600000, NULL,
     "longest wait of a long-poll or synchronous fetch" },
+  { "metrics_client_names", CFG_BOOL, OFF(metrics_client_names), "true", 0, 0, NULL,
+    "/metrics carries the families labelled by client name (false: only GET "
+    "/v1/metrics/clients, for an operator or metrics key)" },
   { "min_delay_ms", CFG_MSEC, OFF(min_delay_ms), "1000", 0, 3600000, NULL,
     "least time between two requests to one site" },
   { "page_hold_bytes", CFG_SIZE, OFF(page_hold_bytes), "64m", 0, 17179869184.0, NULL,
@@ -221,6 +225,7 @@ static const struct api_route routes[] = {
   { "GET", "/v1/sites/{}", gw_h_site, "site" },
   { "GET", "/v1/robots", gw_h_robots, "robots" },
   { "GET", "/v1/stats", gw_h_stats, "stats" },
+  { "GET", "/v1/metrics/clients", gw_h_client_metrics, "client_metrics" },
   { "GET", "/status", gw_h_status, "status" },
   { "GET", "/v1/pages", gw_h_page, "page" },
   { "DELETE", "/v1/pages", gw_h_page, "page_purge" },
@@ -459,6 +464,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .fresh_pages_bytes = p->cfg.fresh_pages_bytes,
     .page_hold_bytes = p->cfg.page_hold_bytes, .page_hold_ms = (uint32_t)p->cfg.page_hold_ms,
     .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
+    .metrics_client_names = p->cfg.metrics_client_names,
   };
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
   c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;

@@ -2,6 +2,8 @@
 
 #include <jansson.h>
 #include <openssl/crypto.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +14,36 @@
 
 struct auth_entry {
   struct state_client c;
+  enum auth_role role;
+  bool priv;
   uint8_t token_sha[HASH_SHA256_LEN];  /* compare digests: equal length, constant time */
 };
 
 struct auth {
   struct auth_entry e[AUTH_MAX_CLIENTS];
   size_t n;
+  size_t npriv;
 };
 
+static const char *const role_names[] = { "operator", "crawler", "metrics" };
+
+const char *auth_role_name(enum auth_role r)
+{
+  return (size_t)r < sizeof role_names / sizeof role_names[0] ? role_names[r] : "?";
+}
+
+static int auth_role_parse(const char *s, enum auth_role *out)
+{
+  for(size_t i = 0; i < sizeof role_names / sizeof role_names[0]; i++)
+    if(!strcmp(s, role_names[i])) {
+      *out = (enum auth_role)i;
+      return 0;
+    }
+  return -1;
+}
+
 static int auth_add(struct auth *a, const char *token, const struct state_client *c,
-                    char *err, size_t errlen)
+                    enum auth_role role, bool priv, char *err, size_t errlen)
 {
   if(a->n >= AUTH_MAX_CLIENTS) {
     snprintf(err, errlen, "more than %d clients", AUTH_MAX_CLIENTS);
@@ -43,9 +65,20 @@ static int auth_add(struct auth *a, const char *token, const struct state_client
              STATE_CLIENT_MAX);
     return -1;
   }
+  /* Two keys of one name (a key being replaced) are one client: one
+   * queue, one result stream, one set of pages. They must agree on what
+   * that client may do and on whether its pages are its own. */
+  const struct state_client *same = auth_find(a, c->name);
+  if(same && (auth_role_of(a, same) != role || auth_private(a, same) != priv)) {
+    snprintf(err, errlen, "client %s: its keys differ in role or private", c->name);
+    return -1;
+  }
   struct auth_entry *e = &a->e[a->n++];
   e->c = *c;
   e->c.name = xstrdup(c->name);
+  e->role = role;
+  e->priv = priv;
+  a->npriv += priv;
   hash_sha256(token, strlen(token), e->token_sha);
   return 0;
 }
@@ -54,13 +87,22 @@ static int auth_client(struct auth *a, json_t *o, size_t i, char *err, size_t er
 {
   struct state_client c = { .weight = 1 };
   const char *token = NULL;
+  const char *role_s = NULL;
   json_int_t w = 1, burst = 0, maxq = 0, att = 0;
   double rate = 0;
+  int priv = 0;
+  enum auth_role role = AUTH_ROLE_OPERATOR;
   json_error_t je;
-  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I, s?I}", "name",
+  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I, s?I, s?s, s?b}", "name",
                     &c.name, "token", &token, "weight", &w, "rate", &rate, "burst", &burst,
-                    "max_queued", &maxq, "max_attempts", &att)) {
+                    "max_queued", &maxq, "max_attempts", &att, "role", &role_s, "private",
+                    &priv)) {
     snprintf(err, errlen, "clients[%zu]: %s", i, je.text);
+    return -1;
+  }
+  if(role_s && auth_role_parse(role_s, &role)) {
+    snprintf(err, errlen, "clients[%zu]: role \"%.32s\": operator, crawler or metrics", i,
+             role_s);
     return -1;
   }
   if(w < 1 || w > 1000 || rate < 0 || burst < 0 || maxq < 0 || att < 0 ||
@@ -74,7 +116,7 @@ static int auth_client(struct auth *a, json_t *o, size_t i, char *err, size_t er
   c.rate = rate;
   c.burst = (unsigned)(burst ? burst : (rate > 0 ? (json_int_t)(rate * 10 + 1) : 0));
   c.max_queued = (unsigned)maxq;
-  return auth_add(a, token, &c, err, errlen);
+  return auth_add(a, token, &c, role, priv, err, errlen);
 }
 
 static int auth_file(struct auth *a, const char *file, char *err, size_t errlen)
@@ -103,7 +145,8 @@ struct auth *auth_load(const char *file, const char *dev_token, const struct sta
 {
   struct auth *a = xalloc(sizeof *a);
   if((file && *file && auth_file(a, file, err, errlen)) ||
-     (dev_token && *dev_token && auth_add(a, dev_token, dev, err, errlen))) {
+     (dev_token && *dev_token &&
+      auth_add(a, dev_token, dev, AUTH_ROLE_OPERATOR, false, err, errlen))) {
     auth_free(&a);
     return NULL;
   }
@@ -125,6 +168,39 @@ const struct state_client *auth_check(const struct auth *a, const char *authoriz
       found = &a->e[i].c;
   return found;
 }
+
+static const struct auth_entry *auth_entry_of(const struct auth *a,
+                                              const struct state_client *c)
+{
+  /* c is &e[i].c of this table (auth_check, auth_find): its entry */
+  uintptr_t p = (uintptr_t)c - offsetof(struct auth_entry, c);
+  uintptr_t lo = (uintptr_t)a->e, hi = (uintptr_t)(a->e + a->n);
+  if(!c || p < lo || p >= hi || (p - lo) % sizeof a->e[0])
+    return NULL;
+  return (const struct auth_entry *)p;
+}
+
+enum auth_role auth_role_of(const struct auth *a, const struct state_client *c)
+{
+  const struct auth_entry *e = auth_entry_of(a, c);
+  return e ? e->role : AUTH_ROLE_CRAWLER;  /* no key of ours: the least */
+}
+
+bool auth_private(const struct auth *a, const struct state_client *c)
+{
+  const struct auth_entry *e = auth_entry_of(a, c);
+  return e && e->priv;
+}
+
+const struct state_client *auth_find(const struct auth *a, const char *name)
+{
+  for(size_t i = 0; name && i < a->n; i++)
+    if(!strcmp(a->e[i].c.name, name))
+      return &a->e[i].c;
+  return NULL;
+}
+
+bool auth_any_private(const struct auth *a) { return a->npriv > 0; }
 
 size_t auth_count(const struct auth *a) { return a->n; }
 

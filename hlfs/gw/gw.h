@@ -14,6 +14,7 @@
 #include "api/metrics.h"
 #include "api/srv.h"
 #include "common/url.h"
+#include "hlfs/gw/auth.h"
 #include "hlfs/gw/tenant.h"
 #include "hlfs/policy/robots.h"
 #include "hlfs/policy/robots_policy.h"
@@ -21,7 +22,6 @@
 #include "hlfs/state/pages.h"
 #include "hlfs/state/state.h"
 
-struct auth;
 struct llfs_client;
 struct page_memo;
 struct page_fresh;
@@ -52,10 +52,12 @@ struct gw_cfg {
   uint32_t    page_hold_ms;           /* ...for at most this long each */
   unsigned    fleet_budget;           /* fetches in flight over all replicas (0: per replica) */
   unsigned    budget;                 /* this replica's, at most */
+  bool        metrics_client_names;   /* the per-client families in /metrics too */
 };
 
 #define GW_COUNTERS(X)                                                   \
   X(unauthorized,      "requests refused for a missing or unknown key")  \
+  X(forbidden,         "requests refused for a key whose role may not make them") \
   X(sync_fetches,      "synchronous fetches asked")                      \
   X(sync_timeouts,     "synchronous fetches that passed their deadline") \
   X(pages_stored,      "pages written to the page store")                \
@@ -67,6 +69,7 @@ struct gw_cfg {
   X(results_wakes,     "waiting result reads woken by their client's channel") \
   X(results_page_expired, "results delivered without their page (evicted or expired from the page cache)") \
   X(results_partial,   "result reads answered with some shard groups missing (Wpfs-Missing-Shards)") \
+  X(results_page_withheld, "results delivered without their page: another key's private copy, or a shared one for a private key (coalesced requests)") \
   X(results_fresh,     "results given the page their fetch stored, kept in this replica (no page cache read)") \
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
@@ -154,8 +157,18 @@ extern const size_t gw_nroutes;
  * was too long ago to be sure of (a replica may have joined since). */
 size_t gw_fleet_roll(const struct gw *g, const char **names, size_t cap);
 
-/* gw_common.c. The authenticated client of rq, or NULL after answering 401. */
+/* gw_common.c. The authenticated client of rq when its key's role is one of
+ * roles (GW_ROLE bits), or NULL after answering 401 (no such key) or 403
+ * forbidden (why, with the key's client and role). */
+#define GW_ROLE(r) (1u << (r))
+#define GW_ROLES_CRAWL (GW_ROLE(AUTH_ROLE_OPERATOR) | GW_ROLE(AUTH_ROLE_CRAWLER))
+const struct state_client *gw_auth_as(struct gw *g, struct api_req *rq, unsigned roles,
+                                      const char *why);
+/* The same for the routes of crawlers (and operators). */
 const struct state_client *gw_auth(struct gw *g, struct api_req *rq);
+/* Answer 403 forbidden: c's key may not do this (why). */
+void gw_forbidden(struct gw *g, struct api_req *rq, const struct state_client *c,
+                  const char *why);
 /* Answer a store failure (503 store-unavailable). */
 void gw_store_down(struct api_req *rq, store_err e);
 /* Answer a URL the URL library refused (400 url-too-long, unsupported-scheme
@@ -173,21 +186,28 @@ void gw_h_site(struct api_req *rq, void *arg);          /* gw_info.c */
 void gw_h_robots(struct api_req *rq, void *arg);
 void gw_h_stats(struct api_req *rq, void *arg);
 void gw_metrics(struct buf *out, void *arg);
+void gw_h_client_metrics(struct api_req *rq, void *arg);
 void gw_h_status(struct api_req *rq, void *arg);        /* gw_status.c */
 /* gw_fleet.c: heartbeat and fleet gauges, each ping; their /metrics. */
 void gw_fleet_tick(struct gw *g);
 void gw_fleet_metrics(struct gw *g, struct buf *b);
+/* The families labelled by client: per-client counters (tenant.h) and
+ * fleet gauges (GET /v1/metrics/clients; /metrics with
+ * metrics_client_names). */
+void gw_client_metrics(struct gw *g, struct buf *b);
 /* The clients the fleet view asks about: every API key's and this
  * replica's synchronous one. Returns how many (at most cap). */
 size_t gw_fleet_clients(struct gw *g, const char **out, size_t cap);
 int  gw_ready(void *arg, char *why, size_t whylen);      /* gw_common.c */
 
-/* gw_results.c: one result entry as JSON, page inlined (body_base64, or
- * with raw_body its bytes under GW_RAW_BODY_KEY, for the framed answer);
- * cb gets NULL on out of memory. */
+/* gw_results.c: one result entry as JSON for reader, page inlined
+ * (body_base64, or with raw_body its bytes under GW_RAW_BODY_KEY, for the
+ * framed answer) when reader may read it (page_key_readable: else "page":
+ * "withheld"); cb gets NULL on out of memory. */
 typedef void gw_result_cb(void *arg, json_t *result);
-void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
-                      gw_result_cb *cb, void *arg);
+void gw_result_render(struct gw *g, const struct state_result *r,
+                      const struct state_client *reader, bool raw_body, gw_result_cb *cb,
+                      void *arg);
 #define GW_RAW_BODY_KEY " body"  /* no member of a Result has a space */
 /* and, for a verified copy, its stored header list as JSON text to splice */
 #define GW_RAW_HEADERS_KEY " headers"

@@ -8,18 +8,38 @@
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
 
-const struct state_client *gw_auth(struct gw *g, struct api_req *rq)
+const struct state_client *gw_auth_as(struct gw *g, struct api_req *rq, unsigned roles,
+                                      const char *what)
 {
   const struct state_client *c = auth_check(g->auth, api_req_header(rq, "Authorization"));
-  if(c) {
-    api_req_set_client(rq, c->name);
-    return c;
+  if(!c) {
+    g->stats.unauthorized++;
+    api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs\"");
+    api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
+                "send \"Authorization: Bearer <API key>\"");
+    return NULL;
   }
-  g->stats.unauthorized++;
-  api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs\"");
-  api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
-              "send \"Authorization: Bearer <API key>\"");
-  return NULL;
+  api_req_set_client(rq, c->name);
+  if(!(roles & GW_ROLE(auth_role_of(g->auth, c)))) {
+    gw_forbidden(g, rq, c, what);
+    return NULL;
+  }
+  return c;
+}
+
+const struct state_client *gw_auth(struct gw *g, struct api_req *rq)
+{
+  return gw_auth_as(g, rq, GW_ROLES_CRAWL, "this route is for crawler and operator keys");
+}
+
+void gw_forbidden(struct gw *g, struct api_req *rq, const struct state_client *c,
+                  const char *why)
+{
+  enum auth_role r = auth_role_of(g->auth, c);
+  json_t *ext = json_pack("{s:s, s:s}", "client", c->name, "role", auth_role_name(r));
+  g->stats.forbidden++;
+  api_problem(rq, 403, "forbidden", "Forbidden", ext, "%s (key of %s, role %s)", why, c->name,
+              auth_role_name(r));
 }
 
 void gw_store_down(struct api_req *rq, store_err e)

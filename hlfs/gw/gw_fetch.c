@@ -113,7 +113,7 @@ static void sync_deliver(struct gw *g, const struct state_result *r)
     if(!sr)
       continue;  /* stays until its deadline */
     *sr = (struct sync_reply){ g, w };
-    gw_result_render(g, r, false, sync_rendered, sr);
+    gw_result_render(g, r, w->client, false, sync_rendered, sr);
   }
 }
 
@@ -373,6 +373,13 @@ void gw_h_fetch(struct api_req *rq, void *arg)
   const struct state_client *c = gw_auth(g, rq);
   if(!c)
     return;
+  /* A synchronous fetch is queued for this replica's pseudo-client: the
+   * replica that claims it knows no key, and would store the page shared. */
+  if(auth_private(g->auth, c)) {
+    gw_forbidden(g, rq, c, "a private key fetches in batches (POST /v1/batches): a "
+                           "synchronous fetch's page would be stored shared");
+    return;
+  }
   json_t *body = jin_body(rq);
   if(!body)
     return;

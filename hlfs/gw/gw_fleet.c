@@ -216,10 +216,15 @@ static void mem_samples(const struct gw *g, struct buf *b, const char *name, boo
   }
 }
 
+void gw_client_metrics(struct gw *g, struct buf *b)
+{
+  tenant_metrics(&g->tenants, b);
+  fleet_client_gauges(&g->fleet, b);
+}
+
 void gw_fleet_metrics(struct gw *g, struct buf *b)
 {
   const struct gw_fleet *fl = &g->fleet;
-  fleet_client_gauges(fl, b);
   gauge(b, "hlfs_sched_budget", "Fetches this replica may have in flight (its share of "
         "fleet_budget, or budget).");
   metrics_sample_u(b, "hlfs_sched_budget", "", sched_budget(g->sched));

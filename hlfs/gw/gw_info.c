@@ -190,7 +190,9 @@ void gw_h_robots(struct api_req *rq, void *arg)
 void gw_h_stats(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
-  if(!gw_auth(g, rq))
+  /* this replica's counters: no client's name or figures */
+  if(!gw_auth_as(g, rq, GW_ROLES_CRAWL | GW_ROLE(AUTH_ROLE_METRICS),
+                 "every key may read this replica's counters"))
     return;
   json_t *j = json_object(), *o;
   const struct state_stats *ss = state_stats(g->st);
@@ -286,6 +288,29 @@ void gw_metrics(struct buf *b, void *arg)
     snprintf(lb, sizeof lb, "reason=\"%s\"", delay_reason_name((enum delay_reason)r));
     metrics_sample(b, "hlfs_politeness_delay_seconds_total", lb, (double)sc->delay_ms[r] / 1000.0);
   }
-  tenant_metrics(&g->tenants, b);
+  if(g->cfg.metrics_client_names)
+    gw_client_metrics(g, b);
   gw_fleet_metrics(g, b);
+}
+
+/* GET /v1/metrics/clients: the families labelled by client, for a scrape
+ * with an operator or metrics key (the same text /metrics carries with
+ * metrics_client_names). */
+void gw_h_client_metrics(struct api_req *rq, void *arg)
+{
+  struct gw *g = arg;
+  struct buf b;
+  size_t len;
+  if(!gw_auth_as(g, rq, GW_ROLE(AUTH_ROLE_OPERATOR) | GW_ROLE(AUTH_ROLE_METRICS),
+                 "client names and figures are for operator and metrics keys"))
+    return;
+  buf_init(&b, 8 << 20);
+  gw_client_metrics(g, &b);
+  char *body = buf_steal(&b, &len);
+  if(!body) {
+    gw_store_down(rq, STORE_NOMEM);
+    return;
+  }
+  api_reply_header(rq, "Cache-Control", "no-store");
+  api_reply(rq, 200, "text/plain; version=0.0.4", body, len);
 }

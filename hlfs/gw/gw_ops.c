@@ -254,6 +254,18 @@ static bool hold_page(struct gw_fetch *f, const struct page *p)
   return true;
 }
 
+/* Whose copy a fetch for client reads and writes: the client's own when its
+ * key is private (hlfs/state/pages.h), else the shared one (NULL). The
+ * synchronous pseudo-clients are no key: theirs is shared (a private key
+ * fetches in batches: gw_fetch.c). */
+static const char *fetch_owner(const struct gw *g, const char *client)
+{
+  if(!auth_any_private(g->auth))
+    return NULL;
+  const struct state_client *c = auth_find(g->auth, client);
+  return c && auth_private(g->auth, c) ? c->name : NULL;
+}
+
 static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const char *url)
 {
   char *hdrs = json_dumps(json_object_get(a->meta, "headers"), JSON_COMPACT);
@@ -262,7 +274,8 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
     .headers_json = hdrs, .redirect = a->redirect, .truncated = a->truncated,
     .body = a->body, .body_len = a->body_len,
   };
-  page_key(url, f->key, sizeof f->key);
+  page_key_owned(url, fetch_owner(f->g, sched_job_info(f->job)->client), f->key,
+                 sizeof f->key);
   f->out.ref = f->key;
   f->storing = true;
   store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
@@ -447,7 +460,7 @@ static int ops_start(void *arg, struct sched_job *job)
   f->job = job;
   in->user = f;
   if(in->kind == SCHED_PAGE) {
-    page_key(in->url, f->key, sizeof f->key);
+    page_key_owned(in->url, fetch_owner(g, in->client), f->key, sizeof f->key);
     if(page_get(g->pages, f->key, fetch_cached, f) == STORE_OK)
       return 0;
   }

@@ -1,5 +1,9 @@
 /* GET and DELETE /v1/pages?url=...: the page cache, read (as JSON or raw)
- * or purged, without touching the site. */
+ * or purged, without touching the site. Which copy: the shared one, or a
+ * private key's own (hlfs/state/pages.h). A crawler reads the shared copy,
+ * a private key its own; purging the shared copy (what every key reads) is
+ * an operator's, a private key purges its own; an operator reaches a
+ * private key's copy with client=NAME. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,12 +76,43 @@ static void page_deleted(void *arg, store_err err, bool existed)
   page_call_free(pc);
 }
 
+/* Whose copy rq means: *owner NULL (the shared one) or a private key's.
+ * -1 after answering 400 or 403. */
+static int page_owner(struct gw *g, struct api_req *rq, const struct state_client *c, bool del,
+                      const char **owner)
+{
+  const char *want = api_req_arg(rq, "client");
+  bool op = auth_role_of(g->auth, c) == AUTH_ROLE_OPERATOR;
+  *owner = auth_private(g->auth, c) ? c->name : NULL;
+  if(want && !(*owner && !strcmp(want, *owner))) {  /* a private key naming itself: its own */
+    const struct state_client *o = auth_find(g->auth, want);
+    if(!op) {
+      gw_forbidden(g, rq, c, "client= names another key's copies: for operator keys");
+      return -1;
+    }
+    if(!o || !auth_private(g->auth, o)) {
+      json_t *ext = json_pack("{s:s, s:s}", "field", "client", "reason", "a private key's client");
+      api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
+                  "client: no private key of that name (the shared copy needs no client=)");
+      return -1;
+    }
+    *owner = o->name;
+  }
+  if(del && !*owner && !op) {
+    gw_forbidden(g, rq, c, "purging the shared page cache is for operator keys");
+    return -1;
+  }
+  return 0;
+}
+
 void gw_h_page(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
   char key[PAGE_KEY_MAX];
+  const char *owner;
   bool raw = false, del = !strcmp(api_req_method(rq), "DELETE");
-  if(!gw_auth(g, rq) || (!del && gw_wants_raw(rq, &raw)))
+  const struct state_client *c = gw_auth(g, rq);
+  if(!c || page_owner(g, rq, c, del, &owner) || (!del && gw_wants_raw(rq, &raw)))
     return;
   char *canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
   if(!canon)
@@ -90,7 +125,7 @@ void gw_h_page(struct api_req *rq, void *arg)
     return;
   }
   *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon, .raw = raw };
-  page_key(canon, key, sizeof key);
+  page_key_owned(canon, owner, key, sizeof key);
   if(del)
     page_fresh_drop(g->fresh, key);
   store_err e = del ? page_del(g->pages, key, page_deleted, pc)

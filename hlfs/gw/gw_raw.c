@@ -5,7 +5,13 @@
  * type to application/json (a browser's, curl -H 'Accept: text/html');
  * curl's default "*" "/" "*" and the generated clients keep JSON.
  * A result without a page (a fetch error, a robots.txt refusal) is a 502
- * no-page problem carrying the result's outcome, id, detail and cause. */
+ * no-page problem carrying the result's outcome, id, detail and cause.
+ * The bytes are a site's, served from the gateway's origin: a browser must
+ * neither run them with the API's origin (an HTML page's scripts would
+ * reach the API with the reader's Basic credentials) nor sniff another
+ * type than the site said. Content-Security-Policy: sandbox makes the
+ * answer a unique opaque origin with scripts, forms and plugins off;
+ * nosniff keeps the page's own Content-Type the type. */
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +145,8 @@ void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const
     api_reply_header(rq, "X-Wpfs-Truncated", "true");
   if(p->redirect && !strpbrk(p->redirect, "\r\n"))
     api_reply_header(rq, "X-Wpfs-Redirect", p->redirect);
+  api_reply_header(rq, "Content-Security-Policy", "sandbox");
+  api_reply_header(rq, "X-Content-Type-Options", "nosniff");
   char *body = mem_alloc(p->body_len ? p->body_len : 1);
   if(!body) {
     gw_store_down(rq, STORE_NOMEM);

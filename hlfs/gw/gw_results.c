@@ -133,8 +133,9 @@ static void res_tries(json_t *o, const struct state_result *r)
   json_object_set_new(o, "tries", a ? a : json_array());
 }
 
-void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
-                      gw_result_cb *cb, void *arg)
+void gw_result_render(struct gw *g, const struct state_result *r,
+                      const struct state_client *reader, bool raw_body, gw_result_cb *cb,
+                      void *arg)
 {
   char delivery[64];
   snprintf(delivery, sizeof delivery, "%u:%s", r->shard, r->id);
@@ -156,6 +157,15 @@ void gw_result_render(struct gw *g, const struct state_result *r, bool raw_body,
   const char *ref = state_result_field(r, "ref");
   const char *co = state_result_field(r, "co");
   struct page fresh;
+  /* A request that met another client's fetch of its URL (coalesced)
+   * points to that fetch's copy: not a private key's to another, nor
+   * another's to a private key. */
+  if(ref && !page_key_readable(ref, reader->name, auth_private(g->auth, reader))) {
+    g->stats.results_page_withheld++;
+    json_object_set_new(o, "page", json_string("withheld"));
+    cb(arg, o);
+    return;
+  }
   if(ref && page_fresh_get(g->fresh, ref, co ? co : state_result_field(r, "rid"), &fresh)) {
     g->stats.results_fresh++;
     render_page(o, &fresh, raw_body);
@@ -459,7 +469,7 @@ static void read_got(void *arg, store_err err, const struct state_result *r, siz
       tenant_result(&rd->g->tenants, rd->c->name, state_result_field(&r[i], "o"));
       delivery_lag(rd->g, r[i].id);
     }
-    gw_result_render(rd->g, &r[i], rd->framed, read_rendered, rd);
+    gw_result_render(rd->g, &r[i], rd->c, rd->framed, read_rendered, rd);
   }
   read_unref(rd);  /* the reference read_send took */
 }

@@ -2,7 +2,10 @@
  * HTML, no script, refreshed by the browser every 10 s; behind the same
  * API keys as the rest (Bearer, or HTTP Basic with the key as password,
  * so a browser can ask for it). One lua_fleet run per view, its cost
- * bounded by STATUS_EXAMINE; at most STATUS_BUSY_MAX views at once. */
+ * bounded by STATUS_EXAMINE; at most STATUS_BUSY_MAX views at once.
+ * The fleet (every client, the busiest sites, the replica's errors with
+ * their URLs) is an operator key's; /status?client=NAME shows one client's
+ * row, and is all a crawler key sees: its own. */
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,10 +27,11 @@ struct status_view {
   struct gw      *g;
   struct api_req *rq;
   bool            aborted;
+  char            only[STATE_CLIENT_MAX + 1];  /* one client's view, or "" */
 };
 
 /* Bearer, or Basic with the API key as the password. */
-static bool status_auth(struct gw *g, struct api_req *rq)
+static const struct state_client *status_auth(struct gw *g, struct api_req *rq)
 {
   const char *h = api_req_header(rq, "Authorization");
   const struct state_client *c = NULL;
@@ -47,7 +51,7 @@ static bool status_auth(struct gw *g, struct api_req *rq)
   }
   if(c) {
     api_req_set_client(rq, c->name);
-    return true;
+    return c;
   }
   g->stats.unauthorized++;
   /* both challenges, one header each: a browser takes the one it knows */
@@ -55,7 +59,36 @@ static bool status_auth(struct gw *g, struct api_req *rq)
   api_reply_header(rq, "WWW-Authenticate", "Basic realm=\"wpfs\", charset=\"UTF-8\"");
   api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
               "send \"Authorization: Bearer <API key>\", or the key as a Basic password");
-  return false;
+  return NULL;
+}
+
+/* Which view c may have: the fleet, or one client's (only set). 0, or -1
+ * after answering 403 or 400. */
+static int status_scope(struct gw *g, struct api_req *rq, const struct state_client *c,
+                        char *only, size_t cap)
+{
+  const char *want = api_req_arg(rq, "client");
+  enum auth_role r = auth_role_of(g->auth, c);
+  if(want && !state_client_ok(want)) {
+    json_t *ext = json_pack("{s:s, s:s}", "field", "client", "reason", "a client name");
+    api_problem(rq, 400, "invalid-parameter", "Invalid parameter", ext,
+                "client: 1-%d of [A-Za-z0-9._-]", STATE_CLIENT_MAX);
+    return -1;
+  }
+  if(r == AUTH_ROLE_OPERATOR) {
+    snprintf(only, cap, "%s", want ? want : "");
+    return 0;
+  }
+  if(r == AUTH_ROLE_CRAWLER && want && !strcmp(want, c->name)) {
+    snprintf(only, cap, "%s", want);
+    return 0;
+  }
+  gw_forbidden(g, rq, c,
+               r == AUTH_ROLE_CRAWLER
+                   ? "the fleet and other clients' figures are for operator keys; a crawler "
+                     "key sees its own at /status?client=<its name>"
+                   : "the status page is for operator and crawler keys");
+  return -1;
 }
 
 static void esc(struct buf *b, const char *s)
@@ -136,13 +169,16 @@ static uint64_t delivered_here(const struct gw *g, const char *client)
   return n;
 }
 
-static void clients(struct buf *b, const struct gw *g, const struct state_fleet *f)
+static void clients(struct buf *b, const struct gw *g, const struct state_fleet *f,
+                    const char *only)
 {
   buf_adds(b, "<h2>Clients</h2>\n<table id=\"clients\"><tr><th>client</th><th>queued</th>"
               "<th>in flight</th><th>results unread</th><th>oldest unread</th>"
               "<th>delivered by this replica</th></tr>\n");
   for(size_t i = 0; i < f->nclients; i++) {
     const struct state_fleet_client *c = &f->clients[i];
+    if(*only && strcmp(c->name, only))
+      continue;
     buf_adds(b, "<tr><td>");
     esc(b, c->name);
     buf_addf(b, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>",
@@ -214,10 +250,15 @@ static void status_got(void *arg, store_err err, const struct state_fleet *f)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     head(&b, g, f);
-    replicas(&b, f);
-    clients(&b, g, f);
-    sites(&b, f);
-    errors(&b, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+    if(*v->only) {  /* the sites and errors are everyone's */
+      clients(&b, g, f, v->only);
+      buf_adds(&b, "</body></html>\n");
+    } else {
+      replicas(&b, f);
+      clients(&b, g, f, "");
+      sites(&b, f);
+      errors(&b, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+    }
   }
   if(err || !b.data) {
     buf_free(&b);
@@ -236,7 +277,9 @@ static void status_abort(void *arg) { ((struct status_view *)arg)->aborted = tru
 void gw_h_status(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
-  if(!status_auth(g, rq))
+  const struct state_client *c = status_auth(g, rq);
+  char only[STATE_CLIENT_MAX + 1];
+  if(!c || status_scope(g, rq, c, only, sizeof only))
     return;
   if(g->fleet.status_busy >= STATUS_BUSY_MAX) {
     api_reply_header(rq, "Retry-After", "1");
@@ -246,16 +289,21 @@ void gw_h_status(struct api_req *rq, void *arg)
   }
   struct status_view *v = mem_calloc(1, sizeof *v);
   const char *names[GW_FLEET_CLIENTS];
-  struct state_fleet_args a = { .top = STATUS_TOP, .examine = STATUS_EXAMINE,
-                                .replica_ttl_ms = 15000, .clients = names,
-                                .nclients = gw_fleet_clients(g, names, GW_FLEET_CLIENTS) };
+  /* one client's view asks about that client only, and ranks no sites */
+  const char *one[1] = { only };
+  struct state_fleet_args a = { .top = *only ? 0 : STATUS_TOP,
+                                .examine = *only ? 0 : STATUS_EXAMINE,
+                                .replica_ttl_ms = 15000, .clients = *only ? one : names,
+                                .nclients = *only ? 1 : gw_fleet_clients(g, names,
+                                                                         GW_FLEET_CLIENTS) };
   store_err e = v ? state_fleet(g->st, &a, status_got, v) : STORE_NOMEM;
   if(e) {
     mem_free(v);
     gw_store_down(rq, e);
     return;
   }
-  *v = (struct status_view){ g, rq, false };
+  *v = (struct status_view){ .g = g, .rq = rq };
+  snprintf(v->only, sizeof v->only, "%s", only);
   g->fleet.status_busy++;
   api_req_on_abort(rq, status_abort, v);
 }

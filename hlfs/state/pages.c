@@ -56,12 +56,36 @@ void pages_scripts(struct store *s)
                "return redis.call('EXPIRE', KEYS[1], ARGV[2])");
 }
 
-void page_key(const char *url, char *out, size_t outlen)
+void page_key_owned(const char *url, const char *owner, char *out, size_t outlen)
 {
   struct url_parts up;
   const char *host = url_split(url, &up) == URL_OK ? up.host : "-";
-  snprintf(out, outlen, "page:{%.253s}:%016llx", host,
-           (unsigned long long)hash_fp64(url, strlen(url)));
+  snprintf(out, outlen, "page:{%.253s}:%016llx%s%.64s", host,
+           (unsigned long long)hash_fp64(url, strlen(url)), owner ? ":" : "",
+           owner ? owner : "");
+}
+
+void page_key(const char *url, char *out, size_t outlen)
+{
+  page_key_owned(url, NULL, out, outlen);
+}
+
+const char *page_key_owner(const char *key)
+{
+  /* the host ends at the last '}': neither the hash nor a client name
+   * (state_client_ok) has one */
+  const char *t = key ? strrchr(key, '}') : NULL;
+  if(!t || strncmp(key, "page:{", 6) || t[1] != ':' || strlen(t + 2) < 17 || t[18] != ':')
+    return NULL;
+  return t + 19;
+}
+
+bool page_key_readable(const char *key, const char *reader, bool reader_private)
+{
+  const char *owner = page_key_owner(key);
+  if(reader_private)
+    return owner && reader && !strcmp(owner, reader);
+  return !owner;
 }
 
 struct page_op {

@@ -1,7 +1,11 @@
 #ifndef WPFS_HLFS_PAGES_H
 #define WPFS_HLFS_PAGES_H
 /* Fetched pages in Redis: one HASH per canonical URL, key
- * "page:{<host>}:<xxh3 of the URL, hex>". The body is stored zstd-compressed; metadata as fields.
+ * "page:{<host>}:<xxh3 of the URL, hex>", the shared copy, or
+ * "page:{<host>}:<xxh3>:<client>", the copy of a client whose pages are
+ * its own (a private API key: docs/operations.md, "Security"): the key
+ * says who fetched a copy, so that a result pointing to one (coalesced
+ * requests) is checked against its reader. The body is stored zstd-compressed; metadata as fields.
  * Pages expire after the configured TTL. The store given is the page
  * cache's own Redis, whose maxmemory with allkeys-lru bounds their total
  * size (any page may vanish at any time), or the state Redis, which never
@@ -14,7 +18,7 @@
 
 #include "hlfs/state/store.h"
 
-#define PAGE_KEY_MAX 320
+#define PAGE_KEY_MAX 360  /* 6 + 253 (host) + 2 + 16 + 1 + 64 (client), and the NUL */
 
 struct page {
   const char *url;
@@ -36,6 +40,13 @@ struct page {
  * hash tag is the URL's host, whatever the politeness unit, so that a page
  * is found from its URL alone. */
 void page_key(const char *url, char *out, size_t outlen);
+/* The key of owner's own copy of url (owner NULL: the shared copy). */
+void page_key_owned(const char *url, const char *owner, char *out, size_t outlen);
+/* The owner a key names, NULL for a shared copy (or a key of another form). */
+const char *page_key_owner(const char *key);
+/* Whether reader may read key's copy: a private reader (reader_private)
+ * only its own copies, any other reader only shared ones. */
+bool page_key_readable(const char *key, const char *reader, bool reader_private);
 
 /* Register the page scripts on s, before store_start (page_put and
  * page_touch fail with STORE_PROTO on a store without them). */

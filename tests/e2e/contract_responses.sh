@@ -21,7 +21,9 @@ LLFS_MAIN=$LLFS_URL
 cat >"$T_DIR/clients.json" <<'EOF'
 {"clients": [
   {"name": "crawler", "token": "contract-crawler-token"},
-  {"name": "slowpoke", "token": "contract-slowpoke-token", "rate": 0.001, "burst": 1}
+  {"name": "slowpoke", "token": "contract-slowpoke-token", "rate": 0.001, "burst": 1},
+  {"name": "worker", "token": "contract-worker-token", "role": "crawler"},
+  {"name": "scraper", "token": "contract-scraper-token", "role": "metrics"}
 ]}
 EOF
 start_hlfs a --tokens-file "$T_DIR/clients.json" --min-delay-ms 0 --delay-factor 0 \
@@ -161,6 +163,25 @@ expect "page purge: absent" 200 DELETE '/v1/pages?url=http://never.example/x'
 expect "pages without a key" 401/unauthorized -A GET '/v1/pages?url=http://a/'
 expect "stats" 200 GET /v1/stats
 expect "status page" 200 GET /status
+expect "status page: one client" 200 GET /status?client=slowpoke
+expect "status page: a bad client name" 400/invalid-parameter GET '/status?client=a%20b'
+WORKER=(-A -H 'Authorization: Bearer contract-worker-token')
+SCRAPER=(-A -H 'Authorization: Bearer contract-scraper-token')
+expect "page purge: a crawler key" 403/forbidden "${WORKER[@]}" DELETE '/v1/pages?url=http://never.example/x'
+expect "status page: a crawler key" 403/forbidden "${WORKER[@]}" GET /status
+expect "status page: a crawler key, its own row" 200 "${WORKER[@]}" GET /status?client=worker
+expect "client metrics" 200 GET /v1/metrics/clients
+expect "client metrics: a metrics key" 200 "${SCRAPER[@]}" GET /v1/metrics/clients
+expect "client metrics: a crawler key" 403/forbidden "${WORKER[@]}" GET /v1/metrics/clients
+expect "client metrics without a key" 401/unauthorized -A GET /v1/metrics/clients
+expect "stats: a metrics key" 200 "${SCRAPER[@]}" GET /v1/stats
+expect "batches: a metrics key" 403/forbidden "${SCRAPER[@]}" -d '{"urls":["http://a/"]}' POST /v1/batches
+expect "results: a metrics key" 403/forbidden "${SCRAPER[@]}" GET /v1/results
+expect "ack: a metrics key" 403/forbidden "${SCRAPER[@]}" -d '{"deliveries":[]}' POST /v1/results/ack
+expect "fetch: a metrics key" 403/forbidden "${SCRAPER[@]}" -d '{"url":"http://a/"}' POST /v1/fetch
+expect "sites: a metrics key" 403/forbidden "${SCRAPER[@]}" GET /v1/sites/a
+expect "robots: a metrics key" 403/forbidden "${SCRAPER[@]}" GET '/v1/robots?url=http://a/'
+expect "page: a metrics key" 403/forbidden "${SCRAPER[@]}" GET '/v1/pages?url=http://a/'
 expect "PUT /v1/batches: 405" 405/method-not-allowed -d '{}' PUT /v1/batches
 expect "DELETE /v1/results: 405" 405/method-not-allowed DELETE /v1/results
 expect "POST /v1/sites/x: 405" 405/method-not-allowed -d '{}' POST /v1/sites/x

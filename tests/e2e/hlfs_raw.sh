@@ -23,6 +23,10 @@ u=$(tw_url 127.10.0.1 /p/1.html)
 is "$(raw 'text/html' '' "$u")" 200 "Accept: text/html: 200"
 is "$(md5sum <"$T_DIR/raw.body")" "$(direct_md5 "$u")" "the body is the page's bytes"
 is "$(hdr Content-Type)" "$(curl -s -o /dev/null -w '%{content_type}' "$u")" "with the page's Content-Type"
+# a site's HTML served from the API's origin: no script of it runs there,
+# and no browser takes it for another type than the site said
+is "$(hdr Content-Security-Policy)" sandbox "Content-Security-Policy: sandbox"
+is "$(hdr X-Content-Type-Options)" nosniff "X-Content-Type-Options: nosniff"
 is "$(hdr X-Wpfs-Outcome)/$(hdr X-Wpfs-Status)/$(hdr X-Wpfs-Url)" "ok/200/$u" "outcome, status and URL in headers"
 ok "the request id in X-Wpfs-Id" test -n "$(hdr X-Wpfs-Id)"
 ok "the age in X-Wpfs-Age" test -n "$(hdr X-Wpfs-Age)"
@@ -62,6 +66,9 @@ code=$(curl -s -D "$T_DIR/raw.head" -o "$T_DIR/raw.body" -w '%{http_code}' -H "A
   -H 'Accept: text/html' "$HLFS_URL/v1/pages?url=$(jq -rn --arg u "$u" '$u|@uri')")
 is "$code/$(md5sum <"$T_DIR/raw.body")" "200/$(direct_md5 "$u")" "GET /v1/pages: the stored bytes"
 is "$(hdr X-Wpfs-Outcome)" ok "with its outcome"
+is "$(hdr Content-Security-Policy)/$(hdr X-Content-Type-Options)" sandbox/nosniff \
+  "GET /v1/pages raw: sandboxed, not sniffed"
+is "$(hdr Content-Type | cut -d';' -f1)" text/html "and the page's own Content-Type"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $T" \
   "$HLFS_URL/v1/pages?url=$(jq -rn --arg u "$(tw_url 127.10.0.1 /p/11.html)" '$u|@uri')&format=raw")
 is "$code" 404 "a page never fetched: 404"

@@ -12,6 +12,10 @@
 #   TORTURE_SHARDS   state Redis servers, one shard group each (default: 1
 #                    for an even seed, 2 for an odd one, so that the daily
 #                    seed alternates); each is killed and paused on its own
+#   TORTURE_ATTACK   0: no attacker (tests/torture/attacker.mjs: hostile API
+#                    traffic beside the clients; default 1)
+#   TORTURE_P99_MS   the attacker's bound on a keyed request's p99 (1000);
+#   TORTURE_IDLE_MAX_S  on an idle connection that never sent a request (30)
 #
 # The seed fixes the world, every client's choices and the fault schedule;
 # what the processes do in between depends on timing, so a failure replays
@@ -121,7 +125,8 @@ cat >"$T_DIR/tokens.json" <<EOF
 {"clients": [
   {"name": "c0", "token": "torture-token-0", "weight": 2},
   {"name": "c1", "token": "torture-token-1", "weight": 1},
-  {"name": "c2", "token": "torture-token-2", "weight": 1, "rate": 4, "burst": 12, "max_queued": 30}
+  {"name": "c2", "token": "torture-token-2", "weight": 1, "rate": 4, "burst": 12, "max_queued": 30},
+  {"name": "x", "token": "torture-attacker-key", "role": "crawler"}
 ]}
 EOF
 PROCS="$REDIS_NAMES llfs1 llfs2 a b"
@@ -248,6 +253,8 @@ RESULT_JQ='.results[] | {id, url, outcome, delivery, status, attempts, co: .coal
 CPIDS=()
 for k in 0 1 2; do client "$k" & CPIDS+=($!); T_PIDS+=($!); done
 event "clients started"
+. "$WPFS_ROOT/tests/torture/attacker.sh"
+attacker_start
 
 # ---- faults -------------------------------------------------------------------
 faults=0
@@ -304,6 +311,7 @@ done
 touch "$T_DIR/stop"
 event "faults and clients stopped ($faults faults)"
 wait "${CPIDS[@]}" 2>/dev/null
+attacker_end
 sleep 1
 alive_check
 
