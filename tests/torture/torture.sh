@@ -12,6 +12,10 @@
 #   TORTURE_SHARDS   state Redis servers, one shard group each (default: 1
 #                    for an even seed, 2 for an odd one, so that the daily
 #                    seed alternates); each is killed and paused on its own
+#   TORTURE_SENTINEL 1: the state Redis is a master, two replicas and three
+#                    sentinels (one shard group); the Redis faults kill or
+#                    pause the master at random moments, mid-fetch too, and
+#                    the killed one comes back as a replica of the new one
 #   TORTURE_ATTACK   0: no attacker (tests/torture/attacker.mjs: hostile API
 #                    traffic beside the clients; default 1)
 #   TORTURE_P99_MS   the attacker's bound on a keyed request's p99 (1000);
@@ -28,7 +32,10 @@ DRAIN_S=${TORTURE_DRAIN_S:-120}
 RSS_MAX_KB=${TORTURE_RSS_MAX_KB:-400000}
 EV=$T_DIR/events
 SHARDS=${TORTURE_SHARDS:-$((SEED % 2 + 1))}
-echo "# torture seed $SEED, $SECS s of faults, $SHARDS state Redis (TORTURE_SEED=$SEED replays)"
+SENTINEL=${TORTURE_SENTINEL:-0}
+[ "$SENTINEL" = 1 ] && SHARDS=3  # three servers, one shard group
+echo "# torture seed $SEED, $SECS s of faults, $SHARDS state Redis$( [ "$SENTINEL" = 1 ] &&
+  echo " (a master, two replicas, three sentinels)") (TORTURE_SEED=$SEED replays)"
 RANDOM=$SEED
 : >"$EV"
 event() { echo "$(date +%H:%M:%S.%3N) $*" >>"$EV"; }
@@ -83,15 +90,44 @@ for s in $(seq 0 $((SHARDS - 1))); do
 done
 REDIS_LIST=$(printf '127.0.0.1:%s,' "${RPS[@]}")
 REDIS_LIST=${REDIS_LIST%,}
+SPS=()
+if [ "$SENTINEL" = 1 ]; then
+  SPS=("$(freeport)" "$(freeport)" "$(freeport)")
+  REDIS_ARGS=(--redis-sentinels "$(printf '127.0.0.1:%s,' "${SPS[@]}" | sed 's/,$//')"
+              --redis-master wpfs)
+else
+  REDIS_ARGS=(--redis "$REDIS_LIST")
+fi
+# The port of the state Redis master as the sentinels name it (empty when
+# none answers yet).
+sentinel_master() {
+  local sp p
+  for sp in "${SPS[@]}"; do
+    p=$(redis-cli -p "$sp" SENTINEL get-master-addr-by-name wpfs 2>/dev/null | sed -n 2p)
+    [ -n "$p" ] && { echo "$p"; return; }
+  done
+}
+# The state Redis to inspect: every shard group's, or the master's.
+state_ports() {
+  if [ "$SENTINEL" = 1 ]; then sentinel_master; else echo "${RPS[@]}"; fi
+}
+# Which redisK listens on PORT.
+redis_name() { local k; for k in "${!RPS[@]}"; do [ "${RPS[k]}" = "$1" ] && echo "redis$k"; done; }
 start_redis_cache 64mb
 gen=0
 launch() {  # NAME: (re)start that process on its fixed port
   gen=$((gen + 1))
   case $1 in
     redis*)
-      local rp=${RPS[${1#redis}]}
+      local rp=${RPS[${1#redis}]} of=()
+      if [ "$SENTINEL" = 1 ]; then  # a replica of the master, as redis-ha.sh starts a pod
+        local m
+        m=$(sentinel_master)
+        [ -z "$m" ] && m=${RPS[0]}
+        [ "$m" != "$rp" ] && of=(--replicaof 127.0.0.1 "$m")
+      fi
       bg "$1.$gen" redis-server --port "$rp" --bind 127.0.0.1 --dir "$T_DIR/$1" \
-        --appendonly yes --appendfsync always --save '' --protected-mode no --logfile ""
+        --appendonly yes --appendfsync always --save '' --protected-mode no --logfile "" "${of[@]}"
       printf -v "PID_$1" '%s' "$BG_PID"
       wait_for 10 redis-cli -p "$rp" ping || violation "$1 did not restart" ;;
     llfs1|llfs2)
@@ -112,7 +148,7 @@ launch() {  # NAME: (re)start that process on its fixed port
       # bound (seed 20261127, ASan build). Capped at 8 s here, as the
       # drain's bound assumes.
       bg "hlfs-$1.$gen" "$WPFS_BIN/hlfs" --listen-port "${!port}" --replica "$1" \
-        --redis "$REDIS_LIST" --cache-redis "127.0.0.1:$CACHE_REDIS_PORT" \
+        "${REDIS_ARGS[@]}" --cache-redis "127.0.0.1:$CACHE_REDIS_PORT" \
         --llfs "http://127.0.0.1:$LP1,http://127.0.0.1:$LP2" --tokens-file "$T_DIR/tokens.json" \
         --min-delay-ms 100 --delay-factor 0 --lease-ms 8s --visibility-ms 5s --max-wait-ms 5s \
         --max-delay-ms 2s --backoff-max-ms 8000
@@ -130,7 +166,26 @@ cat >"$T_DIR/tokens.json" <<EOF
 ]}
 EOF
 PROCS="$REDIS_NAMES llfs1 llfs2 a b"
-for p in $PROCS; do launch "$p"; done
+for p in $REDIS_NAMES; do launch "$p"; done
+if [ "$SENTINEL" = 1 ]; then
+  for sp in "${SPS[@]}"; do
+    cat >"$T_DIR/sentinel-$sp.conf" <<CONF
+port $sp
+bind 127.0.0.1
+protected-mode no
+dir $T_DIR
+sentinel monitor wpfs 127.0.0.1 ${RPS[0]} 2
+sentinel down-after-milliseconds wpfs 1000
+sentinel failover-timeout wpfs 5000
+sentinel parallel-syncs wpfs 2
+CONF
+    bg "sentinel-$sp" redis-server "$T_DIR/sentinel-$sp.conf" --sentinel
+  done
+  known() { [ "$(redis-cli -p "${SPS[0]}" SENTINEL replicas wpfs | grep -c '^flags$')" -ge 2 ] &&
+            [ "$(redis-cli -p "${SPS[0]}" SENTINEL sentinels wpfs | grep -c '^flags$')" -ge 2 ]; }
+  wait_for 30 known || violation "the sentinels do not know the replicas and each other"
+fi
+for p in llfs1 llfs2 a b; do launch "$p"; done
 down=""  # the process the fault loop has stopped right now
 alive_check() {
   local p pid
@@ -143,7 +198,7 @@ alive_check() {
 # every state Redis: redis-cli ARGS... run against each, outputs joined
 state_cli() {
   local rp
-  for rp in "${RPS[@]}"; do redis-cli -p "$rp" "$@"; done
+  for rp in $(state_ports); do redis-cli -p "$rp" "$@"; done
 }
 state_keys() { state_cli dbsize | awk '{ n += $1 } END { print n }'; }
 base_keys=$(state_keys)
@@ -274,8 +329,25 @@ rss_check() {
 # before shards were tried)
 pick_redis() {
   PICKED=redis0
-  ((SHARDS > 1)) && PICKED=redis$((RANDOM % SHARDS))
+  if [ "$SENTINEL" = 1 ]; then  # the master: a replica's fault is no failover
+    PICKED=$(redis_name "$(sentinel_master)")
+    [ -n "$PICKED" ] || PICKED=redis0
+  elif ((SHARDS > 1)); then
+    PICKED=redis$((RANDOM % SHARDS))
+  fi
   return 0
+}
+# Sentinel: the killed master comes back once the sentinels have promoted
+# another, as a replica of it (redis-ha.sh); never a second master.
+await_failover() {  # PORT of the dead master
+  local t0=$SECONDS
+  while [ $((SECONDS - t0)) -lt 30 ]; do
+    [ -n "$(sentinel_master)" ] && [ "$(sentinel_master)" != "$1" ] && {
+      event "failover: the sentinels name $(sentinel_master) after $((SECONDS - t0)) s"
+      return 0; }
+    sleep 0.2
+  done
+  violation "no failover 30 s after the master on $1 died"
 }
 fault() {
   local f=$((RANDOM % 6)) p pid pause
@@ -297,6 +369,7 @@ fault() {
   kill -9 "${!pid}" 2>/dev/null
   wait "${!pid}" 2>/dev/null
   sleep "0.$((RANDOM % 10))"
+  [ "$SENTINEL" = 1 ] && [ "${p#redis}" != "$p" ] && await_failover "${RPS[${p#redis}]}"
   launch "$p"
   down=""
   faults=$((faults + 1))
@@ -336,7 +409,7 @@ drain() {  # K: read and ack until every accepted id has a result, or the bound
 redis_xlen() {  # CLIENT: entries in its result streams (every shard)
   local n=0 key
   local rp
-  for rp in "${RPS[@]}"; do
+  for rp in $(state_ports); do
     for key in $(redis-cli -p "$rp" --scan --pattern "x:{*}$1"); do
       n=$((n + $(redis-cli -p "$rp" xlen "$key")))
     done
@@ -351,7 +424,7 @@ redis_xlen() {  # CLIENT: entries in its result streams (every shard)
 # last result that client read, and stayed unread).
 work_left() {
   local n=0 rp key
-  for rp in "${RPS[@]}"; do
+  for rp in $(state_ports); do
     n=$((n + $(redis-cli -p "$rp" --scan --pattern 'q:*' | wc -l)))
     for key in $(redis-cli -p "$rp" --scan --pattern 'lz:*'); do
       n=$((n + $(redis-cli -p "$rp" zcard "$key")))
@@ -410,6 +483,16 @@ for k in 0 1 2; do
   n=$(wc -l <"$d/early")
   early=$((early + n))
   [ "$n" = 0 ] || violation "c$k: $n transient failures final while a retry was allowed: $(head -3 "$d/early" | tr '\n' ';')"
+done
+
+# A page fetched is never lost to a store's outage (docs/retries.md): held
+# through a page cache outage, its completion tried again through a state
+# Redis outage or failover; none ends page_store_error.
+pse=0
+for k in 0 1 2; do
+  n=$(jq -r 'select(.outcome == "page_store_error") | .id' "$T_DIR/c$k/results" | sort -u | wc -l)
+  pse=$((pse + n))
+  [ "$n" = 0 ] || violation "c$k: $n results page_store_error: a fetched page lost"
 done
 
 # The origin's view: one request at a time per site, Crawl-delay kept,
@@ -476,12 +559,13 @@ leaks() {  # PORT: the checks on one state Redis
     [ -z "$(redis-cli -p "$rp" hget "$key" lt)" ] || leak "$key still leased"
   done
 }
-for rp in "${RPS[@]}"; do leaks "$rp"; done
+for rp in $(state_ports); do leaks "$rp"; done
 end_keys=$(state_keys)
 
 nv=$( [ -s "$T_DIR/violations" ] && wc -l <"$T_DIR/violations" || echo 0)
 echo "# faults $faults, URLs accepted $accepted, lost $lost, duplicates delivered $dups," \
   "results of lost-answer submissions $unknown, overlaps $overlaps, transient failures final early $early," \
+  "pages lost to a store $pse," \
   "drained in ${drain_s}s," \
   "peak RSS $((rss_max / 1024)) MiB, state keys $base_keys -> $end_keys, violations $nv"
 echo "torture-figures seed=$SEED seconds=$SECS faults=$faults accepted=$accepted lost=$lost" \
