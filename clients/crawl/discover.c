@@ -95,6 +95,25 @@ static void dsc_progress(struct dsc *d, bool force)
   progress_update(&d->prog, &pc, force);
 }
 
+/* Said once at the end, on or off a terminal: what ended without a page,
+ * by cause; and a crawl none of whose seeds gave a page did nothing. */
+static int dsc_verdict(struct dsc *d, int code)
+{
+  struct crawl_stats st;
+  crawl_stats(d->c, &st);
+  char causes[1024];
+  tally_text(&st.causes, causes, sizeof causes);
+  if(st.causes.total)
+    LOG(LOG_INFO, "%llu URLs ended without a page: %s", (unsigned long long)st.causes.total,
+        causes);
+  if(code != DISCOVER_EXIT_DONE || st.seeds_fetched || !(st.seeds || st.seeds_refused))
+    return code;
+  LOG(LOG_ERROR, "no seed could be crawled: %llu refused, %llu fetched without a page (%s)",
+      (unsigned long long)st.seeds_refused, (unsigned long long)st.seeds,
+      st.causes.total ? causes : "no result");
+  return DISCOVER_EXIT_NO_SEED;
+}
+
 static void dsc_finish(struct dsc *d, int code)
 {
   if(d->done)
@@ -110,6 +129,7 @@ static void dsc_finish(struct dsc *d, int code)
     if(code == DISCOVER_EXIT_DONE)
       d->exit_code = DISCOVER_EXIT_LOCAL;
   }
+  d->exit_code = dsc_verdict(d, d->exit_code);
   dsc_progress(d, true);
   progress_end(&d->prog);
   struct buf sum;
@@ -348,11 +368,14 @@ static crawl_err deliver(struct dsc *d, const struct gw_result *g)
   char *own;
   const char *url = result_url(d, g, &own);
   bool no_page = g->page != NULL;  /* the gateway could not inline the page */
+  char why[GWPROTO_CAUSE_MAX];
+  const char *cause = gwproto_cause(g, why, sizeof why);
   struct crawl_result r = {
     url, no_page ? "page_unavailable" : g->outcome,
     !strcmp(g->outcome, "not_modified") ? 200 : g->status, g->headers, g->nheaders,
     no_page ? NULL : g->body, no_page ? 0 : g->body_len, g->truncated, g->redirect,
-    g->fetched_at ? g->fetched_at : clock_wall_ms(), g->response_ms
+    g->fetched_at ? g->fetched_at : clock_wall_ms(), g->response_ms, cause,
+    cause ? g->cause_status : 0
   };
   crawl_err e = crawl_result(d->c, &r);
   if(!e && crawl_outcome_http(g->outcome))
