@@ -295,6 +295,13 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
   return e ? e : c->err;
 }
 
+void crawl_sitemaps_unasked(struct crawl *c, const char *url, const char *why)
+{
+  c->st.sitemaps_unasked++;
+  struct log_ctx ctx = { .url = url, .action = "asking for sitemaps" };
+  LOGC(LOG_INFO, &ctx, "the host's sitemaps are not read: %s", why);
+}
+
 /* Pages still allowed by max_pages, counting the outstanding ones. */
 static size_t page_room(struct crawl *c, size_t max)
 {

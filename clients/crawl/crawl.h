@@ -147,7 +147,8 @@ struct crawl_opts crawl_opts_default(void);
   X(ascents)        /* directories above fetched URLs offered (path_ascend) */ \
   X(records_too_large) /* pages past the WARC record's caps: a log line, no record */ \
   X(seeds_refused)  /* seeds not queued: seed_refusals says why */          \
-  X(seeds_fetched)  /* seeds answered 2xx or 3xx */
+  X(seeds_fetched)  /* seeds answered 2xx or 3xx */                        \
+  X(sitemaps_unasked) /* hosts whose sitemaps were not asked or not answered */
 
 struct crawl_stats {
 #define X(name) uint64_t name;
@@ -196,6 +197,10 @@ crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsign
  * link (same filters and seen test); its result is read for <loc>s rather
  * than parsed as a page. */
 crawl_err crawl_add_sitemap(struct crawl *c, const char *url);
+/* The sitemaps of url's host will not be read (why: the gateway did not
+ * answer the question, or too many hosts wait to be asked): counted and
+ * said, not lost in silence. */
+void      crawl_sitemaps_unasked(struct crawl *c, const char *url, const char *why);
 /* Up to max URLs to submit now; each item (its url too) stays valid until
  * crawl_result, crawl_reject or crawl_requeue returns for it. */
 size_t    crawl_take(struct crawl *c, size_t max, struct frontier_item *out);

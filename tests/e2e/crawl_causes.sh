@@ -113,7 +113,7 @@ is "$(tw_site_json "$GOOD" "requests=100" | jq '[.requests[] | select(.path | te
 discover --seeds "$T_DIR/dead" --out "$T_DIR/d3" >"$T_DIR/d3.sum" 2>"$T_DIR/d3.err"
 is "$?" 5 "discover: every seed ended without a page: exit 5"
 ok "discover: ...saying so, with the causes" grep -q \
-  'no seed could be crawled: 0 refused, 8 fetched without a page (connect_refused 2, dns_nxdomain 2, robots_5xx 2, timeout 2)' \
+  'no seed could be crawled: 0 refused, 8 without a 2xx or 3xx answer (connect_refused 2, dns_nxdomain 2, robots_5xx 2, timeout 2)' \
   "$T_DIR/d3.err"
 is "$(tail -1 "$T_DIR/d3.sum" | jq -c .causes.dns_nxdomain)" 2 "discover: ...and the summary still comes"
 
