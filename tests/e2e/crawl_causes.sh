@@ -117,6 +117,13 @@ ok "discover: ...saying so, with the causes" grep -q \
   "$T_DIR/d3.err"
 is "$(tail -1 "$T_DIR/d3.sum" | jq -c .causes.dns_nxdomain)" 2 "discover: ...and the summary still comes"
 
+# On a terminal, the last line for a person counts them too.
+printf 'http://%s:%s/\nhttp://nx.test/tty.html\n' "$GOOD" "$P" >"$T_DIR/tty-seeds"
+WPFS_TOKEN=$TOKEN script -qec "'$WPFS_BIN/wpfs-discover' --gateway '$HLFS_URL' --log-level off \
+  --seeds '$T_DIR/tty-seeds' --out '$T_DIR/d4' >/dev/null" /dev/null >"$T_DIR/d4.tty" 2>&1
+ok "discover on a terminal: the last line counts what ended without a page" grep -q \
+  "crawl log $T_DIR/d4/crawl.jsonl; 1 without a page: dns_nxdomain 1" "$T_DIR/d4.tty"
+
 # ---- wpfs-focus --------------------------------------------------------------
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-focus" --gateway "$HLFS_URL" --log-level info \
   --seeds "$T_DIR/seeds" --out "$T_DIR/f" --topic "page words" --stall-ms 60s \
