@@ -81,6 +81,18 @@ static int cfg_bool(const char *val, bool *out)
   return -1;
 }
 
+/* A boolean flag's value: the next argument when it is a boolean word
+ * (--sitemaps false, as --help's "--sitemaps <bool>" reads), else true (a
+ * bare --sitemaps). No program takes a positional argument, so a word
+ * after a flag can only be its value. */
+static const char *cfg_bool_next(int argc, char **argv, int *i)
+{
+  bool b;
+  if(*i + 1 < argc && cfg_bool(argv[*i + 1], &b) == 0)
+    return argv[++*i];
+  return "true";
+}
+
 static int cfg_set_number(const struct cfg_key *k, void *obj, const char *val,
                           char *err, size_t errlen)
 {
@@ -216,7 +228,7 @@ static enum cfg_rc cfg_arg(const struct cfg_prog *p, void *obj, int argc, char *
   }
   const char *val = eq ? eq + 1 : NULL;
   if(!val && k->type == CFG_BOOL)
-    val = "true";
+    val = cfg_bool_next(argc, argv, i);
   if(!val && *i + 1 < argc)
     val = argv[++*i];
   if(!val) {

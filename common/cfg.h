@@ -17,7 +17,9 @@ enum cfg_type {
   CFG_SIZE,    /* size_t; accepts k, m, g suffixes (powers of 1024) */
   CFG_MSEC,    /* long milliseconds; accepts ms, s, m suffixes */
   CFG_DOUBLE,  /* double */
-  CFG_BOOL,    /* bool; true/false/1/0/yes/no/on/off; a bare flag means true */
+  CFG_BOOL,    /* bool; true/false/1/0/yes/no/on/off, as --flag VALUE or
+                * --flag=VALUE; a bare flag (not followed by one of those
+                * words) means true */
   CFG_STR,     /* char *, owned by the struct: free with cfg_free */
   CFG_LIST,    /* char *, comma-separated; a repeated flag appends */
 };

@@ -200,22 +200,75 @@ static crawl_err canon(const struct crawl *c, const char *url, char **out)
   return ue == URL_OK ? CRAWL_OK : ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
 }
 
-crawl_err crawl_add_seed(struct crawl *c, const char *url)
+/* What crawl_links_one did with a seed, from the counters it moved. */
+struct seed_mark {
+  uint64_t new, known, invalid, drop[DROP__LAST];
+};
+
+static void seed_mark(const struct crawl *c, struct seed_mark *m)
+{
+  m->new = c->st.links_new;
+  m->known = c->st.links_known;
+  m->invalid = c->st.links_invalid;
+  memcpy(m->drop, c->st.drop, sizeof m->drop);
+}
+
+/* NULL: queued (or waiting for the seen set's answer); else why not. The
+ * counters a link would move are put back: seeds are not links. */
+static const char *seed_fate(struct crawl *c, const struct seed_mark *m)
+{
+  const char *why = NULL;
+  for(int r = 1; !why && r < DROP__LAST; r++)
+    if(c->st.drop[r] != m->drop[r])
+      why = drop_name((enum drop_reason)r);
+  if(!why && c->st.links_invalid != m->invalid)
+    why = "malformed";
+  if(!why && c->st.links_known != m->known)
+    why = "duplicate";
+  c->st.seeds += c->st.links_new - m->new;
+  c->st.links_new = m->new;
+  c->st.links_known = m->known;
+  c->st.links_invalid = m->invalid;
+  return why;
+}
+
+static void seed_refuse(struct crawl *c, const char *why, const char **refused)
+{
+  *refused = why;
+  c->st.seeds_refused++;
+  tally_add(&c->st.seed_refusals, why, 1);
+}
+
+crawl_err crawl_seed(struct crawl *c, const char *url, const char **refused)
 {
   char *u = NULL;
+  *refused = NULL;
   crawl_err e = canon(c, url, &u);
+  if(e == CRAWL_ERR_INVALID) {
+    seed_refuse(c, "malformed", refused);
+    return c->err;
+  }
   if(!e)
     e = linkfilter_add_seed(c->lf, u);
-  uint64_t before = c->st.links_new;
+  struct seed_mark m;
+  seed_mark(c, &m);
   struct frontier_score sc = { 1, NULL, 0 };
   if(!e && c->o.scorer && c->o.scorer->seed)
     c->o.scorer->seed(c->o.scorer->arg, u, &sc);
   if(!e)
     e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1, &sc);
-  c->st.seeds += c->st.links_new - before;  /* seeds are not links */
-  c->st.links_new = before;
+  const char *why = seed_fate(c, &m);
+  if(!e && why)
+    seed_refuse(c, why, refused);
   mem_free(u);
   return e ? e : c->err;
+}
+
+crawl_err crawl_add_seed(struct crawl *c, const char *url)
+{
+  const char *refused;
+  crawl_err e = crawl_seed(c, url, &refused);
+  return !e && refused && !strcmp(refused, "malformed") ? CRAWL_ERR_INVALID : e;
 }
 
 crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsigned level)
@@ -240,6 +293,13 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
     e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2, NULL);
   mem_free(u);
   return e ? e : c->err;
+}
+
+void crawl_sitemaps_unasked(struct crawl *c, const char *url, const char *why)
+{
+  c->st.sitemaps_unasked++;
+  struct log_ctx ctx = { .url = url, .action = "asking for sitemaps" };
+  LOGC(LOG_INFO, &ctx, "the host's sitemaps are not read: %s", why);
 }
 
 /* Pages still allowed by max_pages, counting the outstanding ones. */
@@ -355,6 +415,8 @@ crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason)
   le.url = url;
   le.outcome = "rejected";
   le.reason = reason;
+  le.cause = tally_word(reason) ? reason : "rejected";
+  tally_add(&c->st.causes, le.cause, 1);
   le.depth = depth;
   le.time_ms = clock_wall_ms();
   c->st.rejected++;
@@ -446,7 +508,13 @@ static cm_err summary_counters(const struct crawl *c, struct buf *b)
   for(int r = 1; !e && r < DROP__LAST; r++)
     e = buf_addf(b, ",\"drop_%s\":%llu", drop_name((enum drop_reason)r),
                  (unsigned long long)c->st.drop[r]);
-  return e;
+  if(!e)
+    e = buf_adds(b, ",\"causes\":");
+  if(!e)
+    e = tally_json(&c->st.causes, b);
+  if(!e)
+    e = buf_adds(b, ",\"seed_refusals\":");
+  return e ? e : tally_json(&c->st.seed_refusals, b);
 }
 
 static double per(uint64_t bytes, uint64_t n)
@@ -509,9 +577,17 @@ static cm_err summary_paths(const struct crawl *c, struct buf *b)
 
 void crawl_where(const struct crawl *c, char *out, size_t n)
 {
-  snprintf(out, n, "%llu pages in %u WARC file(s) in %s; crawl log %s",
-           (unsigned long long)c->warc_records, c->warc_files, c->warc_dir ? c->warc_dir : "-",
-           c->log_path ? c->log_path : "-");
+  int w = snprintf(out, n, "%llu pages in %u WARC file(s) in %s; crawl log %s",
+                   (unsigned long long)c->warc_records, c->warc_files,
+                   c->warc_dir ? c->warc_dir : "-", c->log_path ? c->log_path : "-");
+  size_t at = w > 0 && (size_t)w < n ? (size_t)w : n;
+  if(c->st.causes.total && at + 1 < n) {
+    w = snprintf(out + at, n - at, "; %llu without a page: ",
+                 (unsigned long long)c->st.causes.total);
+    at += w > 0 && (size_t)w < n - at ? (size_t)w : n - at;
+    if(at + 1 < n)
+      tally_text(&c->st.causes, out + at, n - at);
+  }
 }
 
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "clients/base/ckfile.h"
+#include "clients/base/tally.h"
 #include "clients/base/crawl_err.h"
 #include "clients/crawl/dedup.h"
 #include "clients/crawl/drop.h"
@@ -144,13 +145,18 @@ struct crawl_opts crawl_opts_default(void);
   X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
   X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */ \
   X(ascents)        /* directories above fetched URLs offered (path_ascend) */ \
-  X(records_too_large) /* pages past the WARC record's caps: a log line, no record */
+  X(records_too_large) /* pages past the WARC record's caps: a log line, no record */ \
+  X(seeds_refused)  /* seeds not queued: seed_refusals says why */          \
+  X(seeds_fetched)  /* seeds answered 2xx or 3xx */                        \
+  X(sitemaps_unasked) /* hosts whose sitemaps were not asked or not answered */
 
 struct crawl_stats {
 #define X(name) uint64_t name;
   CRAWL_COUNTERS(X)
 #undef X
   uint64_t drop[DROP__LAST];  /* by reason */
+  struct tally causes;        /* URLs that ended without a page, by cause */
+  struct tally seed_refusals; /* seeds not queued, by reason */
 };
 
 /* A result from the gateway. headers/body may be empty for outcomes
@@ -167,6 +173,8 @@ struct crawl_result {
   const char               *redirect;     /* Location of a 3xx, absolute or not */
   uint64_t                  fetched_at_ms;
   uint64_t                  elapsed_ms;
+  const char               *cause;        /* no page: why (gwproto_cause), else NULL */
+  int                       cause_status; /* robots_5xx, robots_429: robots.txt's status */
 };
 
 struct crawl;
@@ -177,12 +185,22 @@ void      crawl_close(struct crawl **cp);
 /* CRAWL_ERR_INVALID when url is not an http(s) URL. A seed already seen
  * (resume) is skipped. */
 crawl_err crawl_add_seed(struct crawl *c, const char *url);
+/* The same, saying what became of it: *refused is NULL when it was
+ * queued, else why not, a stable word counted in seed_refusals:
+ * "malformed" (not an http(s) URL), "duplicate" (already queued or
+ * crawled), or a drop reason ("extension", "path_depth", ...). Only local
+ * errors are returned. */
+crawl_err crawl_seed(struct crawl *c, const char *url, const char **refused);
 /* A URL learned elsewhere: a link of depth, level. */
 crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsigned level);
 /* A sitemap (named by robots.txt, or by a sitemap index): queued like a
  * link (same filters and seen test); its result is read for <loc>s rather
  * than parsed as a page. */
 crawl_err crawl_add_sitemap(struct crawl *c, const char *url);
+/* The sitemaps of url's host will not be read (why: the gateway did not
+ * answer the question, or too many hosts wait to be asked): counted and
+ * said, not lost in silence. */
+void      crawl_sitemaps_unasked(struct crawl *c, const char *url, const char *why);
 /* Up to max URLs to submit now; each item (its url too) stays valid until
  * crawl_result, crawl_reject or crawl_requeue returns for it. */
 size_t    crawl_take(struct crawl *c, size_t max, struct frontier_item *out);
@@ -240,7 +258,7 @@ void      crawl_sizes(const struct crawl *c, struct crawl_sizes *s);
 /* One JSON object (no newline) with every counter and size. */
 crawl_err crawl_summary(const struct crawl *c, struct buf *out);
 /* One line for a person at the end: records written, the WARC files'
- * folder, the crawl log. */
+ * folder, the crawl log, and the URLs without a page by cause. */
 void crawl_where(const struct crawl *c, char *out, size_t n);
 /* The scorer's words for the progress line ("" without one). */
 void      crawl_note(const struct crawl *c, char *out, size_t n);

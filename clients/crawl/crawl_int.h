@@ -73,7 +73,8 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
  * replayed lines without a record); log gets its members. */
 crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcome, int status,
                             const struct frontier_score *own, struct buf *log);
-void      crawl_page_count(struct crawl *c, const char *outcome, int status);
+/* cause: why there is no page (counted by cause), or NULL. */
+void      crawl_page_count(struct crawl *c, const char *outcome, int status, const char *cause);
 
 /* crawl_out.c: a finished URL's WARC record and crawl log line, written
  * by the disk thread. */

@@ -138,6 +138,8 @@ crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
   struct url_parts p;
   if(url_split(url, &p) != URL_OK) {
     c->st.links_invalid++;
+    struct log_ctx ctx = { .url = url, .action = "discovering links" };
+    LOGC(LOG_DEBUG, &ctx, "not crawled: malformed");
     return CRAWL_OK;
   }
   enum drop_reason r = links_filter(c, &p, depth, flags);

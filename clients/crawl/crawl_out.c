@@ -57,7 +57,8 @@ static size_t page_size(const struct crawllog_entry *le, const struct warc_page 
                         const char *refers_to)
 {
   size_t n = str_size(le->url) + str_size(le->outcome) + str_size(le->duplicate_of) +
-             str_size(le->redirect) + str_size(le->reason) + str_size(refers_to) +
+             str_size(le->redirect) + str_size(le->reason) + str_size(le->cause) +
+             str_size(refers_to) +
              str_size(le->extra);
   if(!wp)
     return n;
@@ -90,6 +91,7 @@ static void entry_copy(struct page_job *pj, const struct crawllog_entry *le)
   pj->le.duplicate_of = job_str(pj, le->duplicate_of);
   pj->le.redirect = job_str(pj, le->redirect);
   pj->le.reason = job_str(pj, le->reason);
+  pj->le.cause = job_str(pj, le->cause);  /* may be the gateway's answer's */
   pj->le.extra = job_str(pj, le->extra);
   /* dup is one of two static strings; warc and digest come from the write */
 }

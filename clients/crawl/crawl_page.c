@@ -33,9 +33,11 @@ bool crawl_outcome_http(const char *outcome)
                      !strcmp(outcome, "not_modified"));
 }
 
-void crawl_page_count(struct crawl *c, const char *outcome, int status)
+void crawl_page_count(struct crawl *c, const char *outcome, int status, const char *cause)
 {
   c->st.pages++;
+  if(cause)
+    tally_add(&c->st.causes, cause, 1);
   if(!crawl_outcome_http(outcome)) {
     if(outcome && !strcmp(outcome, "robots_disallowed"))
       c->st.robots++;
@@ -49,6 +51,15 @@ void crawl_page_count(struct crawl *c, const char *outcome, int status)
     c->st.redirects++;
   else
     c->st.http_errors++;
+}
+
+/* Why a result has no page: the caller's word (the gateway's cause,
+ * decoded), else the outcome itself. */
+static const char *page_cause(const struct crawl_result *r)
+{
+  if(r->cause)
+    return r->cause;
+  return crawl_outcome_http(r->outcome) ? NULL : r->outcome ? r->outcome : "error";
 }
 
 static const char *page_header(const struct crawl_result *r, const char *name)
@@ -260,6 +271,8 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
   le.url = r->url;
   le.status = r->status;
   le.outcome = r->outcome ? r->outcome : "error";
+  le.cause = page_cause(r);
+  le.cause_status = r->cause_status;
   le.bytes = r->body_len;
   le.ms = r->elapsed_ms;
   le.time_ms = r->fetched_at_ms;
@@ -286,8 +299,10 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   memset(&po, 0, sizeof po);
   po.own = own;
   buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
-  crawl_page_count(c, r->outcome, r->status);
+  crawl_page_count(c, r->outcome, r->status, page_cause(r));
   c->st.body_bytes += r->body_len;
+  c->st.seeds_fetched += depth == 0 && crawl_outcome_http(r->outcome) && r->status >= 200 &&
+                         r->status < 400;
   uint64_t before = c->st.links_new;
   bool http = crawl_outcome_http(r->outcome) && r->status > 0;
   crawl_err e = CRAWL_OK;

@@ -25,9 +25,10 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 7  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+#define CKPT_VERSION 8  /* 2: sitemap counters; 3: ascents; 4: written by the disk
                            * thread; 5: frontier on disk; 6: records_too_large;
-                           * 7: scored frontiers, the scorer, drop_off_topic */
+                           * 7: scored frontiers, the scorer, drop_off_topic;
+                           * 8: causes, seed refusals */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -37,6 +38,8 @@ static void stats_save(const struct crawl *c, struct ckfile *ck)
 #undef X
   for(int r = 0; r < DROP__LAST; r++)
     ckfile_put_u64(ck, c->st.drop[r]);
+  tally_save(&c->st.causes, ck);
+  tally_save(&c->st.seed_refusals, ck);
 }
 
 static void stats_load(struct crawl *c, struct ckfile *ck)
@@ -46,6 +49,8 @@ static void stats_load(struct crawl *c, struct ckfile *ck)
 #undef X
   for(int r = 0; r < DROP__LAST; r++)
     c->st.drop[r] = ckfile_get_u64(ck);
+  tally_load(&c->st.causes, ck);
+  tally_load(&c->st.seed_refusals, ck);
 }
 
 /* A checkpoint on its way to the disk: the loop's snapshot, an image in
@@ -197,7 +202,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   char *ctype = warc_record_http_header(&wr, "content-type");
   struct warc_header h = { "Content-Type", ctype };
   struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
-                            wr.body_len, false, rec->redirect, 0, 0 };
+                            wr.body_len, false, rec->redirect, 0, 0, NULL, 0 };
   e = crawl_page(c, &r, rec->depth, own);
   mem_free(ctype);
   warc_record_free(&wr);
@@ -240,13 +245,18 @@ static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec,
   if(rec->outcome && !strcmp(rec->outcome, "rejected")) {
     c->st.pages++;
     c->st.rejected++;
+    tally_add(&c->st.causes, rec->cause ? rec->cause : "rejected", 1);
     return CRAWL_OK;
   }
-  crawl_page_count(c, rec->outcome, rec->status);
+  const char *cause = rec->cause;
+  if(!cause && !crawl_outcome_http(rec->outcome))
+    cause = rec->outcome ? rec->outcome : "error";  /* as crawl_page names it */
+  crawl_page_count(c, rec->outcome, rec->status, cause);
   c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
   c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
   /* As crawl_page does for any HTTP answer. */
   bool http = crawl_outcome_http(rec->outcome) && rec->status > 0;
+  c->st.seeds_fetched += http && rec->depth == 0 && rec->status >= 200 && rec->status < 400;
   return http ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
 }
 

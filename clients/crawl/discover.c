@@ -21,6 +21,12 @@
 #define BACKOFF_MIN_MS 500
 #define BACKOFF_MAX_MS 30000
 
+/* A question of a host's sitemaps in flight: its URL, for the log. */
+struct robots_ask {
+  struct dsc *d;
+  char       *url;  /* NULL: the slot is free */
+};
+
 struct dsc {
   unsigned             magic;
   struct discover_opts o;
@@ -40,6 +46,7 @@ struct dsc {
   char                *robots_q[ROBOTS_QUEUE];
   size_t               robots_head, robots_n;
   unsigned             robots_in_flight;
+  struct robots_ask    robots_ask[ROBOTS_PARALLEL];
   struct fpmap         alias;        /* gateway's canonical URL -> ours */
   int                  exit_code;
   FILE                *summary;
@@ -95,6 +102,25 @@ static void dsc_progress(struct dsc *d, bool force)
   progress_update(&d->prog, &pc, force);
 }
 
+/* Said once at the end, on or off a terminal: what ended without a page,
+ * by cause; and a crawl none of whose seeds gave a page did nothing. */
+static int dsc_verdict(struct dsc *d, int code)
+{
+  struct crawl_stats st;
+  crawl_stats(d->c, &st);
+  char causes[1024];
+  tally_text(&st.causes, causes, sizeof causes);
+  if(st.causes.total)
+    LOG(LOG_INFO, "%llu URLs ended without a page: %s", (unsigned long long)st.causes.total,
+        causes);
+  if(code != DISCOVER_EXIT_DONE || st.seeds_fetched || !(st.seeds || st.seeds_refused))
+    return code;
+  LOG(LOG_ERROR, "no seed could be crawled: %llu refused, %llu without a 2xx or 3xx answer "
+      "(%s)", (unsigned long long)st.seeds_refused, (unsigned long long)st.seeds,
+      st.causes.total ? causes : "no result");
+  return DISCOVER_EXIT_NO_SEED;
+}
+
 static void dsc_finish(struct dsc *d, int code)
 {
   if(d->done)
@@ -110,6 +136,7 @@ static void dsc_finish(struct dsc *d, int code)
     if(code == DISCOVER_EXIT_DONE)
       d->exit_code = DISCOVER_EXIT_LOCAL;
   }
+  d->exit_code = dsc_verdict(d, d->exit_code);
   dsc_progress(d, true);
   progress_end(&d->prog);
   struct buf sum;
@@ -294,20 +321,33 @@ static void robots_enqueue(struct dsc *d, const char *url)
   bool added = false;
   if(fpset_add(&d->hosts_asked, hash_fp64(p.authority, p.authority_len), &added) || !added)
     return;
-  if(d->robots_n == ROBOTS_QUEUE)
-    return;  /* far behind: that host's sitemaps are skipped, its links still count */
-  char *copy = mem_strdup(url);
-  if(!copy)
+  if(d->robots_n == ROBOTS_QUEUE) {  /* far behind: its links still count */
+    crawl_sitemaps_unasked(d->c, url, "too many hosts wait for the question");
     return;
+  }
+  char *copy = mem_strdup(url);
+  if(!copy) {
+    crawl_sitemaps_unasked(d->c, url, "out of memory");
+    return;
+  }
   d->robots_q[(d->robots_head + d->robots_n++) % ROBOTS_QUEUE] = copy;
 }
 
 static void on_sitemaps(void *arg, const struct gwclient_answer *a, char **v)
 {
-  struct dsc *d = dsc_of(arg);
+  struct robots_ask *ra = arg;
+  struct dsc *d = dsc_of(ra->d);
   d->robots_in_flight--;
+  if(!d->done && (a->err || a->http != 200)) {  /* sitemaps are a bonus: no retry */
+    char why[96];
+    snprintf(why, sizeof why, "GET /v1/robots failed (HTTP %d, %s)", a->http,
+             crawl_err_name(a->err));
+    crawl_sitemaps_unasked(d->c, ra->url, why);
+  }
+  mem_free(ra->url);
+  ra->url = NULL;
   if(d->done || a->err || a->http != 200)
-    return;  /* sitemaps are a bonus: no retry */
+    return;
   for(size_t i = 0; v && v[i] && !d->done; i++) {
     crawl_err e = crawl_add_sitemap(d->c, v[i]);
     if(e && e != CRAWL_ERR_INVALID && dsc_fatal(d, e, "queueing a sitemap"))
@@ -321,9 +361,23 @@ static void dsc_robots(struct dsc *d)
     char *url = d->robots_q[d->robots_head];
     d->robots_head = (d->robots_head + 1) % ROBOTS_QUEUE;
     d->robots_n--;
-    if(gwclient_sitemaps(d->gw, url, on_sitemaps, d) == CRAWL_OK)
+    struct robots_ask *ra = NULL;
+    for(size_t i = 0; !ra && i < ROBOTS_PARALLEL; i++)
+      ra = d->robots_ask[i].url ? NULL : &d->robots_ask[i];
+    if(!ra) {  /* never: fewer than ROBOTS_PARALLEL are in flight */
+      crawl_sitemaps_unasked(d->c, url, "no slot for the question");
+      mem_free(url);
+      continue;
+    }
+    ra->d = d;
+    ra->url = url;
+    if(gwclient_sitemaps(d->gw, url, on_sitemaps, ra) == CRAWL_OK) {
       d->robots_in_flight++;
-    mem_free(url);
+    } else {
+      crawl_sitemaps_unasked(d->c, url, "the question could not be sent");
+      mem_free(url);
+      ra->url = NULL;
+    }
   }
 }
 
@@ -348,11 +402,14 @@ static crawl_err deliver(struct dsc *d, const struct gw_result *g)
   char *own;
   const char *url = result_url(d, g, &own);
   bool no_page = g->page != NULL;  /* the gateway could not inline the page */
+  char why[GWPROTO_CAUSE_MAX];
+  const char *cause = gwproto_cause(g, why, sizeof why);
   struct crawl_result r = {
     url, no_page ? "page_unavailable" : g->outcome,
     !strcmp(g->outcome, "not_modified") ? 200 : g->status, g->headers, g->nheaders,
     no_page ? NULL : g->body, no_page ? 0 : g->body_len, g->truncated, g->redirect,
-    g->fetched_at ? g->fetched_at : clock_wall_ms(), g->response_ms
+    g->fetched_at ? g->fetched_at : clock_wall_ms(), g->response_ms, cause,
+    cause ? g->cause_status : 0
   };
   crawl_err e = crawl_result(d->c, &r);
   if(!e && crawl_outcome_http(g->outcome))
@@ -525,6 +582,8 @@ static void dsc_free(struct dsc *d)
     mem_free(d->robots_q[d->robots_head]);
     d->robots_head = (d->robots_head + 1) % ROBOTS_QUEUE;
   }
+  for(size_t i = 0; i < ROBOTS_PARALLEL; i++)
+    mem_free(d->robots_ask[i].url);  /* cancelled by gwclient_close: no callback */
   sub_free(d);
   fpset_free(&d->hosts_asked);
   fpmap_free(&d->alias);

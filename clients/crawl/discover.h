@@ -27,7 +27,9 @@
  * It ends when the engine is finished (exit 0), on SIGINT/SIGTERM after a
  * checkpoint (exit 3: --resume continues), when the gateway gave nothing
  * useful for stall_ms (exit 4), or on a local error such as a full disk
- * (exit 2). The final summary is one JSON line on stdout. */
+ * (exit 2); a crawl that ended but none of whose seeds was answered 2xx
+ * or 3xx (each refused, or ended without a page: the log names the
+ * causes) exits 5. The final summary is one JSON line on stdout. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +57,7 @@ enum {
   DISCOVER_EXIT_LOCAL = 2,
   DISCOVER_EXIT_STOPPED = 3,
   DISCOVER_EXIT_STALLED = 4,
+  DISCOVER_EXIT_NO_SEED = 5,  /* done, but no seed got a 2xx or 3xx: nothing crawled */
 };
 
 /* Run the crawl to its end; returns the exit status. summary (may be

@@ -143,7 +143,7 @@ static int crawl_main(const struct dopts *d)
   if(rc)
     return rc;
   int nseeds;
-  if(d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", &nseeds))
+  if(d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
     rc = DISCOVER_EXIT_LOCAL;
   if(!rc)
     rc = discover_run(c, &dop, stdout);

@@ -180,7 +180,7 @@ static int make_topic(const struct fopts *d, struct focus *f, const struct disco
 static int start_crawl(const struct fopts *d, struct crawl *c)
 {
   int n;
-  if(crawl_seeds_file(c, d->c.seeds, prog_name, &n))
+  if(crawl_seeds_file(c, d->c.seeds, prog_name, false, &n))
     return DISCOVER_EXIT_LOCAL;
   crawl_err e = crawl_checkpoint(c);
   crawl_sync(c);

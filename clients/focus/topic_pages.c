@@ -51,8 +51,12 @@ static void on_fetch(void *arg, const struct gwclient_answer *a, struct gw_resul
   t->pending--;
   bool ok = res && crawl_outcome_http(res->outcome) && res->status >= 200 && res->status < 300;
   if(!ok) {
-    fprintf(stderr, "%s: topic page %s: %s (HTTP %d from the gateway)\n", t->prog,
-            res ? res->url : "?", res ? res->outcome : crawl_err_text(a->err), a->http);
+    char buf[GWPROTO_CAUSE_MAX];
+    const char *cause = res ? gwproto_cause(res, buf, sizeof buf) : NULL;
+    fprintf(stderr, "%s: topic page %s: %s%s%s (HTTP %d from the gateway)\n", t->prog,
+            res ? res->url : "?", res ? res->outcome : crawl_err_text(a->err),
+            cause && res && strcmp(cause, res->outcome) ? ", cause " : "",
+            cause && res && strcmp(cause, res->outcome) ? cause : "", a->http);
     t->failed++;
     return;
   }

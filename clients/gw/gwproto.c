@@ -2,8 +2,10 @@
 
 #include <jansson.h>
 #include <openssl/evp.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "clients/base/tally.h"
 #include "common/mem.h"
 
 /* ---- Requests ------------------------------------------------------------- */
@@ -167,7 +169,9 @@ static crawl_err result_parse(json_t *o, struct gw_result *r)
   r->redirect = member_str(o, "redirect", &bad);
   r->detail = member_str(o, "detail", &bad);
   r->page = member_str(o, "page", &bad);
+  r->cause = member_str(o, "cause", &bad);
   r->status = (int)member_int(o, "status", 0);
+  r->cause_status = (int)member_int(o, "cause_status", 0);
   r->truncated = json_is_true(json_object_get(o, "truncated"));
   r->fetched_at = (uint64_t)member_int(o, "fetched_at", 0);
   r->response_ms = (uint64_t)member_int(o, "response_ms", 0);
@@ -299,6 +303,7 @@ static void result_free(struct gw_result *r)
   mem_free(r->redirect);
   mem_free(r->detail);
   mem_free(r->page);
+  mem_free(r->cause);
   for(size_t i = 0; i < r->nheaders; i++) {
     mem_free((char *)(uintptr_t)r->headers[i].name);
     mem_free((char *)(uintptr_t)r->headers[i].value);
@@ -345,4 +350,42 @@ void gwproto_strv_free(char **v)
   for(size_t i = 0; v && v[i]; i++)
     mem_free(v[i]);
   mem_free(v);
+}
+
+/* ---- Why a result has no page ------------------------------------------------- */
+
+static bool outcome_is(const struct gw_result *r, const char *o)
+{
+  return r->outcome && !strcmp(r->outcome, o);
+}
+
+static const char *word(const char *w)
+{
+  return tally_word(w) ? w : "unknown";
+}
+
+/* robots.txt unreachable: its fetch's outcome; a site that answered it
+ * with 5xx or 429 has cause "ok" and the status. */
+static const char *robots_cause(const struct gw_result *r)
+{
+  if(!r->cause)
+    return "robots_unavailable";
+  if(strcmp(r->cause, "ok"))
+    return word(r->cause);
+  if(r->cause_status == 429)
+    return "robots_429";
+  return r->cause_status >= 500 && r->cause_status < 600 ? "robots_5xx" : "robots_unavailable";
+}
+
+const char *gwproto_cause(const struct gw_result *r, char *buf, size_t n)
+{
+  if(r->page) {
+    snprintf(buf, n, "page_%s", r->page);
+    return word(buf);
+  }
+  if(outcome_is(r, "ok") || outcome_is(r, "cached") || outcome_is(r, "not_modified"))
+    return NULL;
+  if(outcome_is(r, "robots_unavailable"))
+    return robots_cause(r);
+  return word(r->outcome);
 }

@@ -37,7 +37,10 @@ struct gw_batch_answer {
 
 struct gw_result {
   char               *delivery, *id, *url, *outcome, *redirect, *detail, *page;
+  char               *cause;          /* robots_unavailable: why (an outcome of the
+                                       * robots.txt fetch, or "ok"), or NULL */
   int                 status;         /* 0 when none */
+  int                 cause_status;   /* with cause "ok": robots.txt's status, else 0 */
   bool                truncated;
   uint64_t            fetched_at, response_ms;
   struct warc_header *headers;        /* names and values owned here */
@@ -70,6 +73,22 @@ void      gwproto_results_free(struct gw_results *r);
 crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, struct buf *out);
 crawl_err gwproto_result(const char *json, size_t len, struct gw_result *r);
 void      gwproto_result_free(struct gw_result *r);
+
+/* Why a result came without a page, as one word for crawl logs and
+ * counts (decoded here, so every crawler names it alike), or NULL when
+ * it has one (an HTTP answer, whatever its status, with its page):
+ *  - robots_unavailable: its cause, the robots.txt fetch's outcome
+ *    (dns_nxdomain, connect_refused, timeout, blocked_address, ...); a
+ *    robots.txt answered with 5xx is robots_5xx, with 429 robots_429;
+ *    without a cause, robots_unavailable;
+ *  - a page the gateway could not inline: page_expired, page_unavailable;
+ *  - any other outcome (robots_disallowed, a fetch error such as
+ *    dns_nxdomain, fetcher_unavailable, abandoned, ...): the outcome.
+ * A word from the gateway that is not [a-z0-9_]{1,47} reads "unknown".
+ * Points into r or at a constant; buf (at least GWPROTO_CAUSE_MAX) holds
+ * what is made up. */
+#define GWPROTO_CAUSE_MAX 48
+const char *gwproto_cause(const struct gw_result *r, char *buf, size_t n);
 
 /* {"deliveries":[...]} */
 crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *out);

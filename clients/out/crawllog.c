@@ -112,6 +112,10 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
     r = buf_addf(b, ",\"status\":%d", e->status);
   if(!r)
     r = add_strn(b, "outcome", e->outcome, WORD_MAX);
+  if(!r && e->cause)
+    r = add_strn(b, "cause", e->cause, WORD_MAX);
+  if(!r && e->cause && e->cause_status > 0)
+    r = buf_addf(b, ",\"cause_status\":%d", e->cause_status);
   if(!r)
     r = buf_addf(b, ",\"bytes\":%llu,\"ms\":%llu,\"depth\":%u,\"links\":%llu",
                  (unsigned long long)e->bytes, (unsigned long long)e->ms, e->depth,
@@ -193,6 +197,7 @@ static crawl_err scan_line(const char *p, size_t n, crawllog_line_fn *fn, void *
   r.duplicate_of = jstr(o, "duplicate_of");
   r.dup = jstr(o, "dup");
   r.redirect = jstr(o, "redirect");
+  r.cause = jstr(o, "cause");
   r.sitemap = json_is_true(json_object_get(o, "sitemap"));
   r.status = (int)json_integer_value(json_object_get(o, "status"));
   r.depth = (uint32_t)json_integer_value(json_object_get(o, "depth"));

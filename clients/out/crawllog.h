@@ -10,7 +10,8 @@
  * Optional members: "dup" ("exact"/"near") and "distance" with
  * duplicate_of; "warc*" and "digest" when a record was written;
  * "redirect" with the target of a 3xx; "reason" for a URL the gateway
- * refused; "sitemap":true for a sitemap; a focused crawl's scorer adds
+ * refused; "cause" (and "cause_status") for a URL that ended without a
+ * page, after "outcome"; "sitemap":true for a sitemap; a focused crawl's scorer adds
  * its own members (extra) at the end. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +23,8 @@ struct crawllog_entry {
   const char *url;
   int         status;        /* HTTP status, 0 when none */
   const char *outcome;       /* the gateway's outcome ("ok", "robots_disallowed", ...) */
+  const char *cause;         /* why there is no page (gwproto_cause), or NULL */
+  int         cause_status;  /* robots.txt's status for robots_5xx/robots_429, else 0 */
   uint64_t    bytes;         /* body bytes */
   uint64_t    ms;            /* fetch time */
   uint64_t    time_ms;       /* when it was fetched, wall clock */
@@ -42,7 +45,7 @@ struct crawllog_entry {
 
 /* What resuming needs back from a line (strings valid during the call). */
 struct crawllog_rec {
-  const char *url, *outcome, *warc, *duplicate_of, *dup, *redirect;
+  const char *url, *outcome, *warc, *duplicate_of, *dup, *redirect, *cause;
   int         status;
   uint32_t    depth;
   uint64_t    warc_offset, warc_length;

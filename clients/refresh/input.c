@@ -11,26 +11,60 @@
 #include "clients/out/warc_read.h"
 #include "clients/refresh/pages.h"
 #include "common/mem.h"
+#include "common/url.h"
 
 #define LINE_MAX_BYTES (16u << 10)
 #define WARC_RECORD_MAX (256u << 20)
+
+#define SAY_MAX 100  /* refused URLs named one by one; the rest counted */
 
 struct load {
   struct rf_pages *ps;
   double           step_ms;  /* between two first visits */
   uint64_t         now_ms;
+  struct tally    *refused;
+  const char      *prog;
+  unsigned long    no;       /* line of a list, record or line of a log */
   char            *err;
   size_t           errlen;
 };
 
+static void load_refuse(struct load *l, const char *url, const char *why)
+{
+  tally_add(l->refused, why, 1);
+  if(!l->prog)
+    return;
+  if(l->refused->total <= SAY_MAX)
+    fprintf(stderr, "%s: --urls line %lu: %s (%s): %.200s\n", l->prog, l->no,
+            !strcmp(why, "malformed") ? "not an http(s) URL" : "listed before", why, url);
+  if(l->refused->total == SAY_MAX + 1)
+    fprintf(stderr, "%s: --urls: more URLs refused (the summary's input_refused counts "
+                    "them by reason)\n", l->prog);
+}
+
+static bool load_is_url(const char *url)
+{
+  struct url_opts o = url_opts_default();
+  char *canon = NULL;
+  url_err ue = url_canon(url, strlen(url), &o, &canon);
+  mem_free(canon);
+  return ue == URL_OK;
+}
+
 static crawl_err load_add(struct load *l, const char *url, double weight)
 {
   bool added;
+  if(!load_is_url(url)) {
+    load_refuse(l, url, "malformed");
+    return CRAWL_OK;
+  }
   crawl_err e = rf_pages_add(l->ps, url, weight,
                              l->now_ms + (uint64_t)((double)l->ps->n * l->step_ms), &added);
   if(e)
     snprintf(l->err, l->errlen, "%s after %zu pages", e == CRAWL_ERR_FULL ?
              "more URLs than --max-pages" : crawl_err_text(e), l->ps->n);
+  else if(!added)
+    load_refuse(l, url, "duplicate");
   return e;
 }
 
@@ -40,6 +74,7 @@ static crawl_err load_list(struct load *l, FILE *f)
   char *line = mem_alloc(LINE_MAX_BYTES);
   crawl_err e = line ? CRAWL_OK : CRAWL_ERR_NOMEM;
   for(unsigned no = 1; !e && fgets(line, LINE_MAX_BYTES, f); no++) {
+    l->no = no;
     size_t n = strlen(line);
     if(n == LINE_MAX_BYTES - 1 && line[n - 1] != '\n') {
       snprintf(l->err, l->errlen, "line %u is longer than %u bytes", no, LINE_MAX_BYTES);
@@ -69,7 +104,9 @@ static crawl_err load_list(struct load *l, FILE *f)
 
 static crawl_err load_log_line(void *arg, const struct crawllog_rec *rec)
 {
-  return rec->status == 200 && !rec->sitemap ? load_add(arg, rec->url, 1) : CRAWL_OK;
+  struct load *l = arg;
+  l->no++;
+  return rec->status == 200 && !rec->sitemap ? load_add(l, rec->url, 1) : CRAWL_OK;
 }
 
 static crawl_err load_warc(struct load *l, const char *path)
@@ -85,6 +122,7 @@ static crawl_err load_warc(struct load *l, const char *path)
                (unsigned long long)off);
       return e;
     }
+    l->no++;
     if(!strcmp(r.type, "response") && r.status == 200 && r.target)
       e = load_add(l, r.target, 1);
     off += r.member_len;
@@ -94,9 +132,9 @@ static crawl_err load_warc(struct load *l, const char *path)
 }
 
 crawl_err rf_pages_load(struct rf_pages *ps, const char *path, double rate, uint64_t now_ms,
-                        char *err, size_t errlen)
+                        struct tally *refused, const char *prog, char *err, size_t errlen)
 {
-  struct load l = { ps, 1000 / rate, now_ms, err, errlen };
+  struct load l = { ps, 1000 / rate, now_ms, refused, prog, 0, err, errlen };
   struct stat st;
   char *joined = NULL;
   if(!stat(path, &st) && S_ISDIR(st.st_mode)) {  /* a discovery crawl's --out */

@@ -178,13 +178,17 @@ static void fill_opts(const struct ropts *o, enum rf_policy policy, struct refre
   r->out_dir = o->out;
 }
 
-static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path)
+static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path,
+                struct tally *refused)
 {
-  char err[512] = "";
-  if(rf_pages_load(ps, o->urls, o->rate, clock_wall_ms(), err, sizeof err)) {
+  char err[512] = "", why[512];
+  if(rf_pages_load(ps, o->urls, o->rate, clock_wall_ms(), refused, PROG, err, sizeof err)) {
     fprintf(stderr, PROG ": --urls %s\n", err);
     return 2;
   }
+  tally_text(refused, why, sizeof why);
+  if(refused->total)
+    LOG(LOG_WARN, "--urls: %llu URLs refused (%s)", (unsigned long long)refused->total, why);
   uint64_t lines = 0;
   crawl_err e = o->resume ? refresh_replay(ps, log_path, &lines) : CRAWL_OK;
   if(e && e != CRAWL_ERR_IO) {
@@ -192,7 +196,9 @@ static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path
     return 2;
   }
   if(ps->n == 0) {
-    fprintf(stderr, PROG ": no page to keep fresh in %s\n", o->urls);
+    fprintf(stderr, PROG ": no page to keep fresh in %s%s%s%s\n", o->urls,
+            refused->total ? ": every URL was refused (" : "", refused->total ? why : "",
+            refused->total ? ")" : "");
     return 1;
   }
   LOG(LOG_INFO, "%zu pages, %llu visits replayed", ps->n, (unsigned long long)lines);
@@ -205,10 +211,11 @@ static int run(const struct ropts *o, enum rf_policy policy)
   char *log_path = out_path(o, "changes.jsonl");
   struct rf_pages ps;
   struct refresh_out out = { NULL, NULL };
+  struct tally refused = { 0 };
   rf_pages_init(&ps, (size_t)o->max_pages, 3, (double)o->max_interval_s);
   rc = log_path ? out_prepare(o, log_path, &lock_fd) : 2;
   if(!rc)
-    rc = load(o, &ps, log_path);
+    rc = load(o, &ps, log_path, &refused);
   struct warc_opts wo = { o->out, "wpfs-refresh", o->warc_max_bytes, PROG "/0.1", NULL,
                           (int)o->warc_level, false };
   if(!rc && (warc_open(&wo, &out.warc) || crawllog_open(log_path, &out.log))) {
@@ -217,6 +224,7 @@ static int run(const struct ropts *o, enum rf_policy policy)
   }
   struct refresh_opts ro;
   fill_opts(o, policy, &ro);
+  ro.input_refused = &refused;
   if(!rc)
     rc = refresh_run(&ps, &out, &ro, stdout);
   warc_close(&out.warc);

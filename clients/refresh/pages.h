@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "clients/base/crawl_err.h"
+#include "clients/base/tally.h"
 #include "clients/base/fpmap.h"
 #include "clients/refresh/model.h"
 
@@ -63,9 +64,12 @@ struct rf_page *rf_pages_find(struct rf_pages *ps, const char *url);
 /* Read the input list into ps: "URL[<TAB>weight]" lines, a crawl log
  * (crawl.jsonl, or an output directory holding one: its 200 pages) or a
  * WARC file (its 200 responses). First visits are spread from now at
- * the given rate. */
+ * the given rate. A URL not kept is counted in refused by reason
+ * ("malformed": not an http(s) URL; "duplicate": listed before) and the
+ * first few are said on stderr after prog's name (none when NULL), with
+ * their line. */
 crawl_err rf_pages_load(struct rf_pages *ps, const char *path, double rate, uint64_t now_ms,
-                        char *err, size_t errlen);
+                        struct tally *refused, const char *prog, char *err, size_t errlen);
 
 /* Record a visit that saw s at wall time at_ms (the copy's fetch time) with
  * body digest (0 when none): the estimate and the failure counts change;

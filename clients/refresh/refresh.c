@@ -35,6 +35,8 @@ struct rfr {
   uint64_t            start, last_tick, last_plan, last_useful, last_progress, end_at;
   uint64_t            plan_cost_ms;
   uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
+  uint64_t            answered;  /* visits that got an HTTP answer */
+  struct tally        causes;    /* visits without a page, and refusals, by cause */
   int                 exit_code;
 };
 
@@ -60,6 +62,16 @@ static void rfr_paths(const struct rfr *r, struct buf *b)
   buf_add_json_str(b, log, n > 0 && (size_t)n < sizeof log ? (size_t)n : 0);
 }
 
+/* The causes and the input's refusals, as summary members. */
+static void rfr_why(const struct rfr *r, struct buf *b)
+{
+  static const struct tally none;
+  buf_adds(b, ",\"causes\":");
+  tally_json(&r->causes, b);
+  buf_adds(b, ",\"input_refused\":");
+  tally_json(r->o.input_refused ? r->o.input_refused : &none, b);
+}
+
 static void rfr_summary(struct rfr *r)
 {
   double secs = (double)(clock_mono_ms() - r->start) / 1000;
@@ -68,6 +80,7 @@ static void rfr_summary(struct rfr *r)
     retired += r->ps->v[i].retired;
   struct buf paths;
   buf_init(&paths, 1u << 20);
+  rfr_why(r, &paths);
   rfr_paths(r, &paths);
   if(r->summary)
     fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
@@ -83,10 +96,29 @@ static void rfr_summary(struct rfr *r)
             (unsigned long long)r->seen[RF_SEEN_FAILED], (unsigned long long)r->not_modified,
             (unsigned long long)r->refused, r->fresh_est, r->exit_code,
             paths.data ? paths.data : "");
+  char causes[1024];
+  tally_text(&r->causes, causes, sizeof causes);
   if(r->o.progress && isatty(STDERR_FILENO) && r->o.out_dir)
     fprintf(stderr, "wpfs-refresh: %llu fetches; WARC files and the change log "
-            "(changes.jsonl) in %s\n", (unsigned long long)r->fetches, r->o.out_dir);
+            "(changes.jsonl) in %s%s%s\n", (unsigned long long)r->fetches, r->o.out_dir,
+            r->causes.total ? "; without a page: " : "", r->causes.total ? causes : "");
+  if(r->causes.total)
+    LOG(LOG_INFO, "%llu visits ended without a page: %s",
+        (unsigned long long)r->causes.total, causes);
   buf_free(&paths);
+}
+
+/* A run whose every visit ended without an HTTP answer kept nothing
+ * fresh: say so, and why. */
+static int rfr_verdict(struct rfr *r, int code)
+{
+  if(code != REFRESH_EXIT_DONE || r->answered || !(r->fetches + r->refused))
+    return code;
+  char causes[1024];
+  tally_text(&r->causes, causes, sizeof causes);
+  LOG(LOG_ERROR, "no visit got an answer: %llu fetches, %llu refused (%s)",
+      (unsigned long long)r->fetches, (unsigned long long)r->refused, causes);
+  return REFRESH_EXIT_NO_PAGE;
 }
 
 static void rfr_finish(struct rfr *r, int code)
@@ -94,7 +126,7 @@ static void rfr_finish(struct rfr *r, int code)
   if(r->done)
     return;
   r->done = true;
-  r->exit_code = code;
+  r->exit_code = rfr_verdict(r, code);
   if(r->o.progress && isatty(STDERR_FILENO))
     fputc('\n', stderr);
   rfr_summary(r);
@@ -146,6 +178,7 @@ static void on_item(struct rfr *r, struct rf_page *p, const struct gw_item *it, 
     return;
   }
   r->refused++;
+  tally_add(&r->causes, it->reason ? it->reason : "rejected", 1);
   rf_page_retire(r->ps, p);
   rfr_fatal(r, rf_record_refused(r->out, p, it->reason ? it->reason : "rejected", now),
             "writing the change log");
@@ -241,6 +274,11 @@ static crawl_err deliver(struct rfr *r, const struct gw_result *g)
   rf_page_replan(r->ps, p, now);
   r->fetches++;
   r->seen[j.seen]++;
+  char why[GWPROTO_CAUSE_MAX];
+  const char *cause = gwproto_cause(g, why, sizeof why);
+  if(cause)
+    tally_add(&r->causes, cause, 1);
+  r->answered += !cause;
   r->not_modified += j.not_modified;
   crawl_err e = rf_record(r->out, p, g, &j, prev, now);
   bool added;

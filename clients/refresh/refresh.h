@@ -22,7 +22,10 @@
  * It ends after duration_ms (0: never) with exit 0, on SIGINT/SIGTERM with
  * exit 3, when the gateway answers nothing useful for stall_ms with exit
  * 4, on a local error (disk) with exit 2; outstanding results are waited
- * for up to drain_ms first. The summary is one JSON line. */
+ * for up to drain_ms first. When the duration ran out and not one visit
+ * got an HTTP answer (every page refused or ended without one: the
+ * summary's causes say why), the exit is 5. The summary is one JSON
+ * line, with the causes of the visits that ended without a page. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +46,7 @@ struct refresh_opts {
   unsigned       priority;
   bool           progress;
   const char    *out_dir;        /* named in the summary (its WARC files, changes.jsonl) */
+  const struct tally *input_refused;  /* URLs of the input not kept, by reason (or NULL) */
 };
 
 struct refresh_out {
@@ -55,6 +59,7 @@ enum {
   REFRESH_EXIT_LOCAL = 2,
   REFRESH_EXIT_STOPPED = 3,
   REFRESH_EXIT_STALLED = 4,
+  REFRESH_EXIT_NO_PAGE = 5,  /* the duration ran out and no visit got an HTTP answer */
 };
 
 int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refresh_opts *o,

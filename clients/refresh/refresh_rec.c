@@ -87,8 +87,11 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
   crawl_err e = archive ? rec_warc(out, p, g, j, prev_ms, &loc) : CRAWL_OK;
   if(e)
     return e;
+  char why[GWPROTO_CAUSE_MAX];
+  const char *cause = gwproto_cause(g, why, sizeof why);
   struct crawllog_entry base = {
     .status = g->status, .outcome = g->outcome, .bytes = g->body_len, .ms = g->response_ms,
+    .cause = cause, .cause_status = cause ? g->cause_status : 0,
     .warc = archive ? loc.file : NULL, .warc_offset = archive ? loc.offset : 0,
     .warc_length = archive ? loc.length : 0, .redirect = g->redirect, .reason = g->detail,
   };
@@ -98,7 +101,8 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
 crawl_err rf_record_refused(struct refresh_out *out, const struct rf_page *p,
                             const char *reason, uint64_t now_ms)
 {
-  struct crawllog_entry base = { .outcome = "rejected", .reason = reason };
+  struct crawllog_entry base = { .outcome = "rejected", .reason = reason,
+                                 .cause = tally_word(reason) ? reason : "rejected" };
   return rec_line(out, p, &base, RF_SEEN_FAILED, now_ms, 0, now_ms);
 }
 

@@ -11,17 +11,42 @@
 #   WPFS_ALLOW_CIDRS (the fetcher's, default 127.0.0.0/8 so that the local
 #   test web can be fetched), WPFS_TOKEN (the development API key, default
 #   dev-token), WPFS_USER_AGENT, WPFS_MIN_DELAY_MS, WPFS_DELAY_FACTOR: this
-#   script's knobs, passed as flags to the service they belong to. Any other
-#   setting: the service's own variable (WPFS_HLFS_*, WPFS_LLFS_*; see
-#   `hlfs --help`), which reaches only that service.
+#   script's knobs, passed as flags to the service they belong to (and kept
+#   out of the services' environments, which would otherwise report them as
+#   not theirs). Any other setting: the service's own variable (WPFS_HLFS_*,
+#   WPFS_LLFS_*; see `hlfs --help`), which reaches only that service; where
+#   a knob and the service's own variable name one setting, the knob wins
+#   and the other is reported as not read, as are the services' addresses
+#   this script chooses itself (WPFS_HLFS_REDIS, WPFS_HLFS_CACHE_REDIS,
+#   WPFS_HLFS_LLFS).
 #   WPFS_STATE_DIR: where Redis keeps its files and the services' logs go.
 set -euo pipefail
 : "${WPFS_BIN:=$(cd "$(dirname "$0")/../.." && pwd)/bin}"
 state=${WPFS_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/wpfs}
 mkdir -p "$state"
-token=${WPFS_TOKEN:-dev-token}
-gw_port=${WPFS_PORT:-8080}
-llfs_port=${WPFS_LLFS_PORT:-8081}
+
+# pick KNOB OWN DEFAULT: the knob, else the service's own variable, else the
+# default. With both set to different values the service's is not read.
+pick() {
+  local knob=$1 own=$2
+  if [ -n "${!knob:-}" ] && [ -n "${!own:-}" ] && [ "${!knob}" != "${!own}" ]; then
+    echo "wpfs: $own is not read: make run's $knob is used instead" >&2
+  fi
+  printf '%s' "${!knob:-${!own:-$3}}"
+}
+for v in WPFS_HLFS_REDIS WPFS_HLFS_CACHE_REDIS WPFS_HLFS_LLFS; do
+  [ -n "${!v:-}" ] && echo "wpfs: $v is not read: make run starts its own (WPFS_REDIS_PORT, WPFS_CACHE_REDIS_PORT, WPFS_LLFS_PORT)" >&2
+done
+token=$(pick WPFS_TOKEN WPFS_HLFS_TOKEN dev-token)
+gw_port=$(pick WPFS_PORT WPFS_HLFS_LISTEN_PORT 8080)
+llfs_port=$(pick WPFS_LLFS_PORT WPFS_LLFS_LISTEN_PORT 8081)
+allow=$(pick WPFS_ALLOW_CIDRS WPFS_LLFS_ALLOW_CIDRS 127.0.0.0/8)
+# The knobs are this script's: the services never see them.
+knobs=(WPFS_TOKEN WPFS_PORT WPFS_LLFS_PORT WPFS_REDIS_PORT WPFS_CACHE_REDIS_PORT
+       WPFS_CACHE_MAXMEMORY WPFS_ALLOW_CIDRS WPFS_USER_AGENT WPFS_MIN_DELAY_MS
+       WPFS_DELAY_FACTOR WPFS_STATE_DIR)
+service_env=(env)
+for v in "${knobs[@]}"; do service_env+=(-u "$v"); done
 redis_port=${WPFS_REDIS_PORT:-6390}
 cache_port=${WPFS_CACHE_REDIS_PORT:-6391}
 cache_max=${WPFS_CACHE_MAXMEMORY:-256mb}
@@ -69,18 +94,19 @@ for p in "$redis_port" "$cache_port"; do
   }
 done
 
-llfs_args=(--listen-port "$llfs_port" --allow-cidrs "${WPFS_ALLOW_CIDRS:-127.0.0.0/8}")
-"$WPFS_BIN/llfs" "${llfs_args[@]}" 2> >(tee -a "$state/llfs.log" >&2) &
+llfs_args=(--listen-port "$llfs_port" --allow-cidrs "$allow")
+"${service_env[@]}" "$WPFS_BIN/llfs" "${llfs_args[@]}" 2> >(tee -a "$state/llfs.log" >&2) &
 started $! llfs
 ready llfs "http://127.0.0.1:$llfs_port/readyz" "$state/llfs.log"
 
 hlfs_args=(--listen-port "$gw_port" --redis "127.0.0.1:$redis_port"
            --cache-redis "127.0.0.1:$cache_port" --llfs "http://127.0.0.1:$llfs_port"
            --token "$token")
-[ -n "${WPFS_USER_AGENT:-}" ] && hlfs_args+=(--user-agent "$WPFS_USER_AGENT")
-[ -n "${WPFS_MIN_DELAY_MS:-}" ] && hlfs_args+=(--min-delay-ms "$WPFS_MIN_DELAY_MS")
-[ -n "${WPFS_DELAY_FACTOR:-}" ] && hlfs_args+=(--delay-factor "$WPFS_DELAY_FACTOR")
-"$WPFS_BIN/hlfs" "${hlfs_args[@]}" 2> >(tee -a "$state/hlfs.log" >&2) &
+# Unset, the service reads its own variable (WPFS_HLFS_USER_AGENT, ...).
+[ -n "${WPFS_USER_AGENT:-}" ] && hlfs_args+=(--user-agent "$(pick WPFS_USER_AGENT WPFS_HLFS_USER_AGENT '')")
+[ -n "${WPFS_MIN_DELAY_MS:-}" ] && hlfs_args+=(--min-delay-ms "$(pick WPFS_MIN_DELAY_MS WPFS_HLFS_MIN_DELAY_MS '')")
+[ -n "${WPFS_DELAY_FACTOR:-}" ] && hlfs_args+=(--delay-factor "$(pick WPFS_DELAY_FACTOR WPFS_HLFS_DELAY_FACTOR '')")
+"${service_env[@]}" "$WPFS_BIN/hlfs" "${hlfs_args[@]}" 2> >(tee -a "$state/hlfs.log" >&2) &
 started $! hlfs
 ready hlfs "http://127.0.0.1:$gw_port/readyz" "$state/hlfs.log"
 

@@ -6,7 +6,9 @@
 # shorter than 8 characters) stops everything, named, exit status 1, no
 # banner. Each service reads only its own environment (WPFS_HLFS_*,
 # WPFS_LLFS_*): a value valid for the gateway never reaches the fetcher,
-# and an unprefixed WPFS_<NAME> is reported, not read.
+# and an unprefixed WPFS_<NAME> is reported, not read; make run's own
+# knobs (WPFS_TOKEN, WPFS_ALLOW_CIDRS, WPFS_MIN_DELAY_MS, ...) take effect
+# and are not reported, and only what is really ignored is.
 . "$WPFS_ROOT/tests/lib.sh"
 RUN=$WPFS_ROOT/deploy/local/run.sh
 
@@ -52,6 +54,29 @@ is "$(zset_index_encoding "$RUN_REDIS_PORT")" skiplist "the state Redis keeps a 
 stop_run
 ok "SIGTERM stops it" finished
 ok "and everything it started" sh -c "! curl -s -o /dev/null 127.0.0.1:$GW_PORT/healthz"
+
+# make run's own knobs reach their service as flags and are reported by
+# no one; a service's own variable that a knob overrides, and the
+# addresses make run chooses itself, are reported as not read.
+run knobs WPFS_TOKEN=knob-token-1 WPFS_ALLOW_CIDRS=127.0.0.0/8 WPFS_MIN_DELAY_MS=0 \
+  WPFS_DELAY_FACTOR=0 WPFS_USER_AGENT=knob-agent WPFS_HLFS_TOKEN=other-token-1 \
+  WPFS_HLFS_REDIS=127.0.0.1:1
+wait_for 30 grep -q 'gateway on' "$T_DIR/knobs.err" || bail "no banner: $(tail -5 "$T_DIR/knobs.err")"
+for v in WPFS_TOKEN WPFS_ALLOW_CIDRS WPFS_MIN_DELAY_MS WPFS_DELAY_FACTOR WPFS_USER_AGENT; do
+  ok "$v is not reported as not read" sh -c "! grep -q '$v is not read' '$T_DIR/knobs.err'"
+done
+is "$(grep -c 'is not read' "$T_DIR/knobs.err")" 2 "two settings reported as not read"
+ok "WPFS_HLFS_TOKEN, which WPFS_TOKEN overrides" grep -q \
+  "wpfs: WPFS_HLFS_TOKEN is not read: make run's WPFS_TOKEN is used instead" "$T_DIR/knobs.err"
+ok "WPFS_HLFS_REDIS: make run starts its own" grep -q \
+  'wpfs: WPFS_HLFS_REDIS is not read: make run starts its own' "$T_DIR/knobs.err"
+is "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer knob-token-1' \
+  "127.0.0.1:$GW_PORT/v1/results?wait_ms=0")" 200 "WPFS_TOKEN is the gateway's key"
+args=$(ps -o args= --ppid "$RUN_PID")
+ok "WPFS_MIN_DELAY_MS, WPFS_DELAY_FACTOR and WPFS_USER_AGENT reach hlfs" grep -q -- \
+  '--user-agent knob-agent --min-delay-ms 0 --delay-factor 0' <<<"$args"
+ok "WPFS_ALLOW_CIDRS reaches llfs" grep -q -- "llfs --listen-port [0-9]* --allow-cidrs 127.0.0.0/8" <<<"$args"
+stop_run
 
 # The services themselves: each reads its own prefix only.
 lt=$(WPFS_LLFS_TIMEOUT_MS=7s WPFS_HLFS_MAX_REQUEST_BYTES=32m "$WPFS_BIN/llfs" --print-config |

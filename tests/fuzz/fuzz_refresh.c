@@ -57,7 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   char err[256] = "";
   uint64_t lines;
   rf_pages_init(&ps, FUZZ_MAX_PAGES, 3, 86400);
-  crawl_err e = rf_pages_load(&ps, path, 10, 1700000000000ull, err, sizeof err);
+  struct tally refused = { 0 };
+  crawl_err e = rf_pages_load(&ps, path, 10, 1700000000000ull, &refused, NULL, err, sizeof err);
   if(e && !err[0] && e != CRAWL_ERR_CORRUPT && e != CRAWL_ERR_INVALID)
     die("an error without a reason");
   check(&ps);

@@ -1,13 +1,14 @@
 /* The gateway's answers to GET /v1/results as the crawlers read them
  * (clients/gw/gwproto.c), framed and JSON, on arbitrary bytes. Aborts on a
  * result without its URL or outcome, on pages that add up to more than the
- * input, on a page not NUL-terminated, on an answer other than success or
- * invalid, or on a leak. */
+ * input, on a page not NUL-terminated, on a cause that is not a bounded
+ * word, on an answer other than success or invalid, or on a leak. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clients/base/tally.h"
 #include "clients/gw/gwproto.h"
 #include "common/mem.h"
 
@@ -35,6 +36,11 @@ static void check(crawl_err e, struct gw_results *r, size_t size)
     if(r->v[i].body && r->v[i].body[r->v[i].body_len] != '\0')
       die("a page not NUL-terminated");
     pages += r->v[i].body_len;
+    /* Why there is no page: a bounded word, whatever the gateway said. */
+    char buf[GWPROTO_CAUSE_MAX];
+    const char *c = gwproto_cause(&r->v[i], buf, sizeof buf);
+    if(c && !tally_word(c))
+      die("a cause that is not a word");
   }
   if(pages > size)
     die("pages larger than the answer");

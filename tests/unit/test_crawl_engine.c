@@ -269,7 +269,7 @@ static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct
   struct warc_header h[2] = { { "Content-Type", a.ctype }, { "Location", a.location } };
   struct crawl_result r = { it->url, a.outcome, a.status, h, a.location[0] ? 2 : 1,
                             a.body.data, a.body.len, false, a.location[0] ? a.location : NULL,
-                            1700000000000ull, 3 };
+                            1700000000000ull, 3, NULL, 0 };
   crawl_err e = crawl_result(c, &r);
   buf_free(&a.body);
   return e;
@@ -512,6 +512,58 @@ static void test_scope_and_depth(void **state)
   fetched_free(&f);
 }
 
+/* Every seed not queued says why, and counts by reason: a .html.gz
+ * (the extension denylist), a repeated one, one that is no URL. URLs
+ * that end without a page count by cause, and the counts survive a
+ * resume. */
+static void test_seed_fates_and_causes(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts("fates", dir, sizeof dir);
+  struct crawl *c;
+  const char *why;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_seed(c, "http://s1.test/p/1.html", &why), CRAWL_OK);
+  assert_null(why);
+  assert_int_equal(crawl_seed(c, "http://s1.test/archive/page.html.gz", &why), CRAWL_OK);
+  assert_string_equal(why, "extension");
+  assert_int_equal(crawl_seed(c, "http://s1.test/p/1.html", &why), CRAWL_OK);
+  assert_string_equal(why, "duplicate");
+  assert_int_equal(crawl_seed(c, "mailto:x@s1.test", &why), CRAWL_OK);
+  assert_string_equal(why, "malformed");
+  assert_int_equal(crawl_seed(c, "http://s99.test/", &why), CRAWL_OK);  /* no such site */
+  assert_null(why);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.seeds, 2);
+  assert_int_equal(st.seeds_refused, 3);
+  assert_int_equal(tally_get(&st.seed_refusals, "extension"), 1);
+  assert_int_equal(tally_get(&st.seed_refusals, "duplicate"), 1);
+  assert_int_equal(tally_get(&st.seed_refusals, "malformed"), 1);
+  assert_int_equal(st.links_known + st.links_invalid + st.links_new, 0);  /* not links */
+  /* The refusals are in the checkpoint; the results after it, in the log
+   * only: a resume counts them again from their lines. */
+  assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+  static struct fetched f;
+  run(c, &f, 0, 0);
+  crawl_stats(c, &st);
+  assert_int_equal(tally_get(&st.causes, "dns_error"), 1);  /* s99.test */
+  assert_int_equal(st.seeds_fetched, 1);
+  uint64_t without = st.causes.total;
+  assert_true(without >= 1);
+  crawl_sync(c);
+  crawl_close(&c);  /* no checkpoint at the end: a kill */
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  crawl_stats(c, &st);
+  assert_int_equal(st.causes.total, without);
+  assert_int_equal(tally_get(&st.causes, "dns_error"), 1);
+  assert_int_equal(st.seeds_refused, 3);
+  assert_int_equal(st.seeds_fetched, 1);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 /* A sitemap that moved (301) is a sitemap where it went; a .xml.gz one is
  * not a file type to skip, and its gzip data is read. */
 static void test_sitemap_gzip(void **state)
@@ -639,7 +691,7 @@ static void test_record_too_large(void **state)
   struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
   const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
-                            1700000000000ull, 3 };
+                            1700000000000ull, 3, NULL, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   mem_free(v);
   run(c, &f, 0, 0);  /* the rest of the crawl goes on */
@@ -675,7 +727,7 @@ static void test_transport_charset(void **state)
   struct warc_header h[1] = { { "Content-Type", "text/html; charset=windows-1251" } };
   const char *body = "<p>\xcf\xf0\xe8\xe2\xe5\xf2</p><a href=\"/\xcf\xf0.html\">x</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 1, body, strlen(body), false, NULL,
-                            1700000000000ull, 3 };
+                            1700000000000ull, 3, NULL, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   size_t n = 0;
   for(int tries = 0; n == 0 && tries < 100; tries++)
@@ -984,6 +1036,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_full_crawl, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_seed_fates_and_causes, setup, teardown),
     cmocka_unit_test_setup_teardown(test_scope_and_depth, setup, teardown),
     cmocka_unit_test_setup_teardown(test_sitemap_gzip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),

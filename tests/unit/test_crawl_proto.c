@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "clients/base/tally.h"
 #include "clients/out/crawllog.h"
 #include "clients/gw/gwproto.h"
 #include "clients/crawl/progress.h"
@@ -181,6 +182,8 @@ static crawl_err collect(void *arg, const struct crawllog_rec *r)
   const char *extra = memmem(r->line, r->line_len, want, sizeof want - 1);
   if(extra)
     buf_adds(b, "+extra;");
+  if(r->cause)
+    buf_addf(b, "cause=%s;", r->cause);
   return CRAWL_OK;
 }
 
@@ -212,6 +215,84 @@ static void test_fetch(void **state)
   }
 }
 
+/* A result without a page names why in one word, the gateway's cause of
+ * robots_unavailable decoded: a dead name, a dead server, a hanging one
+ * and a server error read differently. */
+static const char *cause_of(const char *json, char *buf)
+{
+  static char keep[GWPROTO_CAUSE_MAX];
+  struct gw_result r;
+  assert_int_equal(gwproto_result(json, strlen(json), &r), CRAWL_OK);
+  const char *c = gwproto_cause(&r, buf, GWPROTO_CAUSE_MAX);
+  snprintf(keep, sizeof keep, "%s", c ? c : "(page)");
+  gwproto_result_free(&r);
+  return keep;
+}
+
+static void test_cause(void **state)
+{
+  (void)state;
+  char b[GWPROTO_CAUSE_MAX];
+  static const char *const cases[][2] = {
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"dns_nxdomain\"}",
+      "dns_nxdomain" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"connect_refused\"}",
+      "connect_refused" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"timeout\"}",
+      "timeout" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"ok\","
+      "\"cause_status\":503}", "robots_5xx" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"ok\","
+      "\"cause_status\":429}", "robots_429" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\"}", "robots_unavailable" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"Bad Word\"}",
+      "unknown" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_disallowed\"}", "robots_disallowed" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"timeout\"}", "timeout" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"ok\",\"status\":200,\"page\":\"expired\"}",
+      "page_expired" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"ok\",\"status\":404}", "(page)" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"not_modified\",\"status\":304}", "(page)" },
+    { "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"cached\",\"status\":200}", "(page)" },
+  };
+  for(size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    assert_string_equal(cause_of(cases[i][0], b), cases[i][1]);
+  struct gw_result r;
+  const char *j = "{\"url\":\"u\",\"id\":\"1\",\"outcome\":\"robots_unavailable\",\"cause\":\"ok\","
+                  "\"cause_status\":503}";
+  assert_int_equal(gwproto_result(j, strlen(j), &r), CRAWL_OK);
+  assert_int_equal(r.cause_status, 503);
+  gwproto_result_free(&r);
+  j = "{\"url\":\"u\",\"outcome\":\"robots_unavailable\",\"cause\":5}";  /* not a word */
+  assert_int_equal(gwproto_result(j, strlen(j), &r), CRAWL_ERR_INVALID);
+}
+
+/* Counts by name stay bounded whatever names come. */
+static void test_tally(void **state)
+{
+  (void)state;
+  struct tally t = { 0 };
+  char name[32], text[256];
+  tally_add(&t, "timeout", 2);
+  tally_add(&t, "dns_nxdomain", 3);
+  tally_add(&t, "timeout", 1);
+  tally_add(&t, "Not A Word", 1);
+  struct buf b;
+  buf_init(&b, 4096);
+  assert_int_equal(tally_json(&t, &b), CM_OK);
+  assert_string_equal(b.data, "{\"dns_nxdomain\":3,\"timeout\":3,\"unknown\":1}");
+  tally_text(&t, text, sizeof text);
+  assert_string_equal(text, "dns_nxdomain 3, timeout 3, unknown 1");
+  for(int i = 0; i < 200; i++) {
+    snprintf(name, sizeof name, "made_up_%d", i);
+    tally_add(&t, name, 1);
+  }
+  assert_int_equal(t.n, TALLY_MAX);
+  assert_int_equal(t.total, 207);
+  assert_int_equal(tally_get(&t, "other"), 207 - 3 - 3 - 1 - (TALLY_MAX - 4));
+  buf_free(&b);
+}
+
 static void test_crawllog(void **state)
 {
   (void)state;
@@ -236,6 +317,12 @@ static void test_crawllog(void **state)
   e.sitemap = true;
   e.extra = ",\"score\":0.5";  /* a scorer's members, at the end */
   assert_int_equal(crawllog_write(l, &e), CRAWL_OK);
+  e = (struct crawllog_entry){ 0 };
+  e.url = "http://c/";
+  e.outcome = "robots_unavailable";
+  e.cause = "robots_5xx";
+  e.cause_status = 503;
+  assert_int_equal(crawllog_write(l, &e), CRAWL_OK);
   uint64_t size = crawllog_size(l);
   crawllog_close(&l);
   /* A crash in the middle of a line: the next open cuts it. */
@@ -246,7 +333,8 @@ static void test_crawllog(void **state)
   buf_init(&got, 4096);
   assert_int_equal(crawllog_scan(path, 0, collect, &got), CRAWL_OK);
   assert_string_equal(got.data, "http://a/\"x\"|ok|200|w.warc.gz|-|0;"
-                                "http://b/|ok|200|-|http://a/\"x\"|1;+extra;");
+                                "http://b/|ok|200|-|http://a/\"x\"|1;+extra;"
+                                "http://c/|robots_unavailable|0|-|-|0;cause=robots_5xx;");
   assert_int_equal(crawllog_open(path, &l), CRAWL_OK);
   assert_int_equal(crawllog_size(l), size);
   crawllog_close(&l);
@@ -490,6 +578,8 @@ static void test_progress(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_cause),
+    cmocka_unit_test(test_tally),
     cmocka_unit_test(test_batch_body),
     cmocka_unit_test(test_batch_answer),
     cmocka_unit_test(test_results),

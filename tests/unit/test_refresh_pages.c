@@ -137,12 +137,19 @@ static void test_load(void **st)
   int fd = mkstemp(path);
   assert_true(fd >= 0);
   FILE *f = fdopen(fd, "w");
-  fputs("# pages\nhttp://a.test/1\n\nhttp://a.test/2\t4.5\nhttp://a.test/1\t9\n", f);
+  fputs("# pages\nhttp://a.test/1\n\nhttp://a.test/2\t4.5\nhttp://a.test/1\t9\n"
+        "ftp://a.test/x\nnot a url\n", f);
   fclose(f);
   struct rf_pages ps;
+  struct tally refused = { 0 };
   rf_pages_init(&ps, 10, 3, 86400);
-  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, err, sizeof err), CRAWL_OK);
+  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, &refused, "test", err, sizeof err),
+                   CRAWL_OK);
   assert_int_equal(ps.n, 2);
+  /* Nothing dropped in silence: each URL not kept is counted by reason. */
+  assert_int_equal(tally_get(&refused, "duplicate"), 1);
+  assert_int_equal(tally_get(&refused, "malformed"), 2);
+  assert_int_equal(refused.total, 3);
   assert_true(ps.v[1].weight == 4.5);
   assert_true(ps.v[0].weight == 1);         /* the first mention wins */
   assert_int_equal(ps.v[1].due_ms, 1500);   /* first visits spread at the rate */
@@ -151,14 +158,14 @@ static void test_load(void **st)
   fputs("http://a.test/1\nhttp://a.test/2\t0\n", f);
   fclose(f);
   rf_pages_init(&ps, 10, 3, 86400);
-  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, err, sizeof err), CRAWL_ERR_INVALID);
+  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, &refused, NULL, err, sizeof err), CRAWL_ERR_INVALID);
   assert_non_null(strstr(err, "line 2"));
   rf_pages_free(&ps);
   f = fopen(path, "w");
   fputs("http://a.test/1\nhttp://a.test/2\nhttp://a.test/3\n", f);
   fclose(f);
   rf_pages_init(&ps, 2, 3, 86400);
-  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, err, sizeof err), CRAWL_ERR_FULL);
+  assert_int_equal(rf_pages_load(&ps, path, 2, 1000, &refused, NULL, err, sizeof err), CRAWL_ERR_FULL);
   assert_non_null(strstr(err, "--max-pages"));
   rf_pages_free(&ps);
   unlink(path);
