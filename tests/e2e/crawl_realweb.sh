@@ -1,14 +1,14 @@
 #!/bin/bash
 # timeout: 120
-# Real HTML, not testweb's: eight documentation trees that Debian packages
-# ship (mk/packages.txt installs them), written by as many generators from
-# the 1990s' hand-written pages to Sphinx, one declaring ISO-8859-1, one
-# with a robots.txt, served as they are by nginx on loopback (one address
-# per tree), crawled through the whole stack by wpfs-discover and by an
-# independent crawler, wget2 -r --robots=on. Each
-# tree's URL sets are what nginx saw each crawler ask (its access log, by
-# User-Agent), and every difference between them is put in a class with
-# its reason, asserted one by one:
+# Real HTML, not testweb's: nine documentation trees that Debian packages
+# ship (mk/packages.txt installs them), written by as many generators, from
+# hand-written pages to Sphinx; two in ISO-8859-1 (one with Latin-1 bytes,
+# some in pages that declare no charset), one given a robots.txt. nginx
+# serves them as they are on loopback, one address per tree; wpfs-discover
+# crawls them through the whole stack, and an independent crawler, wget2
+# -r --robots=on, crawls them too. A tree's URL sets are what nginx saw
+# each crawler ask (its access log, by User-Agent), and every difference
+# is put in a class with its reason, asserted URL by URL:
 #   denied     an extension of wpfs-discover's deny list (images,
 #              stylesheets, scripts): wget2 takes a page's <img src>,
 #              <script src>, <link rel=stylesheet> and a stylesheet's url()
@@ -18,7 +18,12 @@
 #              figures) is refused by extension (drop_extension);
 #   nofollow   wget2 follows <a rel=nofollow>; wpfs-discover does not
 #              (unless --follow-nofollow), and counts each one;
-# and nothing else: wpfs-discover asks nothing wget2 does not, and every
+#   spelling   one URL written two ways: an '@' in a path (libxslt's page
+#              links a bare e-mail address), which wpfs-discover keeps as
+#              RFC 3986 allows and wget2 percent-encodes (%40): the same
+#              path to the server, asked by both;
+# and nothing else: wpfs-discover asks nothing wget2 does not (but for
+# its spelling of the same URLs), and every
 # HTML page wget2 reached, wpfs-discover reached. Both obey robots.txt,
 # stay on the seeds' hosts (wpfs-discover's drop_scope: the packages'
 # links to their projects' sites) and get the same 404s (links to files
@@ -38,6 +43,7 @@ TREES=(
   "lua|hand-written (2006), ISO-8859-1|/usr/share/doc/lua5.1-doc/doc|manual.html|charset=iso-8859-1"
   "modperl|pod2html (DocSet)|/usr/share/doc/libapache2-mod-perl2-doc|index.html|INDEX BEGIN"
   "gettext|texi2html 1.78, groff, javadoc|/usr/share/doc/gettext|index.html|texi2html 1.78"
+  "xslt|xsltproc site, Latin-1 bytes|/usr/share/doc/libxslt1-dev/html|index.html|charset=ISO-8859-1"
 )
 # the crawler's extension deny list, from its source
 DENY=$(sed -n '/^#define LINKFILTER_DENY_EXT_DEFAULT/,/^$/p' "$WPFS_ROOT/clients/crawl/linkfilter.h" |
@@ -92,14 +98,19 @@ wait_for 10 curl -sf -o /dev/null "http://127.41.0.1:$PORT/" || bail "nginx did 
 for k in $(seq 1 ${#TREES[@]}); do echo "http://127.41.0.$k:$PORT/"; done >"$T_DIR/seeds"
 
 # wget2 first, then the stack: the logs tell them apart by User-Agent.
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+t0=$(ms)
 (cd "$T_DIR" && wget2 -q -r -l inf --robots=on --tries=1 --timeout=10 -P "$T_DIR/wget2" \
   -U corpus-wget2 -i "$T_DIR/seeds" >"$T_DIR/wget2.log" 2>&1)
+w_ms=$(($(ms) - t0))
 start_redis
 start_llfs --log-level warn
 start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn
+t0=$(ms)
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$T_DIR/out" --log-level warn --progress=false >"$T_DIR/summary" 2>"$T_DIR/discover.log"
 is "$?" 0 "wpfs-discover crawled the corpus to the end"
+echo "# wall time: wget2 $w_ms ms, wpfs-discover $(($(ms) - t0)) ms"
 S=$(tail -1 "$T_DIR/summary")
 sum() { jq -r ".$1" <<<"$S"; }
 LOG=$T_DIR/out/crawl.jsonl
@@ -119,6 +130,8 @@ ref_file() {  # root referer
   [ -z "$p" ] || [ "${p%/}" != "$p" ] && p=${p}index.html
   echo "$1/$p"
 }
+# A path as the server reads it: percent escapes decoded.
+decoded() { local u=${1//\\/\\\\}; printf '%b\n' "${u//%/\\x}"; }
 ext_denied() { local e=${1##*/}; e=${e##*.}; [[ ,$DENY, == *,${e,,},* ]] && [ "$e" != "${1##*/}" ]; }
 # The tag of the referring page that names the URL's last segment: the
 # anchor with rel=nofollow it must be.
@@ -126,8 +139,8 @@ nofollow_anchor() {  # file url
   tr '\n' ' ' <"$1" | grep -oE "<a [^>]*href=\"[^\"]*${2##*/}\"[^>]*>" | grep -q 'rel="nofollow"'
 }
 
-tot_w=0 tot_p=0 tot_html=0 tot_req=0 tot_nof=0 bad=0 only_p=0 html_diff=0
-printf '# %-8s %-34s %6s %6s %6s %6s %6s %8s\n' tree generator wget2 wpfs html links denied nofollow
+tot_w=0 tot_p=0 tot_html=0 tot_req=0 tot_nof=0 tot_sp=0 bad=0 only_p=0 html_diff=0
+printf '# %-8s %-32s %6s %6s %6s %6s %6s %8s %8s\n' tree generator wget2 wpfs html links denied nofollow spelling
 k=0
 for t in "${TREES[@]}"; do
   k=$((k + 1))
@@ -136,10 +149,14 @@ for t in "${TREES[@]}"; do
   asked "$name" wpfs >"$T_DIR/$name.p"
   asked "$name" wget2 html >"$T_DIR/$name.wh"
   asked "$name" wpfs html >"$T_DIR/$name.ph"
-  only_p=$((only_p + $(comm -13 "$T_DIR/$name.w" "$T_DIR/$name.p" | wc -l)))
+  comm -13 "$T_DIR/$name.w" "$T_DIR/$name.p" | while IFS= read -r u; do decoded "$u"; done \
+    >"$T_DIR/$name.p1"
   cmp -s "$T_DIR/$name.wh" "$T_DIR/$name.ph" || { html_diff=$((html_diff + 1)); echo "# $name: HTML pages differ"; }
-  req=0 nof=0
+  req=0 nof=0 sp=0
   while IFS= read -r u; do
+    if grep -qxF "$(decoded "$u")" "$T_DIR/$name.p1"; then
+      sp=$((sp + 1)); continue  # the same path, spelled otherwise by wpfs-discover
+    fi
     # the page that named it, as wget2 said (its Referer)
     r=$(awk -F'\t' -v u="$u" '$1 == "corpus-wget2" && $3 == u { print $5; exit }' "$T_DIR/nginx/$name.log")
     rp=/${r#http://*/}
@@ -151,19 +168,22 @@ for t in "${TREES[@]}"; do
       bad=$((bad + 1)); echo "# $name: unexplained: wget2 asked $u (from $r), wpfs-discover did not"
     fi
   done < <(comm -23 "$T_DIR/$name.w" "$T_DIR/$name.p")
+  only_p=$((only_p + $(wc -l <"$T_DIR/$name.p1") - sp))
   links=$(jq -s --arg h "127.41.0.$k:" '[.[] | select(.url | contains("//" + $h)) | .links] | add' "$LOG")
-  printf '# %-8s %-34s %6d %6d %6d %6d %6d %8d\n' "$name" "$(field "$t" 2)" \
+  printf '# %-8s %-32s %6d %6d %6d %6d %6d %8d %8d\n' "$name" "$(field "$t" 2)" \
     "$(wc -l <"$T_DIR/$name.w")" "$(wc -l <"$T_DIR/$name.p")" "$(wc -l <"$T_DIR/$name.ph")" \
-    "$links" "$req" "$nof"
+    "$links" "$req" "$nof" "$sp"
   tot_w=$((tot_w + $(wc -l <"$T_DIR/$name.w"))) tot_p=$((tot_p + $(wc -l <"$T_DIR/$name.p")))
   tot_html=$((tot_html + $(wc -l <"$T_DIR/$name.ph"))) tot_req=$((tot_req + req)) tot_nof=$((tot_nof + nof))
+  tot_sp=$((tot_sp + sp))
 done
 echo "# all: wget2 asked $tot_w URLs, wpfs-discover $tot_p ($tot_html HTML pages, $(sum links) links);" \
-  "wget2 only: $tot_req denied by extension, $tot_nof nofollow"
+  "wget2 only: $tot_req denied by extension, $tot_nof nofollow; $tot_sp spelled otherwise"
 
-is "$only_p" 0 "wpfs-discover asked nothing that wget2 did not"
+is "$only_p" 0 "wpfs-discover asked nothing that wget2 did not (but spelled otherwise)"
 is "$html_diff" 0 "every tree: the same HTML pages reached by both"
-is "$bad" 0 "every URL only wget2 asked has a denied extension or is a nofollow link"
+is "$bad" 0 "every URL only wget2 asked has a denied extension, is a nofollow link or is spelled otherwise"
+is "$tot_sp" 1 "spelled otherwise: one bare e-mail address, its '@' kept by wpfs-discover, %40 by wget2"
 is "$((tot_p + $(sum robots)))" "$(sum pages)" \
   "the crawl log records every URL wpfs-discover asked (and those robots.txt disallows)"
 cmp_ge "$tot_html" 300 "the corpus has its 300-odd pages"
@@ -175,7 +195,7 @@ cmp_ge "$tot_nof" 8 "...Sphinx's 'Show Source' links among them"
 # denied extensions (a stylesheet's url() of an image not shipped).
 e404() {  # who
   awk -F'\t' -v who="$1" '($1 == "corpus-wget2") == (who == "wget2") && $2 == 404 && $3 != "/robots.txt" { print $3 }' \
-    "$T_DIR"/nginx/*.log | sort -u | while IFS= read -r u; do ext_denied "$u" || echo "$u"; done
+    "$T_DIR"/nginx/*.log | while IFS= read -r u; do ext_denied "$u" || decoded "$u"; done | sort -u
 }
 is "$(e404 wpfs | tr '\n' ' ')" "$(e404 wget2 | tr '\n' ' ')" "both got the same 404s"
 is "$(sum http_errors)" "$(e404 wpfs | wc -l)" "...which the crawler counts"
