@@ -1,9 +1,10 @@
 #!/bin/bash
 # timeout: 120
-# Real HTML, not testweb's: nine documentation trees that Debian packages
+# Real HTML, not testweb's: ten documentation trees that Debian packages
 # ship (mk/packages.txt installs them), written by as many generators, from
 # hand-written pages to Sphinx; two in ISO-8859-1 (one with Latin-1 bytes,
-# some in pages that declare no charset), one given a robots.txt. nginx
+# some in pages that declare no charset), one with inline SVG and a page
+# of 8 MiB, one given a robots.txt. nginx
 # serves them as they are on loopback, one address per tree; wpfs-discover
 # crawls them through the whole stack, and an independent crawler, wget2
 # -r --robots=on, crawls them too. A tree's URL sets are what nginx saw
@@ -44,6 +45,7 @@ TREES=(
   "modperl|pod2html (DocSet)|/usr/share/doc/libapache2-mod-perl2-doc|index.html|INDEX BEGIN"
   "gettext|texi2html 1.78, groff, javadoc|/usr/share/doc/gettext|index.html|texi2html 1.78"
   "xslt|xsltproc site, Latin-1 bytes|/usr/share/doc/libxslt1-dev/html|index.html|charset=ISO-8859-1"
+  "node|Node.js v20 doc tool, inline SVG|/usr/share/doc/nodejs/api|index.html|<svg xmlns"
 )
 # the crawler's extension deny list, from its source
 DENY=$(sed -n '/^#define LINKFILTER_DENY_EXT_DEFAULT/,/^$/p' "$WPFS_ROOT/clients/crawl/linkfilter.h" |
@@ -207,6 +209,20 @@ is "$(awk -F'\t' -v d="$DISALLOW" 'index($3, d) == 1' "$T_DIR/nginx/modperl.log"
 is "$(jq -r 'select(.outcome == "robots_disallowed") | .url' "$LOG" | grep -c "$DISALLOW")" \
   "$(sum robots)" "...each link there refused by the gateway (robots_disallowed)"
 cmp_ge "$(sum robots)" 1 "...some of them"
+
+# Inline SVG: on the Node.js front page, all.html and index.json are
+# linked only after its two inline <svg> (the theme toggle): both were
+# found one hop from the seed, so what follows an inline SVG is read.
+for f in all.html index.json; do
+  is "$(jq -r --arg f ":$PORT/$f" 'select(.url | startswith("http://127.41.0.10") and endswith($f)) | .depth' "$LOG")" 1 \
+    "inline SVG: $f, linked after it, found from the front page"
+done
+# A page past the 2 MiB parse cap (all.html, the whole manual in 8 MiB)
+# is fetched and stored whole and parsed in its first 2 MiB: what it
+# links further on, the other pages link too (the same HTML pages reached).
+is "$(sum html_cut)" 1 "one page parsed in part: past 2 MiB"
+is "$(jq -r 'select(.url | startswith("http://127.41.0.10") and endswith("/all.html")) | .bytes' "$LOG")" \
+  "$(stat -c %s /usr/share/doc/nodejs/api/all.html)" "...fetched whole"
 
 # The ISO-8859-1 pages are parsed: the table of contents' link to the
 # manual (its other links are fragments of it) is read.
