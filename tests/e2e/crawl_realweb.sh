@@ -96,7 +96,7 @@ CONF
   echo "}"
 } >"$T_DIR/nginx.conf"
 bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
-wait_for 10 curl -sf -o /dev/null "http://127.41.0.1:$PORT/" || bail "nginx did not start"
+wait_for 10 curl -sf -A corpus-probe -o /dev/null "http://127.41.0.1:$PORT/" || bail "nginx did not start"
 for k in $(seq 1 ${#TREES[@]}); do echo "http://127.41.0.$k:$PORT/"; done >"$T_DIR/seeds"
 
 # wget2 first, then the stack: the logs tell them apart by User-Agent.
@@ -121,7 +121,7 @@ is "$(sum fetch_errors)/$(sum rejected)" "0/0" "no fetch error, nothing refused"
 # The URLs each crawler asked of a tree (robots.txt apart), as files.
 asked() {  # tree who(wget2|wpfs) [status-and-type filter]
   awk -F'\t' -v who="$2" -v html="${3:-}" '
-    ($1 == "corpus-wget2") == (who == "wget2") && $3 != "/robots.txt" &&
+    $1 != "corpus-probe" && ($1 == "corpus-wget2") == (who == "wget2") && $3 != "/robots.txt" &&
     (html == "" || ($2 == 200 && $4 ~ /^text\/html/)) { print $3 }' \
     "$T_DIR/nginx/$1.log" | sort -u
 }
