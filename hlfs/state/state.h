@@ -186,7 +186,8 @@ struct state_done {
   uint64_t    credit_us;      /* the delay counts from this long before the completion
                                  (when the answer came in: sj_credit) */
   uint32_t    response_ms;
-  uint64_t    age_s;          /* complete: age of the stored copy served, 0 when fresh */
+  bool        stored;         /* complete: a stored copy was served (not a fetch) */
+  uint64_t    age_ms;         /* and its age */
   bool        hopped;         /* complete: a redirect hop was queued for the request: its
                                  own result is not published (its waiters' is) */
   bool        followed;       /* complete: the claim handed a follow record (only then
@@ -208,6 +209,9 @@ struct state_done {
  * back to its queue to be tried again (no result published). */
 typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
                            const char *entry_id);
+/* The smallest max_age code served by a complete (state_done's stored,
+ * age_ms): the coalesced waiters below it go back to their queues. */
+unsigned state_age_need(bool stored, uint64_t age_ms);
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg);
 
