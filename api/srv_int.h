@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include "api/door.h"
 #include "api/metrics.h"
 #include "api/srv.h"
 
@@ -21,6 +22,9 @@ struct srv_counters {
   size_t              nroutes;
   struct route_stats *rs;       /* nroutes + 1 (last: built-in and unmatched) */
   size_t              pending;  /* requests accepted, not yet answered */
+  uint64_t            door[DOOR__COUNT];  /* connections closed or refused by the server */
+  uint64_t            abandoned;  /* closed by the client before its request was answered */
+  uint64_t            malformed;  /* requests the HTTP library itself refused */
 };
 
 /* srv.c */
@@ -28,6 +32,8 @@ struct srv_counters {
 int  srv_listen(const char *addr, long port, int *fd_out, int *port_out);
 void srv_counters_init(struct srv_counters *c, size_t nroutes);
 void srv_counters_fini(struct srv_counters *c);
+/* One more connection closed or refused for why (locked). */
+void srv_counters_door(struct srv_counters *c, enum door_reason why);
 /* into (not locked: the caller's own) += from (locked). */
 void srv_counters_add(struct srv_counters *into, struct srv_counters *from);
 /* A server for member i of g, without a listening socket. */
@@ -46,6 +52,8 @@ void group_conn_closed(struct api_srv_group *g, unsigned i);
 /* Open connections of member i, and the number of members. */
 long group_conns(const struct api_srv_group *g, unsigned i);
 unsigned group_members(const struct api_srv_group *g);
+/* The unauthenticated connections per address of the whole group. */
+struct door_addrs *group_addrs(struct api_srv_group *g);
 /* Member i stops (on its thread): no more connections for it; those
  * handed and not yet taken are closed. */
 void group_leave(struct api_srv_group *g, unsigned i);
