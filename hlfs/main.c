@@ -545,6 +545,14 @@ static void proc_sched(struct hlfs_proc *p)
   p->g.sched = sched_new(p->loop, p->g.st, &sc, &p->fops, &p->rops);
 }
 
+/* 3/4 of max_conns for connections without a key yet, the rest kept for
+ * those with one and the probes; all of them when max_conns is tiny. */
+static long proc_unauth_default(long max_conns)
+{
+  long n = max_conns / 4 * 3 + max_conns % 4 * 3 / 4;
+  return n > 0 ? n : max_conns;
+}
+
 static int proc_http(struct hlfs_proc *p)
 {
   char err[256];
@@ -560,12 +568,12 @@ static int proc_http(struct hlfs_proc *p)
     .head_timeout_ms = p->cfg.head_timeout_ms, .body_budget = p->cfg.max_buffered_bytes,
     .max_conns_per_addr = p->cfg.max_conns_per_addr,
     .max_conns_unauth = p->cfg.max_conns_unauth ? p->cfg.max_conns_unauth
-                                                : p->cfg.max_conns / 4 * 3,
+                                                : proc_unauth_default(p->cfg.max_conns),
     .routes = routes, .nroutes = sizeof routes / sizeof routes[0], .arg = &p->g,
     .ready = gw_ready, .metrics = gw_metrics, .authorize = gw_authorize,
     .tls_cert = p->tls.cert, .tls_key = p->tls.key,
   };
-  if(sc.max_conns_unauth < 1 || sc.max_conns_unauth >= sc.max_conns) {
+  if(p->cfg.max_conns_unauth && p->cfg.max_conns_unauth >= p->cfg.max_conns) {
     LOG(LOG_ERROR, "max_conns_unauth (%ld) leaves no room for keyed clients in max_conns (%ld)",
         sc.max_conns_unauth, sc.max_conns);
     return -1;
