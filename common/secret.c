@@ -47,6 +47,9 @@ int secret_load(const char *value, const char *file, char *out, char *err, size_
     strcpy(out, value);
   }
   size_t n = strlen(out);
+  /* a Secret made from a file keeps its final newline in the variable */
+  while(n && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+    out[--n] = '\0';
   for(size_t i = 0; i < n; i++)
     if(out[i] <= ' ' || out[i] > '~') {
       snprintf(err, errlen, "byte %zu is not printable ASCII (or is a space)", i);

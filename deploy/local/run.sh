@@ -13,13 +13,18 @@
 #   dev-token), WPFS_USER_AGENT, WPFS_MIN_DELAY_MS, WPFS_DELAY_FACTOR: this
 #   script's knobs, passed as flags to the service they belong to. Any other
 #   setting: the service's own variable (WPFS_HLFS_*, WPFS_LLFS_*; see
-#   `hlfs --help`), which reaches only that service.
+#   `hlfs --help`), which reaches only that service. WPFS_FETCHER_SECRET:
+#   the secret llfs wants from hlfs (default: a new random one each run).
 #   WPFS_STATE_DIR: where Redis keeps its files and the services' logs go.
 set -euo pipefail
 : "${WPFS_BIN:=$(cd "$(dirname "$0")/../.." && pwd)/bin}"
 state=${WPFS_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/wpfs}
 mkdir -p "$state"
 token=${WPFS_TOKEN:-dev-token}
+# The fetcher's shared secret, read from the environment by llfs and hlfs:
+# a fresh one for every run unless given.
+WPFS_FETCHER_SECRET=${WPFS_FETCHER_SECRET:-$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')}
+export WPFS_FETCHER_SECRET
 gw_port=${WPFS_PORT:-8080}
 llfs_port=${WPFS_LLFS_PORT:-8081}
 redis_port=${WPFS_REDIS_PORT:-6390}
