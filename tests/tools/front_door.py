@@ -7,8 +7,10 @@ without a key can do to a server's connections.
                              prints the statuses ("401 x40")
   framing PORT KEY           ambiguous framings, each with a request hidden
                              in its body; prints "name status closed|open"
-  hoard PORT KEY N PERADDR   idle connections from one address, then from
-                             many; a keyed request and a probe meanwhile
+  hoard PORT KEY N PERADDR CAP [PATH]
+                             idle connections from one address, then from
+                             many (at most CAP may stay open); a keyed GET
+                             PATH (default /v1/stats) and a probe meanwhile
   trickle PORT SECS          a request head, one byte every 0.5 s; prints
                              when the server closed
   abandon PORT N KEY         N requests left mid-head, N mid-body
@@ -161,7 +163,7 @@ def keyed(port, key, src, path="/v1/stats"):
     return status_of(resp), int((time.time() - t) * 1000)
 
 
-def hoard(port, key, n, peraddr, cap=6144):
+def hoard(port, key, n, peraddr, cap, path):
     out = []
     socks = []
     for _ in range(n):
@@ -171,7 +173,7 @@ def hoard(port, key, n, peraddr, cap=6144):
             break
     time.sleep(1)
     out.append(f"one-address-open={still_open(socks)}")
-    st, ms = keyed(port, key, "127.0.0.3")
+    st, ms = keyed(port, key, "127.0.0.3", path)
     out += [f"keyed={st}", f"keyed_ms={ms}"]
     for s in socks:
         s.close()
@@ -186,7 +188,7 @@ def hoard(port, key, n, peraddr, cap=6144):
     time.sleep(1)
     op = still_open(socks)
     out.append(f"many-open-le-cap={'yes' if cap - 300 <= op <= cap else 'no:' + str(op)}")
-    st, ms = keyed(port, key, "127.0.2.1")
+    st, ms = keyed(port, key, "127.0.2.1", path)
     out += [f"keyed2={st}", f"keyed2_ms={ms}"]
     st, _ = keyed(port, None, "127.0.2.2", "/healthz")
     out.append(f"probe={st}")
@@ -232,7 +234,7 @@ def main():
     elif cmd == "framing":
         framing(port, a[2])
     elif cmd == "hoard":
-        hoard(port, a[2], int(a[3]), int(a[4]))
+        hoard(port, a[2], int(a[3]), int(a[4]), int(a[5]), a[6] if len(a) > 6 else "/v1/stats")
     elif cmd == "trickle":
         trickle(port, float(a[2]))
     elif cmd == "abandon":
