@@ -77,12 +77,24 @@ cmp_le "$(( ${3#keyed_ms=} + ${6#keyed2_ms=} ))" 2000 "llfs: within 2 s"
 
 # 4. The head deadline: a head trickled a byte every half second is cut after
 # --head-timeout-ms, however busy it keeps the connection.
-start_hlfs b --token "$KEY" --log-level warn --head-timeout-ms 2s
+start_hlfs b --token "$KEY" --log-level warn --head-timeout-ms 2s --max-buffered-bytes 1m
 out=$(python3 "$PY" trickle "$HLFS_PORT" 8)
 echo "# $out"
 cmp_le "${out#closed_after_s=}" 4 "a trickled head is cut at the deadline"
 is "$(metric "$HLFS_URL" 'hlfs_http_connections_closed_total{reason="head_timeout"}')" 1 \
   "counted (head_timeout)"
+
+# The budget of buffered bodies (1 MiB here): a keyed 2 MiB body does not
+# fit, 503 with Retry-After before it is read; a small one does.
+head -c $((2 << 20)) /dev/zero >"$T_DIR/2m"
+code=$(curl -s -D "$T_DIR/budget.h" -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+  -H 'Content-Type: application/json' --data-binary "@$T_DIR/2m" "$HLFS_URL/v1/batches")
+is "$code $(grep -i '^Retry-After:' "$T_DIR/budget.h" | tr -d '\r')" "503 Retry-After: 1" \
+  "a keyed body over --max-buffered-bytes: 503 with Retry-After"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+  --data-binary "{\"urls\":[\"$(tw_url "$SITE" /p/3.html)\"]}" "$HLFS_URL/v1/batches")
+ok "one within it is read (got $code)" test "$code" -lt 300
+is "$(metric "$HLFS_URL" hlfs_http_buffered_bytes)" 0 "and the budget is given back"
 
 # 5. Clients that leave mid-request: counted, not logged.
 python3 "$PY" abandon "$HLFS_PORT" 20 "$KEY"
