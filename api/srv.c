@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <strings.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -51,9 +50,6 @@ struct api_srv {
   uv_timer_t sweep;          /* the head deadlines */
 };
 
-/* Request body bytes buffered by every server of the process: one
- * budget, as they share one memory. */
-static atomic_size_t srv_buffered;
 
 /* ---- counters ---------------------------------------------------------- */
 
@@ -257,7 +253,7 @@ static void srv_metrics_door(struct api_srv *s, struct buf *b, const struct srv_
   metrics_sample_u(b, name, "", c->malformed);
   snprintf(name, sizeof name, "%s_http_buffered_bytes", s->cfg.service);
   metrics_family(b, name, "gauge", "Request body bytes held by requests under way.");
-  metrics_sample_u(b, name, "", atomic_load(&srv_buffered));
+  metrics_sample_u(b, name, "", srv_buffered_bytes());
 }
 
 /* The HTTP families count every member of a group: a scrape lands on one
@@ -327,56 +323,6 @@ static enum MHD_Result srv_collect(void *cls, enum MHD_ValueKind kind, const cha
   return MHD_YES;
 }
 
-struct srv_framing {
-  unsigned ncl, nte;
-  bool     other_coding;
-};
-
-static enum MHD_Result srv_frame_hdr(void *cls, enum MHD_ValueKind kind, const char *k,
-                                     const char *v)
-{
-  struct srv_framing *f = cls;
-  (void)kind;
-  if(!strcasecmp(k, "Content-Length"))
-    f->ncl++;
-  else if(!strcasecmp(k, "Transfer-Encoding") && ++f->nte && (!v || strcasecmp(v, "chunked")))
-    f->other_coding = true;
-  return MHD_YES;
-}
-
-/* Where a request ends must not be open to two readings: libmicrohttpd
- * 0.9.75 takes chunked over Content-Length, the first of several
- * Content-Length headers, and reads no body at all under a coding other
- * than chunked, where a proxy in front may read another; whatever it
- * leaves would be parsed as the next request on the connection. Every
- * instance of a header is listed here (MHD's lookup sees the first), and
- * the answer closes the connection. A malformed or negative
- * Content-Length never gets here: MHD answers 400 and closes itself. */
-static bool srv_framing_bad(struct api_req *rq)
-{
-  struct srv_framing f = { 0 };
-  const char *why = NULL;
-  unsigned status = 400;
-  MHD_get_connection_values(rq->conn, MHD_HEADER_KIND, srv_frame_hdr, &f);
-  if(f.nte && f.ncl)
-    why = "Content-Length and Transfer-Encoding together";
-  else if(f.ncl > 1)
-    why = "several Content-Length headers";
-  else if(f.nte > 1)
-    why = "several Transfer-Encoding headers";
-  else if(f.other_coding) {
-    why = "a transfer coding other than chunked";
-    status = 501;
-  }
-  if(!why)
-    return false;
-  api_reply_header(rq, "Connection", "close");
-  api_problem(rq, status, status == 400 ? "ambiguous-framing" : "unsupported-transfer-coding",
-              status == 400 ? "Ambiguous request framing" : "Transfer coding not supported",
-              NULL, "%s: where the body ends cannot be told; the connection is closed", why);
-  return true;
-}
-
 /* The route of rq, or an answer (404, 405, 503) and false. */
 static bool srv_route_find(struct api_srv *s, struct api_req *rq, size_t *idx)
 {
@@ -399,32 +345,6 @@ static bool srv_route_find(struct api_srv *s, struct api_req *rq, size_t *idx)
                 rq->method, rq->path);
     return false;
   }
-}
-
-/* n more body bytes held by rq, within the process's budget. */
-static bool srv_reserve(struct api_srv *s, struct api_req *rq, size_t n)
-{
-  size_t cur = atomic_load(&srv_buffered);
-  do {
-    if(s->cfg.body_budget && (cur + n > s->cfg.body_budget || cur + n < cur))
-      return false;
-  } while(!atomic_compare_exchange_weak(&srv_buffered, &cur, cur + n));
-  rq->reserved += n;
-  return true;
-}
-
-static void srv_release(struct api_req *rq)
-{
-  atomic_fetch_sub(&srv_buffered, rq->reserved);
-  rq->reserved = 0;
-}
-
-static void srv_over_budget(struct api_srv *s, struct api_req *rq)
-{
-  api_reply_header(rq, "Retry-After", "1");
-  api_problem(rq, 503, "overloaded", "Too many request bodies in memory", NULL,
-              "request bodies under way hold the server's budget of %zu bytes; retry",
-              s->cfg.body_budget);
 }
 
 static struct door_conn *srv_door_conn(struct MHD_Connection *conn)
@@ -471,8 +391,8 @@ static bool srv_head(struct api_srv *s, struct api_req *rq)
                 "the body is over the limit of %zu bytes", s->cfg.max_body);
     return false;
   }
-  if(!srv_reserve(s, rq, (size_t)announced)) {
-    srv_over_budget(s, rq);
+  if(!srv_reserve(rq, (size_t)announced, s->cfg.body_budget)) {
+    srv_over_budget(rq, s->cfg.body_budget);
     return false;
   }
   rq->st = API_RQ_READING;
@@ -486,7 +406,7 @@ static void srv_body(struct api_srv *s, struct api_req *rq, const char *p, size_
   if(rq->too_large || rq->over_budget)
     return;
   size_t need = rq->body.len + n;
-  if(need > rq->reserved && !srv_reserve(s, rq, need - rq->reserved))
+  if(need > rq->reserved && !srv_reserve(rq, need - rq->reserved, s->cfg.body_budget))
     rq->over_budget = true;
   else if(buf_add(&rq->body, p, n) != CM_OK)
     rq->too_large = true;
@@ -504,7 +424,7 @@ static void srv_dispatch(struct api_srv *s, struct api_req *rq)
     api_problem(rq, 413, "body-too-large", "Request body too large", NULL,
                 "the body is over the limit of %zu bytes", s->cfg.max_body);
   else if(rq->over_budget)
-    srv_over_budget(s, rq);
+    srv_over_budget(rq, s->cfg.body_budget);
   else
     s->cfg.routes[rq->route].fn(rq, s->cfg.arg);
 }
@@ -541,15 +461,6 @@ static struct api_req *srv_req_new(struct api_srv *s, struct MHD_Connection *con
   }
   srv_req_id(s, rq);
   return rq;
-}
-
-/* Does a body follow the head? (Answering before it closes the
- * connection; answering a request without one keeps it open.) */
-static bool srv_has_body(struct MHD_Connection *conn)
-{
-  const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-  return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding") ||
-         (cl && strtoull(cl, NULL, 10) > 0);
 }
 
 /* After the handler ran (or on resumption): queue, or suspend and wait. */
@@ -655,32 +566,6 @@ static void srv_on_poll(uv_poll_t *p, int status, int events)
 }
 
 static void srv_on_timer(uv_timer_t *t) { srv_run(t->data); }
-
-/* What libmicrohttpd 0.9.75 says about a client (its messages, by the
- * words that tell them apart): the client's doing, and frequent under
- * abuse, so counted rather than logged. */
-enum srv_mhd_kind { SRV_MHD_OTHER, SRV_MHD_PEER_GONE, SRV_MHD_MALFORMED, SRV_MHD_FULL,
-                    SRV_MHD_DETAIL };
-
-static enum srv_mhd_kind srv_mhd_kind(const char *msg)
-{
-  static const struct { const char *words; enum srv_mhd_kind kind; } known[] = {
-    { "closed by remote side", SRV_MHD_PEER_GONE },
-    { "forcibly closed by remote peer", SRV_MHD_PEER_GONE },
-    { "disconnected when reading request", SRV_MHD_PEER_GONE },
-    { "socket is closed when reading request", SRV_MHD_PEER_GONE },
-    { "Error processing request (HTTP response code is 4", SRV_MHD_MALFORMED },
-    { "Server reached connection limit", SRV_MHD_FULL },
-    /* the reason of the next "Error processing request" */
-    { "`Content-Length' header", SRV_MHD_DETAIL },
-    { "'Content-Length' header", SRV_MHD_DETAIL },
-    { "without `Host' header", SRV_MHD_DETAIL },
-  };
-  for(size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    if(strstr(msg, known[i].words))
-      return known[i].kind;
-  return SRV_MHD_OTHER;
-}
 
 static void srv_mhd_log(void *cls, const char *fmt, va_list ap)
 {

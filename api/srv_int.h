@@ -2,11 +2,14 @@
 #define WPFS_API_SRV_INT_H
 /* Inside the api library only: the seams between one server (srv.c) and
  * a group of them on several threads (group.c). */
+#include <microhttpd.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 
 #include "api/door.h"
 #include "api/metrics.h"
+#include "api/req_int.h"
 #include "api/srv.h"
 
 struct route_stats {
@@ -42,6 +45,24 @@ int  srv_start_member(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api
 /* Hand an accepted connection to s (on s's thread); MHD owns fd from here,
  * and closes it if it cannot take it (-1). */
 int  srv_add_conn(struct api_srv *s, int fd, const struct sockaddr *sa, socklen_t len);
+
+/* srv_guard.c */
+/* Ambiguous framing (api/srv.h): answered (400/501, the connection to be
+ * closed) and true. */
+bool   srv_framing_bad(struct api_req *rq);
+/* Does a body follow the head? */
+bool   srv_has_body(struct MHD_Connection *conn);
+/* n more body bytes held by rq, within budget (0: none) for the process. */
+bool   srv_reserve(struct api_req *rq, size_t n, size_t budget);
+/* All of rq's bytes given back. */
+void   srv_release(struct api_req *rq);
+/* 503 with Retry-After: the budget is spent. */
+void   srv_over_budget(struct api_req *rq, size_t budget);
+size_t srv_buffered_bytes(void);
+enum srv_mhd_kind { SRV_MHD_OTHER, SRV_MHD_PEER_GONE, SRV_MHD_MALFORMED, SRV_MHD_FULL,
+                    SRV_MHD_DETAIL };
+/* Which of libmicrohttpd's messages msg is. */
+enum srv_mhd_kind srv_mhd_kind(const char *msg);
 
 /* group.c */
 struct srv_counters *group_counters(struct api_srv_group *g, unsigned i);

@@ -116,6 +116,7 @@ def framing(port, key):
         ("cl+cl", f"Content-Length: 2\r\nContent-Length: {2 + len(hidden)}\r\n", b"{}" + hidden),
         ("te:gzip", "Transfer-Encoding: gzip\r\n", hidden),
     ]
+    cases.append(("cl:-5", "Content-Length: -5\r\n", hidden))
     res = []
     for name, extra, body in cases:
         s = connect(port)
