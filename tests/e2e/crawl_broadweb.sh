@@ -15,7 +15,8 @@
 #     requests of a host at once, every gap at least the minimum delay,
 #     the host's Crawl-delay and the delay factor x the last response;
 #     nothing robots.txt disallows fetched, every page fetched once.
-# BROADWEB_HOSTS (300) and BROADWEB_SEED (1) size and draw the world.
+# BROADWEB_HOSTS (300) and BROADWEB_SEED (1) size and draw the world;
+# BROADWEB_LLFS_ARGS adds llfs flags.
 . "$WPFS_ROOT/tests/lib.sh"
 export LC_ALL=C   # sort and join agree
 HOSTS=${BROADWEB_HOSTS:-300}
@@ -34,7 +35,8 @@ start_redis
 # Hanging hosts cost a timeout each: short ones, but long enough for a TLS
 # handshake on a loaded machine (a robots.txt lost to a timeout loses its
 # whole host: its URLs end robots_unavailable).
-start_llfs --log-level warn --tls-ca-file "$BW_CA" --connect-timeout-ms 5000 --timeout-ms 10000
+start_llfs --log-level warn --tls-ca-file "$BW_CA" --connect-timeout-ms 5000 --timeout-ms 10000 \
+  ${BROADWEB_LLFS_ARGS:-}
 start_hlfs a --token "$TOKEN" --min-delay-ms "$MIN_DELAY" --delay-factor "$FACTOR" --log-level warn
 W=$BW_DIR/world.tsv
 echo "# $(wc -l <"$W") hosts: $(cut -f2 "$W" | sort | uniq -c | awk '{ printf "%s %s, ", $1, $2 }')" \
