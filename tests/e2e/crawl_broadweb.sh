@@ -52,7 +52,7 @@ ms=$(( $(date +%s%3N) - t0 ))
 LOG=$OUT/crawl.jsonl
 # The politeness bound: the busiest host's requests, one delay apart.
 bound=$(awk -v min="$MIN_DELAY" '($2 == "live" || $2 == "slow") && $3 != "e503" {
-          t = ($6 + 1 + $7) * ($3 == "delay" ? 1000 : ($2 == "slow" ? 1000 * (1 + 2) : min))
+          t = ($6 + $7) * ($3 == "delay" ? 1000 : ($2 == "slow" ? 1000 * (1 + 2) : min))
           if (t > b) b = t } END { print b + 0 }' "$W")
 echo "# crawl: $ms ms for $(wc -l <"$LOG") URLs; the politeness bound (busiest host) $bound ms"
 
