@@ -14,7 +14,8 @@
 #   - nginx's access log shows no politeness violation: never two
 #     requests of a host at once, every gap at least the minimum delay,
 #     the host's Crawl-delay and the delay factor x the last response;
-#     nothing robots.txt disallows fetched, every page fetched once.
+#     nothing robots.txt disallows fetched, every page fetched once, and
+#     each host's kept-alive connections reused.
 # BROADWEB_HOSTS (300) and BROADWEB_SEED (1) size and draw the world;
 # BROADWEB_LLFS_ARGS adds llfs flags.
 . "$WPFS_ROOT/tests/lib.sh"
@@ -139,8 +140,12 @@ broadweb_politeness "$MIN_DELAY" "$FACTOR" "$SLACK" >"$T_DIR/impolite"
 is "$(wc -l <"$T_DIR/impolite")" 0 \
   "nginx: 0 politeness violations ($(wc -l <"$BW_LOG") requests to $(cut -d' ' -f1 "$BW_LOG" | sort -u | wc -l) hosts)"
 head -5 "$T_DIR/impolite" | sed 's/^/#   /'
+# Kept-alive connections: each host's own, however many share its address
+# (two llfs workers: at most two a host). Filed under the address, the
+# hosts of one address evicted each other's: 2390 for 2686 requests.
 conns=$(awk '{ c[$1 " " $4] = 1 } END { print length(c) }' "$BW_LOG")
-echo "# nginx: $(wc -l <"$BW_LOG") requests on $conns connections"
+reqs=$(wc -l <"$BW_LOG")
+cmp_le "$conns" $((reqs / 3)) "nginx: $reqs requests on $conns connections: kept-alive ones reused by each host"
 
 # The gateway's results for the unavailable URLs, asked again now.
 awk -F'\t' '$5 == "unavailable" { print $1 }' "$BW_DIR/expect.tsv" >"$T_DIR/unavail"
