@@ -90,10 +90,11 @@ is "$(jq -r 'select(.outcome != "ok" and .outcome != "robots_disallowed"
   "no URL ends with another outcome"
 
 # The cause of a robots_unavailable, by the kind of host: what a crawl-log
-# line carries (cause, cause_status) when it has them, else what the
-# gateway says of the same URLs now (robots.txt's state is kept, so the
+# line carries when it has the gateway's fields (cause, and cause_status
+# for a robots.txt answered with 5xx), else what the gateway says of the
+# same URLs now (robots.txt's state is kept for a minute at least, so the
 # gateway answers from what the crawl found).
-want_cause() {  # kind robots -> the cause (and status) the gateway must give
+want_cause() {  # kind -> the cause (and status) the gateway must give
   case $1 in
   dead) echo dns_nxdomain ;; refuse) echo connect_refused ;; hang) echo timeout ;;
   *) echo "ok 503" ;;
@@ -108,7 +109,7 @@ check_causes() {  # file of "url<TAB>cause<TAB>cause_status" lines; what
     got=$cause; [ "$cause" = ok ] && got="ok $st"
     # A hang is a connect timeout for TLS (no handshake), a timeout for HTTP.
     [ "${kind[$url]}" = hang ] && [ "$got" = connect_timeout ] && got=timeout
-    if [ "$got" != "$(want_cause "${kind[$url]}" "${robots[$url]}")" ]; then
+    if [ "$got" != "$(want_cause "${kind[$url]}")" ]; then
       bad=$((bad + 1))
       [ "$bad" -le 5 ] && echo "#   $url (${kind[$url]}, robots ${robots[$url]}): cause '$got'"
     fi
