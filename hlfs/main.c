@@ -32,6 +32,8 @@ struct hlfs_cfg {
   double delay_factor;
   long   failover_hold_ms;
   long   failover_journal;
+  long   submit_replicas;
+  long   submit_wait_ms;
   char  *fetcher_secret;
   char  *fetcher_secret_file;
   long   fleet_budget;
@@ -227,6 +229,13 @@ static const struct cfg_key hlfs_keys[] = {
     "on SIGTERM, time given to requests under way" },
   { "site_mode", CFG_STR, OFF(site_mode), "host", 1, 0, NULL,
     "politeness unit: host, ip or domain (registrable domain)" },
+  { "submit_replicas", CFG_INT, OFF(submit_replicas), "-1", -1, 16, NULL,
+    "replicas of the state Redis that must have a submission before its URLs are answered "
+    "accepted (WAIT): a failover to a replica that lacked it would lose them; -1: 1 with "
+    "redis_sentinels, else 0 (a lone Redis: its AOF)" },
+  { "submit_wait_ms", CFG_MSEC, OFF(submit_wait_ms), "1000", 1, 60000, NULL,
+    "how long a submission waits for those replicas before its URLs are answered "
+    "store_unavailable" },
   { "tls_cert_file", CFG_STR, OFF(tls_cert_file), NULL, 1, 0, NULL,
     "serve HTTPS with this PEM certificate chain (with tls_key_file); unset: plain HTTP" },
   { "tls_key_file", CFG_STR, OFF(tls_key_file), NULL, 1, 0, NULL,
@@ -558,13 +567,24 @@ static void proc_mismatch(void *arg)
   proc_on_signal(&p->sigterm, SIGTERM);
 }
 
+/* With sentinels the state Redis has replicas, and a failover may lose a
+ * submission none of them had: one must have it (submit_replicas -1). */
+static long proc_submit_replicas(const struct hlfs_proc *p)
+{
+  if(p->cfg.submit_replicas >= 0)
+    return p->cfg.submit_replicas;
+  return p->cfg.redis_sentinels && *p->cfg.redis_sentinels ? 1 : 0;
+}
+
 static void proc_sched(struct hlfs_proc *p)
 {
   struct state_cfg stc = { .nshards = p->g.nstores, .site_mode = p->g.cfg.site_mode,
                            .results_maxlen = (uint32_t)p->cfg.results_maxlen,
                            .idle_keep_ms = 3600000, .robots_keep_ms = 86400000,
                            .queue_retry_ms = 5000,
-                           .journal_max = (uint32_t)p->cfg.failover_journal };
+                           .journal_max = (uint32_t)p->cfg.failover_journal,
+                           .submit_replicas = (uint32_t)proc_submit_replicas(p),
+                           .submit_wait_ms = (uint32_t)p->cfg.submit_wait_ms };
   p->g.st = state_new(p->g.store, p->g.nstores, &stc);
   state_on_mismatch(p->g.st, proc_mismatch, p);
   struct sched_cfg sc = {

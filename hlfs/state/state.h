@@ -62,7 +62,8 @@ const char *state_sub_name(enum state_sub_code c);
   X(coalesce_served, "results published to waiters of another request's fetch") \
   X(coalesce_requeued, "waiters sent back to queue: the result was an older stored copy") \
   X(retried,         "requests sent back to queue by the retry policy (docs/retries.md)") \
-  X(reapplied,       "sites whose politeness this replica wrote again after a failover")
+  X(reapplied,       "sites whose politeness this replica wrote again after a failover") \
+  X(submit_unreplicated, "URLs answered store_unavailable: no replica had their submission in time")
 
 struct state_stats {
 #define X(name, help) uint64_t name;
@@ -80,6 +81,9 @@ struct state_cfg {
   uint32_t       queue_retry_ms;  /* Retry-After given for the queued-URL quota */
   uint32_t       journal_max;     /* sites whose recent politeness writes are kept to
                                      write again after a failover (0: none) */
+  uint32_t       submit_replicas; /* replicas that must have a submission before it is
+                                     answered accepted (WAIT; 0: none) */
+  uint32_t       submit_wait_ms;  /* ...within this long */
 };
 
 /* The shards live on nstores Redis (1..STATE_STORES_MAX), shard s on
