@@ -14,6 +14,7 @@
 #include "clients/web/html.h"
 #include "clients/web/html_links.h"
 #include "clients/web/html_text.h"
+#include "common/buf.h"
 #include "common/mem.h"
 
 static void extract(const char *html, const char *page, struct html_links *l)
@@ -224,6 +225,73 @@ static void test_depth_estimate(void **state)
   /* ...but a quote that does not open a value hides nothing either. */
   const char *odd = "<div a=x\"><div><div>";
   assert_int_equal(html_depth_cut(odd, strlen(odd), 2), strlen(odd) - 5);
+}
+
+/* Inline SVG: elements closed by "/>" never nest, since the parser ends
+ * them at once (in foreign content as the standard says; for void and
+ * HTML elements too, as libxml2 does), and script and style are raw text
+ * inside <svg> as well, as the parser reads them. The estimate counted each
+ * <path/> as open and cut real pages after an icon sprite. */
+static void test_depth_self_closing(void **state)
+{
+  (void)state;
+  char *paths = repeat("<path d=\"M0 0h24v24H0z\" fill=\"none\"/><circle r='2' />", 3000,
+                       "<div>");
+  assert_int_equal(html_depth_cut(paths, strlen(paths), 2), strlen(paths));
+  mem_free(paths);
+  char *divs = repeat("<div/><mspace width=1 /><g/>", 3000, "");
+  assert_int_equal(html_depth_cut(divs, strlen(divs), 2), strlen(divs));
+  mem_free(divs);
+  /* A '/' ending an unquoted value, or followed by a space, closes nothing. */
+  char *open = repeat("<g a=x/>", 10, "");
+  assert_int_equal(html_depth_cut(open, strlen(open), 5), 5 * 8);
+  mem_free(open);
+  char *spaced = repeat("<g / a>", 10, "");
+  assert_int_equal(html_depth_cut(spaced, strlen(spaced), 5), 5 * 7);
+  mem_free(spaced);
+  /* <script/> is closed: what follows is markup, and counts. */
+  const char *sc = "<script src=x /><div><div><div>";
+  assert_int_equal(html_depth_cut(sc, strlen(sc), 2), strlen(sc) - 5);
+  /* Script text inside <svg> hides its tags as it does outside. */
+  char *js = repeat("<svg><script>'<div><div><div>'</script></svg>", 1000, "");
+  assert_int_equal(html_depth_cut(js, strlen(js), 2), strlen(js));
+  mem_free(js);
+}
+
+/* The page as real documentation sites serve it: a 3,000-element inline
+ * SVG (an icon sprite), then the page's links. Every link comes out and
+ * nothing is cut. */
+static void test_links_after_inline_svg(void **state)
+{
+  (void)state;
+  struct buf b;
+  buf_init(&b, 1u << 22);
+  buf_adds(&b, "<!DOCTYPE html><html><head><title>t</title></head><body>"
+               "<a href=/first>first</a><svg xmlns=\"http://www.w3.org/2000/svg\""
+               " style=\"display:none\"><defs>");
+  for(int i = 0; i < 1000; i++)
+    buf_addf(&b, "<symbol id=\"i%d\" viewBox=\"0 0 24 24\"><path d=\"M%d 0L24 24\"/>"
+                 "<circle cx=\"12\" cy=\"12\" r=\"3\"/></symbol>", i, i);
+  buf_adds(&b, "</defs></svg><math><mi>x</mi><mspace width=\"1em\"/></math><ul>");
+  for(int i = 0; i < 200; i++)
+    buf_addf(&b, "<li><a href=\"/doc/p%d.html\"><svg class=i><use href=\"#i%d\"/></svg>"
+                 "page %d</a>", i, i, i);
+  buf_adds(&b, "</ul></body></html>");
+  struct html_links l;
+  struct html_scan sc;
+  assert_int_equal(html_links_extract(b.data, b.len, NULL, "http://e.test/", NULL, &l, &sc),
+                   CRAWL_OK);
+  assert_int_equal(sc.cut, HTML_CUT_NONE);
+  assert_int_equal(sc.parsed, b.len);
+  assert_int_equal(l.n, 201);
+  assert_non_null(find(&l, "http://e.test/first"));
+  char u[64];
+  for(int i = 0; i < 200; i++) {
+    snprintf(u, sizeof u, "http://e.test/doc/p%d.html", i);
+    assert_non_null(find(&l, u));
+  }
+  html_links_free(&l);
+  buf_free(&b);
 }
 
 static double seconds(void)
@@ -523,6 +591,8 @@ int main(void)
     cmocka_unit_test(test_refresh_syntax),
     cmocka_unit_test(test_visible_text),
     cmocka_unit_test(test_depth_estimate),
+    cmocka_unit_test(test_depth_self_closing),
+    cmocka_unit_test(test_links_after_inline_svg),
     cmocka_unit_test(test_deep_input_is_bounded),
     cmocka_unit_test(test_size_bound),
     cmocka_unit_test(test_events),
