@@ -128,6 +128,25 @@ static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
   return e ? e : c->err;
 }
 
+/* A page the parser's bounds touched is never passed over in silence:
+ * past the size bound its links are not read (counted html_cut, and a
+ * warning names the page); past the nesting bound nothing is lost, the
+ * parser starts anew, and a note says where. Not again at resume. */
+static void page_parse_report(struct crawl *c, const struct crawl_result *r,
+                              const struct html_scan *sc)
+{
+  c->st.html_cut += sc->cut != HTML_CUT_NONE;
+  if(c->replaying)
+    return;
+  struct log_ctx ctx = { .url = r->url, .action = "parsing a page" };
+  if(sc->cut == HTML_CUT_SIZE)
+    LOGC(LOG_WARN, &ctx, "page parsed in its first %zu of %zu bytes (the parser's size "
+         "bound): links past them are not read", sc->parsed, r->body_len);
+  if(sc->restarts)
+    LOGC(LOG_INFO, &ctx, "page nested past the parser's bound: parsed in %u segments, "
+         "every link read", sc->restarts + 1);
+}
+
 /* Parse an HTML body once: its links and its visible text (for SimHash
  * and the scorer). *parsed tells whether l holds them. */
 static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
@@ -144,7 +163,7 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
     return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* not an http(s) page URL: no links */
   *parsed = true;
   c->st.parsed++;
-  c->st.html_cut += sc.cut != HTML_CUT_NONE;
+  page_parse_report(c, r, &sc);
   return CRAWL_OK;
 }
 

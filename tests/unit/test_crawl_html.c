@@ -302,8 +302,8 @@ static double seconds(void)
 }
 
 /* 1 MiB of nesting would be quadratic (closing an element searches the
- * open ones); cut by the estimate, it is fast, and the links before the
- * cut are still found. */
+ * open ones); split by the estimate into segments parsed anew, it is fast,
+ * and the links of the whole page are found, the last one too. */
 static void test_deep_input_is_bounded(void **state)
 {
   (void)state;
@@ -318,10 +318,14 @@ static void test_deep_input_is_bounded(void **state)
     assert_int_equal(html_links_extract(s, strlen(s), NULL, "http://e.test/", NULL, &l, &sc),
                      CRAWL_OK);
     double dt = seconds() - t0;
-    print_message("# %-16s parsed %zu of %zu bytes in %.3f s\n", units[k], sc.parsed, strlen(s), dt);
+    print_message("# %-16s parsed %zu of %zu bytes in %u segments in %.3f s\n", units[k],
+                  sc.parsed, strlen(s), sc.restarts + 1, dt);
     assert_true(dt < 5.0);
-    assert_int_equal(sc.cut, HTML_CUT_DEPTH);
+    assert_int_equal(sc.cut, HTML_CUT_NONE);
+    assert_int_equal(sc.parsed, strlen(s));
+    assert_true(sc.restarts > 0);
     assert_non_null(find(&l, "http://e.test/start"));
+    assert_non_null(find(&l, "http://e.test/end"));
     html_links_free(&l);
     mem_free(s);
   }
@@ -429,6 +433,27 @@ static void test_encodings(void **state)
     assert_string_equal(t, cases[i].events);
     mem_free(t);
   }
+}
+
+/* Past the nesting bound the parser starts anew on the rest of the page:
+ * the open elements are ended, every later byte is read, and the encoding
+ * a meta charset chose still applies (it is read once, at the top). */
+static void test_restart_keeps_encoding(void **state)
+{
+  (void)state;
+  struct trace t = { 0 };
+  buf_init(&t.b, 4096);
+  struct html_sink sink = { tr_start, tr_end, tr_text, &t };
+  struct html_opts o = { .max_depth = 2 };
+  struct html_scan sc;
+  const char *page = "<meta charset=windows-1251><i><b><u>\xcf<a href=/\xe4>\xe0</a>";
+  assert_int_equal(html_scan(page, strlen(page), &o, &sink, &sc), CRAWL_OK);
+  assert_string_equal(t.b.data, "<meta charset=windows-1251></meta><i><b></b></i>"
+                                "<u>\xd0\x9f<a href=/\xd0\xb4>\xd0\xb0</a></u>");
+  assert_int_equal(sc.restarts, 1);
+  assert_int_equal(sc.cut, HTML_CUT_NONE);
+  assert_int_equal(sc.parsed, strlen(page));
+  buf_free(&t.b);
 }
 
 static char *trace_cs(const char *html, const char *charset)
@@ -599,6 +624,7 @@ int main(void)
     cmocka_unit_test(test_nul_bytes),
     cmocka_unit_test(test_encodings),
     cmocka_unit_test(test_transport_charset),
+    cmocka_unit_test(test_restart_keeps_encoding),
     cmocka_unit_test(test_content_type_charset),
     cmocka_unit_test(test_base_late_and_anchor_text),
     cmocka_unit_test(test_nomem_every_allocation),
