@@ -127,6 +127,7 @@ struct crawl_opts crawl_opts_default(void);
   X(parsed)         /* HTML pages parsed (exact duplicates are not, unless scored) */ \
   X(dup_exact)                                                                \
   X(dup_near)                                                                 \
+  X(dup_near_followed) /* near duplicates with links of their own: followed */ \
   X(links)          /* links extracted */                                     \
   X(links_invalid)  /* not URLs, or too long */                               \
   X(links_not_http)                                                           \

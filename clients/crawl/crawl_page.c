@@ -111,11 +111,11 @@ static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
-/* An original page's links: scored (a focused crawl), then queued. */
+/* An original page's links, or a near duplicate's that has links of its
+ * own: scored (a focused crawl), then queued. */
 static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
                             const struct html_links *l, uint32_t depth, struct page_out *po)
 {
-  c->st.html++;
   struct frontier_score *scores = NULL;
   bool *follow = NULL;
   crawl_err e = CRAWL_OK;
@@ -232,17 +232,26 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
     return CRAWL_OK;
   }
   crawl_err e = page_is_html(r) ? page_parse(c, r, &l, &parsed) : CRAWL_OK;
-  if(!e && parsed)
+  uint64_t links_fp = 0;
+  if(!e && parsed) {
     sim = simhash_text(l.text.data, l.text.len, &shingles);
+    for(size_t i = 0; i < l.n; i++)
+      links_fp = dedup_links_add(links_fp, l.v[i].url);
+  }
   if(!e)
-    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, &po->hit);
+    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, links_fp, &po->hit);
   if(!e)
     page_record(po);
   c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
   c->st.dup_near += !e && po->hit.verdict == DEDUP_NEAR;
+  /* A near duplicate with links of its own (dedup.h) is recorded as one,
+   * and its links are followed: the test must lose no page. */
+  bool own = po->hit.verdict == DEDUP_NEAR && po->hit.own_links;
+  c->st.dup_near_followed += !e && parsed && own;
+  c->st.html += !e && parsed && po->hit.verdict == DEDUP_NEW;
   struct frontier_score *no_scores = NULL;
   bool *no_follow = NULL;
-  if(!e && parsed && po->hit.verdict == DEDUP_NEW)
+  if(!e && parsed && (po->hit.verdict == DEDUP_NEW || own))
     e = page_links(c, r, &l, depth, po);
   else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
     e = page_score(c, r, &l.text, NULL, po, &no_scores, &no_follow);
