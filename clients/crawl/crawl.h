@@ -69,6 +69,8 @@ struct crawl_scored {
   struct frontier_score       *scores;
   bool                        *follow;
   struct buf                  *log;       /* members for the crawl log line: ,"k":v */
+  bool                         copy;      /* links of a near duplicate (links of its own,
+                                           * dedup.h): not an original page */
 };
 
 struct crawl_scorer {

@@ -88,7 +88,7 @@ crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcom
                             const struct frontier_score *own, struct buf *log)
 {
   struct crawl_scored sp = { url, outcome, status, own, NULL, 0, NULL, c->replaying,
-                             NULL, NULL, log };
+                             NULL, NULL, log, false };
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
@@ -106,7 +106,8 @@ static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const
   for(size_t i = 0; i < n; i++)
     (*follow)[i] = true;
   struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, text->data, text->len,
-                             l, c->replaying, *scores, *follow, &po->extra };
+                             l, c->replaying, *scores, *follow, &po->extra,
+                             po->hit.verdict != DEDUP_NEW };
   po->scored = true;
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
