@@ -77,7 +77,7 @@ static void simhash_word_end(struct simhash *s)
  * and the few shingles of such words, repeated hundreds of times, outweighed
  * the rest of the text: on cppreference's pages, unrelated ones came out 0
  * to 3 bits apart (tests/bench/bench_neardup.c, docs/crawler.md). */
-static size_t utf8_space(const unsigned char *u, const unsigned char *end)
+__attribute__((noinline)) static size_t utf8_space(const unsigned char *u, const unsigned char *end)
 {
   size_t left = (size_t)(end - u);
   if(left >= 2 && u[0] == 0xC2 && u[1] == 0xA0)
@@ -100,24 +100,22 @@ void simhash_feed(struct simhash *s, const char *p, size_t n)
 {
   const unsigned char *u = (const unsigned char *)p, *end = u + n;
   uint64_t w = s->word;
-  size_t   len = s->word_len, sp = 0;
+  size_t   len = s->word_len;
   for(; u < end; u++) {
     unsigned c = *u, lc = c + ((c - 'A' < 26u) << 5);
+    size_t sp = 0;
     if(lc - 'a' < 26u || c - '0' < 10u || (c >= 0x80 && !(sp = utf8_space(u, end)))) {
       w = (w ^ lc) * FNV_PRIME;
       len++;
-    } else {
-      if(len) {
-        s->word = w;
-        s->word_len = len;
-        simhash_word_end(s);
-        w = FNV_OFFSET;
-        len = 0;
-      }
-      if(sp) {
-        u += sp - 1;
-        sp = 0;
-      }
+      continue;
+    }
+    u += sp ? sp - 1 : 0;
+    if(len) {
+      s->word = w;
+      s->word_len = len;
+      simhash_word_end(s);
+      w = FNV_OFFSET;
+      len = 0;
     }
   }
   s->word = w;
