@@ -135,7 +135,7 @@ struct crawl_opts crawl_opts_default(void);
   X(links_not_http)                                                           \
   X(links_known)    /* seen before (or already queued: one more in-link) */   \
   X(links_new)      /* queued */                                              \
-  X(html_cut)       /* pages parsed only in part (the size bound) */          \
+  X(html_cut)       /* pages whose links were not all read (size, link cap) */ \
   X(noindex)        /* pages with meta robots nofollow (links not taken) */   \
   X(redelivered)    /* results for URLs already finished: ignored */          \
   X(requeued)                                                                 \

@@ -130,19 +130,24 @@ static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
 }
 
 /* A page the parser's bounds touched is never passed over in silence:
- * past the size bound its links are not read (counted html_cut, and a
- * warning names the page); past the nesting bound nothing is lost, the
- * parser starts anew, and a note says where. Not again at resume. */
+ * past the size bound, or past the links a page may give, its links are
+ * not all read (counted html_cut, and a warning names the page); past the
+ * nesting bound nothing is lost, the parser starts anew, and a note says
+ * where. Not again at resume. */
 static void page_parse_report(struct crawl *c, const struct crawl_result *r,
-                              const struct html_scan *sc)
+                              const struct html_scan *sc, const struct html_links *l)
 {
-  c->st.html_cut += sc->cut != HTML_CUT_NONE;
+  c->st.html_cut += sc->cut != HTML_CUT_NONE || l->over_cap > 0;
   if(c->replaying)
     return;
   struct log_ctx ctx = { .url = r->url, .action = "parsing a page" };
   if(sc->cut == HTML_CUT_SIZE)
     LOGC(LOG_WARN, &ctx, "page parsed in its first %zu of %zu bytes (the parser's size "
          "bound): links past them are not read", sc->parsed, r->body_len);
+  if(l->over_cap)
+    LOGC(LOG_WARN, &ctx, "page past the links a page may give (%zu distinct, %zu "
+         "references): %zu not read", (size_t)c->o.max_links, (size_t)c->o.max_links * HTML_LINKS_REFS_PER_LINK,
+         l->over_cap);
   if(sc->restarts)
     LOGC(LOG_INFO, &ctx, "page nested past the parser's bound: parsed in %u segments, "
          "every link read", sc->restarts + 1);
@@ -164,7 +169,7 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
     return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* not an http(s) page URL: no links */
   *parsed = true;
   c->st.parsed++;
-  page_parse_report(c, r, &sc);
+  page_parse_report(c, r, &sc, l);
   return CRAWL_OK;
 }
 

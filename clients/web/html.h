@@ -42,8 +42,14 @@ struct html_opts {
 /* The charset parameter of a Content-Type value into out (without quotes,
  * at most cap - 1 bytes), or NULL when there is none or it does not fit. */
 const char *html_ct_charset(const char *content_type, char *out, size_t cap);
-#define HTML_MAX_BYTES_DEFAULT (2u << 20)
-#define HTML_MAX_DEPTH_DEFAULT 2000u
+/* 8 MiB: real manuals have single pages over 2 MiB (Python 3.11's
+ * contents.html, 2.5 MB), whose links past the bound were lost; the
+ * gateway's body cap is 10 MiB. A nesting bound of 500 keeps the worst
+ * page's cost what 2 MiB under 2,000 cost (docs/crawler.md, "Parsing"):
+ * no page of five Debian manuals nests past 100, and a restart loses no
+ * link. */
+#define HTML_MAX_BYTES_DEFAULT (8u << 20)
+#define HTML_MAX_DEPTH_DEFAULT 500u
 
 enum html_cut { HTML_CUT_NONE, HTML_CUT_SIZE };
 

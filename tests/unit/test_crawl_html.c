@@ -336,6 +336,18 @@ static void test_deep_input_is_bounded(void **state)
 static void test_size_bound(void **state)
 {
   (void)state;
+  /* Under the default bound, a 3 MiB page (real manuals have pages over
+   * 2 MiB) is read to its last link. */
+  char *big = repeat("<p>some text, <b>a few</b> words</p>\n", (3u << 20) / 38,
+                     "<a href=/last>last</a>");
+  struct html_links l;
+  struct html_scan bs;
+  assert_int_equal(html_links_extract(big, strlen(big), NULL, "http://e.test/", NULL, &l, &bs),
+                   CRAWL_OK);
+  assert_int_equal(bs.cut, HTML_CUT_NONE);
+  assert_non_null(find(&l, "http://e.test/last"));
+  html_links_free(&l);
+  mem_free(big);
   char *s = repeat("<p>some text <a href=/x>x</a></p>", 2000, "");
   struct html_opts o = { .max_bytes = 1000 };
   struct html_scan sc;
