@@ -17,6 +17,7 @@
 struct dd_entry {
   uint64_t body, sim;
   size_t   url_off;
+  struct dedup_rec rec;
   uint32_t next[BANDS];
   bool     indexed;  /* in the band chains */
 };
@@ -148,7 +149,7 @@ static crawl_err dedup_room(struct dedup *d, bool index)
 
 /* Remember an original; CRAWL_ERR_FULL past the budgets. */
 static crawl_err dedup_insert(struct dedup *d, const char *url, uint64_t body,
-                              uint64_t sim, bool index)
+                              uint64_t sim, bool index, const struct dedup_rec *rec)
 {
   if(d->n >= d->o.max_pages)
     return CRAWL_ERR_FULL;
@@ -161,7 +162,10 @@ static crawl_err dedup_insert(struct dedup *d, const char *url, uint64_t body,
     return ce == CM_TOO_LARGE ? CRAWL_ERR_FULL : CRAWL_ERR_NOMEM;
   uint32_t idx = (uint32_t)d->n++;
   struct dd_entry *en = &d->e[idx];
-  *en = (struct dd_entry){ body, sim, off, { NO_ENTRY, NO_ENTRY, NO_ENTRY, NO_ENTRY }, index };
+  *en = (struct dd_entry){ body, sim, off, { 0, { 0 } },
+                           { NO_ENTRY, NO_ENTRY, NO_ENTRY, NO_ENTRY }, index };
+  if(rec)
+    en->rec = *rec;
   exact_put(d, idx);
   for(unsigned b = 0; index && b < BANDS; b++) {
     uint32_t *head = &d->band[b * BAND_SLOTS + band_of(sim, b)];
@@ -176,28 +180,29 @@ bool dedup_exact(struct dedup *d, uint64_t body_fp, struct dedup_hit *hit)
   const struct dd_entry *orig = exact_find(d, body_fp);
   if(!orig)
     return false;
-  *hit = (struct dedup_hit){ DEDUP_EXACT, d->urls.data + orig->url_off, 0 };
+  *hit = (struct dedup_hit){ DEDUP_EXACT, d->urls.data + orig->url_off, 0, &orig->rec };
   d->st.pages++;
   d->st.exact++;
   return true;
 }
 
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
-                      uint64_t sim, size_t shingles, struct dedup_hit *hit)
+                      uint64_t sim, size_t shingles, const struct dedup_rec *rec,
+                      struct dedup_hit *hit)
 {
   bool index = shingles >= d->o.min_shingles;
   if(dedup_exact(d, body_fp, hit))
     return CRAWL_OK;
-  *hit = (struct dedup_hit){ DEDUP_NEW, NULL, 0 };
+  *hit = (struct dedup_hit){ DEDUP_NEW, NULL, 0, NULL };
   d->st.pages++;
   const struct dd_entry *orig;
   unsigned dist = 0;
   if(index && (orig = near_find(d, sim, &dist)) != NULL) {
-    *hit = (struct dedup_hit){ DEDUP_NEAR, d->urls.data + orig->url_off, dist };
+    *hit = (struct dedup_hit){ DEDUP_NEAR, d->urls.data + orig->url_off, dist, &orig->rec };
     d->st.near++;
     return CRAWL_OK;
   }
-  crawl_err e = dedup_insert(d, url, body_fp, sim, index);
+  crawl_err e = dedup_insert(d, url, body_fp, sim, index, rec);
   if(e == CRAWL_ERR_FULL) {
     d->st.untracked++;
     e = CRAWL_OK;
@@ -219,6 +224,8 @@ void dedup_save(const struct dedup *d, struct ckfile *c)
     ckfile_put_u64(c, d->e[i].body);
     ckfile_put_u64(c, d->e[i].sim);
     ckfile_put_u64(c, d->e[i].indexed);
+    ckfile_put_u64(c, d->e[i].rec.date_ms);
+    ckfile_put_bytes(c, d->e[i].rec.id, sizeof d->e[i].rec.id);
     ckfile_put_str(c, d->urls.data + d->e[i].url_off);
   }
   ckfile_put_u64(c, d->st.pages);
@@ -234,8 +241,10 @@ void dedup_load(struct dedup *d, struct ckfile *c)
   for(uint64_t i = 0; i < n && !c->err; i++) {
     uint64_t body = ckfile_get_u64(c), sim = ckfile_get_u64(c);
     bool index = ckfile_get_u64(c) != 0;
+    struct dedup_rec rec = { ckfile_get_u64(c), { 0 } };
+    ckfile_get_bytes(c, rec.id, sizeof rec.id);
     char *url = ckfile_get_str(c, 1u << 20);
-    crawl_err e = url ? dedup_insert(d, url, body, sim, index) : CRAWL_OK;
+    crawl_err e = url ? dedup_insert(d, url, body, sim, index, &rec) : CRAWL_OK;
     if(e && e != CRAWL_ERR_FULL)
       ckfile_fail(c, e);
     mem_free(url);

@@ -32,10 +32,18 @@ struct dedup_opts dedup_opts_default(void);
 
 enum dedup_verdict { DEDUP_NEW, DEDUP_EXACT, DEDUP_NEAR };
 
+/* The WARC record of an original page: what a revisit record of a copy
+ * names (WARC-Refers-To, WARC-Refers-To-Date). */
+struct dedup_rec {
+  uint64_t      date_ms;  /* 0: not known */
+  unsigned char id[16];   /* its record id's UUID; all zero: not known */
+};
+
 struct dedup_hit {
-  enum dedup_verdict verdict;
-  const char        *of;        /* URL of the original (valid until the next call) */
-  unsigned           distance;  /* bits, for DEDUP_NEAR */
+  enum dedup_verdict      verdict;
+  const char             *of;        /* URL of the original (valid until the next call) */
+  unsigned                distance;  /* bits, for DEDUP_NEAR */
+  const struct dedup_rec *of_rec;    /* the original's record (as of) */
 };
 
 struct dedup_stats {
@@ -51,7 +59,8 @@ void      dedup_close(struct dedup **dp);
  * SimHash features (simhash_final); below min_shingles the near test is
  * skipped for the page, and it is not indexed for later near tests. */
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
-                      uint64_t sim, size_t shingles, struct dedup_hit *hit);
+                      uint64_t sim, size_t shingles, const struct dedup_rec *rec,
+                      struct dedup_hit *hit);
 /* The exact test alone: true (and counted, as dedup_check counts it) when
  * an earlier page had this body. A caller that has nothing to do with a
  * duplicate's content asks this first and skips reading the page. */
