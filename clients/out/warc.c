@@ -490,17 +490,24 @@ static crawl_err cm_crawl(cm_err e)
 }
 
 /* What the gateway's result tells of its request: the method (it fetches
- * pages with GET), the target and the Host header. The headers it added
- * (User-Agent, Accept-Encoding, conditional ones) are not in its result,
- * so they are not here. A URL that is not canonical (url_split) gets no
- * request record: its request line could not be written safely. */
+ * pages with GET), the target and the Host header of the URL in canonical
+ * form (url_split: safe on a request line), which is what the gateway
+ * fetches. The headers it added (User-Agent, Accept-Encoding, conditional
+ * ones) are not in its result, so they are not here. A URL that has no
+ * canonical form gets no request record. */
 static crawl_err request_block(const char *url, struct buf *b)
 {
   struct url_parts u;
-  if(url_split(url, &u) != URL_OK)
-    return CRAWL_OK;
-  return cm_crawl(buf_addf(b, "GET %.*s HTTP/1.1\r\nHost: %.*s\r\n\r\n", (int)u.target_len,
-                           u.target, (int)u.authority_len, u.authority));
+  char *canon = NULL;
+  url_err ue = url_split(url, &u);
+  if(ue != URL_OK && (ue = url_canon(url, strlen(url), NULL, &canon)) == URL_OK)
+    ue = url_split(canon, &u);
+  crawl_err e = ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_OK;
+  if(ue == URL_OK)
+    e = cm_crawl(buf_addf(b, "GET %.*s HTTP/1.1\r\nHost: %.*s\r\n\r\n", (int)u.target_len,
+                          u.target, (int)u.authority_len, u.authority));
+  mem_free(canon);
+  return e;
 }
 
 /* A warc-fields value: one line, no control characters. */

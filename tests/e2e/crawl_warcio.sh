@@ -65,6 +65,8 @@ nm='select(.type == "revisit" and .status == 304)'
 is "$(jq -r "$nm | \"\(.profile) \(.refers_to) \(.refers_to_date)\"" "$T_DIR/records.jsonl")" \
   "http://netpreserve.org/warc/1.1/revisit/server-not-modified http://a.test/bin 2023-11-14T22:13:21Z" \
   "a 304: revisit of profile server-not-modified, the earlier copy's URI and date"
+ok "a URL not in canonical form: the request the gateway makes, canonical" \
+  bash -c 'gzip -dc "$1"/itest-*.warc.gz | tr -d "\r" | grep -a -A12 "^WARC-Target-URI: HTTP://A.TEST:80/odd$" | grep -q "^Host: a.test$"' _ "$D"
 meta='select(.type == "metadata" and .uri == "http://a.test/")'
 is "$(jq -c "$meta | .outlinks" "$T_DIR/records.jsonl")" '["http://a.test/x","http://a.test/f"]' \
   "metadata record: the page's outlinks, a link with a line break in it left out"

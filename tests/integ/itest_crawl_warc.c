@@ -7,7 +7,8 @@
  * a status without a reason phrase, a 304 (server-not-modified). Each
  * page goes with its request record; some with a metadata record (its
  * outlinks); some with a record id chosen by the caller, which a revisit
- * then refers to (WARC-Refers-To, with the original's URI and date).
+ * then refers to (WARC-Refers-To, with the original's URI and date); a
+ * URL not in canonical form.
  *   itest_crawl_warc DIR */
 #include <stdbool.h>
 #include <stdio.h>
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
     { "http://b.test/dup", 1700000006000ull, 200, h_html, 1, html, sizeof html - 1, false, NULL,
       &none },
     { "http://a.test/bin", 1700000007000ull, 304, NULL, 0, bin, sizeof bin, false, NULL, NULL },
+    /* not canonical: its request is the one the gateway makes, to a.test/odd */
+    { "HTTP://A.TEST:80/odd", 1700000008000ull, 200, h_bin, 1, bin, 16, false, NULL, NULL },
   };
   struct warc_refers orig = { "http://a.test/", 1700000000000ull, first_id };
   struct warc_refers prev = { "http://a.test/bin", 1700000001000ull, NULL };
