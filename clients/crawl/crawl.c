@@ -142,6 +142,7 @@ crawl_err crawl_open(const struct crawl_opts *o, bool resume, struct crawl **out
   *out = NULL;
   if(!c)
     return CRAWL_ERR_NOMEM;
+  warc_ids_init(&c->ids);
   c->o = *o;
   c->lock_fd = -1;
   crawl_err e = o->out_dir ? crawl_paths(c) : CRAWL_ERR_INVALID;

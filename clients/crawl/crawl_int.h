@@ -41,6 +41,8 @@ struct crawl {
   struct fpset       replayed;
   struct fpset       sitemaps;   /* URL fingerprints queued as sitemaps */
   crawl_err          err;        /* from seen's callback or a disk job: sticky */
+  struct warc_ids    ids;        /* the WARC record ids of pages (crawl_page.c) */
+  const unsigned char *replay_id;  /* a replayed page's record id (NULL: not read) */
   int                lock_fd;    /* flock on DIR/lock: one crawler per directory */
 };
 
@@ -76,12 +78,12 @@ crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcom
 /* cause: why there is no page (counted by cause), or NULL. */
 void      crawl_page_count(struct crawl *c, const char *outcome, int status, const char *cause);
 
-/* crawl_out.c: a finished URL's WARC record and crawl log line, written
- * by the disk thread. */
+/* crawl_out.c: a finished URL's WARC records and crawl log line, written
+ * by the disk thread; refers: the original of a revisit. */
 enum crawl_out_record { CRAWL_OUT_NONE, CRAWL_OUT_RESPONSE, CRAWL_OUT_REVISIT };
 crawl_err crawl_out_page(struct crawl *c, const struct crawllog_entry *le,
                          enum crawl_out_record record, const struct warc_page *wp,
-                         const char *refers_to);
+                         const struct warc_refers *refers);
 /* The disk thread's flush of the page jobs (wq_set_flush): arg the crawl. */
 crawl_err crawl_out_flush(void *arg);
 

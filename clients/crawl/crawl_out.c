@@ -21,7 +21,8 @@ struct page_job {
   struct crawl         *c;
   enum crawl_out_record record;
   struct warc_page      page;
-  const char           *refers_to;
+  struct warc_meta      meta;
+  struct warc_refers    refers;
   struct crawllog_entry le;
   uint64_t              records, bytes;  /* the WARC writer's counts after it */
   unsigned              files;
@@ -53,34 +54,65 @@ static const char *job_str(struct page_job *pj, const char *s)
   return s ? job_copy(pj, s, strlen(s) + 1) : NULL;
 }
 
+static size_t meta_size(const struct warc_meta *m)
+{
+  if(!m)
+    return 0;
+  size_t n = str_size(m->fields) + m->noutlinks * sizeof(struct warc_outlink) + 16;
+  for(size_t i = 0; i < m->noutlinks; i++)
+    n += str_size(m->outlinks[i].url) + str_size(m->outlinks[i].context);
+  return n;
+}
+
 static size_t page_size(const struct crawllog_entry *le, const struct warc_page *wp,
-                        const char *refers_to)
+                        const struct warc_refers *refers)
 {
   size_t n = str_size(le->url) + str_size(le->outcome) + str_size(le->duplicate_of) +
              str_size(le->redirect) + str_size(le->reason) + str_size(le->cause) +
-             str_size(refers_to) +
              str_size(le->extra);
+  if(refers)
+    n += str_size(refers->uri) + str_size(refers->id);
   if(!wp)
     return n;
-  n += wp->body_len + wp->nheaders * sizeof(struct warc_header) + 16;
+  n += wp->body_len + wp->nheaders * sizeof(struct warc_header) + 16 + str_size(wp->id) +
+       meta_size(wp->meta);
   for(size_t i = 0; i < wp->nheaders; i++)
     n += str_size(wp->headers[i].name) + str_size(wp->headers[i].value);
   return n;
+}
+
+static void *job_align(struct page_job *pj, size_t n)
+{
+  pj->used += (8 - ((uintptr_t)(pj->mem + pj->used) & 7)) & 7;
+  void *p = pj->mem + pj->used;
+  pj->used += n;
+  return p;
+}
+
+/* Outlink contexts are static strings (crawl_page.c): not copied. */
+static void meta_copy(struct page_job *pj, const struct warc_meta *m)
+{
+  struct warc_outlink *v = job_align(pj, m->noutlinks * sizeof *v);
+  for(size_t i = 0; i < m->noutlinks; i++)
+    v[i] = (struct warc_outlink){ job_str(pj, m->outlinks[i].url), m->outlinks[i].context };
+  pj->meta = (struct warc_meta){ v, m->noutlinks, job_str(pj, m->fields) };
+  pj->page.meta = &pj->meta;
 }
 
 static void page_copy(struct page_job *pj, const struct warc_page *wp)
 {
   pj->page = *wp;
   pj->page.url = pj->le.url;
-  pj->used += (8 - ((uintptr_t)(pj->mem + pj->used) & 7)) & 7;  /* the header array */
-  struct warc_header *h = (struct warc_header *)(void *)(pj->mem + pj->used);
-  pj->used += wp->nheaders * sizeof *h;
+  struct warc_header *h = job_align(pj, wp->nheaders * sizeof *h);
   for(size_t i = 0; i < wp->nheaders; i++) {
     h[i].name = job_str(pj, wp->headers[i].name);
     h[i].value = job_str(pj, wp->headers[i].value);
   }
   pj->page.headers = h;
   pj->page.body = job_copy(pj, wp->body, wp->body_len);
+  pj->page.id = job_str(pj, wp->id);
+  if(wp->meta)
+    meta_copy(pj, wp->meta);
 }
 
 static void entry_copy(struct page_job *pj, const struct crawllog_entry *le)
@@ -106,7 +138,7 @@ static crawl_err page_run(struct wq_job *j)
   if(pj->record == CRAWL_OUT_RESPONSE)
     e = warc_write_response(o->warc, &pj->page, &pj->loc, pj->digest);
   else if(pj->record == CRAWL_OUT_REVISIT)
-    e = warc_write_revisit(o->warc, &pj->page, pj->refers_to, &pj->loc, pj->digest);
+    e = warc_write_revisit(o->warc, &pj->page, &pj->refers, &pj->loc, pj->digest);
   if(e == CRAWL_ERR_TOO_LARGE) {  /* nothing was written: the page keeps its line */
     pj->too_large = true;
     pj->record = CRAWL_OUT_NONE;
@@ -157,9 +189,9 @@ static void page_done(struct wq_job *j, crawl_err e)
 
 crawl_err crawl_out_page(struct crawl *c, const struct crawllog_entry *le,
                          enum crawl_out_record record, const struct warc_page *wp,
-                         const char *refers_to)
+                         const struct warc_refers *refers)
 {
-  size_t size = page_size(le, record ? wp : NULL, refers_to);
+  size_t size = page_size(le, record ? wp : NULL, refers);
   struct page_job *pj = mem_alloc(sizeof *pj + size);
   if(!pj)
     return CRAWL_ERR_NOMEM;
@@ -168,7 +200,9 @@ crawl_err crawl_out_page(struct crawl *c, const struct crawllog_entry *le,
   pj->c = c;
   pj->record = record;
   entry_copy(pj, le);
-  pj->refers_to = job_str(pj, refers_to);
+  if(refers)
+    pj->refers = (struct warc_refers){ job_str(pj, refers->uri), refers->date_ms,
+                                       job_str(pj, refers->id) };
   if(record)
     page_copy(pj, wp);
   pj->j = (struct wq_job){ .run = page_run, .done = page_done, .bytes = sizeof *pj + size,

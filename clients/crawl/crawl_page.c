@@ -23,6 +23,12 @@ struct page_out {
   const struct frontier_score *own;
   bool                  scored;
   struct buf            extra;
+  /* The page's WARC record: its id and date (what the content-seen index
+   * keeps of an original, for revisits of it) and its outlinks, for the
+   * metadata record. */
+  struct dedup_rec      rec;
+  char                  id[WARC_ID_LEN];
+  struct html_links     links;
 };
 
 /* Outcomes that carry an HTTP response: fetched now, served from the
@@ -256,7 +262,7 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
       links_fp = dedup_links_add(links_fp, l.v[i].url);
   }
   if(!e)
-    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, links_fp, &po->hit);
+    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, links_fp, &po->rec, &po->hit);
   if(!e)
     page_record(po);
   c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
@@ -273,7 +279,7 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
     e = page_score(c, r, &l.text, NULL, po, &no_scores, &no_follow);
   if(parsed)
-    html_links_free(&l);
+    po->links = l;  /* the metadata record's outlinks; crawl_page frees them */
   return e;
 }
 
@@ -298,6 +304,65 @@ static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, ui
   return crawl_links_one(c, po->redirect, depth + 1, 0, 1, po->own);
 }
 
+/* Heritrix's outlink context of a link: hop type (L link, E embed, R
+ * redirect) and where it was. */
+static const char *outlink_context(enum html_link_kind k)
+{
+  switch(k) {
+  case HTML_LINK_AREA:    return "L area/@href";
+  case HTML_LINK_FRAME:   return "E frame/@src";
+  case HTML_LINK_IFRAME:  return "E iframe/@src";
+  case HTML_LINK_ALTERNATE:
+  case HTML_LINK_CANONICAL: return "L link/@href";
+  case HTML_LINK_REFRESH: return "R meta/@content";
+  default:                return "L a/@href";
+  }
+}
+
+/* The page's outlinks as its metadata record lists them: every link of
+ * the page, its rel=canonical, the target of a 3xx. */
+static struct warc_outlink *page_outlinks(const struct page_out *po, size_t *n)
+{
+  const struct html_links *l = &po->links;
+  *n = 0;
+  struct warc_outlink *v = mem_alloc((l->n + 2) * sizeof *v);
+  if(!v)
+    return NULL;
+  for(size_t i = 0; i < l->n; i++)
+    v[(*n)++] = (struct warc_outlink){ l->v[i].url, outlink_context(l->v[i].kind) };
+  if(l->canonical)
+    v[(*n)++] = (struct warc_outlink){ l->canonical, "L link/@href" };
+  if(po->redirect)
+    v[(*n)++] = (struct warc_outlink){ po->redirect, "R Location" };
+  return v;
+}
+
+/* The page's records: its response or revisit, with the metadata record
+ * of its outlinks and fields. */
+static crawl_err page_warc(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                           const struct page_out *po, const struct crawllog_entry *le)
+{
+  char fields[160], of_id[WARC_ID_LEN] = "";
+  snprintf(fields, sizeof fields, "fetchTimeMs: %llu\r\noutcome: %s\r\ndepth: %u\r\n",
+           (unsigned long long)r->elapsed_ms, le->outcome, depth);
+  struct warc_meta meta = { NULL, 0, fields };
+  struct warc_outlink *outlinks = po->record ? page_outlinks(po, &meta.noutlinks) : NULL;
+  if(po->record && !outlinks)
+    return CRAWL_ERR_NOMEM;
+  meta.outlinks = outlinks;
+  struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
+                          r->body, r->body_len, r->truncated, po->id, &meta };
+  const struct dedup_rec *of = po->hit.of_rec;
+  static const unsigned char no_id[sizeof of->id];
+  if(of && memcmp(of->id, no_id, sizeof no_id))
+    warc_id_text(of->id, of_id);
+  struct warc_refers refers = { po->hit.of, of ? of->date_ms : 0, of_id };
+  crawl_err e = crawl_out_page(c, le, po->record, &wp,
+                               po->record == CRAWL_OUT_REVISIT ? &refers : NULL);
+  mem_free(outlinks);
+  return e;
+}
+
 static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
                           const struct page_out *po, uint64_t links)
 {
@@ -320,10 +385,19 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
   le.redirect = po->redirect;
   le.sitemap = po->sitemap;
   le.extra = po->extra.data;
-  struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
-                          r->body, r->body_len, r->truncated };
-  return crawl_out_page(c, &le, po->record, &wp,
-                        po->record == CRAWL_OUT_REVISIT ? po->hit.of : NULL);
+  return page_warc(c, r, depth, po, &le);
+}
+
+/* The id and date of the page's WARC record, chosen here so that the
+ * content-seen index can keep them; a replayed page's are its record's. */
+static void page_rec(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+{
+  po->rec.date_ms = r->fetched_at_ms;
+  if(c->replaying && c->replay_id)
+    memcpy(po->rec.id, c->replay_id, sizeof po->rec.id);
+  else if(!c->replaying)
+    warc_id_new(&c->ids, po->rec.id);
+  warc_id_text(po->rec.id, po->id);
 }
 
 crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth,
@@ -333,6 +407,7 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   memset(&po, 0, sizeof po);
   po.own = own;
   buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
+  page_rec(c, r, &po);
   crawl_page_count(c, r->outcome, r->status, page_cause(r));
   c->st.body_bytes += r->body_len;
   c->st.seeds_fetched += depth == 0 && crawl_outcome_http(r->outcome) && r->status >= 200 &&
@@ -358,5 +433,6 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);
   buf_free(&po.extra);
+  html_links_free(&po.links);
   return e;
 }

@@ -29,7 +29,7 @@ static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
                            * thread; 5: frontier on disk; 6: records_too_large;
                            * 7: scored frontiers, the scorer, drop_off_topic;
                            * 8: causes, seed refusals, the originals' link-set
-                           *    fingerprints */
+                           *    fingerprints and WARC records (id, date) */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -201,11 +201,19 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
     return e == CRAWL_ERR_NOMEM ? e : CRAWL_OK;
   }
   char *ctype = warc_record_http_header(&wr, "content-type");
+  char *id = warc_record_field(&wr, "WARC-Record-ID");
+  char *date = warc_record_field(&wr, "WARC-Date");
   struct warc_header h = { "Content-Type", ctype };
   struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
-                            wr.body_len, false, rec->redirect, 0, 0, NULL, 0 };
+                            wr.body_len, false, rec->redirect, warc_date_ms(date), 0, NULL, 0 };
+  /* The content-seen index learns the original's record as it was written. */
+  unsigned char raw[WARC_ID_RAW];
+  c->replay_id = warc_id_parse(id, raw) ? raw : NULL;
   e = crawl_page(c, &r, rec->depth, own);
+  c->replay_id = NULL;
   mem_free(ctype);
+  mem_free(id);
+  mem_free(date);
   warc_record_free(&wr);
   return e;
 }

@@ -40,11 +40,19 @@ struct dedup_opts dedup_opts_default(void);
 
 enum dedup_verdict { DEDUP_NEW, DEDUP_EXACT, DEDUP_NEAR };
 
+/* The WARC record of an original page: what a revisit record of a copy
+ * names (WARC-Refers-To, WARC-Refers-To-Date). */
+struct dedup_rec {
+  uint64_t      date_ms;  /* 0: not known */
+  unsigned char id[16];   /* its record id's UUID; all zero: not known */
+};
+
 struct dedup_hit {
-  enum dedup_verdict verdict;
-  const char        *of;        /* URL of the original (valid until the next call) */
-  unsigned           distance;  /* bits, for DEDUP_NEAR */
-  bool               own_links; /* DEDUP_NEAR: its set of links is not the original's */
+  enum dedup_verdict      verdict;
+  const char             *of;        /* URL of the original (valid until the next call) */
+  unsigned                distance;  /* bits, for DEDUP_NEAR */
+  bool                    own_links; /* DEDUP_NEAR: its set of links is not the original's */
+  const struct dedup_rec *of_rec;    /* the original's record (as of) */
 };
 
 /* The fingerprint of a set of links (each URL once, in any order) is the
@@ -67,7 +75,7 @@ void      dedup_close(struct dedup **dp);
  * links_fp is the fingerprint of the page's links (dedup_links_add). */
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
                       uint64_t sim, size_t shingles, uint64_t links_fp,
-                      struct dedup_hit *hit);
+                      const struct dedup_rec *rec, struct dedup_hit *hit);
 /* The exact test alone: true (and counted, as dedup_check counts it) when
  * an earlier page had this body. A caller that has nothing to do with a
  * duplicate's content asks this first and skips reading the page. */

@@ -6,21 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <time.h>
 #include <libdeflate.h>
 
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/url.h"
 
-#define WARC_ID_LEN   48   /* "<urn:uuid:" + 36 + ">" + NUL */
 #define WARC_HEAD_MAX (64u << 10)   /* WARC header block, URL included */
 #define HTTP_HEAD_MAX (1u << 20)    /* HTTP status line and headers */
+#define META_MAX      (4u << 20)    /* a metadata record's block */
+#define META_FIELDS   (64u << 10)   /* kept in it for the fields after the outlinks */
 #define RECORD_MAX    ((size_t)1 << 30)  /* one record, uncompressed */
 #define RAW_KEEP      (64u << 20)  /* a larger record's buffer is not kept */
 #define FILE_BUF      (1u << 20)   /* buffered: the stdio buffer of the file */
-#define RANDOM_POOL   4096
 
 struct warc {
   char     *dir, *prefix, *software, *extra;
@@ -39,8 +39,7 @@ struct warc {
   unsigned  files;
   bool      buffered;
   crawl_err err;       /* a write failed: every later flush says so */
-  unsigned char rnd[RANDOM_POOL];  /* for record ids; rnd_at: bytes used */
-  size_t    rnd_at;
+  struct warc_ids ids;
 };
 
 /* ---- Small pieces --------------------------------------------------------- */
@@ -51,6 +50,21 @@ void warc_date(uint64_t ms, char out[21])
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+uint64_t warc_date_ms(const char *date)
+{
+  static const char form[] = "dddd-dd-ddTdd:dd:ddZ";  /* what warc_date writes */
+  for(size_t i = 0; date && i < sizeof form; i++)
+    if(form[i] == 'd' ? date[i] < '0' || date[i] > '9' : date[i] != form[i])
+      return 0;
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  const char *end = date ? strptime(date, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+  if(!end || *end)
+    return 0;
+  time_t t = timegm(&tm);
+  return t > 0 ? (uint64_t)t * 1000 : 0;
 }
 
 static void base32(const unsigned char *in, size_t n, char *out)
@@ -103,29 +117,11 @@ static crawl_err sha1_two(const void *a, size_t an, const void *b, size_t bn,
   return CRAWL_OK;
 }
 
-/* A version 4 UUID from the writer's pool of random bytes, refilled
- * RANDOM_POOL bytes at a time: one getrandom call per 256 records, not one
- * each (a system call per page, docs/benchmarks.md). */
 static void record_id(struct warc *w, char out[WARC_ID_LEN])
 {
-  unsigned char u[16];
-  if(w->rnd_at + sizeof u > sizeof w->rnd &&
-     getrandom(w->rnd, sizeof w->rnd, 0) == (ssize_t)sizeof w->rnd)
-    w->rnd_at = 0;
-  if(w->rnd_at + sizeof u <= sizeof w->rnd) {
-    memcpy(u, w->rnd + w->rnd_at, sizeof u);
-    w->rnd_at += sizeof u;
-  } else {
-    uint64_t t = clock_mono_us() ^ clock_wall_ms();  /* never expected */
-    for(size_t i = 0; i < sizeof u; i++)
-      u[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
-  }
-  u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);  /* version 4 */
-  u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);  /* RFC 4122 variant */
-  snprintf(out, WARC_ID_LEN,
-           "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x>",
-           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-           u[12], u[13], u[14], u[15]);
+  unsigned char u[WARC_ID_RAW];
+  warc_id_new(&w->ids, u);
+  warc_id_text(u, out);
 }
 
 static const char *reason_phrase(int status)
@@ -294,7 +290,7 @@ crawl_err warc_open(const struct warc_opts *o, struct warc **out)
   w->max_file_bytes = o->max_file_bytes ? o->max_file_bytes : (1ull << 30);
   w->level = o->level >= 1 && o->level <= 12 ? o->level : 1;
   w->buffered = o->buffered;
-  w->rnd_at = sizeof w->rnd;  /* empty: filled at the first record */
+  warc_ids_init(&w->ids);
   buf_init(&w->raw, RECORD_MAX);
   if(!w->dir || !w->prefix || !w->software || (o->extra_info && !w->extra)) {
     warc_close(&w);
@@ -466,92 +462,261 @@ crawl_err warc_flush(struct warc *w)
   return w->err;
 }
 
-/* ---- Response and revisit records --------------------------------------- */
+/* ---- A page's records ------------------------------------------------------ */
 
-struct rec {
-  const char *type;          /* "response" or "revisit" */
-  const char *refers_to;     /* revisit only */
-  bool        with_body;
-  const char *profile;       /* revisit: the profile's last path segment */
-  uint64_t    refers_date;   /* revisit: when the original was fetched; 0 = not said */
+/* The blocks of a page's records, made before anything is written: a
+ * group is written whole or not at all. */
+struct group {
+  struct buf http;       /* the response's status line and headers */
+  struct buf req;        /* the request record's block; empty: none */
+  struct buf meta;       /* the metadata record's block */
+  struct buf head[3];    /* WARC headers: request, metadata, response */
+  size_t     body_len;   /* of the body stored (none in a revisit) */
+  char       payload[WARC_DIGEST_LEN], block[WARC_DIGEST_LEN];
+  char       req_digest[WARC_DIGEST_LEN], meta_digest[WARC_DIGEST_LEN];
+  char       id[WARC_ID_LEN];  /* the response's */
 };
 
-static cm_err rec_header(struct warc *w, const struct warc_page *p, const struct rec *r,
-                         const char *block_digest, const char *payload_digest,
-                         size_t block_len, struct buf *h)
+struct rec {
+  const char               *type;     /* "response" or "revisit" */
+  const struct warc_refers *refers;   /* revisit only */
+  bool                      with_body;
+  const char               *profile;  /* revisit: the profile's last path segment */
+};
+
+static crawl_err cm_crawl(cm_err e)
 {
-  char id[WARC_ID_LEN], date[21];
-  record_id(w, id);
+  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+}
+
+/* What the gateway's result tells of its request: the method (it fetches
+ * pages with GET), the target and the Host header of the URL in canonical
+ * form (url_split: safe on a request line), which is what the gateway
+ * fetches. The headers it added (User-Agent, Accept-Encoding, conditional
+ * ones) are not in its result, so they are not here. A URL that has no
+ * canonical form gets no request record. */
+static crawl_err request_block(const char *url, struct buf *b)
+{
+  struct url_parts u;
+  char *canon = NULL;
+  url_err ue = url_split(url, &u);
+  if(ue != URL_OK && (ue = url_canon(url, strlen(url), NULL, &canon)) == URL_OK)
+    ue = url_split(canon, &u);
+  crawl_err e = ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_OK;
+  if(ue == URL_OK)
+    e = cm_crawl(buf_addf(b, "GET %.*s HTTP/1.1\r\nHost: %.*s\r\n\r\n", (int)u.target_len,
+                          u.target, (int)u.authority_len, u.authority));
+  mem_free(canon);
+  return e;
+}
+
+/* A warc-fields value: one line, no control characters. */
+static bool field_value_ok(const char *s)
+{
+  for(; *s; s++)
+    if((unsigned char)*s < 32 || *s == 127)
+      return false;
+  return true;
+}
+
+/* Outlinks past META_MAX (less room for the fields) are counted, not
+ * written: a page of 10,000 long links still gets its record. */
+static crawl_err meta_block(const struct warc_meta *m, struct buf *b)
+{
+  size_t omitted = 0;
+  cm_err e = CM_OK;
+  for(size_t i = 0; !e && i < m->noutlinks; i++) {
+    const struct warc_outlink *o = &m->outlinks[i];
+    size_t un = strlen(o->url), cn = strlen(o->context);
+    if(!field_value_ok(o->url) || !field_value_ok(o->context) || memchr(o->url, ' ', un))
+      continue;
+    if(b->len + un + cn + 12 > META_MAX - META_FIELDS) {
+      omitted++;
+      continue;
+    }
+    e = buf_add(b, "outlink: ", 9);  /* not buf_addf: a page has many (docs/crawler.md) */
+    if(!e)
+      e = buf_add(b, o->url, un);
+    if(!e)
+      e = buf_addc(b, ' ');
+    if(!e)
+      e = buf_add(b, o->context, cn);
+    if(!e)
+      e = buf_add(b, "\r\n", 2);
+  }
+  if(!e && omitted)
+    e = buf_addf(b, "outlinksOmitted: %zu\r\n", omitted);
+  if(!e && m->fields)
+    e = buf_adds(b, m->fields);
+  return cm_crawl(e);
+}
+
+static cm_err head_start(struct warc *w, struct buf *h, const char *type, const char *id,
+                         const struct warc_page *p)
+{
+  char date[21];
   warc_date(p->date_ms, date);
-  cm_err e = buf_addf(h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
-                      "WARC-Date: %s\r\nWARC-Target-URI: %s\r\nWARC-Warcinfo-ID: %s\r\n",
-                      r->type, id, date, p->url, w->info_id);
-  if(!e && r->refers_to)
-    e = buf_addf(h, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/%s\r\n"
-                 "WARC-Refers-To-Target-URI: %s\r\n", r->profile, r->refers_to);
-  if(!e && r->refers_to && r->refers_date) {
-    warc_date(r->refers_date, date);
+  return buf_addf(h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+                  "WARC-Date: %s\r\nWARC-Target-URI: %s\r\nWARC-Warcinfo-ID: %s\r\n",
+                  type, id, date, p->url, w->info_id);
+}
+
+static cm_err refers_fields(const struct rec *r, struct buf *h)
+{
+  const struct warc_refers *o = r->refers;
+  cm_err e = buf_addf(h, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/%s\r\n",
+                      r->profile);
+  if(!e && o->uri)
+    e = buf_addf(h, "WARC-Refers-To-Target-URI: %s\r\n", o->uri);
+  if(!e && o->date_ms) {
+    char date[21];
+    warc_date(o->date_ms, date);
     e = buf_addf(h, "WARC-Refers-To-Date: %s\r\n", date);
   }
+  if(!e && o->id && *o->id)
+    e = buf_addf(h, "WARC-Refers-To: %s\r\n", o->id);
+  return e;
+}
+
+static cm_err main_head(struct warc *w, const struct warc_page *p, const struct rec *r,
+                        struct group *g)
+{
+  struct buf *h = &g->head[2];
+  cm_err e = head_start(w, h, r->type, g->id, p);
+  if(!e && r->refers)
+    e = refers_fields(r, h);
   if(!e && p->truncated && r->with_body)
     e = buf_adds(h, "WARC-Truncated: length\r\n");
   if(!e)
     e = buf_addf(h, "WARC-Payload-Digest: %s\r\nWARC-Block-Digest: %s\r\n"
                  "Content-Type: application/http; msgtype=response\r\n"
-                 "Content-Length: %zu\r\n\r\n", payload_digest, block_digest, block_len);
+                 "Content-Length: %zu\r\n\r\n", g->payload, g->block, g->http.len + g->body_len);
   return e;
+}
+
+/* A request or metadata record's header: it names the response. */
+static cm_err side_head(struct warc *w, const struct warc_page *p, const char *type,
+                        const char *ctype, const struct buf *block, const char *digest,
+                        struct group *g, struct buf *h)
+{
+  char id[WARC_ID_LEN];
+  record_id(w, id);
+  cm_err e = head_start(w, h, type, id, p);
+  if(!e)
+    e = buf_addf(h, "WARC-Concurrent-To: %s\r\nWARC-Block-Digest: %s\r\n"
+                 "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", g->id, digest, ctype,
+                 block->len);
+  return e;
+}
+
+static crawl_err group_blocks(const struct warc_page *p, const struct rec *r, struct group *g)
+{
+  g->body_len = r->with_body ? p->body_len : 0;
+  crawl_err e = http_head(p, &g->http);
+  if(!e)
+    e = request_block(p->url, &g->req);
+  if(!e && p->meta)
+    e = meta_block(p->meta, &g->meta);
+  if(e)
+    return e;
+  warc_sha1_base32(p->body, p->body_len, g->payload);
+  warc_sha1_base32(g->req.data, g->req.len, g->req_digest);
+  warc_sha1_base32(g->meta.data, g->meta.len, g->meta_digest);
+  return sha1_two(g->http.data, g->http.len, p->body, g->body_len, g->block);
+}
+
+/* Once the file is known: every header names its warcinfo record. */
+static crawl_err group_heads(struct warc *w, const struct warc_page *p, const struct rec *r,
+                             struct group *g)
+{
+  if(p->id && *p->id)
+    snprintf(g->id, sizeof g->id, "%s", p->id);
+  else
+    record_id(w, g->id);
+  cm_err e = CM_OK;
+  if(g->req.len)
+    e = side_head(w, p, "request", "application/http; msgtype=request", &g->req, g->req_digest,
+                  g, &g->head[0]);
+  if(!e && p->meta)
+    e = side_head(w, p, "metadata", "application/warc-fields", &g->meta, g->meta_digest, g,
+                  &g->head[1]);
+  if(!e)
+    e = main_head(w, p, r, g);
+  return cm_crawl(e);
+}
+
+static crawl_err rec_one(struct warc *w, const struct buf *head, const void *a, size_t an,
+                         const void *b, size_t bn, struct warc_loc *loc)
+{
+  crawl_err e = rec_begin(w, loc);
+  if(!e)
+    e = rec_add(w, head->data, head->len);
+  if(!e)
+    e = rec_add(w, a, an);
+  if(!e)
+    e = rec_add(w, b, bn);
+  return e ? e : rec_end(w, loc);
+}
+
+static crawl_err group_write(struct warc *w, const struct warc_page *p, struct group *g,
+                             struct warc_loc *loc)
+{
+  struct warc_loc side;
+  crawl_err e = CRAWL_OK;
+  if(g->head[0].len)
+    e = rec_one(w, &g->head[0], g->req.data, g->req.len, "", 0, &side);
+  if(!e && g->head[1].len)
+    e = rec_one(w, &g->head[1], g->meta.data, g->meta.len, "", 0, &side);
+  return e ? e : rec_one(w, &g->head[2], g->http.data, g->http.len, p->body, g->body_len, loc);
 }
 
 static crawl_err write_record(struct warc *w, const struct warc_page *p, const struct rec *r,
                               struct warc_loc *loc, char *digest)
 {
-  struct buf http, head;
-  char payload[WARC_DIGEST_LEN], block[WARC_DIGEST_LEN];
-  buf_init(&http, HTTP_HEAD_MAX);
-  buf_init(&head, WARC_HEAD_MAX);
-  size_t body_len = r->with_body ? p->body_len : 0;
-  crawl_err e = http_head(p, &http);
-  warc_sha1_base32(p->body, p->body_len, payload);
-  if(!e)
-    e = sha1_two(http.data, http.len, p->body, body_len, block);
-  if(!e && rec_header(w, p, r, block, payload, http.len + body_len, &head))
-    e = CRAWL_ERR_TOO_LARGE;
-  if(!e)
+  struct group *g = mem_calloc(1, sizeof *g);
+  if(!g)
+    return CRAWL_ERR_NOMEM;
+  buf_init(&g->http, HTTP_HEAD_MAX);
+  buf_init(&g->req, HTTP_HEAD_MAX);
+  buf_init(&g->meta, META_MAX);
+  for(int i = 0; i < 3; i++)
+    buf_init(&g->head[i], WARC_HEAD_MAX);
+  crawl_err e = group_blocks(p, r, g);
+  if(!e)  /* before the headers: a new file has a new warcinfo record */
     e = file_ready(w);
   if(!e)
-    e = rec_begin(w, loc);
+    e = group_heads(w, p, r, g);
   if(!e)
-    e = rec_add(w, head.data, head.len);
-  if(!e)
-    e = rec_add(w, http.data, http.len);
-  if(!e)
-    e = rec_add(w, p->body, body_len);
-  if(!e)
-    e = rec_end(w, loc);
+    e = group_write(w, p, g, loc);
   if(!e && digest)
-    memcpy(digest, payload, WARC_DIGEST_LEN);
-  buf_free(&http);
-  buf_free(&head);
+    memcpy(digest, g->payload, WARC_DIGEST_LEN);
+  buf_free(&g->http);
+  buf_free(&g->req);
+  buf_free(&g->meta);
+  for(int i = 0; i < 3; i++)
+    buf_free(&g->head[i]);
+  mem_free(g);
   return e;
 }
 
 crawl_err warc_write_response(struct warc *w, const struct warc_page *p,
                               struct warc_loc *loc, char *digest)
 {
-  struct rec r = { "response", NULL, true, NULL, 0 };
+  struct rec r = { "response", NULL, true, NULL };
   return write_record(w, p, &r, loc, digest);
 }
 
 crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
-                             const char *refers_to, struct warc_loc *loc, char *digest)
+                             const struct warc_refers *orig, struct warc_loc *loc, char *digest)
 {
-  struct rec r = { "revisit", refers_to, false, "identical-payload-digest", 0 };
+  struct rec r = { "revisit", orig, false, "identical-payload-digest" };
   return write_record(w, p, &r, loc, digest);
 }
 
 crawl_err warc_write_not_modified(struct warc *w, const struct warc_page *p,
                                   uint64_t refers_date_ms, struct warc_loc *loc)
 {
-  struct rec r = { "revisit", p->url, false, "server-not-modified", refers_date_ms };
+  struct warc_refers orig = { p->url, refers_date_ms, NULL };
+  struct rec r = { "revisit", &orig, false, "server-not-modified" };
   return write_record(w, p, &r, loc, NULL);
 }

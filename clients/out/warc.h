@@ -8,6 +8,15 @@
  * Every record is its own gzip member, so a reader can start at any record
  * offset, and files are rotated at max_file_bytes.
  *
+ * A page is a group of records, all in one file, every one naming that
+ * file's warcinfo record (WARC-Warcinfo-ID): a request record (the request
+ * line and Host header: what the gateway's result tells of the request it
+ * made), then a metadata record when the caller gives one (outlinks and
+ * fields, as Heritrix writes them), then the response or revisit record,
+ * last, so that the position of a group's end is the position of its
+ * response's end. Request and metadata name the response with
+ * WARC-Concurrent-To.
+ *
  * Bodies come from the gateway already decoded (gzip, br, ...): the
  * headers that described the encoding on the wire (Content-Encoding,
  * Transfer-Encoding, Content-Length) are kept renamed X-Archive-Orig-*,
@@ -42,6 +51,42 @@ struct warc_header {
   const char *name, *value;
 };
 
+/* A WARC-Record-ID, "<urn:uuid:...>" (version 4, random), and a pool of
+ * random bytes to draw them from: one getrandom call per 256 ids. */
+#define WARC_ID_LEN  48
+#define WARC_ID_RAW  16
+struct warc_ids {
+  unsigned char rnd[4096];
+  size_t        at;
+};
+void warc_ids_init(struct warc_ids *p);
+void warc_id_new(struct warc_ids *p, unsigned char raw[WARC_ID_RAW]);
+void warc_id_text(const unsigned char raw[WARC_ID_RAW], char out[WARC_ID_LEN]);
+/* The 16 bytes of a "<urn:uuid:...>" id; false when it is not one. */
+bool warc_id_parse(const char *text, unsigned char raw[WARC_ID_RAW]);
+
+/* A link of the page, for its metadata record: "outlink: URL CONTEXT",
+ * CONTEXT as Heritrix writes it, a hop type and where the link was
+ * ("L a/@href", "E iframe/@src", "R =LOCATION:"). */
+struct warc_outlink {
+  const char *url, *context;
+};
+
+/* The metadata record of a page: its outlinks, then more "name: value"
+ * lines (fetchTimeMs, the crawl's outcome, ...), CRLF-ended. */
+struct warc_meta {
+  const struct warc_outlink *outlinks;
+  size_t                     noutlinks;
+  const char                *fields;   /* or NULL */
+};
+
+/* The record a revisit refers to. */
+struct warc_refers {
+  const char *uri;       /* its WARC-Target-URI */
+  uint64_t    date_ms;   /* its WARC-Date; 0: not known (left out) */
+  const char *id;        /* its WARC-Record-ID; NULL: not known (left out) */
+};
+
 struct warc_page {
   const char               *url;
   uint64_t                  date_ms;   /* when it was fetched (wall clock) */
@@ -51,10 +96,14 @@ struct warc_page {
   const void               *body;
   size_t                    body_len;
   bool                      truncated; /* the gateway cut the body at its limit */
+  /* Optional (NULL: none). */
+  const char               *id;        /* the record's WARC-Record-ID (else a new one) */
+  const struct warc_meta   *meta;      /* a metadata record goes with the page */
 };
 
-/* Where a record went: file name (in dir), offset and length of its gzip
- * member. */
+/* Where a page's response (or revisit) record went: file name (in dir),
+ * offset and length of its gzip member. The page's other records are
+ * before it in the same file. */
 struct warc_loc {
   char     file[WARC_NAME_MAX];
   uint64_t offset, length;
@@ -69,9 +118,11 @@ void      warc_close(struct warc **wp);
 /* digest (WARC_DIGEST_LEN, may be NULL) gets the payload digest. */
 crawl_err warc_write_response(struct warc *w, const struct warc_page *p,
                               struct warc_loc *loc, char *digest);
-/* An exact duplicate of refers_to (a URL already archived): headers only. */
+/* An exact duplicate of an original already archived (profile
+ * identical-payload-digest): headers only; WARC-Refers-To-Target-URI,
+ * -Date and WARC-Refers-To from orig, as far as they are known. */
 crawl_err warc_write_revisit(struct warc *w, const struct warc_page *p,
-                             const char *refers_to, struct warc_loc *loc,
+                             const struct warc_refers *orig, struct warc_loc *loc,
                              char *digest);
 /* The site answered 304 to a conditional request for p->url (status 304,
  * the headers of that answer; the body, if given, only for the payload
@@ -82,7 +133,8 @@ crawl_err warc_write_not_modified(struct warc *w, const struct warc_page *p,
 /* Write what buffered records wait; the first write error of any record
  * since the file opened is kept and returned from then on. */
 crawl_err warc_flush(struct warc *w);
-/* Records written, bytes written (compressed), files opened. */
+/* Records written (every type, warcinfo included), bytes written
+ * (compressed), files opened. */
 void      warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes,
                       unsigned *files);
 
@@ -97,5 +149,6 @@ cm_err    warc_paths_json(struct buf *b, const char *dir, const char *prefix, si
 /* Helpers, exposed for tests. */
 void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN]);
 void warc_date(uint64_t ms, char out[21]);  /* 2024-01-01T00:00:00Z */
+uint64_t warc_date_ms(const char *date);    /* its inverse; 0 when NULL or not one */
 
 #endif

@@ -94,7 +94,8 @@ static crawl_err parse_record(struct warc_record *r)
   r->block = end + 4;
   crawl_err e = len && r->type && cl <= r->raw.len - hn - 4 ? CRAWL_OK : CRAWL_ERR_CORRUPT;
   r->block_len = (size_t)cl;
-  if(!e && ctype && !strncmp(ctype, "application/http", 16))
+  /* a response's block (a request's begins with its method) */
+  if(!e && ctype && !strncmp(ctype, "application/http", 16) && !strstr(ctype, "msgtype=request"))
     e = parse_http(r);
   mem_free(len);
   mem_free(ctype);
@@ -124,6 +125,13 @@ void warc_record_free(struct warc_record *r)
   mem_free(r->target);
   mem_free(r->payload_digest);
   memset(r, 0, sizeof *r);
+}
+
+char *warc_record_field(const struct warc_record *r, const char *name)
+{
+  if(!r->block || r->block < r->raw.data)
+    return NULL;
+  return field(r->raw.data, (size_t)(r->block - r->raw.data), name);
 }
 
 char *warc_record_http_header(const struct warc_record *r, const char *name)

@@ -33,6 +33,8 @@ struct warc_record {
 crawl_err warc_read_at(const char *path, uint64_t offset, size_t max,
                        struct warc_record *r);
 void      warc_record_free(struct warc_record *r);
+/* Value of a WARC header field of the record (heap, mem_free), or NULL. */
+char     *warc_record_field(const struct warc_record *r, const char *name);
 /* Value of an HTTP header of the record (heap, mem_free), or NULL. */
 char     *warc_record_http_header(const struct warc_record *r, const char *name);
 

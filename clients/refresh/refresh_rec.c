@@ -48,14 +48,17 @@ static crawl_err rec_warc(struct refresh_out *out, const struct rf_page *p,
                           struct warc_loc *loc)
 {
   struct warc_page wp = { p->url, j->at_ms, g->status, g->headers, g->nheaders, g->body,
-                          g->body_len, g->truncated };
+                          g->body_len, g->truncated, NULL, NULL };
   if(j->seen == RF_SEEN_FIRST || j->seen == RF_SEEN_CHANGED)
     return warc_write_response(out->warc, &wp, loc, NULL);
   if(j->not_modified) {
     wp.status = 304;
     return warc_write_not_modified(out->warc, &wp, prev_ms, loc);
   }
-  return warc_write_revisit(out->warc, &wp, p->url, loc, NULL);
+  /* The same body as the copy seen at prev_ms (its record id is not kept
+   * across visits: WARC-Refers-To is left out). */
+  struct warc_refers orig = { p->url, prev_ms, NULL };
+  return warc_write_revisit(out->warc, &wp, &orig, loc, NULL);
 }
 
 static crawl_err rec_line(struct refresh_out *out, const struct rf_page *p,

@@ -194,7 +194,7 @@ static bool page_read(struct dedup *d, struct page *pages, size_t k, const char 
   for(size_t i = 0; i < l.n; i++)
     links_fp = dedup_links_add(links_fp, l.v[i].url);
   struct dedup_hit hit;
-  if(dedup_check(d, pg->url, hash_fp64(p, n), sim, shingles, links_fp, &hit) != CRAWL_OK)
+  if(dedup_check(d, pg->url, hash_fp64(p, n), sim, shingles, links_fp, NULL, &hit) != CRAWL_OK)
     abort();
   pg->verdict = hit.verdict;
   /* As crawl_page does: an original's links are taken, and a near

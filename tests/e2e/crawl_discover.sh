@@ -32,10 +32,11 @@ for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; d
 echo "http://$LINKER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
 # A small write queue: the loop pauses for its disk thread now and then;
 # the smallest frontier and enough pages to overflow it: many URLs
-# wait on disk, however fast results come back.
+# wait on disk, however fast results come back. Small WARC files: the
+# records after each rotation name the new file's warcinfo.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$OUT" --scope any --site-budget "$BUDGET" --checkpoint-ms 500 --log-level info \
-  --write-queue-bytes 65536 --frontier-bytes 65536 \
+  --write-queue-bytes 65536 --frontier-bytes 65536 --warc-max-bytes 262144 \
   >"$T_DIR/summary" 2>"$T_DIR/discover.log"
 is "$?" 0 "wpfs-discover exits 0 when the frontier is exhausted"
 S=$(tail -1 "$T_DIR/summary")
@@ -44,6 +45,7 @@ sum() { jq -r ".$1" <<<"$S"; }
 LOG=$OUT/crawl.jsonl
 is "$(sum crawl_log)" "$LOG" "the summary names the crawl log"
 is "$(jq -r '.warc_paths | length' <<<"$S")" "$(sum warc_files)" "...and every WARC file written"
+cmp_ge "$(sum warc_files)" 3 "...rotated at --warc-max-bytes"
 ok "...each of which exists" sh -c "jq -r '.warc_paths[]' <<'J' | xargs -r ls >/dev/null
 $S
 J"
@@ -119,6 +121,24 @@ jq -r 'select(.warc != null) | "\(.url) \(.digest)"' "$LOG" | sort >"$T_DIR/log.
 head -n -1 "$T_DIR/warc.jsonl" | jq -r 'select(.type == "response" or .type == "revisit") | "\(.uri) \(.payload_digest)"' \
   | sort >"$T_DIR/warc.pairs"
 ok "URIs and payload digests agree between the log and the WARC files" cmp -s "$T_DIR/log.pairs" "$T_DIR/warc.pairs"
+# The files on their own, as a replay or audit tool reads them (the rules
+# are listed in crawl_warc_list.mjs): each record names its own file's
+# warcinfo; revisits name their original by URI, date and record id;
+# each page has a request and a metadata record beside its response.
+for check in warcinfo digest revisit refers unresolved concurrent unpaired request metadata duplicate_id; do
+  is "$(jq -r ".checks.$check" <<<"$W")" 0 "warcio on the crawl's files: no record breaks the '$check' rule"
+done
+is "$(jq -r '.types.request // 0' <<<"$W")" "$with_warc" "a request record per page recorded"
+is "$(jq -r '.types.metadata // 0' <<<"$W")" "$with_warc" "a metadata record per page recorded"
+is "$(head -n -1 "$T_DIR/warc.jsonl" | jq -r 'select(.type == "revisit" and .refers_to_id != null) | .uri' | wc -l)" \
+  "$(sum dup_exact)" "every revisit names its original's record (WARC-Refers-To)"
+root="http://$LINKER:$TESTWEB_PORT/"
+head -n -1 "$T_DIR/warc.jsonl" | jq -r --arg u "$root" 'select(.type == "metadata" and .uri == $u) | .outlinks[]' \
+  | sort >"$T_DIR/root.outlinks"
+printf '%s\n' "${root}img.png" "${root}nf.html" "${root}open.html" "${root}private/secret.html" >"$T_DIR/root.want"
+ok "the metadata record lists the page's outlinks, followed or not" cmp -s "$T_DIR/root.want" "$T_DIR/root.outlinks"
+is "$(head -n -1 "$T_DIR/warc.jsonl" | jq -r --arg u "$root" 'select(.type == "metadata" and .uri == $u) | .fields.outcome')" \
+  ok "...and the crawl's outcome for it"
 
 # The directory holds a crawl now: a fresh run refuses it.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \

@@ -87,4 +87,7 @@ is "$(jq -r .bad <<<"$W")" 0 "every digest matches"
 is "$(jq -r '(.types.response // 0) + (.types.revisit // 0)' <<<"$W")" \
   "$(jq -r 'select(.warc != null) | .url' "$LOG" | wc -l)" "one WARC record per crawl log line that names one"
 cmp_ge "$(jq -r '.types.warcinfo' <<<"$W")" 3 "each run wrote its own WARC file"
+for check in warcinfo digest revisit refers unresolved concurrent unpaired request metadata duplicate_id; do
+  is "$(jq -r ".checks.$check" <<<"$W")" 0 "warcio: no record breaks the '$check' rule (crawl_warc_list.mjs)"
+done
 done_testing

@@ -95,6 +95,9 @@ W=$(tail -1 "$T_DIR/warc.jsonl")
 is "$(jq -r .bad <<<"$W")" 0 "every WARC digest matches its content"
 is "$(jq -r '(.types.response // 0) + (.types.revisit // 0)' <<<"$W")" \
   "$(jq -r 'select(.warc != null) | .url' "$LOG" | wc -l)" "one WARC record per line that names one"
+for check in warcinfo digest revisit refers unresolved concurrent unpaired request metadata duplicate_id; do
+  is "$(jq -r ".checks.$check" <<<"$W")" 0 "warcio: no record breaks the '$check' rule (crawl_warc_list.mjs)"
+done
 
 # The depth bound d = 0: a link is followed only from a relevant page.
 focus_gateway c "$TOKEN"

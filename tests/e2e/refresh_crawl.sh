@@ -85,6 +85,9 @@ nm=$(zcat "$T_DIR"/r1/*.warc.gz | grep -ac 'revisit/server-not-modified')
 cmp_ge "$nm" 10 "revisits of profile server-not-modified"
 same=$(zcat "$T_DIR"/r1/*.warc.gz | grep -ac 'revisit/identical-payload-digest')
 cmp_ge "$same" 1 "revisits of profile identical-payload-digest (the same body again, no validators)"
+for check in warcinfo digest revisit refers unresolved concurrent unpaired request metadata duplicate_id; do
+  is "$(jq -r ".checks.$check" <<<"$W")" 0 "warcio: no record breaks the '$check' rule (crawl_warc_list.mjs)"
+done
 
 # Killed in the middle, resumed: each page's history goes on.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \

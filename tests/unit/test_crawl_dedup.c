@@ -164,23 +164,23 @@ static void test_exact_near_new(void **state)
   uint64_t ha = simhash_text(a.data, a.len, &sa), hb = simhash_text(b.data, b.len, &sb);
   uint64_t hc = simhash_text(c.data, c.len, &sc);
   struct dedup_hit h;
-  assert_int_equal(dedup_check(d, "http://o/a", hash_fp64(a.data, a.len), ha, sa, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/a", hash_fp64(a.data, a.len), ha, sa, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEW);
-  assert_int_equal(dedup_check(d, "http://o/a2", hash_fp64(a.data, a.len), ha, sa, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/a2", hash_fp64(a.data, a.len), ha, sa, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_EXACT);
   assert_string_equal(h.of, "http://o/a");
-  assert_int_equal(dedup_check(d, "http://o/b", hash_fp64(b.data, b.len), hb, sb, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/b", hash_fp64(b.data, b.len), hb, sb, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_string_equal(h.of, "http://o/a");
   assert_true(h.distance <= 3);
   /* The near copy was not remembered: its exact twin is near to a. */
-  assert_int_equal(dedup_check(d, "http://o/b2", hash_fp64(b.data, b.len), hb, sb, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/b2", hash_fp64(b.data, b.len), hb, sb, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_string_equal(h.of, "http://o/a");
-  assert_int_equal(dedup_check(d, "http://o/c", hash_fp64(c.data, c.len), hc, sc, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/c", hash_fp64(c.data, c.len), hc, sc, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEW);
   /* Too few features: exact test only. */
-  assert_int_equal(dedup_check(d, "http://o/s1", 1, ha, 2, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/s1", 1, ha, 2, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEW);
   struct dedup_stats st;
   dedup_stats(d, &st);
@@ -212,15 +212,15 @@ static void test_near_own_links(void **state)
   uint64_t more = dedup_links_add(same, "http://o/z");
   assert_true(la == same && la != more && dedup_links_add(0, "http://o/x") != la);
   struct dedup_hit h;
-  assert_int_equal(dedup_check(d, "http://o/a", 1, ha, sa, la, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/a", 1, ha, sa, la, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEW);
-  assert_int_equal(dedup_check(d, "http://o/b", 2, hb, sb, same, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/b", 2, hb, sb, same, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_false(h.own_links);
-  assert_int_equal(dedup_check(d, "http://o/c", 3, hb, sb, more, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/c", 3, hb, sb, more, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_true(h.own_links);
-  assert_int_equal(dedup_check(d, "http://o/e", 4, hb, sb, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/e", 4, hb, sb, 0, NULL, &h), CRAWL_OK);
   assert_true(h.verdict == DEDUP_NEAR && h.own_links);  /* no links where a has some */
   struct dedup_stats st;
   dedup_stats(d, &st);
@@ -282,13 +282,13 @@ static void test_band_index_is_not_a_scan(void **state)
     if(i == 5000)
       target = sim;
     snprintf(url, sizeof url, "http://o/%d", i);
-    assert_int_equal(dedup_check(d, url, x, sim, 100, 0, &h), CRAWL_OK);
+    assert_int_equal(dedup_check(d, url, x, sim, 100, 0, NULL, &h), CRAWL_OK);
   }
   struct dedup_stats before, after;
   dedup_stats(d, &before);
   /* 3 bits off the 5000th page, one in each of three bands. */
   uint64_t probe = target ^ 1ull ^ (1ull << 20) ^ (1ull << 40);
-  assert_int_equal(dedup_check(d, "http://o/probe", 42, probe, 100, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/probe", 42, probe, 100, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_string_equal(h.of, "http://o/5000");
   assert_int_equal(h.distance, 3);
@@ -310,7 +310,7 @@ static void test_budget_and_checkpoint(void **state)
   struct dedup_hit h;
   const uint64_t mul = 0x9E3779B97F4A7C15ull;  /* far-apart fingerprints */
   for(uint64_t i = 1; i <= 5; i++)
-    assert_int_equal(dedup_check(d, "http://o/x", i, i * mul, 100, i * 7, &h), CRAWL_OK);
+    assert_int_equal(dedup_check(d, "http://o/x", i, i * mul, 100, i * 7, NULL, &h), CRAWL_OK);
   struct dedup_stats st;
   dedup_stats(d, &st);
   assert_int_equal(st.untracked, 2);
@@ -327,16 +327,16 @@ static void test_budget_and_checkpoint(void **state)
   dedup_load(d, &c);
   assert_int_equal(ckfile_close(&c), CRAWL_OK);
   unlink(path);
-  assert_int_equal(dedup_check(d, "http://o/y", 2, 0, 0, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/y", 2, 0, 0, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_EXACT);
-  assert_int_equal(dedup_check(d, "http://o/y", 4, 0, 0, 0, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/y", 4, 0, 0, 0, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEW);  /* 4 was over the budget */
   /* Near lookups work after the reload too, and the original's link set
    * came back with it. */
-  assert_int_equal(dedup_check(d, "http://o/z", 99, (3 * mul) ^ 1, 100, 3 * 7, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/z", 99, (3 * mul) ^ 1, 100, 3 * 7, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_false(h.own_links);
-  assert_int_equal(dedup_check(d, "http://o/w", 98, (3 * mul) ^ 2, 100, 5, &h), CRAWL_OK);
+  assert_int_equal(dedup_check(d, "http://o/w", 98, (3 * mul) ^ 2, 100, 5, NULL, &h), CRAWL_OK);
   assert_int_equal(h.verdict, DEDUP_NEAR);
   assert_true(h.own_links);
   dedup_close(&d);

@@ -376,13 +376,28 @@ static crawl_err check_line(void *arg, const struct crawllog_rec *rec)
   if(!wr.target || strcmp(wr.target, rec->url) || wr.member_len != rec->warc_length ||
      wr.status != rec->status)
     lc->bad++;
+  if(!strcmp(wr.type, "revisit")) {  /* the original is in this crawl: all three named */
+    char *uri = warc_record_field(&wr, "WARC-Refers-To-Target-URI");
+    char *date = warc_record_field(&wr, "WARC-Refers-To-Date");
+    char *id = warc_record_field(&wr, "WARC-Refers-To");
+    unsigned char raw[WARC_ID_RAW];
+    if(!uri || strcmp(uri, rec->duplicate_of ? rec->duplicate_of : "") || !warc_date_ms(date) ||
+       !warc_id_parse(id, raw))
+      lc->bad++;
+    mem_free(uri);
+    mem_free(date);
+    mem_free(id);
+  }
   warc_record_free(&wr);
   return CRAWL_OK;
 }
 
-/* Every record of every file, in order: warcinfo first in each. */
+/* Every record of every file, in order: warcinfo first in each, named by
+ * every other record of the file; a request record per page (its
+ * response or revisit, the record the log names, comes after it). */
 static size_t count_records(const char *warc_dir, size_t *files)
 {
+  size_t requests = 0;
   DIR *d = opendir(warc_dir);
   struct dirent *de;
   size_t n = 0;
@@ -396,19 +411,28 @@ static size_t count_records(const char *warc_dir, size_t *files)
     stat(path, &st);
     uint64_t off = 0;
     bool first = true;
+    char *info = NULL;
     (*files)++;
     while(off < (uint64_t)st.st_size) {
       struct warc_record wr;
       assert_int_equal(warc_read_at(path, off, 1 << 24, &wr), CRAWL_OK);
       assert_true(!first || !strcmp(wr.type, "warcinfo"));
-      n += strcmp(wr.type, "warcinfo") != 0;
+      if(first)
+        info = warc_record_field(&wr, "WARC-Record-ID");
+      char *named = first ? NULL : warc_record_field(&wr, "WARC-Warcinfo-ID");
+      assert_true(first || (named && info && !strcmp(named, info)));
+      mem_free(named);
+      n += !strcmp(wr.type, "response") || !strcmp(wr.type, "revisit");
+      requests += !strcmp(wr.type, "request");
       off += wr.member_len;
       first = false;
       warc_record_free(&wr);
     }
+    mem_free(info);
   }
   if(d)
     closedir(d);
+  assert_int_equal(requests, n);
   return n;
 }
 

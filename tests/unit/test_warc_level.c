@@ -5,7 +5,10 @@
  * next small one still is. Buffered, records reach the file at warc_flush
  * or when the file rotates, and a failed write is every later flush's
  * error. Record ids (drawn from a pool of random bytes) are version 4
- * UUIDs, all different, across refills of the pool. */
+ * UUIDs, all different, across refills of the pool; an id's text parses
+ * back to its bytes and a WARC-Date to its time, and what is not one is
+ * refused. The first record of every file, across rotation, names that
+ * file's warcinfo record. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +34,7 @@ static uint64_t write_pages(const char *dir, int level, const char *body, size_t
   char path[512];
   assert_int_equal(warc_open(&o, &w), CRAWL_OK);
   for(int i = 0; i < n; i++) {
-    struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, body, len, false };
+    struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, body, len, false, NULL, NULL };
     assert_int_equal(warc_write_response(w, &p, &loc, NULL), CRAWL_OK);
     struct warc_record r;
     snprintf(path, sizeof path, "%s/%s", dir, loc.file);
@@ -94,7 +97,7 @@ static void test_buffered(void **st)
   struct warc *w;
   struct warc_loc loc, first = { 0 };
   assert_int_equal(warc_open(&o, &w), CRAWL_OK);
-  struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, body, 15, false };
+  struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, body, 15, false, NULL, NULL };
   assert_int_equal(warc_write_response(w, &p, &loc, NULL), CRAWL_OK);
   first = loc;
   assert_int_equal(file_size(d, loc.file), 0);  /* in the buffer */
@@ -139,7 +142,7 @@ static void test_record_ids(void **st)
   enum { N = 600 };  /* 16 bytes each: the 4 KiB pool is drawn three times */
   struct warc_loc loc[N];
   assert_int_equal(warc_open(&o, &w), CRAWL_OK);
-  struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, "x", 1, false };
+  struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, "x", 1, false, NULL, NULL };
   for(int i = 0; i < N; i++)
     assert_int_equal(warc_write_response(w, &p, &loc[i], NULL), CRAWL_OK);
   assert_int_equal(warc_flush(w), CRAWL_OK);
@@ -165,10 +168,107 @@ static void test_record_ids(void **st)
   assert_int_equal(system(cmd), 0);
 }
 
+static void test_id_and_date_text(void **st)
+{
+  (void)st;
+  struct warc_ids ids;
+  warc_ids_init(&ids);
+  unsigned char raw[WARC_ID_RAW], back[WARC_ID_RAW];
+  char text[WARC_ID_LEN];
+  for(int i = 0; i < 300; i++) {
+    warc_id_new(&ids, raw);
+    warc_id_text(raw, text);
+    assert_int_equal(strlen(text), 47);
+    assert_true(warc_id_parse(text, back));
+    assert_memory_equal(raw, back, WARC_ID_RAW);
+  }
+  assert_true(warc_id_parse("<urn:uuid:0C3D6B02-3e38-4dcc-a068-fc6e1ef2d124>", back));
+  assert_int_equal(back[0], 0x0c);
+  static const char *bad[] = { NULL, "", "<urn:uuid:>", "urn:uuid:0c3d6b02-3e38-4dcc-a068-fc6e1ef2d124",
+                               "<urn:uuid:0c3d6b02-3e38-4dcc-a068-fc6e1ef2d124",
+                               "<urn:uuid:0c3d6b02-3e38-4dcc-a068-fc6e1ef2d12>",
+                               "<urn:uuid:0c3d6b023e38-4dcc-a068-fc6e1ef2d1240>",
+                               "<urn:uuid:0c3d6b02-3e38-4dcc-a068-fc6e1ef2d12g>",
+                               "<urn:uuid:0c3d6b02-3e38-4dcc-a068-fc6e1ef2d124>x" };
+  for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_false(warc_id_parse(bad[i], back));
+  char date[21];
+  warc_date(1700000001999ull, date);
+  assert_string_equal(date, "2023-11-14T22:13:21Z");
+  assert_int_equal(warc_date_ms(date), 1700000001000ull);
+  assert_int_equal(warc_date_ms(NULL), 0);
+  assert_int_equal(warc_date_ms("2023-11-14T22:13:21"), 0);
+  assert_int_equal(warc_date_ms("2023-11-14T22:13:21Zx"), 0);
+  assert_int_equal(warc_date_ms("yesterday"), 0);
+}
+
+/* Read a file's records in order: each names the file's warcinfo. */
+static void check_warcinfo_ids(const char *dir, const char *name, size_t *records)
+{
+  char path[512];
+  struct stat sb;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  assert_int_equal(stat(path, &sb), 0);
+  char *info = NULL;
+  for(uint64_t off = 0; off < (uint64_t)sb.st_size;) {
+    struct warc_record r;
+    assert_int_equal(warc_read_at(path, off, 1u << 20, &r), CRAWL_OK);
+    if(!off) {
+      assert_string_equal(r.type, "warcinfo");
+      info = warc_record_field(&r, "WARC-Record-ID");
+      assert_non_null(info);
+    } else {
+      char *named = warc_record_field(&r, "WARC-Warcinfo-ID");
+      assert_non_null(named);
+      assert_string_equal(named, info);
+      mem_free(named);
+      (*records)++;
+    }
+    off += r.member_len;
+    warc_record_free(&r);
+  }
+  mem_free(info);
+}
+
+static void test_warcinfo_ids(void **st)
+{
+  (void)st;
+  char d[] = "/tmp/test_warciXXXXXX";
+  assert_non_null(mkdtemp(d));
+  struct warc_opts o = { d, "t", 4096, "test", NULL, 1, false };
+  struct warc *w;
+  assert_int_equal(warc_open(&o, &w), CRAWL_OK);
+  struct warc_loc loc;
+  char files[16][WARC_NAME_MAX];
+  size_t nfiles = 0;
+  char body[1500];
+  memset(body, 'b', sizeof body);
+  for(int i = 0; i < 20; i++) {
+    struct warc_page p = { "http://a.test/", 1700000000000ull, 200, NULL, 0, body, sizeof body,
+                           false, NULL, NULL };
+    assert_int_equal(warc_write_response(w, &p, &loc, NULL), CRAWL_OK);
+    if(!nfiles || strcmp(files[nfiles - 1], loc.file)) {
+      assert_true(nfiles < 16);
+      snprintf(files[nfiles++], WARC_NAME_MAX, "%s", loc.file);
+    }
+  }
+  warc_close(&w);
+  assert_true(nfiles >= 3);
+  size_t records = 0;
+  for(size_t i = 0; i < nfiles; i++)
+    check_warcinfo_ids(d, files[i], &records);
+  assert_int_equal(records, 40);  /* a request and a response per page */
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = { cmocka_unit_test(test_levels),
                                       cmocka_unit_test(test_buffered),
-                                      cmocka_unit_test(test_record_ids) };
+                                      cmocka_unit_test(test_record_ids),
+                                      cmocka_unit_test(test_id_and_date_text),
+                                      cmocka_unit_test(test_warcinfo_ids) };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
