@@ -244,13 +244,17 @@ static void sched_take(struct sched *s, struct claim_slot *sl, const struct stat
  * may come a little early (by the trip to Redis), never late; a claim
  * that comes too early is told how long is left. A time that passed while
  * the answer travelled is due at the loop's next turn. 0 (a due site this
- * call could not take) waits for a kick or another shard's wake-up: woken
- * at once, such a claim would be asked again and again. */
+ * call could not take: leased by a replica that died, reserved by a
+ * robots.txt hop, a client over its quota) is asked again after poll_ms:
+ * woken at once, such a claim would be asked again and again; left to a
+ * kick, the shard slept until the next submission, and with none coming
+ * (the torture run with Sentinel, seed 20261127, drained after its
+ * clients stopped) its queued requests waited for ever. */
 static void sched_wake_after(struct sched *s, struct claim_slot *sl, int64_t in_us)
 {
   uint64_t poll_us = (uint64_t)s->cfg.poll_ms * 1000;
-  uint64_t in = in_us < 0 || (uint64_t)in_us > poll_us ? poll_us : (uint64_t)in_us;
-  s->wake_at[sl->shard] = in ? sl->sent_us + in : 0;
+  uint64_t in = in_us <= 0 || (uint64_t)in_us > poll_us ? poll_us : (uint64_t)in_us;
+  s->wake_at[sl->shard] = sl->sent_us + in;
   sched_arm_wake(s);
 }
 
