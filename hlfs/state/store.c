@@ -22,7 +22,8 @@
 #define STORE_MAGIC      0x5703e11au
 #define STORE_CMD_MAGIC  0x5703c3d1u
 #define STORE_MAX_SCRIPTS 32
-#define STORE_TIMERS     3
+#define STORE_TIMERS     4
+#define STORE_CHECK_MS   1000  /* with Sentinel: is the server still the master? */
 
 /* A script sent by digest (EVALSHA), or a function of the store's library
  * (FCALL). Names and bodies are static storage: the Lua literals. */
@@ -66,7 +67,7 @@ struct store {
   bool                closing;
   int                 in_cb;
   store_err           fail_err;    /* what a NULL reply means right now */
-  uv_timer_t          t_retry, t_conn, t_watch;
+  uv_timer_t          t_retry, t_conn, t_watch, t_check;
   int                 open_handles;
   uint32_t            backoff_ms;
   struct store_cmd   *head, *tail;
@@ -81,8 +82,10 @@ struct store {
   void               *change_arg;
   struct sentinel    *sen;         /* NULL without Sentinel */
   bool                asking;      /* a sentinel question is under way */
+  bool                checking;    /* the periodic one (store_on_check) */
   bool                leave;       /* the server is no master: reconnect */
   char                run_id[48];  /* of the server last connected to */
+  bool                changed;     /* run_id changed, the data's mark not yet read */
   store_msg_fn       *msg_fn;
   void               *msg_arg;
   struct store_stats  st;
@@ -186,8 +189,10 @@ static void store_set_up(struct store *s, bool up)
   if(s->up == up)
     return;
   s->up = up;
-  if(!up)
+  if(!up) {
     uv_timer_stop(&s->t_watch);
+    uv_timer_stop(&s->t_check);
+  }
   if(s->state_fn && !s->closing)
     s->state_fn(s->state_arg, up);
 }
@@ -299,7 +304,45 @@ static void store_on_role(void *arg, store_err err, const struct store_val *v)
   uv_timer_start(&s->t_conn, store_on_leave, 0, 0);
 }
 
-/* A server other than the last one (its run_id): tell the owner. */
+/* The data's own word on which server wrote it last: a replica promoted
+ * by the sentinels holds the old master's mark, a server restarted from
+ * its files its former self's. Seen by every gateway that connects, even
+ * one that never saw the old server (it started since, or its connection
+ * stayed on a master that was paused and replaced meanwhile). */
+#define STORE_MARK_KEY "wpfs:server"
+
+static void store_on_marked(void *arg, store_err err, const struct store_val *v)
+{
+  (void)arg;
+  (void)v;
+  if(err && err != STORE_DOWN && err != STORE_CLOSED)
+    LOG(LOG_WARN, "redis: the server's mark (%s) could not be written: %s", STORE_MARK_KEY,
+        store_err_text(err));
+}
+
+static void store_on_mark(void *arg, store_err err, const struct store_val *v)
+{
+  struct store *s = arg;
+  if(err || s->closing || !s->change_fn)
+    return;
+  size_t len = 0;
+  const char *mark = store_v_type(v) == STORE_V_STR ? store_v_str(v, &len) : NULL;
+  bool other = mark && (len != strlen(s->run_id) || memcmp(mark, s->run_id, len));
+  if(other)
+    LOG(LOG_WARN, "redis: %s:%d holds data last written under another server (%.*s): its "
+        "last writes may be lost", s->host, s->cfg.port, (int)(len < 48 ? len : 48), mark);
+  if(other || s->changed)
+    s->change_fn(s->change_arg);  /* the fence goes before the mark, on this connection */
+  s->changed = false;
+  if(other || !mark) {
+    const char *argv[] = { "SET", STORE_MARK_KEY, s->run_id };
+    size_t lens[] = { 3, sizeof STORE_MARK_KEY - 1, strlen(s->run_id) };
+    store_cmd(s, 3, argv, lens, 0, store_on_marked, s);
+  }
+}
+
+/* A server other than the last one (its run_id), or data written under
+ * another (store_on_mark): tell the owner. */
 static void store_on_info(void *arg, store_err err, const struct store_val *v)
 {
   struct store *s = arg;
@@ -315,8 +358,52 @@ static void store_on_info(void *arg, store_err err, const struct store_val *v)
     LOG(LOG_WARN, "redis: %s:%d is another server (run_id %s, was %s): its last writes may "
         "be lost", s->host, s->cfg.port, id, s->run_id);
   memcpy(s->run_id, id, sizeof id);
-  if(changed && s->change_fn)
+  if(!s->change_fn)
+    return;
+  static const char *get[] = { "GET", STORE_MARK_KEY };
+  static const size_t get_l[] = { 3, sizeof STORE_MARK_KEY - 1 };
+  s->changed = changed;
+  if(store_cmd(s, 2, get, get_l, 0, store_on_mark, s) != STORE_OK && changed) {
+    s->changed = false;
     s->change_fn(s->change_arg);
+  }
+}
+
+/* With Sentinel, a connection can outlive its server's mastership: a
+ * master paused past down-after-milliseconds comes back to find another
+ * promoted, and serves its stale data (as a master, then as a replica)
+ * until the sentinels reconfigure it, while the other gateways write to
+ * the new one: two politeness states, two requests at a site at once
+ * (the torture run with Sentinel, seed 20261127). So every check_ms the
+ * store asks its server's ROLE and the sentinels who the master is, and
+ * leaves for the one they name. */
+static void store_on_check_master(void *arg, const char *host, int port)
+{
+  struct store *s = arg;
+  s->checking = false;
+  if(s->closing || !host || !s->ac || !s->up)
+    return;
+  if(strcmp(host, s->host) || port != s->cfg.port) {
+    LOG(LOG_WARN, "redis: the sentinels name %s:%d the master, not %s:%d: leaving it", host,
+        port, s->host, s->cfg.port);
+    s->leave = true;
+    uv_timer_start(&s->t_conn, store_on_leave, 0, 0);
+  }
+}
+
+static void store_on_check(uv_timer_t *t)
+{
+  struct store *s = t->data;
+  static const char *role[] = { "ROLE" };
+  static const size_t role_l[] = { 4 };
+  if(!s->sen || !s->up || s->closing)
+    return;
+  store_cmd(s, 1, role, role_l, 0, store_on_role, s);
+  if(!s->checking && !s->asking) {
+    s->checking = true;
+    if(sentinel_ask(s->sen, store_on_check_master, s))
+      s->checking = false;
+  }
 }
 
 const char *store_run_id(const struct store *s) { return s->run_id; }
@@ -382,6 +469,8 @@ static void store_on_connect(const redisAsyncContext *ac, int status)
   s->up = true;
   uint32_t tick = s->cfg.cmd_timeout_ms / 4 ? s->cfg.cmd_timeout_ms / 4 : 1;
   uv_timer_start(&s->t_watch, store_on_watch, tick, tick);
+  if(s->sen)
+    uv_timer_start(&s->t_check, store_on_check, STORE_CHECK_MS, STORE_CHECK_MS);
   store_auth(s);
   store_load_scripts(s);
   store_ask_server(s);
@@ -739,7 +828,7 @@ struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg)
     s->cfg.backoff_min_ms = 1;
   s->backoff_ms = s->cfg.backoff_min_ms;
   s->fail_err = STORE_DOWN;
-  uv_timer_t *t[STORE_TIMERS] = { &s->t_retry, &s->t_conn, &s->t_watch };
+  uv_timer_t *t[STORE_TIMERS] = { &s->t_retry, &s->t_conn, &s->t_watch, &s->t_check };
   for(int i = 0; i < STORE_TIMERS; i++) {
     uv_timer_init(loop, t[i]);
     t[i]->data = s;
@@ -852,4 +941,5 @@ void store_close(struct store **sp)
   uv_close((uv_handle_t *)&s->t_retry, store_on_closed);
   uv_close((uv_handle_t *)&s->t_conn, store_on_closed);
   uv_close((uv_handle_t *)&s->t_watch, store_on_closed);
+  uv_close((uv_handle_t *)&s->t_check, store_on_closed);
 }

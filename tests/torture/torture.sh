@@ -125,6 +125,7 @@ launch() {  # NAME: (re)start that process on its fixed port
         m=$(sentinel_master)
         [ -z "$m" ] && m=${RPS[0]}
         [ "$m" != "$rp" ] && of=(--replicaof 127.0.0.1 "$m")
+        of+=(--min-replicas-to-write 1 --min-replicas-max-lag 5)  # as redis-ha.sh
       fi
       bg "$1.$gen" redis-server --port "$rp" --bind 127.0.0.1 --dir "$T_DIR/$1" \
         --appendonly yes --appendfsync always --save '' --protected-mode no --logfile "" "${of[@]}"
@@ -248,8 +249,10 @@ client_submit() {
   case $s in
     2??|429) jq -r '.items[]? | select(.status == "accepted") | .id' "$d/out" >>"$d/accepted"
              jq -r --arg m "$mx" '.items[]? | select(.status == "accepted") | .id + " " + $m' \
-               "$d/out" >>"$d/maxes" ;;
-    000) printf '%s\n' "${urls[@]}" >>"$d/uncertain" ;;  # accepted or not: unknown
+               "$d/out" >>"$d/maxes"
+             # not confirmed by a replica (Sentinel): the master may still hold it
+             jq -r '.items[]? | select(.reason == "store_unavailable") | .url' "$d/out" >>"$d/uncertain" ;;
+    000|503) printf '%s\n' "${urls[@]}" >>"$d/uncertain" ;;  # accepted or not: unknown
   esac
 }
 client_sync() {

@@ -69,6 +69,10 @@ if [ "${1:-}" = sentinel ]; then
 fi
 
 set -- "$@" --replica-announce-ip "$WPFS_REDIS_SELF"
+# A master cut off from both replicas (paused, partitioned) refuses writes
+# after 10 s instead of taking ones a failover would lose; the gateways
+# leave it for the master the sentinels name (docs/operations.md).
+set -- "$@" --min-replicas-to-write 1 --min-replicas-max-lag 10
 if [ -n "$auth" ]; then set -- "$@" --masterauth "$auth"; fi
 if [ "$master" = "$WPFS_REDIS_SELF" ]; then
   log "starting as the master"
