@@ -17,7 +17,7 @@ printf '127.30.0.1 %s.shared.test\n' a b c >"$T_DIR/shared.hosts"
 start_dnsmasq 0 "$T_DIR/shared.hosts"
 start_llfs --workers 1 --max-host-connections 1
 fetch() {  # name: "outcome status reused" of a fetch of its /p/1.html
-  curl -s "$LLFS_URL/internal/v1/fetch" --data-binary \
+  curl -s -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" --data-binary \
     "$(jq -cn --arg u "http://$1.shared.test:$TESTWEB_PORT/p/1.html" '{url: $u}')" |
     jq -r '"\(.outcome) \(.status) \(.reused_connection) \(.address)"'
 }

@@ -33,14 +33,20 @@ bg redis-restored redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$T_D
 wait_for 10 redis-cli -p "$REDIS_PORT" ping >/dev/null
 cmp_ge "$(redis-cli -p "$REDIS_PORT" DBSIZE)" 10 "the restored Redis holds the state"
 start_llfs
-start_hlfs b --token dev-token --min-delay-ms 0 --delay-factor 0
+# The restored data names the server that wrote it: the new gateway holds
+# its claims for lease_ms + max_delay_ms (the fence), here 2 + 3 s.
+t0=$(date +%s%3N)
+start_hlfs b --token dev-token --min-delay-ms 0 --delay-factor 0 --lease-ms 2000 --max-delay-ms 3s
 export WPFS_GATEWAY=$HLFS_URL
+ok "the gateway fenced the restored data" grep -q "last written under another server" "$T_DIR/hlfs-b.log"
 : >"$T_DIR/got"
 all() {
   "$WPFS_BIN/wpfs" results --max 1000 2>/dev/null | jq -r .url >>"$T_DIR/got"
   [ "$(sort -u "$T_DIR/got" | wc -l)" -ge 80 ]
 }
 ok "every URL queued at the backup gets its result" wait_for 60 all
+first=$(for i in $(seq 1 10); do tw_site_field "127.10.0.$i" .first_arrive_us; done | sort -n | head -1)
+cmp_ge "$(( first / 1000 - t0 ))" 4900 "...none fetched before the fence's 5 s"
 is "$(comm -3 <(sort -u "$T_DIR/urls") <(sort -u "$T_DIR/got") | wc -l)" 0 "exactly those URLs"
 is "$(sort "$T_DIR/got" | uniq -d | wc -l)" 0 "none twice"
 done_testing
