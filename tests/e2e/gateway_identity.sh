@@ -78,6 +78,12 @@ is "$(jq -r '"\(.allowed) \(.product_token)"' "$T_DIR/r.body")" "false blockedbo
 is "$(req GET "/v1/robots?url=$(enc "$(u /p/1.html)")&agent=okbot" token-of-bl-1)" 200 \
   "and for agent=okbot"
 is "$(jq -r '"\(.allowed) \(.product_token)"' "$T_DIR/r.body")" "true okbot" "allowed"
+ok "wpfs robots --explain --agent okbot: allowed, for okbot" bash -c \
+  "WPFS_GATEWAY=$HLFS_URL WPFS_TOKEN=token-of-bl-1 '$WPFS_BIN/wpfs' robots --explain --agent okbot \
+   '$(u /p/1.html)' | grep -q 'allowed' && WPFS_GATEWAY=$HLFS_URL WPFS_TOKEN=token-of-bl-1 \
+   '$WPFS_BIN/wpfs' robots --explain --agent okbot '$(u /p/1.html)' | grep -q 'product token okbot'"
+ok "wpfs robots as bl: disallowed (exit 1)" bash -c \
+  "! WPFS_GATEWAY=$HLFS_URL WPFS_TOKEN=token-of-bl-1 '$WPFS_BIN/wpfs' robots '$(u /p/1.html)' >/dev/null"
 is "$(req GET "/v1/robots?url=$(enc "$(u /p/1.html)")&agent=%2Fbad" token-of-bl-1)" 422 \
   "an agent that starts with no product token: 422"
 
