@@ -14,7 +14,8 @@ cat >"$T_DIR/world.json" <<'JSON'
 {"sites": [{"name": "id.test", "address": "127.31.1.1", "pages": 10,
             "robots": "User-agent: blockedbot\nDisallow: /p/\nCrawl-delay: 0.4\n\nUser-agent: *\nDisallow: /private/\n",
             "paths": {"/x/*": {"kind": "body", "size": 300},
-                      "/y/*": {"kind": "body", "size": 300}}}]}
+                      "/y/*": {"kind": "body", "size": 300},
+                      "/r/*": {"kind": "redirect", "code": 301, "to": "/x/30"}}}]}
 JSON
 start_testweb --sites "$T_DIR/world.json"
 start_redis
@@ -93,6 +94,15 @@ is "$(req POST /v1/fetch token-of-plain-1 "$(jq -cn --arg u "$(u /x/9)" '{url: $
 is "$(jq -r .outcome "$T_DIR/r.body")" ok "its result: ok"
 is "$(reqs | jq -r 'select(.path == "/x/9") | "\(.method) \(.ua)"')" "HEAD wpfs-test/9" \
   "reached the site as HEAD, with the gateway's User-Agent (plain has none of its own)"
+
+is "$(req POST /v1/batches token-of-plain-1 "$(jq -cn --arg u "$(u /r/1)" \
+  '{urls: [{url: $u, method: "HEAD", follow_redirects: 2, headers: {"Accept-Language": "fr"}}]}')")" \
+  200 "a HEAD that follows redirects"
+GW_BASE=$HLFS_URL gw_results_all token-of-plain-1 1 20 >"$T_DIR/plain.res"
+is "$(jq -r '"\(.outcome) \(.url) \(.redirects | join(","))"' "$T_DIR/plain.res")" \
+  "ok $(u /r/1) $(u /x/30)" "its result names its URL and the hop, without the options"
+is "$(reqs | jq -r 'select(.path == "/r/1" or .path == "/x/30") | "\(.method) \(.path)"' | paste -sd,)" \
+  "HEAD /r/1,HEAD /x/30" "the hop went as HEAD too"
 
 # ---- headers: the allow-list -------------------------------------------------
 bad() {  # HEADER VALUE: the problem's status, type and field
