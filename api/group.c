@@ -47,6 +47,8 @@ struct api_srv_group {
   int                listen_fd;
   int                port;
   long               max_conns;
+  long               max_per_addr;  /* unauthenticated connections from one address */
+  struct door_addrs *addrs;
   atomic_long        live;        /* connections handed out and not closed */
   unsigned           nslots;
   struct group_slot *slots;
@@ -103,6 +105,7 @@ void group_leave(struct api_srv_group *g, unsigned i)
   for(struct group_conn *next; c; c = next) {
     next = c->next;
     close(c->fd);
+    door_addrs_put(g->addrs, (struct sockaddr *)&c->ss);
     group_conn_closed(g, i);
     free(c);
   }
@@ -201,15 +204,27 @@ static bool group_accept_one(struct api_srv_group *g)
     return false;
   }
   struct group_conn *h = NULL;
-  if(atomic_load_explicit(&g->live, memory_order_relaxed) >= g->max_conns ||
-     !(h = malloc(sizeof *h))) {
-    close(c.fd);   /* at the limit: refused, as one server would */
+  enum door_reason why = DOOR_CONN_LIMIT;
+  if(atomic_load_explicit(&g->live, memory_order_relaxed) < g->max_conns) {
+    why = DOOR_ADDR_LIMIT;
+    if(door_addrs_take(g->addrs, (struct sockaddr *)&c.ss, g->max_per_addr)) {
+      if((h = malloc(sizeof *h)))
+        why = DOOR__COUNT;
+      else
+        door_addrs_put(g->addrs, (struct sockaddr *)&c.ss);
+    }
+  }
+  if(!h) {
+    close(c.fd);   /* at a limit: refused, as one server would */
+    if(why < DOOR__COUNT)
+      srv_counters_door(&g->slots[0].ctr, why);
     return true;
   }
   *h = c;
   atomic_fetch_add_explicit(&g->live, 1, memory_order_relaxed);
   if(group_hand(g, h)) {
     close(h->fd);
+    door_addrs_put(g->addrs, (struct sockaddr *)&h->ss);
     atomic_fetch_sub_explicit(&g->live, 1, memory_order_relaxed);
     free(h);
   }
@@ -261,6 +276,8 @@ int api_group_new(uv_loop_t *loop, const struct api_srv_cfg *cfg, unsigned membe
   g->magic = GROUP_MAGIC;
   g->loop = loop;
   g->max_conns = cfg->max_conns;
+  g->max_per_addr = cfg->max_conns_per_addr;
+  g->addrs = door_addrs_new();
   g->nslots = members < 1 ? 1 : members > GROUP_MAX_MEMBERS ? GROUP_MAX_MEMBERS : members;
   g->slots = xalloc(g->nslots * sizeof *g->slots);
   for(unsigned i = 0; i < g->nslots; i++) {
@@ -277,6 +294,8 @@ int api_group_new(uv_loop_t *loop, const struct api_srv_cfg *cfg, unsigned membe
 }
 
 int api_group_port(const struct api_srv_group *g) { return g->port; }
+
+struct door_addrs *group_addrs(struct api_srv_group *g) { return g->addrs; }
 
 struct srv_counters *group_counters(struct api_srv_group *g, unsigned i)
 {
@@ -301,6 +320,7 @@ static void group_closed(uv_handle_t *h)
     srv_counters_fini(&g->slots[i].ctr);
   }
   free(g->slots);
+  door_addrs_free(&g->addrs);
   g->magic = 0;
   free(g);
 }

@@ -32,6 +32,8 @@ struct api_req {
   struct MHD_Connection *conn;
   bool suspended;
   bool too_large;
+  bool over_budget;                /* the process's body budget was spent */
+  size_t reserved;                 /* body bytes counted against that budget */
   int route;                       /* index in cfg routes, or -1 */
   char method[8];
   char *path;                      /* owned */

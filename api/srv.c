@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <strings.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +43,13 @@ struct api_srv {
   struct api_srv_group *group;
   unsigned member;
   bool conn_started;         /* MHD said STARTED inside MHD_add_connection */
+  bool peer_gone;            /* MHD just said a client left mid-request */
   int handles_open;
+  struct door door;          /* its connections (api/door.h) */
+  struct door_addrs *own_addrs;   /* a server on its own; a member uses its group's */
+  uv_timer_t sweep;          /* the head deadlines */
 };
+
 
 /* ---- counters ---------------------------------------------------------- */
 
@@ -53,6 +59,8 @@ void srv_counters_init(struct srv_counters *c, size_t nroutes)
   c->nroutes = nroutes;
   c->rs = xalloc((nroutes + 1) * sizeof *c->rs);
   c->pending = 0;
+  memset(c->door, 0, sizeof c->door);
+  c->abandoned = c->malformed = 0;
 }
 
 void srv_counters_fini(struct srv_counters *c)
@@ -71,7 +79,29 @@ void srv_counters_add(struct srv_counters *into, struct srv_counters *from)
     metrics_lat_merge(&into->rs[i].lat, &from->rs[i].lat);
   }
   into->pending += from->pending;
+  for(int r = 0; r < DOOR__COUNT; r++)
+    into->door[r] += from->door[r];
+  into->abandoned += from->abandoned;
+  into->malformed += from->malformed;
   pthread_mutex_unlock(&from->mu);
+}
+
+void srv_counters_door(struct srv_counters *c, enum door_reason why)
+{
+  pthread_mutex_lock(&c->mu);
+  c->door[why]++;
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* What the door closed since last time, into the shared counters. */
+static void srv_door_flush(struct api_srv *s)
+{
+  pthread_mutex_lock(&s->ctr->mu);
+  for(int r = 0; r < DOOR__COUNT; r++) {
+    s->ctr->door[r] += s->door.closed[r];
+    s->door.closed[r] = 0;
+  }
+  pthread_mutex_unlock(&s->ctr->mu);
 }
 
 static void srv_pending_add(struct api_srv *s, int d)
@@ -199,6 +229,33 @@ static void srv_metrics_conns(struct api_srv *s, struct buf *b)
   }
 }
 
+/* What the front door turned away, and what clients left half-done: a
+ * counter each rather than a log line each (those are the clients'
+ * doing, and would drown the server's own errors). */
+static void srv_metrics_door(struct api_srv *s, struct buf *b, const struct srv_counters *c)
+{
+  char name[128], lb[64];
+  snprintf(name, sizeof name, "%s_http_connections_closed_total", s->cfg.service);
+  metrics_family(b, name, "counter",
+                 "Connections the server refused or closed to keep its connections for "
+                 "keyed clients, by reason.");
+  for(int r = 0; r < DOOR__COUNT; r++) {
+    snprintf(lb, sizeof lb, "reason=\"%s\"", door_reason_name((enum door_reason)r));
+    metrics_sample_u(b, name, lb, c->door[r]);
+  }
+  snprintf(name, sizeof name, "%s_http_connections_abandoned_total", s->cfg.service);
+  metrics_family(b, name, "counter",
+                 "Connections the client closed (or let time out) in the middle of a request.");
+  metrics_sample_u(b, name, "", c->abandoned);
+  snprintf(name, sizeof name, "%s_http_requests_malformed_total", s->cfg.service);
+  metrics_family(b, name, "counter",
+                 "Requests refused as malformed HTTP before they reached a route (400).");
+  metrics_sample_u(b, name, "", c->malformed);
+  snprintf(name, sizeof name, "%s_http_buffered_bytes", s->cfg.service);
+  metrics_family(b, name, "gauge", "Request body bytes held by requests under way.");
+  metrics_sample_u(b, name, "", srv_buffered_bytes());
+}
+
 /* The HTTP families count every member of a group: a scrape lands on one
  * member, and must see the whole process. */
 static void srv_metrics(struct api_srv *s, struct api_req *rq)
@@ -216,6 +273,7 @@ static void srv_metrics(struct api_srv *s, struct api_req *rq)
   snprintf(name, sizeof name, "%s_http_requests_pending", s->cfg.service);
   metrics_family(&b, name, "gauge", "Requests accepted and not yet answered.");
   metrics_sample_u(&b, name, "", all.pending);
+  srv_metrics_door(s, &b, &all);
   srv_counters_fini(&all);
   if(s->group)
     srv_metrics_conns(s, &b);
@@ -249,7 +307,7 @@ static bool srv_builtin(struct api_srv *s, struct api_req *rq)
   return true;
 }
 
-/* ---- dispatch -------------------------------------------------------- */
+/* ---- the head ---------------------------------------------------------- */
 
 static enum MHD_Result srv_collect(void *cls, enum MHD_ValueKind kind, const char *k,
                                    const char *v)
@@ -265,42 +323,110 @@ static enum MHD_Result srv_collect(void *cls, enum MHD_ValueKind kind, const cha
   return MHD_YES;
 }
 
-static void srv_route(struct api_srv *s, struct api_req *rq)
+/* The route of rq, or an answer (404, 405, 503) and false. */
+static bool srv_route_find(struct api_srv *s, struct api_req *rq, size_t *idx)
 {
-  size_t idx;
   char allow[128];
-  enum route_rc rc = route_match(s->cfg.routes, s->cfg.nroutes, rq->method, rq->path, &idx,
+  enum route_rc rc = route_match(s->cfg.routes, s->cfg.nroutes, rq->method, rq->path, idx,
                                  rq->param, API_MAX_PARAMS, &rq->nparam, allow, sizeof allow);
   switch(rc) {
   case ROUTE_FOUND:
-    rq->route = (int)idx;
-    s->cfg.routes[idx].fn(rq, s->cfg.arg);
-    return;
+    return true;
   case ROUTE_BAD_METHOD:
     api_reply_header(rq, "Allow", allow);
     api_problem(rq, 405, "method-not-allowed", "Method not allowed", NULL,
                 "%s is not allowed on this path; allowed: %s", rq->method, allow);
-    return;
+    return false;
   case ROUTE_NOMEM:
     api_problem(rq, 503, "overloaded", "Out of memory", NULL, "try again later");
-    return;
+    return false;
   default:
     api_problem(rq, 404, "not-found", "No such route", NULL, "no route for %s %s",
                 rq->method, rq->path);
+    return false;
   }
 }
 
+static struct door_conn *srv_door_conn(struct MHD_Connection *conn)
+{
+  const union MHD_ConnectionInfo *ci =
+    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return ci ? ci->socket_context : NULL;
+}
+
+/* The request showed a valid key: its connection leaves the door's watch
+ * and gets the keyed clients' idle timeout. */
+static void srv_authed(struct api_srv *s, struct api_req *rq)
+{
+  struct door_conn *dc = srv_door_conn(rq->conn);
+  if(!dc || dc->authed)
+    return;
+  door_authed(&s->door, dc);
+  if(s->cfg.conn_timeout_s != s->cfg.idle_timeout_s)
+    MHD_set_connection_option(rq->conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                              (unsigned)s->cfg.conn_timeout_s);
+}
+
+/* The head is complete. Whatever needs no body is answered now; only an
+ * authorized route's body is read, and only within the limits. false:
+ * rq is answered. */
+static bool srv_head(struct api_srv *s, struct api_req *rq)
+{
+  size_t idx;
+  rq->st = API_RQ_HANDLING;
+  MHD_get_connection_values(rq->conn, MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND, srv_collect, rq);
+  if(srv_framing_bad(rq) || srv_builtin(s, rq) || !srv_route_find(s, rq, &idx))
+    return false;
+  rq->route = (int)idx;
+  if(s->cfg.authorize && !s->cfg.authorize(rq, &s->cfg.routes[idx], s->cfg.arg)) {
+    if(rq->st != API_RQ_ANSWERED)   /* a hook must answer what it refuses */
+      api_problem(rq, 401, "unauthorized", "Unauthorized", NULL, "no valid key");
+    return false;
+  }
+  srv_authed(s, rq);
+  const char *cl = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Content-Length");
+  unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
+  if(announced > s->cfg.max_body) {
+    api_problem(rq, 413, "body-too-large", "Request body too large", NULL,
+                "the body is over the limit of %zu bytes", s->cfg.max_body);
+    return false;
+  }
+  if(!srv_reserve(rq, (size_t)announced, s->cfg.body_budget)) {
+    srv_over_budget(rq, s->cfg.body_budget);
+    return false;
+  }
+  rq->st = API_RQ_READING;
+  return true;
+}
+
+/* A piece of an authorized request's body. Past a limit the body is
+ * dropped (the rest is read and thrown away) and the answer says why. */
+static void srv_body(struct api_srv *s, struct api_req *rq, const char *p, size_t n)
+{
+  if(rq->too_large || rq->over_budget)
+    return;
+  size_t need = rq->body.len + n;
+  if(need > rq->reserved && !srv_reserve(rq, need - rq->reserved, s->cfg.body_budget))
+    rq->over_budget = true;
+  else if(buf_add(&rq->body, p, n) != CM_OK)
+    rq->too_large = true;
+  else
+    return;
+  buf_free(&rq->body);
+  srv_release(rq);
+}
+
+/* The whole body is in. */
 static void srv_dispatch(struct api_srv *s, struct api_req *rq)
 {
   rq->st = API_RQ_HANDLING;
-  MHD_get_connection_values(rq->conn, MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND, srv_collect, rq);
-  if(rq->too_large) {
+  if(rq->too_large)
     api_problem(rq, 413, "body-too-large", "Request body too large", NULL,
                 "the body is over the limit of %zu bytes", s->cfg.max_body);
-    return;
-  }
-  if(!srv_builtin(s, rq))
-    srv_route(s, rq);
+  else if(rq->over_budget)
+    srv_over_budget(rq, s->cfg.body_budget);
+  else
+    s->cfg.routes[rq->route].fn(rq, s->cfg.arg);
 }
 
 static void srv_req_id(struct api_srv *s, struct api_req *rq)
@@ -334,9 +460,6 @@ static struct api_req *srv_req_new(struct api_srv *s, struct MHD_Connection *con
     return NULL;
   }
   srv_req_id(s, rq);
-  const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-  if(cl && strtoull(cl, NULL, 10) > s->cfg.max_body)
-    rq->too_large = true;
   return rq;
 }
 
@@ -359,17 +482,21 @@ static enum MHD_Result srv_access(void *cls, struct MHD_Connection *conn, const 
   struct api_req *rq = *con_cls;
   (void)version;
   if(!rq) {
-    rq = srv_req_new(s, conn, url, method);
+    if(!(rq = srv_req_new(s, conn, url, method)))
+      return MHD_NO;
     *con_cls = rq;
-    if(rq && rq->too_large) {  /* answer now, without reading the body */
-      srv_dispatch(s, rq);
-      return srv_queue(s, rq);
-    }
-    return rq ? MHD_YES : MHD_NO;
+    struct door_conn *dc = srv_door_conn(conn);
+    if(dc)
+      door_busy(dc, true, clock_mono_us() / 1000);
+    if(srv_head(s, rq) || !srv_has_body(conn))
+      return MHD_YES;   /* without a body, MHD calls again at once: answered then */
+    /* Answered before its body: MHD closes the connection after the
+     * answer, without reading the body. */
+    return srv_after_handler(s, rq);
   }
   if(*upload_size) {
-    if(!rq->too_large && buf_add(&rq->body, upload, *upload_size) != CM_OK)
-      rq->too_large = true;
+    if(rq->st == API_RQ_READING)
+      srv_body(s, rq, upload, *upload_size);
     *upload_size = 0;
     return MHD_YES;
   }
@@ -382,15 +509,26 @@ static enum MHD_Result srv_access(void *cls, struct MHD_Connection *conn, const 
   return MHD_YES;
 }
 
+static void srv_abandoned(struct api_srv *s)
+{
+  pthread_mutex_lock(&s->ctr->mu);
+  s->ctr->abandoned++;
+  pthread_mutex_unlock(&s->ctr->mu);
+}
+
 static void srv_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                           enum MHD_RequestTerminationCode toe)
 {
   struct api_srv *s = cls;
   struct api_req *rq = *con_cls;
-  (void)conn;
-  (void)toe;
+  struct door_conn *dc = srv_door_conn(conn);
+  if(dc)
+    door_busy(dc, false, clock_mono_us() / 1000);
   if(!rq)
     return;
+  /* MHD says nothing of a timeout: a body that stopped coming */
+  if(rq->st == API_RQ_READING && toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
+    srv_abandoned(s);
   if(rq->st == API_RQ_HANDLING) {  /* died before its answer */
     srv_access_log(rq, 499);
     if(rq->suspended)
@@ -399,6 +537,7 @@ static void srv_completed(void *cls, struct MHD_Connection *conn, void **con_cls
       rq->on_abort(rq->abort_arg);
   }
   *con_cls = NULL;
+  srv_release(rq);
   api_req_free(rq);
 }
 
@@ -430,11 +569,29 @@ static void srv_on_timer(uv_timer_t *t) { srv_run(t->data); }
 
 static void srv_mhd_log(void *cls, const char *fmt, va_list ap)
 {
+  struct api_srv *s = cls;
   char msg[512];
-  (void)cls;
   vsnprintf(msg, sizeof msg, fmt, ap);
   msg[strcspn(msg, "\n")] = '\0';
-  LOG(LOG_WARN, "http server: %s", msg);
+  switch(srv_mhd_kind(msg)) {
+  case SRV_MHD_PEER_GONE:
+    s->peer_gone = true;   /* counted as the connection closes, next */
+    break;
+  case SRV_MHD_MALFORMED:
+    pthread_mutex_lock(&s->ctr->mu);
+    s->ctr->malformed++;
+    pthread_mutex_unlock(&s->ctr->mu);
+    break;
+  case SRV_MHD_FULL:
+    srv_counters_door(s->ctr, DOOR_CONN_LIMIT);
+    break;
+  case SRV_MHD_DETAIL:
+    break;
+  default:
+    LOG(LOG_WARN, "http server: %s", msg);
+    return;
+  }
+  LOG(LOG_DEBUG, "http server: %s", msg);
 }
 
 int srv_listen(const char *addr, long port, int *fd_out, int *port_out)
@@ -470,18 +627,75 @@ int srv_listen(const char *addr, long port, int *fd_out, int *port_out)
   return 0;
 }
 
-/* A member's connections come from its group: MHD must tell when one
- * ends, so that the group's count of live connections stays exact. */
+/* A connection starts: the door watches it until it shows a key. A
+ * member's connection was counted for its address by the group as it
+ * accepted it; a server on its own counts it here (srv_apc checked). */
+static void srv_door_open(struct api_srv *s, struct MHD_Connection *conn, void **socket_ctx)
+{
+  const union MHD_ConnectionInfo *fd =
+    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+  const union MHD_ConnectionInfo *ad =
+    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  struct door_conn *dc = xalloc(sizeof *dc);
+  dc->fd = fd ? fd->connect_fd : -1;
+  if(ad && ad->client_addr)
+    memcpy(&dc->sa, ad->client_addr, ad->client_addr->sa_family == AF_INET6
+                                       ? sizeof(struct sockaddr_in6)
+                                       : sizeof(struct sockaddr_in));
+  dc->holds_addr = s->group || door_addrs_take(s->door.addrs, (struct sockaddr *)&dc->sa, 0);
+  *socket_ctx = dc;
+  if(door_open(&s->door, dc, clock_mono_us() / 1000))
+    srv_door_flush(s);
+}
+
+static void srv_door_close(struct api_srv *s, struct door_conn *dc)
+{
+  if(s->peer_gone) {   /* MHD said so just before closing it */
+    s->peer_gone = false;
+    if(!dc || !dc->forced)
+      srv_abandoned(s);
+  }
+  if(dc) {
+    door_closed(&s->door, dc);
+    free(dc);
+  }
+}
+
+/* MHD must tell when a connection ends: the door's count, and the
+ * group's count of live connections, stay exact. */
 static void srv_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_ctx,
                             enum MHD_ConnectionNotificationCode code)
 {
   struct api_srv *s = cls;
-  (void)conn;
-  (void)socket_ctx;
-  if(code == MHD_CONNECTION_NOTIFY_STARTED)
+  if(code == MHD_CONNECTION_NOTIFY_STARTED) {
     s->conn_started = true;
-  else if(code == MHD_CONNECTION_NOTIFY_CLOSED)
-    group_conn_closed(s->group, s->member);
+    srv_door_open(s, conn, socket_ctx);
+  } else if(code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    srv_door_close(s, *socket_ctx);
+    *socket_ctx = NULL;
+    if(s->group)
+      group_conn_closed(s->group, s->member);
+  }
+}
+
+/* A server on its own: refuse at accept a connection from an address
+ * that holds its share of unauthenticated ones already. */
+static enum MHD_Result srv_apc(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+  struct api_srv *s = cls;
+  (void)len;
+  if(s->cfg.max_conns_per_addr <= 0 ||
+     door_addrs_count(s->door.addrs, sa) < s->cfg.max_conns_per_addr)
+    return MHD_YES;
+  srv_counters_door(s->ctr, DOOR_ADDR_LIMIT);
+  return MHD_NO;
+}
+
+static void srv_on_sweep(uv_timer_t *t)
+{
+  struct api_srv *s = t->data;
+  if(door_sweep(&s->door, clock_mono_us() / 1000))
+    srv_door_flush(s);
 }
 
 static int srv_hexval(char c)
@@ -523,7 +737,8 @@ static int srv_mhd_start(struct api_srv *s)
     { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)srv_mhd_log, s },
     { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)srv_completed, s },
     { MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->cfg.max_conns, NULL },
-    { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.conn_timeout_s, NULL },
+    { MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->cfg.idle_timeout_s, NULL },
+    { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)srv_conn_notify, s },
     { MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)srv_unescape, NULL },
     /* MHD clears this pool for every request: 32 KiB holds any sane
      * request head (431 beyond) without paying for 64. */
@@ -531,7 +746,7 @@ static int srv_mhd_start(struct api_srv *s)
       (intptr_t)(s->cfg.conn_memory ? s->cfg.conn_memory : 32 * 1024), NULL },
     { MHD_OPTION_END, 0, NULL },   /* the TLS key, */
     { MHD_OPTION_END, 0, NULL },   /* and certificate, */
-    { MHD_OPTION_END, 0, NULL },   /* the listening socket, or the notifier */
+    { MHD_OPTION_END, 0, NULL },   /* the listening socket */
     { MHD_OPTION_END, 0, NULL },
   };
   size_t last = sizeof opts / sizeof opts[0] - 4;
@@ -541,15 +756,12 @@ static int srv_mhd_start(struct api_srv *s)
     opts[last++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
                                             (void *)s->cfg.tls_cert };
   }
-  if(s->group) {
+  if(s->group)
     flags |= MHD_USE_NO_LISTEN_SOCKET;
-    opts[last] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
-                                          (intptr_t)srv_conn_notify, s };
-  } else {
+  else
     opts[last] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, s->listen_fd, NULL };
-  }
-  s->d = MHD_start_daemon(flags, 0, NULL, NULL, srv_access, s, MHD_OPTION_ARRAY, opts,
-                          MHD_OPTION_END);
+  s->d = MHD_start_daemon(flags, 0, s->group ? NULL : srv_apc, s, srv_access, s,
+                          MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
   if(!s->d)
     return EIO;
   const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -567,7 +779,11 @@ static struct api_srv *srv_new(uv_loop_t *loop, const struct api_srv_cfg *cfg)
   s->magic = API_SRV_MAGIC;
   s->loop = loop;
   s->cfg = *cfg;
+  if(s->cfg.idle_timeout_s <= 0)
+    s->cfg.idle_timeout_s = s->cfg.conn_timeout_s;
   s->listen_fd = -1;
+  s->door.max_unauth = cfg->max_conns_unauth;
+  s->door.head_timeout_ms = cfg->head_timeout_ms > 0 ? (uint64_t)cfg->head_timeout_ms : 0;
   srv_counters_init(&s->own, cfg->nroutes);
   s->ctr = &s->own;
   if(getrandom(&s->id_base, sizeof s->id_base, 0) != sizeof s->id_base)
@@ -578,6 +794,7 @@ static struct api_srv *srv_new(uv_loop_t *loop, const struct api_srv_cfg *cfg)
 static void srv_free(struct api_srv *s)
 {
   srv_counters_fini(&s->own);
+  door_addrs_free(&s->own_addrs);
   s->magic = 0;
   free(s);
 }
@@ -586,15 +803,22 @@ static void srv_free(struct api_srv *s)
 static int srv_launch(struct api_srv *s)
 {
   uv_timer_init(s->loop, &s->timer);
-  s->timer.data = s;
+  uv_timer_init(s->loop, &s->sweep);
+  s->timer.data = s->sweep.data = s;
   int e = srv_mhd_start(s);
   if(e) {
     LOG(LOG_ERROR, "cannot start the HTTP server");
     if(s->d)
       MHD_stop_daemon(s->d);
     uv_close((uv_handle_t *)&s->timer, NULL);
+    uv_close((uv_handle_t *)&s->sweep, NULL);
     uv_run(s->loop, UV_RUN_NOWAIT);
     return e;
+  }
+  if(s->door.head_timeout_ms) {
+    uint64_t every = s->door.head_timeout_ms / 4;
+    every = every < 50 ? 50 : every > 1000 ? 1000 : every;
+    uv_timer_start(&s->sweep, srv_on_sweep, every, every);
   }
   srv_run(s);
   return 0;
@@ -603,6 +827,8 @@ static int srv_launch(struct api_srv *s)
 int api_srv_start(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_srv **out)
 {
   struct api_srv *s = srv_new(loop, cfg);
+  s->own_addrs = door_addrs_new();
+  s->door.addrs = s->own_addrs;
   int e = srv_listen(cfg->listen_addr, cfg->port, &s->listen_fd, &s->port);
   if(e) {
     LOG(LOG_ERROR, "cannot listen on %s:%ld: %s", cfg->listen_addr, cfg->port, strerror(e));
@@ -624,6 +850,12 @@ int srv_start_member(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_
   struct api_srv *s = srv_new(loop, cfg);
   s->group = g;
   s->member = i;
+  s->door.addrs = group_addrs(g);
+  /* the group spreads connections evenly: each member its share */
+  if(cfg->max_conns_unauth > 0) {
+    long share = cfg->max_conns_unauth / (long)group_members(g);
+    s->door.max_unauth = share > 0 ? share : 1;
+  }
   s->port = api_group_port(g);
   s->ctr = group_counters(g, i);
   int e = srv_launch(s);
@@ -638,8 +870,10 @@ int srv_start_member(uv_loop_t *loop, const struct api_srv_cfg *cfg, struct api_
 int srv_add_conn(struct api_srv *s, int fd, const struct sockaddr *sa, socklen_t len)
 {
   s->conn_started = false;
-  if(MHD_add_connection(s->d, fd, sa, len) != MHD_YES && !s->conn_started)
+  if(MHD_add_connection(s->d, fd, sa, len) != MHD_YES && !s->conn_started) {
+    door_addrs_put(s->door.addrs, sa);   /* counted by the group */
     return -1;   /* MHD closed fd without ever counting it */
+  }
   uv_timer_start(&s->timer, srv_on_timer, 0, 0);   /* MHD_run reads it */
   return 0;
 }
@@ -683,8 +917,9 @@ void api_srv_stop(struct api_srv **sp)
   /* MHD resumes and closes suspended connections itself; our completion
    * hook then runs each request's abort hook. */
   MHD_stop_daemon(s->d);
-  s->handles_open = 2;
+  s->handles_open = 3;
   uv_poll_stop(&s->poll);
   uv_close((uv_handle_t *)&s->poll, srv_on_close);
   uv_close((uv_handle_t *)&s->timer, srv_on_close);
+  uv_close((uv_handle_t *)&s->sweep, srv_on_close);
 }

@@ -6,7 +6,13 @@
  * group of such servers on one port. What a handler sees of a request is
  * api/req.h.
  *
- * Built-in routes: GET /healthz, GET /readyz, GET /metrics. */
+ * Built-in routes: GET /healthz, GET /readyz, GET /metrics.
+ *
+ * Requests are framed strictly: Content-Length with Transfer-Encoding,
+ * several Content-Length headers, or a transfer coding other than chunked
+ * get 400 (501 for the coding) and the connection is closed, so that no
+ * request can hide in another's body. Everything but an authorized route
+ * is answered as soon as its head is complete. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,7 +36,18 @@ struct api_srv_cfg {
   long        port;         /* 0 = any free port, see api_srv_port */
   size_t      max_body;     /* request bodies over this get 413 */
   long        max_conns;
-  long        conn_timeout_s;
+  long        conn_timeout_s;   /* idle, once a request showed a valid key */
+  /* The front door (docs/operations.md, "Connection limits"); 0: none. */
+  size_t      body_budget;      /* body bytes buffered by every request of the
+                                   process together: 503 with Retry-After beyond */
+  long        idle_timeout_s;   /* idle, before a request showed a valid key
+                                   (0: conn_timeout_s) */
+  long        head_timeout_ms;  /* before that, each request head must be complete
+                                   this long after the connection opened or the
+                                   previous answer */
+  long        max_conns_per_addr;   /* unauthenticated connections from one address */
+  long        max_conns_unauth; /* unauthenticated connections at once: beyond, the
+                                   oldest is closed for the newcomer */
   size_t      conn_memory;  /* per connection, cleared for every request;
                                bounds the request head (0: 32 KiB) */
   const struct api_route *routes;
@@ -40,6 +57,13 @@ struct api_srv_cfg {
   int  (*ready)(void *arg, char *why, size_t whylen);
   /* /metrics: the service appends its own families. */
   void (*metrics)(struct buf *out, void *arg);
+  /* Called once a routed request's head is complete, before any of its
+   * body is read: true lets it go on (the body is read, then the route's
+   * handler runs, and the connection counts as authenticated); false
+   * means the hook answered (401), and the body is never read. NULL:
+   * every request goes on. Built-in routes and unknown paths never
+   * reach it. */
+  bool (*authorize)(struct api_req *rq, const struct api_route *route, void *arg);
   /* HTTPS: PEM certificate chain and key (api/tls.h); NULL: plain HTTP. */
   const char *tls_cert, *tls_key;
 };

@@ -12,6 +12,7 @@
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
+#include "common/secret.h"
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
 #include "hlfs/gw/gw_reqopt.h"
@@ -33,7 +34,13 @@ struct hlfs_cfg {
   double delay_factor;
   long   failover_hold_ms;
   long   failover_journal;
+  long   submit_replicas;
+  long   submit_wait_ms;
+  char  *fetcher_secret;
+  char  *fetcher_secret_file;
   long   fleet_budget;
+  long   head_timeout_ms;
+  long   idle_timeout_ms;
   char  *listen_addr;
   long   listen_port;
   char  *llfs;
@@ -42,7 +49,10 @@ struct hlfs_cfg {
   char  *log_level;
   long   max_attempts;
   long   max_batch;
+  size_t max_buffered_bytes;
   long   max_conns;
+  long   max_conns_per_addr;
+  long   max_conns_unauth;
   long   max_delay_ms;
   size_t max_request_bytes;
   size_t max_result_bytes;
@@ -75,6 +85,7 @@ struct hlfs_cfg {
   size_t robots_rules_bytes;
   long   shutdown_grace_ms;
   char  *site_mode;
+  long   unauth_idle_timeout_ms;
   char  *tls_cert_file;
   char  *tls_key_file;
   char  *token;
@@ -114,6 +125,11 @@ static const struct cfg_key hlfs_keys[] = {
   { "failover_journal", CFG_INT, OFF(failover_journal), "262144", 0, 16777216, NULL,
     "sites whose recent leases and next allowed times this replica keeps, to write them "
     "again after a failover (0: none; the fence then holds failover_hold_ms)" },
+  { "fetcher_secret", CFG_STR, OFF(fetcher_secret), NULL, 1, 0, "WPFS_FETCHER_SECRET",
+    "shared secret sent to the fetchers (Authorization: Bearer), the one they are given; "
+    "from a secret, by the environment" },
+  { "fetcher_secret_file", CFG_STR, OFF(fetcher_secret_file), NULL, 1, 0, NULL,
+    "file holding fetcher_secret (a mounted secret; one line)" },
   { "fleet_budget", CFG_INT, OFF(fleet_budget), "0", 0, 10000000, NULL,
     "fetches in flight over all replicas, shared equally by those with a heartbeat (each "
     "at most budget); 0: each replica has budget" },
@@ -128,6 +144,11 @@ static const struct cfg_key hlfs_keys[] = {
     "fetcher service base URL(s), comma-separated" },
   { "llfs_ca_file", CFG_STR, OFF(llfs_ca_file), NULL, 1, 0, NULL,
     "PEM CA that signed the fetchers' certificates, for https:// in llfs (default: the system's)" },
+  { "head_timeout_ms", CFG_MSEC, OFF(head_timeout_ms), "10s", 0, 600000, NULL,
+    "a connection that has not shown a valid API key is closed unless each request head is "
+    "complete this long after the connection opened or its previous answer (0: no deadline)" },
+  { "idle_timeout_ms", CFG_MSEC, OFF(idle_timeout_ms), "300s", 1000, 86400000, NULL,
+    "a connection that showed a valid API key is closed after this long without traffic" },
   { "lease_ms", CFG_MSEC, OFF(lease_ms), "30s", 1000, 600000, NULL,
     "a site's lease; renewed while a fetch lasts, expires if this replica dies" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL, "debug, info, warn or error" },
@@ -137,7 +158,16 @@ static const struct cfg_key hlfs_keys[] = {
     "client's own max_attempts (tokens file) or a request's overrides it" },
   { "max_batch", CFG_INT, OFF(max_batch), "5000", 1, STATE_SUBMIT_MAX, NULL,
     "URLs per POST /v1/batches" },
+  { "max_buffered_bytes", CFG_SIZE, OFF(max_buffered_bytes), "256m", 0, 17179869184.0, NULL,
+    "request body bytes held by all requests under way together: 503 with Retry-After "
+    "beyond (0: no cap)" },
   { "max_conns", CFG_INT, OFF(max_conns), "8192", 1, 1000000, NULL, "client connections" },
+  { "max_conns_per_addr", CFG_INT, OFF(max_conns_per_addr), "512", 0, 1000000, NULL,
+    "connections from one client address that have not shown a valid API key yet; more are "
+    "refused at once (0: no limit; behind a proxy every client has the proxy's address)" },
+  { "max_conns_unauth", CFG_INT, OFF(max_conns_unauth), "0", 0, 1000000, NULL,
+    "connections without a valid API key yet, at once: beyond, the oldest is closed, so "
+    "that the rest of max_conns stays for keyed clients and probes (0: 3/4 of max_conns)" },
   { "max_delay_ms", CFG_MSEC, OFF(max_delay_ms), "120s", 0, 3600000, NULL,
     "cap on crawl-delay and response-time delays" },
   { "max_request_bytes", CFG_SIZE, OFF(max_request_bytes), "16m", 1024, 268435456, NULL,
@@ -205,6 +235,13 @@ static const struct cfg_key hlfs_keys[] = {
     "on SIGTERM, time given to requests under way" },
   { "site_mode", CFG_STR, OFF(site_mode), "host", 1, 0, NULL,
     "politeness unit: host, ip or domain (registrable domain)" },
+  { "submit_replicas", CFG_INT, OFF(submit_replicas), "-1", -1, 16, NULL,
+    "replicas of the state Redis that must have a submission before its URLs are answered "
+    "accepted (WAIT): a failover to a replica that lacked it would lose them; -1: 1 with "
+    "redis_sentinels, else 0 (a lone Redis: its AOF)" },
+  { "submit_wait_ms", CFG_MSEC, OFF(submit_wait_ms), "1000", 1, 60000, NULL,
+    "how long a submission waits for those replicas before its URLs are answered "
+    "store_unavailable" },
   { "tls_cert_file", CFG_STR, OFF(tls_cert_file), NULL, 1, 0, NULL,
     "serve HTTPS with this PEM certificate chain (with tls_key_file); unset: plain HTTP" },
   { "tls_key_file", CFG_STR, OFF(tls_key_file), NULL, 1, 0, NULL,
@@ -213,6 +250,9 @@ static const struct cfg_key hlfs_keys[] = {
     "API key of a development client named \"dev\"" },
   { "tokens_file", CFG_STR, OFF(tokens_file), NULL, 1, 0, NULL,
     "JSON file of clients: {\"clients\":[{\"name\",\"token\",\"weight\",\"rate\",...}]}" },
+  { "unauth_idle_timeout_ms", CFG_MSEC, OFF(unauth_idle_timeout_ms), "10s", 1000, 86400000,
+    NULL, "a connection that has not shown a valid API key is closed after this long "
+    "without traffic" },
   { "user_agent", CFG_STR, OFF(user_agent), "wpfs/0.1", 1, 0, NULL,
     "User-Agent sent to sites; its product token is the robots.txt agent" },
   { "visibility_ms", CFG_MSEC, OFF(visibility_ms), "60s", 1000, 86400000, NULL,
@@ -252,6 +292,7 @@ struct hlfs_proc {
   struct sched_robots_ops rops;
   struct reqopt_allow client_headers;
   uint64_t stop_deadline;
+  char fetcher_secret[SECRET_MAX_LEN + 1];
 };
 
 /* ---- stopping ------------------------------------------------------------- */
@@ -514,6 +555,21 @@ static int proc_auth(struct hlfs_proc *p)
   return 0;
 }
 
+/* The fetchers answer 401 to a gateway without their secret. */
+static int proc_secret(struct hlfs_proc *p)
+{
+  char err[256];
+  if(secret_load(p->cfg.fetcher_secret, p->cfg.fetcher_secret_file, p->fetcher_secret, err,
+                 sizeof err)) {
+    LOG(LOG_ERROR, "fetcher_secret: %s", err);
+    return -1;
+  }
+  if(!p->fetcher_secret[0])
+    LOG(LOG_WARN, "no fetcher secret (fetcher_secret, WPFS_FETCHER_SECRET): the fetchers "
+                  "will answer 401");
+  return 0;
+}
+
 /* A Redis is another shard group than this gateway takes it for: the
  * fleet's gateways list them differently. Claiming on would keep two
  * politeness states for some sites, so this gateway stops, with an error. */
@@ -524,13 +580,24 @@ static void proc_mismatch(void *arg)
   proc_on_signal(&p->sigterm, SIGTERM);
 }
 
+/* With sentinels the state Redis has replicas, and a failover may lose a
+ * submission none of them had: one must have it (submit_replicas -1). */
+static long proc_submit_replicas(const struct hlfs_proc *p)
+{
+  if(p->cfg.submit_replicas >= 0)
+    return p->cfg.submit_replicas;
+  return p->cfg.redis_sentinels && *p->cfg.redis_sentinels ? 1 : 0;
+}
+
 static void proc_sched(struct hlfs_proc *p)
 {
   struct state_cfg stc = { .nshards = p->g.nstores, .site_mode = p->g.cfg.site_mode,
                            .results_maxlen = (uint32_t)p->cfg.results_maxlen,
                            .idle_keep_ms = 3600000, .robots_keep_ms = 86400000,
                            .queue_retry_ms = 5000,
-                           .journal_max = (uint32_t)p->cfg.failover_journal };
+                           .journal_max = (uint32_t)p->cfg.failover_journal,
+                           .submit_replicas = (uint32_t)proc_submit_replicas(p),
+                           .submit_wait_ms = (uint32_t)p->cfg.submit_wait_ms };
   p->g.st = state_new(p->g.store, p->g.nstores, &stc);
   state_on_mismatch(p->g.st, proc_mismatch, p);
   struct sched_cfg sc = {
@@ -557,6 +624,14 @@ static void proc_sched(struct hlfs_proc *p)
   p->g.sched = sched_new(p->loop, p->g.st, &sc, &p->fops, &p->rops);
 }
 
+/* 3/4 of max_conns for connections without a key yet, the rest kept for
+ * those with one and the probes; all of them when max_conns is tiny. */
+static long proc_unauth_default(long max_conns)
+{
+  long n = max_conns / 4 * 3 + max_conns % 4 * 3 / 4;
+  return n > 0 ? n : max_conns;
+}
+
 static int proc_http(struct hlfs_proc *p)
 {
   char err[256];
@@ -566,10 +641,22 @@ static int proc_http(struct hlfs_proc *p)
   }
   struct api_srv_cfg sc = {
     .service = "hlfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
-    .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 300,
+    .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns,
+    .conn_timeout_s = (p->cfg.idle_timeout_ms + 999) / 1000,
+    .idle_timeout_s = (p->cfg.unauth_idle_timeout_ms + 999) / 1000,
+    .head_timeout_ms = p->cfg.head_timeout_ms, .body_budget = p->cfg.max_buffered_bytes,
+    .max_conns_per_addr = p->cfg.max_conns_per_addr,
+    .max_conns_unauth = p->cfg.max_conns_unauth ? p->cfg.max_conns_unauth
+                                                : proc_unauth_default(p->cfg.max_conns),
     .routes = routes, .nroutes = sizeof routes / sizeof routes[0], .arg = &p->g,
-    .ready = gw_ready, .metrics = gw_metrics, .tls_cert = p->tls.cert, .tls_key = p->tls.key,
+    .ready = gw_ready, .metrics = gw_metrics, .authorize = gw_authorize,
+    .tls_cert = p->tls.cert, .tls_key = p->tls.key,
   };
+  if(p->cfg.max_conns_unauth && p->cfg.max_conns_unauth >= p->cfg.max_conns) {
+    LOG(LOG_ERROR, "max_conns_unauth (%ld) leaves no room for keyed clients in max_conns (%ld)",
+        sc.max_conns_unauth, sc.max_conns);
+    return -1;
+  }
   if(api_srv_start(p->loop, &sc, &p->srv)) {
     if(p->tls.cert)
       LOG(LOG_ERROR, "tls: the server did not start (a key that does not match the certificate?)");
@@ -586,10 +673,10 @@ static int proc_start(struct hlfs_proc *p)
 {
   p->g.magic = GW_MAGIC;
   p->g.loop = p->loop;
-  if(proc_gw_cfg(p) || proc_auth(p) || proc_store(p))
+  if(proc_gw_cfg(p) || proc_auth(p) || proc_secret(p) || proc_store(p))
     return -1;
   struct llfs_client_cfg lc = { .base_urls = p->cfg.llfs, .ca_file = p->cfg.llfs_ca_file,
-                                .slack_ms = 5000,
+                                .secret = p->fetcher_secret, .slack_ms = 5000,
                                 .max_answer = (64u << 20), .max_conns = 1024 };
   p->g.llfs = llfs_client_new(p->loop, &lc);
   if(!p->g.llfs) {

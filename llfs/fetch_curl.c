@@ -2,6 +2,7 @@
  * and timer on the loop: fetch_sock.c): options (pinned address, limits, no redirects), the write, header,
  * progress and open-socket callbacks that enforce the caps and the guard,
  * and the mapping of CURLE_* to outcomes (only this file sees them). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -338,25 +339,28 @@ void fetch_curl_check_done(struct fetcher *f)
   }
 }
 
-/* "::ADDR:PORT": any host and port of this transfer goes to ADDR:PORT,
- * so libcurl never resolves, yet Host, SNI and certificate checks keep
- * the URL's name. */
+/* The transfer dials ADDR, the address the guard allowed, and libcurl
+ * never resolves; Host, SNI and certificate checks keep the URL's name.
+ * A host name goes in as "+HOST:PORT:ADDR" (CURLOPT_RESOLVE: the
+ * fetcher's libcurl DNS cache, for as long as a transfer may wait), so
+ * that libcurl files the connection under HOST:PORT. "::ADDR:PORT"
+ * (CURLOPT_CONNECT_TO) would dial the same, but files it, and counts
+ * max_host_connections, under ADDR: the hosts of one shared address
+ * would evict each other's kept-alive connections and share its 4.
+ * An address literal keeps CONNECT_TO: it has no name to file under
+ * (and an IPv6 one does not fit RESOLVE's syntax). */
 static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
 {
-  char line[96];
+  char line[400];
   const char *ip = j->res.addr;   /* formatted by the caller */
-  size_t n = 0, iplen = strlen(ip);
+  unsigned char lit[sizeof(struct in6_addr)];
   bool v6 = a->family == AF_INET6;
-  line[n++] = ':';
-  line[n++] = ':';
-  if(v6)
-    line[n++] = '[';
-  memcpy(line + n, ip, iplen);
-  n += iplen;
-  if(v6)
-    line[n++] = ']';
-  line[n++] = ':';
-  str_u64(line + n, j->u.port);
+  j->resolve = !(inet_pton(AF_INET, j->u.host, lit) == 1 || inet_pton(AF_INET6, j->u.host, lit) == 1);
+  int n = j->resolve
+    ? snprintf(line, sizeof line, "+%s:%u:%s%s%s", j->u.host, j->u.port, v6 ? "[" : "", ip, v6 ? "]" : "")
+    : snprintf(line, sizeof line, "::%s%s%s:%u", v6 ? "[" : "", ip, v6 ? "]" : "", j->u.port);
+  if(n < 0 || (size_t)n >= sizeof line)
+    return -1;
   struct curl_slist *l = curl_slist_append(NULL, line);
   if(!l)
     return -1;
@@ -391,6 +395,9 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
     return rc;
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  /* A RESOLVE entry must outlive the longest wait of its transfer (the
+   * hold, up to 10 s, is spent before the transfer is added). */
+  curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, c->timeout_ms / 1000 + 15);
   curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
@@ -417,7 +424,7 @@ static CURLcode fc_setopts(struct fetch_job *j)
   CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, j->u.canon);
   if(rc)
     return rc;
-  curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to);
+  curl_easy_setopt(e, j->resolve ? CURLOPT_RESOLVE : CURLOPT_CONNECT_TO, j->connect_to);
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, j->hdrs);
   curl_easy_setopt(e, CURLOPT_NOBODY, j->method == FETCH_HEAD ? 1L : 0L);
   curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)j);
@@ -448,6 +455,7 @@ static void fc_easy_put(struct fetcher *f, CURL *e)
 {
   if(f->neasy_pool < FETCH_EASY_POOL && !f->freeing) {
     curl_easy_setopt(e, CURLOPT_CONNECT_TO, NULL);
+    curl_easy_setopt(e, CURLOPT_RESOLVE, NULL);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
     curl_easy_setopt(e, CURLOPT_PRIVATE, NULL);

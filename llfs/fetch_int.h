@@ -59,7 +59,8 @@ struct fetch_job {
   struct fetch_url  u;
   enum fetch_method method;
   struct curl_slist *hdrs;
-  struct curl_slist *connect_to;
+  struct curl_slist *connect_to;    /* CURLOPT_RESOLVE's line when resolve */
+  bool              resolve;
   struct dns_addr   pin;
   bool              pinned;
   long              connect_ms, timeout_ms;

@@ -13,20 +13,29 @@
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/portfile.h"
+#include "common/secret.h"
 #include "llfs/svc.h"
 #include "llfs/worker.h"
 
 struct llfs_cfg {
+  long   head_timeout_ms;
+  long   idle_timeout_ms;
   char  *listen_addr;
   long   listen_port;
   char  *log_level;
+  size_t max_buffered_bytes;
   long   max_conns;
+  long   max_conns_per_addr;
+  long   max_conns_unauth;
   size_t max_request_bytes;
   long   max_url_len;
   char  *port_file;
+  char  *secret;
+  char  *secret_file;
   long   shutdown_grace_ms;
   char  *tls_cert_file;
   char  *tls_key_file;
+  long   unauth_idle_timeout_ms;
   long   workers;
   struct fetch_cfg fetch;
 };
@@ -34,25 +43,47 @@ struct llfs_cfg {
 #define OFF(f) offsetof(struct llfs_cfg, f)
 static const struct cfg_key llfs_keys[] = {
   FETCH_CFG_KEYS(OFF(fetch)),
+  { "head_timeout_ms", CFG_MSEC, OFF(head_timeout_ms), "10s", 0, 600000, NULL,
+    "a connection that has not shown the secret is closed unless each request head is "
+    "complete this long after the connection opened or its previous answer (0: no deadline)" },
+  { "idle_timeout_ms", CFG_MSEC, OFF(idle_timeout_ms), "120s", 1000, 86400000, NULL,
+    "a connection that showed the secret is closed after this long without traffic" },
   { "listen_addr", CFG_STR, OFF(listen_addr), "127.0.0.1", 1, 0, NULL,
     "address to listen on (0.0.0.0 in a container)" },
   { "listen_port", CFG_INT, OFF(listen_port), "8081", 0, 65535, NULL,
     "TCP port to listen on (0: any free port, see port_file)" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL, "debug, info, warn or error" },
+  { "max_buffered_bytes", CFG_SIZE, OFF(max_buffered_bytes), "64m", 0, 17179869184.0, NULL,
+    "request body bytes held by all requests under way together: 503 with Retry-After "
+    "beyond (0: no cap)" },
   { "max_conns", CFG_INT, OFF(max_conns), "4096", 1, 1000000, NULL,
     "client connections at once" },
+  { "max_conns_per_addr", CFG_INT, OFF(max_conns_per_addr), "1024", 0, 1000000, NULL,
+    "connections from one address that have not shown the secret yet; more are refused at "
+    "once (0: no limit; a gateway opens up to 1024 at once)" },
+  { "max_conns_unauth", CFG_INT, OFF(max_conns_unauth), "0", 0, 1000000, NULL,
+    "connections without the secret yet, at once: beyond, the oldest is closed, so that "
+    "the rest of max_conns stays for the gateways and probes (0: 3/4 of max_conns)" },
   { "max_request_bytes", CFG_SIZE, OFF(max_request_bytes), "64k", 1024, 16777216, NULL,
     "largest request body accepted (413 beyond)" },
   { "max_url_len", CFG_INT, OFF(max_url_len), "2048", 16, 65536, NULL,
     "longest URL accepted, in bytes" },
   { "port_file", CFG_STR, OFF(port_file), NULL, 1, 0, NULL,
     "write the bound port to this file once listening" },
+  { "secret", CFG_STR, OFF(secret), NULL, 1, 0, "WPFS_FETCHER_SECRET",
+    "shared secret the gateways send (Authorization: Bearer); without it every fetch and "
+    "resolve gets 401. From a secret, by the environment" },
+  { "secret_file", CFG_STR, OFF(secret_file), NULL, 1, 0, NULL,
+    "file holding secret (a mounted secret; one line)" },
   { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
     "on SIGTERM, time given to fetches in flight before they are cut" },
   { "tls_cert_file", CFG_STR, OFF(tls_cert_file), NULL, 1, 0, NULL,
     "serve HTTPS with this PEM certificate chain (with tls_key_file); unset: plain HTTP" },
   { "tls_key_file", CFG_STR, OFF(tls_key_file), NULL, 1, 0, NULL,
     "the PEM private key of tls_cert_file (from a secret)" },
+  { "unauth_idle_timeout_ms", CFG_MSEC, OFF(unauth_idle_timeout_ms), "10s", 1000, 86400000,
+    NULL, "a connection that has not shown the secret is closed after this long without "
+    "traffic" },
   { "workers", CFG_INT, OFF(workers), "0", 0, 256, NULL,
     "threads, each with its own loop, HTTP server and fetcher (0: one per online CPU, at most 256)" },
 };
@@ -68,6 +99,24 @@ static const struct cfg_prog llfs_prog = {
  * cache. */
 #define LLFS_CONN_MEMORY (8 * 1024)
 #define LLFS_MAX_WORKERS 256   /* the bound of --workers, and of a server group */
+
+/* Read by every worker's server; set once before any starts. */
+static char llfs_secret[SECRET_MAX_LEN + 1];
+
+/* The fetches and resolves are the gateways' alone: whoever else reaches
+ * this port gets 401 before a byte of the body is read (api/srv.h,
+ * authorize). */
+static bool llfs_authorize(struct api_req *rq, const struct api_route *route, void *arg)
+{
+  (void)route;
+  (void)arg;
+  if(secret_bearer_ok(llfs_secret, api_req_header(rq, "Authorization")))
+    return true;
+  api_reply_header(rq, "WWW-Authenticate", "Bearer realm=\"wpfs-fetcher\"");
+  api_problem(rq, 401, "unauthorized", "Unauthorized", NULL,
+              "send \"Authorization: Bearer <the fetchers' shared secret>\"");
+  return false;
+}
 
 struct llfs_proc {
   uv_loop_t *loop;
@@ -134,6 +183,14 @@ static void proc_workers_cfg(struct llfs_proc *p, const struct api_srv_cfg *sc)
   ws->drained_arg = p;
 }
 
+/* 3/4 of max_conns for connections without a key yet, the rest kept for
+ * those with one and the probes; all of them when max_conns is tiny. */
+static long proc_unauth_default(long max_conns)
+{
+  long n = max_conns / 4 * 3 + max_conns % 4 * 3 / 4;
+  return n > 0 ? n : max_conns;
+}
+
 static int proc_start(struct llfs_proc *p)
 {
   char err[256];
@@ -145,13 +202,30 @@ static int proc_start(struct llfs_proc *p)
     LOG(LOG_ERROR, "tls: %s", err);
     return -1;
   }
+  if(secret_load(p->cfg.secret, p->cfg.secret_file, llfs_secret, err, sizeof err)) {
+    LOG(LOG_ERROR, "secret: %s", err);
+    return -1;
+  }
+  if(!llfs_secret[0])
+    LOG(LOG_WARN, "no secret (secret, WPFS_FETCHER_SECRET): every fetch and resolve gets 401");
   struct api_srv_cfg sc = {
     .service = "llfs", .listen_addr = p->cfg.listen_addr, .port = p->cfg.listen_port,
-    .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns, .conn_timeout_s = 120,
+    .max_body = p->cfg.max_request_bytes, .max_conns = p->cfg.max_conns,
+    .conn_timeout_s = (p->cfg.idle_timeout_ms + 999) / 1000,
+    .idle_timeout_s = (p->cfg.unauth_idle_timeout_ms + 999) / 1000,
+    .head_timeout_ms = p->cfg.head_timeout_ms, .body_budget = p->cfg.max_buffered_bytes,
+    .max_conns_per_addr = p->cfg.max_conns_per_addr,
+    .max_conns_unauth = p->cfg.max_conns_unauth ? p->cfg.max_conns_unauth
+                                                : proc_unauth_default(p->cfg.max_conns),
     .conn_memory = LLFS_CONN_MEMORY,
-    .routes = llfs_routes, .nroutes = llfs_nroutes,
+    .routes = llfs_routes, .nroutes = llfs_nroutes, .authorize = llfs_authorize,
     .ready = llfs_ready, .metrics = llfs_metrics, .tls_cert = p->tls.cert, .tls_key = p->tls.key,
   };
+  if(p->cfg.max_conns_unauth && p->cfg.max_conns_unauth >= p->cfg.max_conns) {
+    LOG(LOG_ERROR, "max_conns_unauth (%ld) leaves no room for the gateways in max_conns (%ld)",
+        sc.max_conns_unauth, sc.max_conns);
+    return -1;
+  }
   if(api_group_new(p->loop, &sc, proc_nworkers(&p->cfg), &p->group))
     return -1;
   proc_workers_cfg(p, &sc);

@@ -1,8 +1,9 @@
 # A real DNS server for the test world (sourced by tests/lib.sh).
 #
-#   start_dnsmasq [SITES]   dnsmasq on a free loopback port; sets DNS_PORT,
-#                           DNS_SERVER ("127.0.0.1:PORT", for c-ares) and
-#                           DNS_LOG (its query log)
+#   start_dnsmasq [SITES [HOSTS_FILE]]  dnsmasq on a free loopback port; sets
+#                           DNS_PORT, DNS_SERVER ("127.0.0.1:PORT", for c-ares)
+#                           and DNS_LOG (its query log); HOSTS_FILE: more
+#                           "address name" lines for the zone (a world's own)
 #   dns_query_count NAME [TYPE]   questions of TYPE (default A) dnsmasq
 #                           received for NAME; one resolve of a name by the
 #                           fetcher asks A and AAAA once each
@@ -58,9 +59,10 @@ dns_zone_hosts() {  # dns_zone_hosts SITES FILE
 }
 
 start_dnsmasq() {
-  local sites=${1:-100} try ports port bh sf
+  local sites=${1:-100} try ports port bh sf more=()
   local hosts=$T_DIR/dns-zone.hosts
   dns_zone_hosts "$sites" "$hosts"
+  [ -n "${2:-}" ] && more=(--addn-hosts="$2")
   for try in 1 2 3 4 5; do
     ports=$(freeport 3) || bail "freeport failed"
     port=$(echo "$ports" | sed -n 1p)
@@ -73,7 +75,7 @@ start_dnsmasq() {
     bg dnsmasq dnsmasq --port="$port" --listen-address=127.0.0.1 --bind-interfaces \
       --no-resolv --no-hosts --no-poll --keep-in-foreground --pid-file= --user=root \
       --log-queries=extra --log-facility="$DNS_LOG" --cache-size=0 \
-      --addn-hosts="$hosts" --local-ttl="${DNS_LOCAL_TTL:-300}" --neg-ttl=0 \
+      --addn-hosts="$hosts" "${more[@]}" --local-ttl="${DNS_LOCAL_TTL:-300}" --neg-ttl=0 \
       --local=/test/ \
       --server=/servfail.test/127.0.0.1#"$sf" \
       --server=/timeout.test/127.0.0.1#"$bh" \

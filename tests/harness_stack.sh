@@ -1,6 +1,7 @@
 # The product's own services for end-to-end tests (sourced by tests/lib.sh).
 #   start_llfs [ARGS...]      llfs on a free port, loopback allowed; sets LLFS_PORT,
-#                             LLFS_URL, LLFS_PID (uses DNS_SERVER if start_dnsmasq ran)
+#                             LLFS_URL, LLFS_PID (uses DNS_SERVER if start_dnsmasq ran);
+#                             its secret is $WPFS_FETCHER_SECRET, sent as -H "$LLFS_AUTH"
 #   start_hlfs NAME [ARGS...] one gateway replica on a free port against REDIS_PORT
 #                             and LLFS_URL; sets HLFS_PORT, HLFS_URL, HLFS_PID and
 #                             HLFS_PORT_<NAME>, HLFS_PID_<NAME>
@@ -13,6 +14,11 @@
 #   start_crawl_stack SITES CACHE_MAXMEMORY TOKEN  what a whole-crawl benchmark
 #                             crawls through: dnsmasq for siteN.test, the state and
 #                             page cache Redis, llfs, and gateway a with no delay
+# The fetchers' shared secret: every llfs and hlfs a test starts reads it
+# from the environment (WPFS_FETCHER_SECRET); a request of the test's own
+# to llfs's routes sends it: curl -H "$LLFS_AUTH".
+export WPFS_FETCHER_SECRET=${WPFS_FETCHER_SECRET:-wpfs-test-fetcher-secret-$$}
+LLFS_AUTH="Authorization: Bearer $WPFS_FETCHER_SECRET"
 start_llfs() {
   local pf="$T_DIR/llfs.port"
   local dns=()

@@ -70,6 +70,8 @@ struct crawl_scored {
   struct frontier_score       *scores;
   bool                        *follow;
   struct buf                  *log;       /* members for the crawl log line: ,"k":v */
+  bool                         copy;      /* links of a near duplicate (links of its own,
+                                           * dedup.h): not an original page */
 };
 
 struct crawl_scorer {
@@ -128,12 +130,13 @@ struct crawl_opts crawl_opts_default(void);
   X(parsed)         /* HTML pages parsed (exact duplicates are not, unless scored) */ \
   X(dup_exact)                                                                \
   X(dup_near)                                                                 \
+  X(dup_near_followed) /* near duplicates with links of their own: followed */ \
   X(links)          /* links extracted */                                     \
   X(links_invalid)  /* not URLs, or too long */                               \
   X(links_not_http)                                                           \
   X(links_known)    /* seen before (or already queued: one more in-link) */   \
   X(links_new)      /* queued */                                              \
-  X(html_cut)       /* pages parsed only in part (size or nesting) */         \
+  X(html_cut)       /* pages whose links were not all read (size, link cap) */ \
   X(noindex)        /* pages with meta robots nofollow (links not taken) */   \
   X(redelivered)    /* results for URLs already finished: ignored */          \
   X(requeued)                                                                 \

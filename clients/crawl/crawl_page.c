@@ -99,7 +99,7 @@ crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcom
                             const struct frontier_score *own, struct buf *log)
 {
   struct crawl_scored sp = { url, outcome, status, own, NULL, 0, NULL, c->replaying,
-                             NULL, NULL, log };
+                             NULL, NULL, log, false };
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
@@ -117,16 +117,17 @@ static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const
   for(size_t i = 0; i < n; i++)
     (*follow)[i] = true;
   struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, text->data, text->len,
-                             l, c->replaying, *scores, *follow, &po->extra };
+                             l, c->replaying, *scores, *follow, &po->extra,
+                             po->hit.verdict != DEDUP_NEW };
   po->scored = true;
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
-/* An original page's links: scored (a focused crawl), then queued. */
+/* An original page's links, or a near duplicate's that has links of its
+ * own: scored (a focused crawl), then queued. */
 static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
                             const struct html_links *l, uint32_t depth, struct page_out *po)
 {
-  c->st.html++;
   struct frontier_score *scores = NULL;
   bool *follow = NULL;
   crawl_err e = CRAWL_OK;
@@ -137,6 +138,30 @@ static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
   mem_free(scores);
   mem_free(follow);
   return e ? e : c->err;
+}
+
+/* A page the parser's bounds touched is never passed over in silence:
+ * past the size bound, or past the links a page may give, its links are
+ * not all read (counted html_cut, and a warning names the page); past the
+ * nesting bound nothing is lost, the parser starts anew, and a note says
+ * where. Not again at resume. */
+static void page_parse_report(struct crawl *c, const struct crawl_result *r,
+                              const struct html_scan *sc, const struct html_links *l)
+{
+  c->st.html_cut += sc->cut != HTML_CUT_NONE || l->over_cap > 0;
+  if(c->replaying)
+    return;
+  struct log_ctx ctx = { .url = r->url, .action = "parsing a page" };
+  if(sc->cut == HTML_CUT_SIZE)
+    LOGC(LOG_WARN, &ctx, "page parsed in its first %zu of %zu bytes (the parser's size "
+         "bound): links past them are not read", sc->parsed, r->body_len);
+  if(l->over_cap)
+    LOGC(LOG_WARN, &ctx, "page past the links a page may give (%zu distinct, %zu "
+         "references): %zu not read", (size_t)c->o.max_links, (size_t)c->o.max_links * HTML_LINKS_REFS_PER_LINK,
+         l->over_cap);
+  if(sc->restarts)
+    LOGC(LOG_INFO, &ctx, "page nested past the parser's bound: parsed in %u segments, "
+         "every link read", sc->restarts + 1);
 }
 
 /* Parse an HTML body once: its links and its visible text (for SimHash
@@ -155,7 +180,7 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
     return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* not an http(s) page URL: no links */
   *parsed = true;
   c->st.parsed++;
-  c->st.html_cut += sc.cut != HTML_CUT_NONE;
+  page_parse_report(c, r, &sc, l);
   return CRAWL_OK;
 }
 
@@ -224,17 +249,26 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
     return CRAWL_OK;
   }
   crawl_err e = page_is_html(r) ? page_parse(c, r, &l, &parsed) : CRAWL_OK;
-  if(!e && parsed)
+  uint64_t links_fp = 0;
+  if(!e && parsed) {
     sim = simhash_text(l.text.data, l.text.len, &shingles);
+    for(size_t i = 0; i < l.n; i++)
+      links_fp = dedup_links_add(links_fp, l.v[i].url);
+  }
   if(!e)
-    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, &po->hit);
+    e = dedup_check(c->dd, r->url, body_fp, sim, shingles, links_fp, &po->hit);
   if(!e)
     page_record(po);
   c->st.dup_exact += !e && po->hit.verdict == DEDUP_EXACT;
   c->st.dup_near += !e && po->hit.verdict == DEDUP_NEAR;
+  /* A near duplicate with links of its own (dedup.h) is recorded as one,
+   * and its links are followed: the test must lose no page. */
+  bool own = po->hit.verdict == DEDUP_NEAR && po->hit.own_links;
+  c->st.dup_near_followed += !e && parsed && own;
+  c->st.html += !e && parsed && po->hit.verdict == DEDUP_NEW;
   struct frontier_score *no_scores = NULL;
   bool *no_follow = NULL;
-  if(!e && parsed && po->hit.verdict == DEDUP_NEW)
+  if(!e && parsed && (po->hit.verdict == DEDUP_NEW || own))
     e = page_links(c, r, &l, depth, po);
   else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
     e = page_score(c, r, &l.text, NULL, po, &no_scores, &no_follow);

@@ -28,7 +28,8 @@ static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
 #define CKPT_VERSION 8  /* 2: sitemap counters; 3: ascents; 4: written by the disk
                            * thread; 5: frontier on disk; 6: records_too_large;
                            * 7: scored frontiers, the scorer, drop_off_topic;
-                           * 8: causes, seed refusals */
+                           * 8: causes, seed refusals, the originals' link-set
+                           *    fingerprints */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -276,7 +277,9 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
     c->out.last_warc_end = rec->warc_offset + rec->warc_length;
   }
   const struct frontier_score *o = c->o.scorer ? &own : NULL;
-  if(crawl_outcome_http(rec->outcome) && rec->warc && !rec->duplicate_of &&
+  /* A near duplicate is read back too: it may have links of its own. */
+  bool near = rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
+  if(crawl_outcome_http(rec->outcome) && rec->warc && (!rec->duplicate_of || near) &&
      rec->status >= 200 && rec->status < 400)
     return replay_record(c, rec, o);
   return replay_count(c, rec, o);

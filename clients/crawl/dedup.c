@@ -4,6 +4,7 @@
 
 #include "clients/web/simhash.h"
 #include "common/buf.h"
+#include "common/hash.h"
 #include "common/mem.h"
 
 #define BANDS      4
@@ -15,7 +16,7 @@
 #define CHAIN_MAX  4096
 
 struct dd_entry {
-  uint64_t body, sim;
+  uint64_t body, sim, links;
   size_t   url_off;
   uint32_t next[BANDS];
   bool     indexed;  /* in the band chains */
@@ -148,7 +149,7 @@ static crawl_err dedup_room(struct dedup *d, bool index)
 
 /* Remember an original; CRAWL_ERR_FULL past the budgets. */
 static crawl_err dedup_insert(struct dedup *d, const char *url, uint64_t body,
-                              uint64_t sim, bool index)
+                              uint64_t sim, uint64_t links, bool index)
 {
   if(d->n >= d->o.max_pages)
     return CRAWL_ERR_FULL;
@@ -161,7 +162,8 @@ static crawl_err dedup_insert(struct dedup *d, const char *url, uint64_t body,
     return ce == CM_TOO_LARGE ? CRAWL_ERR_FULL : CRAWL_ERR_NOMEM;
   uint32_t idx = (uint32_t)d->n++;
   struct dd_entry *en = &d->e[idx];
-  *en = (struct dd_entry){ body, sim, off, { NO_ENTRY, NO_ENTRY, NO_ENTRY, NO_ENTRY }, index };
+  *en = (struct dd_entry){ body, sim, links, off, { NO_ENTRY, NO_ENTRY, NO_ENTRY, NO_ENTRY },
+                           index };
   exact_put(d, idx);
   for(unsigned b = 0; index && b < BANDS; b++) {
     uint32_t *head = &d->band[b * BAND_SLOTS + band_of(sim, b)];
@@ -176,28 +178,36 @@ bool dedup_exact(struct dedup *d, uint64_t body_fp, struct dedup_hit *hit)
   const struct dd_entry *orig = exact_find(d, body_fp);
   if(!orig)
     return false;
-  *hit = (struct dedup_hit){ DEDUP_EXACT, d->urls.data + orig->url_off, 0 };
+  *hit = (struct dedup_hit){ DEDUP_EXACT, d->urls.data + orig->url_off, 0, false };
   d->st.pages++;
   d->st.exact++;
   return true;
 }
 
+uint64_t dedup_links_add(uint64_t set, const char *url)
+{
+  return set ^ hash_fp64(url, strlen(url));
+}
+
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
-                      uint64_t sim, size_t shingles, struct dedup_hit *hit)
+                      uint64_t sim, size_t shingles, uint64_t links_fp,
+                      struct dedup_hit *hit)
 {
   bool index = shingles >= d->o.min_shingles;
   if(dedup_exact(d, body_fp, hit))
     return CRAWL_OK;
-  *hit = (struct dedup_hit){ DEDUP_NEW, NULL, 0 };
+  *hit = (struct dedup_hit){ DEDUP_NEW, NULL, 0, false };
   d->st.pages++;
   const struct dd_entry *orig;
   unsigned dist = 0;
   if(index && (orig = near_find(d, sim, &dist)) != NULL) {
-    *hit = (struct dedup_hit){ DEDUP_NEAR, d->urls.data + orig->url_off, dist };
+    bool own = orig->links != links_fp;
+    *hit = (struct dedup_hit){ DEDUP_NEAR, d->urls.data + orig->url_off, dist, own };
     d->st.near++;
+    d->st.near_own_links += own;
     return CRAWL_OK;
   }
-  crawl_err e = dedup_insert(d, url, body_fp, sim, index);
+  crawl_err e = dedup_insert(d, url, body_fp, sim, links_fp, index);
   if(e == CRAWL_ERR_FULL) {
     d->st.untracked++;
     e = CRAWL_OK;
@@ -218,6 +228,7 @@ void dedup_save(const struct dedup *d, struct ckfile *c)
   for(size_t i = 0; i < d->n; i++) {
     ckfile_put_u64(c, d->e[i].body);
     ckfile_put_u64(c, d->e[i].sim);
+    ckfile_put_u64(c, d->e[i].links);
     ckfile_put_u64(c, d->e[i].indexed);
     ckfile_put_str(c, d->urls.data + d->e[i].url_off);
   }
@@ -226,16 +237,17 @@ void dedup_save(const struct dedup *d, struct ckfile *c)
   ckfile_put_u64(c, d->st.near);
   ckfile_put_u64(c, d->st.untracked);
   ckfile_put_u64(c, d->st.comparisons);
+  ckfile_put_u64(c, d->st.near_own_links);
 }
 
 void dedup_load(struct dedup *d, struct ckfile *c)
 {
   uint64_t n = ckfile_get_u64(c);
   for(uint64_t i = 0; i < n && !c->err; i++) {
-    uint64_t body = ckfile_get_u64(c), sim = ckfile_get_u64(c);
+    uint64_t body = ckfile_get_u64(c), sim = ckfile_get_u64(c), links = ckfile_get_u64(c);
     bool index = ckfile_get_u64(c) != 0;
     char *url = ckfile_get_str(c, 1u << 20);
-    crawl_err e = url ? dedup_insert(d, url, body, sim, index) : CRAWL_OK;
+    crawl_err e = url ? dedup_insert(d, url, body, sim, links, index) : CRAWL_OK;
     if(e && e != CRAWL_ERR_FULL)
       ckfile_fail(c, e);
     mem_free(url);
@@ -245,4 +257,5 @@ void dedup_load(struct dedup *d, struct ckfile *c)
   d->st.near = ckfile_get_u64(c);
   d->st.untracked = ckfile_get_u64(c);
   d->st.comparisons = ckfile_get_u64(c);
+  d->st.near_own_links = ckfile_get_u64(c);
 }

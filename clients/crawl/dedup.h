@@ -12,6 +12,14 @@
  * of its bands (4 tables of 65,536 chains). With max_distance above 3 the
  * bands no longer guarantee every match (counted as such in the docs).
  *
+ * A near duplicate may still have links of its own: pages generated from
+ * one template (the reference pages of one family of functions, the same
+ * manual for two languages) share most of their words but each links to
+ * pages of its own. Each original keeps a fingerprint of its set of links
+ * (dedup_links_add), and a near duplicate whose set differs says so
+ * (own_links): its links are followed, so the test loses no page that
+ * only such a copy links to (docs/crawler.md, measured on real manuals).
+ *
  * Memory is bounded by max_pages (entries and the band tables) and
  * url_bytes (the URLs of the originals); past either, pages are still
  * checked but no longer remembered (stats.untracked). */
@@ -36,10 +44,16 @@ struct dedup_hit {
   enum dedup_verdict verdict;
   const char        *of;        /* URL of the original (valid until the next call) */
   unsigned           distance;  /* bits, for DEDUP_NEAR */
+  bool               own_links; /* DEDUP_NEAR: its set of links is not the original's */
 };
+
+/* The fingerprint of a set of links (each URL once, in any order) is the
+ * XOR of their 64-bit fingerprints, 0 for none: set with url added. */
+uint64_t  dedup_links_add(uint64_t set, const char *url);
 
 struct dedup_stats {
   uint64_t pages, exact, near, untracked, comparisons;
+  uint64_t near_own_links;  /* near duplicates with links of their own */
   size_t   mem_bytes;
 };
 
@@ -49,9 +63,11 @@ crawl_err dedup_open(const struct dedup_opts *o, struct dedup **out);
 void      dedup_close(struct dedup **dp);
 /* Check a page and remember it when it is new. shingles is the number of
  * SimHash features (simhash_final); below min_shingles the near test is
- * skipped for the page, and it is not indexed for later near tests. */
+ * skipped for the page, and it is not indexed for later near tests.
+ * links_fp is the fingerprint of the page's links (dedup_links_add). */
 crawl_err dedup_check(struct dedup *d, const char *url, uint64_t body_fp,
-                      uint64_t sim, size_t shingles, struct dedup_hit *hit);
+                      uint64_t sim, size_t shingles, uint64_t links_fp,
+                      struct dedup_hit *hit);
 /* The exact test alone: true (and counted, as dedup_check counts it) when
  * an earlier page had this body. A caller that has nothing to do with a
  * duplicate's content asks this first and skips reading the page. */

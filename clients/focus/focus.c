@@ -210,7 +210,9 @@ static crawl_err on_page(void *arg, struct crawl_scored *p)
     tvec_reset(&f->page);
     e = tvec_add_text(&f->page, f->text, p->text, p->text_len);
     tvec_end(&f->page);
-    if(!e && p->links)  /* an original page: its terms are learned (a copy's are not) */
+    /* An original page: its terms are learned (a copy's are not, nor a
+     * near duplicate's whose links are read for being its own). */
+    if(!e && p->links && !p->copy)
       e = idf_learn(f->idf, &f->page);
     sim = e ? 0 : tvec_cosine(f->idf, &f->topic, &f->page);
   }

@@ -138,23 +138,6 @@ static struct html_opts html_opts_fill(const struct html_opts *o)
   return r;
 }
 
-/* The part of the input given to the parser, and why it was cut. */
-static size_t html_prefix(const char *p, size_t n, const struct html_opts *o,
-                          enum html_cut *cut)
-{
-  *cut = HTML_CUT_NONE;
-  if(n > o->max_bytes) {
-    n = o->max_bytes;
-    *cut = HTML_CUT_SIZE;
-  }
-  size_t d = html_depth_cut(p, n, o->max_depth);
-  if(d < n) {
-    n = d;
-    *cut = HTML_CUT_DEPTH;
-  }
-  return n;
-}
-
 /* libxml2 reads a NUL as the end of the input in places (inside a tag it
  * stops the page there), so a page holding NULs is parsed from a copy with
  * each one replaced, as HTML's tokenizer does, by U+FFFD. *q is the copy
@@ -202,7 +185,20 @@ static void html_use_charset(htmlParserCtxtPtr x, const char *cs, const char *p,
     xmlSwitchToEncoding(x, h);
 }
 
-static crawl_err html_run(struct scan_job *j, const char *p, size_t n, const char *charset)
+/* The decoder the parser ended with (a meta charset's, or Latin-1 after
+ * bytes that were not UTF-8) into enc, "" for UTF-8's: the next segment of
+ * the page starts with it. */
+static void html_enc_keep(htmlParserCtxtPtr x, char *enc, size_t cap)
+{
+  const char *name = x->input && x->input->buf && x->input->buf->encoder
+                     ? x->input->buf->encoder->name : NULL;
+  enc[0] = '\0';
+  if(name && strlen(name) < cap)
+    memcpy(enc, name, strlen(name) + 1);
+}
+
+static crawl_err html_run(struct scan_job *j, const char *p, size_t n, const char *charset,
+                          char *enc, size_t enc_cap)
 {
   j->x = htmlCreateMemoryParserCtxt(p, (int)n);
   if(!j->x)
@@ -220,14 +216,33 @@ static crawl_err html_run(struct scan_job *j, const char *p, size_t n, const cha
   j->x->userData = j;
   htmlParseDocument(j->x);
   job_close(j);
+  html_enc_keep(j->x, enc, enc_cap);
   if(j->x->myDoc)
     xmlFreeDoc(j->x->myDoc);  /* none in SAX mode; freed should one appear */
   bool nomem = j->nomem || j->x->errNo == XML_ERR_NO_MEMORY;
   htmlFreeParserCtxt(j->x);
-  mem_free(j->open);
+  j->x = NULL;
   return nomem ? CRAWL_ERR_NOMEM : CRAWL_OK;
 }
 
+/* One segment of the page, from a copy without NULs when it has some. */
+static crawl_err html_segment(struct scan_job *j, const char *p, size_t n,
+                              const char *charset, char *enc, size_t enc_cap)
+{
+  char *copy;
+  crawl_err e = html_no_nul(&p, &n, &copy);
+  if(e == CRAWL_OK)
+    e = html_run(j, p, n, charset, enc, enc_cap);
+  mem_free(copy);
+  return e;
+}
+
+/* The part under the size bound is parsed in segments, each ending where
+ * the estimated nesting would pass max_depth: the elements open there are
+ * ended and the parser starts anew on the rest, with the encoding it had
+ * (a meta charset is read once). Each segment's cost is bounded as a page
+ * under the bound is, so the whole costs a bounded amount per byte, and
+ * the links of the whole prefix come out. */
 crawl_err html_scan(const char *p, size_t n, const struct html_opts *o,
                     const struct html_sink *sink, struct html_scan *info)
 {
@@ -239,17 +254,23 @@ crawl_err html_scan(const char *p, size_t n, const struct html_opts *o,
   if(!info)
     info = &local;
   memset(info, 0, sizeof *info);
-  info->parsed = html_prefix(n ? p : "", n, &op, &info->cut);
-  if(info->parsed == 0)
-    return CRAWL_OK;
+  info->cut = n > op.max_bytes ? HTML_CUT_SIZE : HTML_CUT_NONE;
+  info->parsed = n > op.max_bytes ? op.max_bytes : n;
   static const struct html_sink none = { 0 };
   struct scan_job j = { .sink = sink ? sink : &none };
-  size_t len = info->parsed;
-  char *copy;
-  crawl_err e = html_no_nul(&p, &len, &copy);
-  if(e == CRAWL_OK)
-    e = html_run(&j, p, len, op.charset);
-  mem_free(copy);
+  char enc[2][64];
+  const char *charset = op.charset;
+  crawl_err e = CRAWL_OK;
+  for(size_t at = 0, k = 0; at < info->parsed && !e && !j.stopped; k ^= 1) {
+    size_t len = html_depth_cut(p + at, info->parsed - at, op.max_depth);
+    if(len == 0)
+      len = info->parsed - at;  /* not reached: a first tag never passes the bound */
+    e = html_segment(&j, p + at, len, charset, enc[k], sizeof enc[k]);
+    charset = enc[k][0] ? enc[k] : charset;
+    at += len;
+    info->restarts += at < info->parsed;
+  }
+  mem_free(j.open);
   info->stopped = j.stopped && !j.nomem;
   return e;
 }

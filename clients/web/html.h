@@ -13,8 +13,10 @@
  *    so its memory is a small multiple of the bytes parsed;
  *  - closing an element searches the open ones, which is O(depth) per end
  *    tag, so deeply nested input is quadratic: a scan before parsing
- *    estimates the nesting and parses only the prefix under max_depth.
- * Pages cut by a bound are still parsed (the prefix) and say so.
+ *    estimates the nesting, and where it would pass max_depth the elements
+ *    open are ended and the parser starts anew on the rest of the page
+ *    (html_scan.restarts). No byte under max_bytes goes unread.
+ * A page cut by the size bound is still parsed (the prefix) and says so.
  *
  * Events nest: every start has its end, unless a sink stopped the parse
  * (libxml2 closes implied and unclosed elements; html.c ends those it
@@ -40,10 +42,16 @@ struct html_opts {
 /* The charset parameter of a Content-Type value into out (without quotes,
  * at most cap - 1 bytes), or NULL when there is none or it does not fit. */
 const char *html_ct_charset(const char *content_type, char *out, size_t cap);
-#define HTML_MAX_BYTES_DEFAULT (2u << 20)
-#define HTML_MAX_DEPTH_DEFAULT 2000u
+/* 8 MiB: real manuals have single pages over 2 MiB (Python 3.11's
+ * contents.html, 2.5 MB), whose links past the bound were lost; the
+ * gateway's body cap is 10 MiB. A nesting bound of 500 keeps the worst
+ * page's cost what 2 MiB under 2,000 cost (docs/crawler.md, "Parsing"):
+ * no page of five Debian manuals nests past 100, and a restart loses no
+ * link. */
+#define HTML_MAX_BYTES_DEFAULT (8u << 20)
+#define HTML_MAX_DEPTH_DEFAULT 500u
 
-enum html_cut { HTML_CUT_NONE, HTML_CUT_SIZE, HTML_CUT_DEPTH };
+enum html_cut { HTML_CUT_NONE, HTML_CUT_SIZE };
 
 /* What a reader does with the events; any member may be NULL. attrs holds
  * name, value pairs and ends with NULL (a value may be NULL: an attribute
@@ -57,7 +65,8 @@ struct html_sink {
 
 struct html_scan {
   size_t        parsed;  /* bytes of the input given to the parser */
-  enum html_cut cut;
+  enum html_cut cut;     /* SIZE: the bytes past max_bytes were not read */
+  unsigned      restarts; /* times the nesting bound restarted the parser */
   bool          stopped; /* a sink asked to stop */
 };
 
@@ -68,7 +77,8 @@ crawl_err html_scan(const char *p, size_t n, const struct html_opts *o,
                     const struct html_sink *sink, struct html_scan *info);
 
 /* The prefix length of p[0..n) whose estimated element nesting stays at or
- * under max_depth (n when it never goes over). Exposed for tests. */
+ * under max_depth (n when it never goes over); html_scan parses a page in
+ * such segments. Exposed for tests. */
 size_t html_depth_cut(const char *p, size_t n, unsigned max_depth);
 
 /* The value of attribute name (lower case) in attrs, or NULL (also for an

@@ -1,13 +1,23 @@
 /* Nesting estimate before parsing (see html.h for why).
  *
- * A small tokenizer walks the tags the way the parser reads them
- * (comments, quoted attribute values, the raw text of <script> and
- * <style>), and keeps one open count per tag name: a start tag adds one,
- * an end tag removes one only when that name is open, as the parser pops
- * it. Void elements and elements whose start implicitly closes their
- * previous sibling (p, li, td, option, a, ...) never nest, so they are not
- * counted. The estimate errs high on sloppy markup, which only makes the
- * cut earlier; pages of real sites stay far below the default bound. */
+ * A small tokenizer walks the tags the way the parser (libxml2 2.9's
+ * HTML parser) reads them: comments, quoted attribute values, the raw
+ * text of <script> and <style>, and keeps one open count per tag name: a
+ * start tag adds one, an end tag removes one only when that name is open,
+ * as the parser pops it. Not counted, because the parser never keeps them
+ * open:
+ *  - start tags ending in "/>" (<path d="..."/>, <circle/>, <div/>): the
+ *    parser closes every such element at once. That is the HTML standard's
+ *    reading in foreign content (SVG, MathML) and for void elements; for
+ *    an HTML element such as <div/> the standard opens it, the parser does
+ *    not, and either way no link is lost. Inline SVG is thousands of these;
+ *    counted as open, one icon sprite passed the bound and cut the page;
+ *  - void elements, and elements whose start implicitly closes their
+ *    previous sibling (p, li, td, option, a, ...).
+ * The parser reads <script> and <style> as raw text inside <svg> and
+ * <math> too (it knows no foreign content), so the estimate skips them
+ * there as well. The estimate errs high on sloppy markup, which only makes
+ * the cut earlier; pages of real sites stay far below the default bound. */
 #include <string.h>
 
 #include "clients/web/html.h"
@@ -23,7 +33,6 @@ struct depth_scan {
    * never remove (errs high). */
   uint64_t    unk_hash[UNKNOWN_SLOTS];
   unsigned    unk_count[UNKNOWN_SLOTS];
-  bool        foreign;
 };
 
 static bool is_alpha(char c)
@@ -153,15 +162,18 @@ static void skip_value(struct depth_scan *s)
 
 /* Attributes up to the end of a tag, as the tokenizer's attribute states
  * read them: a quote opens a value only right after '=', so a stray quote
- * elsewhere cannot hide the tags that follow. */
-static void skip_attributes(struct depth_scan *s)
+ * elsewhere cannot hide the tags that follow. True when the tag ends in a
+ * "/>" of its own (not the last byte of an unquoted value: <a href=x/>). */
+static bool skip_attributes(struct depth_scan *s)
 {
+  bool slash = false;
   while(s->i < s->n) {
     char c = s->p[s->i];
     if(c == '>') {
       s->i++;
-      return;
+      return slash;
     }
+    slash = c == '/';
     if(is_space(c) || c == '/') {
       s->i++;
       continue;
@@ -176,6 +188,7 @@ static void skip_attributes(struct depth_scan *s)
       skip_value(s);
     }
   }
+  return false;
 }
 
 static unsigned *unknown_slot(struct depth_scan *s, const char *name, size_t len,
@@ -237,22 +250,20 @@ static void skip_raw_text(struct depth_scan *s, const char *name, size_t len)
   s->i = end ? (size_t)(end - s->p) : s->n;
 }
 
-/* Once an svg or math element was seen, raw-text elements may be foreign
- * ones whose content is markup; where foreign content ends is not
- * tracked, so from then on nothing is skipped (the estimate can only err
- * high). */
+/* A start tag closed by its "/>" opens nothing: the parser ends it at
+ * once, <script/> and <style/> included, whose content is then markup. */
 static void scan_tag(struct depth_scan *s, bool end)
 {
   char name[64];
   size_t len = read_name(s, name, sizeof name);
-  skip_attributes(s);
+  bool self_closed = skip_attributes(s);
   if(end) {
     close_tag(s, name, len);
     return;
   }
-  if(name_is(name, len, "svg") || name_is(name, len, "math"))
-    s->foreign = true;
-  if(depth_raw_text(name, len) && !s->foreign) {
+  if(self_closed)
+    return;
+  if(depth_raw_text(name, len)) {
     skip_raw_text(s, name, len);  /* a leaf: its end tag follows, it adds no depth */
     return;
   }

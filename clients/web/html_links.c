@@ -52,9 +52,6 @@ struct links_ctx {
   bool                          a_open;
 };
 
-/* References kept per link the list may hold: repeats are only found at
- * resolution, so more are read than kept. */
-#define RAW_PER_LINK 4u
 #define REFS_MAX     (64u << 20)
 
 static bool is_ws(char c)
@@ -154,7 +151,7 @@ static bool links_raw(struct links_ctx *c, const char *ref, size_t len,
 {
   if(!ref || c->err)
     return false;
-  if(c->nraw >= (size_t)c->o->max_links * RAW_PER_LINK) {
+  if(c->nraw >= (size_t)c->o->max_links * HTML_LINKS_REFS_PER_LINK) {
     c->out->over_cap++;
     return false;
   }

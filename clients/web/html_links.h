@@ -66,6 +66,9 @@ struct html_links_opts {
   size_t          text_max;
 };
 #define HTML_LINKS_MAX_DEFAULT 10000u
+/* References read per link the list may hold: repeats are only found at
+ * resolution, so more are read than kept; past them, over_cap. */
+#define HTML_LINKS_REFS_PER_LINK 4u
 
 struct html_links_opts html_links_opts_default(void);
 

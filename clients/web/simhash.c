@@ -70,6 +70,30 @@ static void simhash_word_end(struct simhash *s)
   s->word_len = 0;
 }
 
+/* The length of the UTF-8 space character at u (0: none): U+00A0 (no-break
+ * space, which &nbsp; gives), U+2000..U+200B, U+2028, U+2029, U+202F,
+ * U+205F, U+3000, U+FEFF. They separate words as ASCII spaces do: read as
+ * word bytes, runs of &nbsp; (indentation in code listings) became words,
+ * and the few shingles of such words, repeated hundreds of times, outweighed
+ * the rest of the text: on cppreference's pages, unrelated ones came out 0
+ * to 3 bits apart (tests/bench/bench_neardup.c, docs/crawler.md). */
+__attribute__((noinline)) static size_t utf8_space(const unsigned char *u, const unsigned char *end)
+{
+  size_t left = (size_t)(end - u);
+  if(left >= 2 && u[0] == 0xC2 && u[1] == 0xA0)
+    return 2;
+  if(left < 3)
+    return 0;
+  if(u[0] == 0xE2 && u[1] == 0x80 &&
+     ((u[2] >= 0x80 && u[2] <= 0x8B) || u[2] == 0xA8 || u[2] == 0xA9 || u[2] == 0xAF))
+    return 3;
+  if((u[0] == 0xE2 && u[1] == 0x81 && u[2] == 0x9F) ||
+     (u[0] == 0xE3 && u[1] == 0x80 && u[2] == 0x80) ||
+     (u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF))
+    return 3;
+  return 0;
+}
+
 /* The word being read stays in locals: p is a char pointer, which may
  * alias *s, so s->word would otherwise be stored and reloaded per byte. */
 void simhash_feed(struct simhash *s, const char *p, size_t n)
@@ -79,10 +103,14 @@ void simhash_feed(struct simhash *s, const char *p, size_t n)
   size_t   len = s->word_len;
   for(; u < end; u++) {
     unsigned c = *u, lc = c + ((c - 'A' < 26u) << 5);
-    if(lc - 'a' < 26u || c - '0' < 10u || c >= 0x80) {
+    size_t sp = 0;
+    if(lc - 'a' < 26u || c - '0' < 10u || (c >= 0x80 && !(sp = utf8_space(u, end)))) {
       w = (w ^ lc) * FNV_PRIME;
       len++;
-    } else if(len) {
+      continue;
+    }
+    u += sp ? sp - 1 : 0;
+    if(len) {
       s->word = w;
       s->word_len = len;
       simhash_word_end(s);

@@ -5,7 +5,9 @@
  * of a text in which similar texts differ in few bits. Features are shingles of SIMHASH_SHINGLE consecutive
  * words, each weighted by its count. A word is a run of ASCII letters and
  * digits or of non-ASCII bytes (so UTF-8 scripts form words), lower-cased;
- * everything else separates words. Text may be fed in pieces; a piece
+ * everything else separates words, and so do Unicode's space characters
+ * (U+00A0 no-break space, U+2000..U+200B, U+2028, U+2029, U+202F, U+205F,
+ * U+3000, U+FEFF). Text may be fed in pieces; a piece
  * boundary is a word boundary. */
 #include <stddef.h>
 #include <stdint.h>

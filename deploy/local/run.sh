@@ -19,6 +19,8 @@
 #   and the other is reported as not read, as are the services' addresses
 #   this script chooses itself (WPFS_HLFS_REDIS, WPFS_HLFS_CACHE_REDIS,
 #   WPFS_HLFS_LLFS).
+#   WPFS_FETCHER_SECRET: the secret llfs wants from hlfs (default: a new
+#   random one each run).
 #   WPFS_STATE_DIR: where Redis keeps its files and the services' logs go.
 set -euo pipefail
 : "${WPFS_BIN:=$(cd "$(dirname "$0")/../.." && pwd)/bin}"
@@ -47,6 +49,10 @@ knobs=(WPFS_TOKEN WPFS_PORT WPFS_LLFS_PORT WPFS_REDIS_PORT WPFS_CACHE_REDIS_PORT
        WPFS_DELAY_FACTOR WPFS_STATE_DIR)
 service_env=(env)
 for v in "${knobs[@]}"; do service_env+=(-u "$v"); done
+# The fetcher's shared secret, read from the environment by llfs and hlfs:
+# a fresh one for every run unless given.
+WPFS_FETCHER_SECRET=${WPFS_FETCHER_SECRET:-$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')}
+export WPFS_FETCHER_SECRET
 redis_port=${WPFS_REDIS_PORT:-6390}
 cache_port=${WPFS_CACHE_REDIS_PORT:-6391}
 cache_max=${WPFS_CACHE_MAXMEMORY:-256mb}

@@ -209,6 +209,9 @@ void gw_h_stats(struct api_req *rq, void *arg);
 void gw_metrics(struct buf *out, void *arg);
 void gw_h_client_metrics(struct api_req *rq, void *arg);
 void gw_h_status(struct api_req *rq, void *arg);        /* gw_status.c */
+/* The server's header-time key check (api/srv.h, authorize): a valid key,
+ * or a 401 answered. */
+bool gw_authorize(struct api_req *rq, const struct api_route *route, void *arg); /* gw_door.c */
 /* gw_fleet.c: heartbeat and fleet gauges, each ping; their /metrics. */
 void gw_fleet_tick(struct gw *g);
 void gw_fleet_metrics(struct gw *g, struct buf *b);

@@ -442,7 +442,7 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
     f->g->stats.cache_hits++;
     char *target = fetch_target(f->g, p->redirect);
     f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
-                                     .ref = f->key, .age_s = page_age_s(p, clock_wall_ms()),
+                                     .ref = f->key, .stored = true, .age_ms = page_age_ms(p, clock_wall_ms()),
                                      .location = target };
     fetch_finish(f);  /* the scheduler copies the strings */
     mem_free(target);

@@ -120,7 +120,8 @@ static void ep_add(struct llfs_client *c, unsigned b, const char *addr, bool v6)
 
 /* Point e at endpoint ep, path appended; *to (freed by the caller once the
  * transfer is over: libcurl does not copy it) is the address to connect to
- * over https. The fetchers' CA, when given, is the only one trusted. */
+ * over https. The fetchers' CA, when given, is the only one trusted; the
+ * fetchers' shared secret goes with every request. */
 static int ep_use(const struct llfs_client *c, unsigned ep, CURL *e, const char *path,
                   struct curl_slist **to)
 {
@@ -134,6 +135,12 @@ static int ep_use(const struct llfs_client *c, unsigned ep, CURL *e, const char 
   curl_easy_setopt(e, CURLOPT_CONNECT_TO, *to);
   if(c->cfg.ca_file && *c->cfg.ca_file)
     curl_easy_setopt(e, CURLOPT_CAINFO, c->cfg.ca_file);
+  /* "Authorization: Bearer <secret>", sent with the first request (the
+   * only scheme allowed), and to the fetcher's host only */
+  if(c->cfg.secret && *c->cfg.secret) {
+    curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+    curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->cfg.secret);
+  }
   return 0;
 }
 

@@ -32,6 +32,7 @@ struct llfs_client_cfg {
   long        max_conns;     /* connections kept to the fetchers */
   unsigned    refresh_ms;    /* base host names resolved again this often (0: 5 s) */
   const char *ca_file;       /* PEM CA of https fetchers (NULL: the system's) */
+  const char *secret;        /* the fetchers' shared secret (NULL: none sent) */
 };
 
 struct llfs_client_stats {

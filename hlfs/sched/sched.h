@@ -77,7 +77,8 @@ struct sched_outcome {
   const char *cache_control;  /* robots.txt: caching headers, or NULL */
   const char *expires;
   uint64_t    bytes;
-  uint64_t    age_s;          /* a stored copy served: its age (waiters wanting fresher requeue) */
+  bool        stored;         /* a stored copy served (waiters wanting fresher requeue) */
+  uint64_t    age_ms;         /* and its age */
   bool        fetcher_lost;   /* the fetcher's answer was lost after the fetch was sent */
   const char *cause;          /* robots_unavailable: the robots.txt fetch's outcome, or NULL */
   int         cause_status;   /* and its HTTP status when the site answered */

@@ -377,7 +377,8 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   }
   d->fields = f;
   d->nfields = n;
-  d->age_s = o->age_s;
+  d->stored = o->stored;
+  d->age_ms = o->age_ms;
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
   char attempt[STATE_CAUSE_MAX + 32];

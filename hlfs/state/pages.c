@@ -346,8 +346,17 @@ static bool page_transient(long status)
   return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
+uint64_t page_age_ms(const struct page *p, uint64_t now_ms)
+{
+  return now_ms > p->fetched_at ? now_ms - p->fetched_at : 0;
+}
+
+/* In milliseconds: whole seconds would take a copy up to N + 0.999 s old
+ * for max_age_s N, and any copy of the last second for 0 ("always fetch"). */
 bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
 {
-  return p->outcome && !strcmp(p->outcome, "ok") && !page_transient(p->status) &&
-         page_age_s(p, now_ms) <= max_age_s;
+  if(!p->outcome || strcmp(p->outcome, "ok") || page_transient(p->status))
+    return false;
+  return max_age_s > UINT64_MAX / 1000  /* UINT64_MAX: any age */
+         || page_age_ms(p, now_ms) < max_age_s * 1000;
 }

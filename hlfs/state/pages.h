@@ -79,12 +79,15 @@ store_err page_check(struct store *s, const char *key, page_check_cb *cb, void *
 store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t ttl_s,
                      page_put_cb *cb, void *arg);
 
-/* Whether p may answer a request that accepts copies up to max_age_s old
- * (UINT64_MAX: any age) at now_ms: only successful fetches are served, and
- * no server's "not now" (429, 500, 502, 503, 504: docs/retries.md). */
+/* Whether p may answer a request that accepts copies younger than
+ * max_age_s (UINT64_MAX: any age) at now_ms, to the millisecond (0: none):
+ * only successful fetches are served, and no server's "not now" (429, 500,
+ * 502, 503, 504: docs/retries.md). */
 bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms);
-/* p's age in whole seconds at now_ms. */
+/* p's age in whole seconds at now_ms (what results show). */
 uint64_t page_age_s(const struct page *p, uint64_t now_ms);
+/* p's age in milliseconds at now_ms (what freshness compares). */
+uint64_t page_age_ms(const struct page *p, uint64_t now_ms);
 
 typedef void page_del_cb(void *arg, store_err err, bool existed);
 store_err page_del(struct store *s, const char *key, page_del_cb *cb, void *arg);

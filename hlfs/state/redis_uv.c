@@ -12,8 +12,13 @@ static void ru_on_poll(uv_poll_t *h, int status, int events)
 {
   struct redis_uv *p = h->data;
   if(status != 0) {
-    p->events = 0;  /* libuv stopped the poll: the next request restarts it */
-    return;
+    /* A socket error (POLLERR: the peer reset the connection, or refused
+     * the connect) comes as UV_EBADF with no events, and libuv has stopped
+     * the poll. hiredis learns of it only by reading or writing, so do
+     * what was watched: it then finds the error and disconnects. Dropped,
+     * the store counted as up until a command's deadline (10 s). */
+    events = p->events;
+    p->events = 0;  /* the next request restarts the poll */
   }
   if(p->ac && (events & UV_READABLE))
     redisAsyncHandleRead(p->ac);

@@ -7,7 +7,10 @@
  * the descriptor out of epoll (an EPOLL_CTL_DEL) and later puts it back
  * (an EPOLL_CTL_ADD): two system calls each time, most of the gateway's
  * epoll_ctl calls in a crawl (strace -k), about 4.5 % of its CPU (perf).
- * Here the poll is restarted only when the events it watches change. */
+ * Here the poll is restarted only when the events it watches change, and
+ * a poll error (a reset connection, a refused connect) is handed to hiredis
+ * as the events watched, which hiredis 0.14's adapter drops (hiredis 1.0
+ * does the same as here). */
 #include <hiredis/async.h>
 #include <uv.h>
 

@@ -62,7 +62,8 @@ const char *state_sub_name(enum state_sub_code c);
   X(coalesce_served, "results published to waiters of another request's fetch") \
   X(coalesce_requeued, "waiters sent back to queue: the result was an older stored copy") \
   X(retried,         "requests sent back to queue by the retry policy (docs/retries.md)") \
-  X(reapplied,       "sites whose politeness this replica wrote again after a failover")
+  X(reapplied,       "sites whose politeness this replica wrote again after a failover") \
+  X(submit_unreplicated, "URLs answered store_unavailable: no replica had their submission in time")
 
 struct state_stats {
 #define X(name, help) uint64_t name;
@@ -80,6 +81,9 @@ struct state_cfg {
   uint32_t       queue_retry_ms;  /* Retry-After given for the queued-URL quota */
   uint32_t       journal_max;     /* sites whose recent politeness writes are kept to
                                      write again after a failover (0: none) */
+  uint32_t       submit_replicas; /* replicas that must have a submission before it is
+                                     answered accepted (WAIT; 0: none) */
+  uint32_t       submit_wait_ms;  /* ...within this long */
 };
 
 /* The shards live on nstores Redis (1..STATE_STORES_MAX), shard s on
@@ -189,7 +193,8 @@ struct state_done {
   uint64_t    credit_us;      /* the delay counts from this long before the completion
                                  (when the answer came in: sj_credit) */
   uint32_t    response_ms;
-  uint64_t    age_s;          /* complete: age of the stored copy served, 0 when fresh */
+  bool        stored;         /* complete: a stored copy was served (not a fetch) */
+  uint64_t    age_ms;         /* and its age */
   bool        hopped;         /* complete: a redirect hop was queued for the request: its
                                  own result is not published (its waiters' is) */
   bool        followed;       /* complete: the claim handed a follow record (only then
@@ -211,6 +216,9 @@ struct state_done {
  * back to its queue to be tried again (no result published). */
 typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
                            const char *entry_id);
+/* The smallest max_age code served by a complete (state_done's stored,
+ * age_ms): the coalesced waiters below it go back to their queues. */
+unsigned state_age_need(bool stored, uint64_t age_ms);
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg);
 

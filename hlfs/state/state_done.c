@@ -149,14 +149,16 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
   state_args_add(a, d->local_due ? d->local_due : "");
 }
 
-/* The smallest max_age code whose seconds cover age_s: waiters below it
- * asked for a fresher copy than the one served. */
-static unsigned age_need(uint64_t age_s)
+/* The smallest max_age code a copy age_ms old is younger than (pages.h,
+ * page_fresh): waiters below it asked for a fresher copy than the one
+ * served. A fetch (not stored) satisfies every waiter, max_age 0 too. */
+unsigned state_age_need(bool stored, uint64_t age_ms)
 {
-  if(!age_s)
+  if(!stored)
     return 0;
-  unsigned c = qenc_maxage_code(age_s);
-  return qenc_maxage_secs(c) >= age_s ? c : c + 1;
+  uint64_t s = age_ms / 1000 + 1;  /* whole seconds: age_ms < s * 1000 */
+  unsigned c = qenc_maxage_code(s);
+  return qenc_maxage_secs(c) >= s ? c : c + 1;
 }
 
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
@@ -172,7 +174,7 @@ store_err state_complete(struct state *st, unsigned shard, const struct state_do
   done_common(&a, shard, d);
   state_args_addu(&a, st->cfg.results_maxlen);
   state_args_addu(&a, st->cfg.idle_keep_ms);
-  state_args_addu(&a, age_need(d->age_s));
+  state_args_addu(&a, state_age_need(d->stored, d->age_ms));
   state_args_add(&a, d->hopped ? "h" : d->followed ? "f" : "p");
   state_args_add(&a, d->retry == 'r' ? "r" : d->retry == 'l' ? "l" : "0");
   state_args_addu(&a, d->max_attempts ? d->max_attempts : 1);

@@ -151,6 +151,48 @@ static void submit_on_reply(void *arg, store_err err, const struct store_val *v)
     submit_finish(x);
 }
 
+/* An accepted request is durable once a replica has it: replication is
+ * asynchronous, and a failover to a replica that had not got the
+ * submission would lose it, its id issued again to another request
+ * (seen in the torture run with Sentinel). WAIT, on the connection that
+ * wrote it, answers how many replicas have every write so far; too few in
+ * submit_wait_ms, and the shard's accepted items are answered
+ * store_unavailable: still queued if this master lives on, and a client
+ * that submits them again gets "duplicate" with their id. */
+static void submit_on_wait(void *arg, store_err err, const struct store_val *v)
+{
+  struct submit_part *pt = arg;
+  struct submit_ctx *x = pt->ctx;
+  assert(x && x->magic == SUBMIT_MAGIC);
+  if(err || store_v_int(v, 0) < (long long)x->st->cfg.submit_replicas) {
+    for(size_t i = 0; i < x->n; i++) {
+      if(x->site[i] && x->items[i].code == STATE_SUB_ACCEPTED &&
+         site_shard(x->site[i], x->st->cfg.nshards) == pt->shard) {
+        x->st->stats.submit[STATE_SUB_ACCEPTED]--;
+        x->st->stats.submit_unreplicated++;
+        x->items[i].rid[0] = '\0';
+        submit_answer(x, i, STATE_SUB_UNAVAILABLE);
+      }
+    }
+    x->err = x->err ? x->err : err ? err : STORE_DOWN;
+  }
+  if(--x->outstanding == 0)
+    submit_finish(x);
+}
+
+static void submit_wait(struct submit_ctx *x, unsigned shard)
+{
+  struct state_args a;
+  if(state_args_init(&a, 3))
+    return;  /* no memory: counted as a reply that said too few */
+  state_args_add(&a, "WAIT");
+  state_args_addu(&a, x->st->cfg.submit_replicas);
+  state_args_addu(&a, x->st->cfg.submit_wait_ms);
+  if(!state_send(x->st, state_store(x->st, shard), &a, x->st->cfg.submit_wait_ms,
+                 submit_on_wait, &x->parts[shard]))
+    x->outstanding++;
+}
+
 static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count)
 {
   struct state_args a;
@@ -181,7 +223,10 @@ static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count
       state_args_add(&a, "");
   }
   x->parts[shard] = (struct submit_part){ x, shard };
-  return state_run(x->st, shard, LUA_SUBMIT, &a, submit_on_reply, &x->parts[shard]);
+  e = state_run(x->st, shard, LUA_SUBMIT, &a, submit_on_reply, &x->parts[shard]);
+  if(!e && x->st->cfg.submit_replicas)
+    submit_wait(x, shard);
+  return e;
 }
 
 /* Send one call per shard that has items; items of a shard whose call

@@ -122,6 +122,12 @@ static int run(const struct opts *o, struct tally *t, double *secs)
   long *free_slots = calloc((size_t)o->parallel, sizeof *free_slots);
   struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
   hdrs = curl_slist_append(hdrs, "Accept: application/x-wpfs-fetch");
+  /* the fetcher's shared secret, as the gateway sends it */
+  const char *secret = getenv("WPFS_FETCHER_SECRET");
+  char auth[600];
+  if(secret && *secret && snprintf(auth, sizeof auth, "Authorization: Bearer %s", secret) <
+                            (int)sizeof auth)
+    hdrs = curl_slist_append(hdrs, auth);
   CURLM *m = curl_multi_init();
   if(!slots || !free_slots || !hdrs || !m)
     return -1;

@@ -8,6 +8,11 @@ local headers = {
   ["Content-Type"] = "application/json",
   ["Accept"] = "application/x-wpfs-fetch",
 }
+-- the fetcher's shared secret, as the gateway sends it
+local secret = os.getenv("WPFS_FETCHER_SECRET")
+if secret and secret ~= "" then
+  headers["Authorization"] = "Bearer " .. secret
+end
 
 function init(args)
   for line in io.lines(args[1]) do

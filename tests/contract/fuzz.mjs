@@ -181,6 +181,8 @@ function build(n) {
   }
   if (chance(0.1)) q.set('junk' + int(0, 3), junk().slice(0, 100));
   if (svc === 'hlfs' && (!bad || chance(0.6))) headers.Authorization = `Bearer ${args.token}`;
+  else if (svc === 'llfs' && (!bad || chance(0.6)) && process.env.WPFS_FETCHER_SECRET)
+    headers.Authorization = `Bearer ${process.env.WPFS_FETCHER_SECRET}`;
   else if (svc === 'hlfs' && chance(0.5)) headers.Authorization = pick(['Bearer', 'Basic eDp5', `Bearer ${args.token}x`, 'Bearer ' + junk().replace(/[^\x21-\x7e]/g, '')]);
   if (chance(0.3)) headers.Accept = pick(['text/html', '*/*', 'application/json', 'image/png;q=0.5, */*;q=0.1', junk().replace(/[^\x20-\x7e]/g, '')]);
   let body = null;

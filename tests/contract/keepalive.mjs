@@ -22,6 +22,9 @@ function send(method, path, body) {
   return new Promise((resolve, reject) => {
     const id = `ka-${++n}`;
     const headers = { 'X-Request-Id': id };
+    // the fetcher's routes want the gateways' secret (tests/harness_stack.sh)
+    if (svc === 'llfs' && process.env.WPFS_FETCHER_SECRET)
+      headers.Authorization = `Bearer ${process.env.WPFS_FETCHER_SECRET}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const rq = http.request(new URL(path, base), { method, agent, headers }, (res) => {
       const chunks = [];

@@ -6,7 +6,8 @@
 #   cx [-s hlfs|llfs] [-A] [-H 'Name: value']... [-d BODY | -f FILE] [-l LABEL] METHOD PATH
 #       one exchange with the gateway ($HLFS_URL, default) or the fetcher
 #       ($LLFS_URL). Sends X-Request-Id: cx-<n>, Authorization: Bearer
-#       $CX_TOKEN to the gateway unless -A, Content-Type: application/json
+#       $CX_TOKEN to the gateway (the fetchers' secret, $LLFS_AUTH, to the
+#       fetcher) unless -A, Content-Type: application/json
 #       with a body unless -H gives one. Sets CX_STATUS, CX_BODY (file),
 #       CX_HEAD (file).
 #   expect LABEL STATUS[/SLUG] [cx options] METHOD PATH
@@ -47,6 +48,8 @@ cx() {
   hdrs+=("X-Request-Id: cx-$n")
   if [ "$svc" = hlfs ] && [ "$noauth" = 0 ] && [ -n "$CX_TOKEN" ]; then
     hdrs+=("Authorization: Bearer $CX_TOKEN")
+  elif [ "$svc" = llfs ] && [ "$noauth" = 0 ]; then
+    hdrs+=("$LLFS_AUTH")
   fi
   local reqf=null
   if [ "$bodyf" = set ]; then

@@ -47,7 +47,7 @@ l=$(line "$LLOG" "$work")
 is "$(field "$l" '[.svc, .method, .path, (.status | tostring)] | join(" ")')" "llfs POST /internal/v1/fetch 200" \
   "the fetcher's line carries that id"
 
-curl -s -o /dev/null -H 'X-Request-Id: t-llfs-400' --data-binary 'nope' "$LLFS_URL/internal/v1/fetch"
+curl -s -o /dev/null -H 'X-Request-Id: t-llfs-400' --data-binary 'nope' -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch"
 wait_line "$LLOG" t-llfs-400
 is "$(field "$(line "$LLOG" t-llfs-400)" '.status')" 400 "the fetcher logs its refusals too"
 

@@ -55,7 +55,7 @@ parse() {
 check() { [ "$2" = "$3" ] || ERR+="$1: got '$2', want '$3'; "; }
 
 run_api() {
-  local base=$LLFS_URL auth=() args
+  local base=$LLFS_URL auth=(-H "$LLFS_AUTH") args
   [ "${C[service]}" = hlfs ] && { base=$HLFS_URL; auth=(-H "Authorization: Bearer $TOKEN"); }
   args=(-s -o "$T_DIR/case.body" -w '%{http_code}' -X "${C[request]%% *}" "${auth[@]}")
   [ -n "${C[body]:-}" ] && args+=(-H 'Content-Type: application/json' --data-binary "${C[body]}")
@@ -73,7 +73,7 @@ run_fetch() {
     { ERR+="options is not JSON; "; return; }
   t0=$(date +%s%N)
   curl -s -o "$T_DIR/case.body" -H 'Content-Type: application/json' --data-binary "$req" \
-    "$LLFS_URL/internal/v1/fetch" -m 60
+    -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" -m 60
   t1=$(date +%s%N)
   jq -e . "$T_DIR/case.body" >/dev/null 2>&1 || { ERR+="no JSON answer; "; return; }
   [ -n "${C[outcome]:-}" ] && check outcome "$(jq -r .outcome "$T_DIR/case.body")" "${C[outcome]}"

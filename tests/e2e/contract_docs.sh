@@ -19,7 +19,7 @@ start_hlfs a --token docs-token-123
 for url in "$LLFS_URL/healthz" "$HLFS_URL/healthz" "$HLFS_URL/v1/stats"; do
   curl -s -o /dev/null -H 'Authorization: Bearer docs-token-123' "$url"
 done
-curl -s -o /dev/null "$LLFS_URL/internal/v1/resolve?host=127.0.0.1"
+curl -s -o /dev/null -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/resolve?host=127.0.0.1"
 curl -s "$LLFS_URL/metrics" >"$T_DIR/llfs.metrics"
 curl -s "$HLFS_URL/metrics" >"$T_DIR/hlfs.metrics"
 ok "llfs /metrics scraped" grep -q '^# TYPE llfs_' "$T_DIR/llfs.metrics"

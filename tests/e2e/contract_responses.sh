@@ -229,7 +229,7 @@ expect "llfs resolve: POST is 405" 405/method-not-allowed -s llfs -d '{}' POST /
 # ---- fetcher: overloaded, then stopping ------------------------------------------
 start_llfs --max-in-flight 1 --max-queue 0 --shutdown-grace-ms 5000
 LLFS2_PID=$LLFS_PID
-curl -s -o /dev/null "$LLFS_URL/internal/v1/fetch" \
+curl -s -o /dev/null -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" \
   --data-binary "$(req "$(u 4 /_b/hang/2)" '{timeout_ms: 8000}')" &
 hang=$!
 ok "a hanging fetch is in flight" \

@@ -1,8 +1,8 @@
 #!/bin/bash
 # timeout: 120
 # The overlays deploy/overlays/dev and deploy/overlays/prod, rendered by
-# kubectl kustomize (prod with a tokens.json and a Redis password made
-# here, in a copy of deploy/) and checked whole by k8s-check.js, like the
+# kubectl kustomize (prod with a tokens.json, a Redis password and a
+# fetcher secret made here, in a copy of deploy/) and checked whole by k8s-check.js, like the
 # base. The settings roll the pods: every ConfigMap is rendered with its
 # content's hash in its name and the workloads refer to that name, so a
 # changed setting (the dev overlay's, or one edited in the base) renames
@@ -16,6 +16,7 @@ D=$T_DIR/deploy
 printf '{"clients": [{"name": "crawler", "token": "prod-token-%s"}]}\n' "$RANDOM$RANDOM$RANDOM" \
   >"$D/overlays/prod/tokens.json"
 printf 'redis-%s' "$RANDOM$RANDOM" >"$D/overlays/prod/redis-password"
+printf 'fetcher-secret-%s\n' "$RANDOM$RANDOM$RANDOM" >"$D/overlays/prod/fetcher-secret"
 
 render() {  # dir name
   kubectl kustomize "$1" >"$T_DIR/$2.yaml" 2>"$T_DIR/$2.err"
@@ -72,6 +73,14 @@ tokens=$(field prod Secret wpfs-hlfs-tokens 'Buffer.from(o.data["tokens.json"].r
 is "$(jq -r . <<<"$tokens" | jq -c .)" "$(jq -c . "$D/overlays/prod/tokens.json")" "prod: the API keys are tokens.json"
 pw=$(field prod Secret wpfs-redis-auth 'Buffer.from(o.data.password, "base64").toString()' | tr -d '"')
 is "$pw" "$(cat "$D/overlays/prod/redis-password")" "prod: the Redis password is redis-password"
-ok "prod: neither file can be committed (.gitignore)" sh -c "cd '$WPFS_ROOT' &&
-  git check-ignore -q deploy/overlays/prod/tokens.json && git check-ignore -q deploy/overlays/prod/redis-password"
+fs=$(field prod Secret wpfs-fetcher-secret 'Buffer.from(o.data.secret, "base64").toString()' | tr -d '"')
+is "$fs" "$(head -1 "$D/overlays/prod/fetcher-secret")\\n" "prod: the fetcher secret is fetcher-secret"
+for d in llfs hlfs; do
+  is "$(field prod Deployment "wpfs-$d" \
+    'o.spec.template.spec.containers[0].env.find(e => e.name === "WPFS_FETCHER_SECRET").valueFrom.secretKeyRef.name')" \
+    '"wpfs-fetcher-secret"' "prod: $d reads WPFS_FETCHER_SECRET from that Secret"
+done
+ok "prod: none of the files can be committed (.gitignore)" sh -c "cd '$WPFS_ROOT' &&
+  git check-ignore -q deploy/overlays/prod/tokens.json && git check-ignore -q deploy/overlays/prod/redis-password &&
+  git check-ignore -q deploy/overlays/prod/fetcher-secret"
 done_testing

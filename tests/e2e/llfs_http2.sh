@@ -52,7 +52,7 @@ start_llfs --tls-ca-file "$d/ca.pem"
 # fetch PORT PATH: the answer (JSON) of a fetch of https://h2.test:PORT/PATH,
 # pinned to loopback (no DNS for h2.test).
 fetch() {
-  curl -s "$LLFS_URL/internal/v1/fetch" --data-binary \
+  curl -s -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" --data-binary \
     "$(jq -cn --arg u "https://h2.test:$1$2" '{url: $u, pin_address: "127.0.0.1"}')"
 }
 

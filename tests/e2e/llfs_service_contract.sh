@@ -58,10 +58,10 @@ answer() {
   out=$A/$kind-$n.json
   if [ "$kind" = meta ]; then
     curl -s -D "$T_DIR/h" -o "$T_DIR/framed" -H 'Accept: application/x-wpfs-fetch' \
-      --data-binary "$body" "$@" "$LLFS_URL/internal/v1/fetch"
+      --data-binary "$body" "$@" -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch"
     head -c "$(grep -i '^Wpfs-Meta-Length:' "$T_DIR/h" | tr -dc 0-9)" "$T_DIR/framed" >"$out"
   else
-    curl -s -o "$out" --data-binary "$body" "$@" "$LLFS_URL/internal/v1/fetch"
+    curl -s -o "$out" --data-binary "$body" "$@" -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch"
   fi
 }
 fetch_both() {  # URL [EXTRA-JSON]
@@ -89,7 +89,7 @@ is "$outcomes" \
   "the sample covers nine outcomes"
 for h in site5.test private.test nx.test 127.0.0.1 '%5B::1%5D' dual.test; do
   n=$((n + 1))
-  curl -s -o "$A/resolve-$n.json" "$LLFS_URL/internal/v1/resolve?host=$h"
+  curl -s -o "$A/resolve-$n.json" -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/resolve?host=$h"
 done
 p=0
 for args in "-d {" "-d []" "-d {\"url\":1}" "-d {\"url\":\"ftp://a/\"}" \
@@ -97,10 +97,10 @@ for args in "-d {" "-d []" "-d {\"url\":1}" "-d {\"url\":\"ftp://a/\"}" \
   "-d {\"url\":\"http://a/\",\"x\":1}"; do
   p=$((p + 1))
   # shellcheck disable=SC2086  # the arguments are split on purpose
-  curl -s -o "$A/problem-$p.json" $args "$LLFS_URL/internal/v1/fetch"
+  curl -s -o "$A/problem-$p.json" $args -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch"
 done
-curl -s -o "$A/problem-r1.json" "$LLFS_URL/internal/v1/resolve"
-curl -s -o "$A/problem-r2.json" "$LLFS_URL/internal/v1/nothing"
+curl -s -o "$A/problem-r1.json" -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/resolve"
+curl -s -o "$A/problem-r2.json" -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/nothing"
 
 node - "$A" >"$T_DIR/validate.json" <<'JS'
 const fs = require("fs");

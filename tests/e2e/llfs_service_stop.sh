@@ -43,6 +43,7 @@ keepalive_probe() {
     select(undef, undef, undef, 0.3);
     print "readyz-after ", ask("GET /readyz HTTP/1.1\r\n", ""), "\n";
     print "fetch-after ", ask("POST /internal/v1/fetch HTTP/1.1\r\n" .
+                              "Authorization: Bearer $ENV{WPFS_FETCHER_SECRET}\r\n" .
                               "Content-Type: application/json\r\n", $body), "\n";
   ' "$LLFS_PORT" "$LLFS_PID" "$(req "$(site_url site0.test /)")"
 }
@@ -51,7 +52,7 @@ keepalive_probe() {
 start_llfs --shutdown-grace-ms 5000
 curl -s -o "$T_DIR/slow.out" -w '%{http_code}' -H 'X-Request-Id: slow-1' \
   --data-binary "$(req "$(site_url site1.test '/_b/body/slow?hold_ms=2000')")" \
-  "$LLFS_URL/internal/v1/fetch" >"$T_DIR/slow.status" &
+  -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" >"$T_DIR/slow.status" &
 slow=$!
 ok "the slow fetch is in flight" wait_for 5 in_flight 1
 t0=$(now_ms)
@@ -77,7 +78,7 @@ ok "log: stopped" grep -q '"msg":"stopped"' "$T_DIR/llfs.log"
 start_llfs --shutdown-grace-ms 500
 curl -s -o "$T_DIR/cut.out" -w '%{http_code}' \
   --data-binary "$(req "$(site_url site2.test '/_b/body/slow?hold_ms=8000')")" \
-  "$LLFS_URL/internal/v1/fetch" >"$T_DIR/cut.status" &
+  -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" >"$T_DIR/cut.status" &
 cut=$!
 ok "the long fetch is in flight" wait_for 5 in_flight 1
 t0=$(now_ms)
@@ -94,7 +95,7 @@ cmp_le "$el" 2000 "... and soon after it"
 # ---- a resolve waiting for DNS at SIGTERM still gets its answer
 start_dnsmasq 4
 start_llfs --dns-timeout-ms 1000
-curl -s -o "$T_DIR/res.out" -w '%{http_code}' "$LLFS_URL/internal/v1/resolve?host=timeout.test" \
+curl -s -o "$T_DIR/res.out" -w '%{http_code}' -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/resolve?host=timeout.test" \
   >"$T_DIR/res.status" &
 res=$!
 ok "the resolve is waiting for DNS" \

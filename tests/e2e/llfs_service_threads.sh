@@ -27,7 +27,7 @@ ok "log: the worker count at start" \
 urls=()
 for i in 2 3 4 5 6 7; do
   urls+=(--data-binary "$(req "$(site_url "site$i.test" "/_b/body/s?hold_ms=2000")")"
-         "$LLFS_URL/internal/v1/fetch" -o "$T_DIR/slow$i.out")
+         -H "$LLFS_AUTH" "$LLFS_URL/internal/v1/fetch" -o "$T_DIR/slow$i.out")
   [ "$i" -lt 7 ] && urls+=(--next)
 done
 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 6 "${urls[@]}" &
@@ -51,7 +51,7 @@ is "$(metric 'llfs_fetches_total{outcome="ok"}')" 6 "metrics: the six fetches of
 # /metrics on either counts the requests of both.
 python3 - "$LLFS_PORT" "$(tw_url site1.test /p/1.html)" "$(tw_url site1.test /p/2.html)" \
   >"$T_DIR/two.out" <<'PY'
-import http.client, json, sys
+import http.client, json, os, sys
 port, u1, u2 = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 a = http.client.HTTPConnection("127.0.0.1", port)
 b = http.client.HTTPConnection("127.0.0.1", port)
@@ -64,7 +64,8 @@ for conn, url in ((a, u1), (b, u2), (a, "/metrics"), (b, "/metrics")):
         print("metrics", line[0].split()[1] if line else 0)
     else:
         conn.request("POST", "/internal/v1/fetch", json.dumps({"url": url}),
-                     {"Content-Type": "application/json"})
+                     {"Content-Type": "application/json", "Authorization":
+                      "Bearer " + os.environ["WPFS_FETCHER_SECRET"]})
         r = json.loads(conn.getresponse().read())
         print("fetch", r["outcome"], r["status"])
 PY

@@ -82,7 +82,7 @@ static void check_scores(const struct html_links *l, int strategy)
   bool *follow = mem_calloc(l->n + 1, sizeof *follow);
   if(scores && follow && !focus_topic_words(f, l->text.data ? l->text.data : "", l->text.len / 2)) {
     struct crawl_scored sp = { "http://fuzz.test/a", "ok", 200, NULL, l->text.data, l->text.len,
-                               l, false, scores, follow, &log };
+                               l, false, scores, follow, &log, false };
     if(h->page(h->arg, &sp) == CRAWL_OK) {
       for(size_t i = 0; i < l->n; i++)
         if(!(scores[i].score >= 0 && scores[i].score <= 1))

@@ -125,7 +125,7 @@ static void test_waiter_wanting_fresher_copy_is_requeued(void **state)
   struct state_item b = item("http://co.test/old", 10), c = item("http://co.test/old", 3600);
   submit1("cb", &b, STATE_SUB_ACCEPTED);
   submit1("cc", &c, STATE_SUB_ACCEPTED);
-  assert_int_equal(ts_complete_age(0, &first, 0, DELAY_NONE, NULL, 100), 1);
+  assert_int_equal(ts_complete_age(0, &first, 0, DELAY_NONE, NULL, true, 100000), 1);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}cc"), 1);
   assert_int_equal(it_int(ts_store, "EXISTS x:{0}cb"), 0);
   assert_int_equal(state_stats(ts_st)->coalesce_served, 1);
@@ -136,6 +136,36 @@ static void test_waiter_wanting_fresher_copy_is_requeued(void **state)
   assert_string_equal(cl.c[0].rid, b.rid);  /* its own request id, kept */
   assert_int_equal(cl.c[0].q.max_age_s, 10);
   assert_int_equal(ts_complete(&cl.c[0], 0), 1);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}cb"), 1);
+  assert_counts_zero("cb");
+  assert_counts_zero("cc");
+  ts_close();
+}
+
+/* A stored copy 400 ms old: not younger than max_age_s 0, so that waiter
+ * is queued to be fetched; younger than 1 s, so that one is served. Ages
+ * in whole seconds (0) served both. */
+static void test_waiter_max_age_0_not_served_a_stored_copy(void **state)
+{
+  (void)state;
+  ts_open(1);
+  struct state_item a = item("http://co.test/new", QENC_MAXAGE_ANY);
+  submit1("ca", &a, STATE_SUB_ACCEPTED);
+  static struct ts_claims cl;
+  ts_claim(&cl, 1);
+  struct ts_claim first = cl.c[0];
+  struct state_item b = item("http://co.test/new", 0), c = item("http://co.test/new", 1);
+  submit1("cb", &b, STATE_SUB_ACCEPTED);
+  submit1("cc", &c, STATE_SUB_ACCEPTED);
+  assert_int_equal(ts_complete_age(0, &first, 0, DELAY_NONE, NULL, true, 400), 1);
+  assert_int_equal(it_int(ts_store, "XLEN x:{0}cc"), 1);
+  assert_int_equal(it_int(ts_store, "EXISTS x:{0}cb"), 0);
+  assert_int_equal(state_stats(ts_st)->coalesce_requeued, 1);
+  ts_claim(&cl, 1);
+  assert_int_equal(cl.n, 1);
+  assert_string_equal(cl.c[0].rid, b.rid);
+  assert_int_equal(cl.c[0].q.max_age_s, 0);
+  assert_int_equal(ts_complete(&cl.c[0], 0), 1);  /* a fetch serves max_age_s 0 */
   assert_int_equal(it_int(ts_store, "XLEN x:{0}cb"), 1);
   assert_counts_zero("cb");
   assert_counts_zero("cc");
@@ -211,6 +241,7 @@ int main(void)
     cmocka_unit_test(test_queued_requests_join_the_claim),
     cmocka_unit_test(test_submissions_join_the_fetch_in_flight),
     cmocka_unit_test(test_waiter_wanting_fresher_copy_is_requeued),
+    cmocka_unit_test(test_waiter_max_age_0_not_served_a_stored_copy),
     cmocka_unit_test(test_waiters_of_an_abandoned_request),
     cmocka_unit_test(test_waiters_of_an_aborted_claim),
   };

@@ -161,11 +161,13 @@ static inline void ts_on_done(void *arg, store_err err, int held, uint64_t next_
 }
 
 static inline int ts_complete_age(unsigned shard, const struct ts_claim *c, uint64_t delay_ms,
-                                  enum delay_reason why, uint64_t *next_at, uint64_t age_s)
+                                  enum delay_reason why, uint64_t *next_at, bool stored,
+                                  uint64_t age_ms)
 {
   static const char *fields[] = { "o", "ok", "hs", "200" };
   struct state_done d = { .site = c->site, .token = c->token, .response_ms = 12,
-                          .fields = fields, .nfields = 4, .age_s = age_s,
+                          .fields = fields, .nfields = 4, .stored = stored,
+                          .age_ms = age_ms,
                           .followed = c->followed, .local_due = ts_local_due };
   d.delay.delay_ms = delay_ms;
   d.delay.reason = why;
@@ -181,7 +183,7 @@ static inline int ts_complete_age(unsigned shard, const struct ts_claim *c, uint
 static inline int ts_complete_d(unsigned shard, const struct ts_claim *c, uint64_t delay_ms,
                                 enum delay_reason why, uint64_t *next_at)
 {
-  return ts_complete_age(shard, c, delay_ms, why, next_at, 0);
+  return ts_complete_age(shard, c, delay_ms, why, next_at, false, 0);
 }
 
 static inline int ts_complete(const struct ts_claim *c, uint64_t delay_ms)

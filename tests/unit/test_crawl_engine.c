@@ -66,7 +66,7 @@ static void page_extras(int site, int j, struct buf *b)
     buf_adds(b, "<a href=/trap/>archive</a><a href=/cal/2024/1>calendar</a>"
                 "<a href=/q?s=1>search</a>");
   if(site == 4)
-    buf_adds(b, "<a href=/near/1>n1</a><a href=/near/2>n2</a>");
+    buf_adds(b, "<a href=/near/1>n1</a><a href=/near/2>n2</a><a href=/near/3>n3</a>");
 }
 
 static void page_html(int site, int j, struct buf *b)
@@ -162,6 +162,10 @@ static void web_special(int site, const char *path, struct web_answer *a)
   } else if(site == 4 && !strncmp(path, "/near/", 6)) {
     filler(99, 300, &a->body);
     buf_adds(&a->body, path[6] == '1' ? " alpha" : " omega");
+    if(path[6] == '3')  /* a near copy with a link of its own */
+      buf_adds(&a->body, "<a href=/only-near.html>only here</a>");
+  } else if(site == 4 && !strcmp(path, "/only-near.html")) {
+    filler(98, 60, &a->body);
   } else {
     a->status = 404;
     buf_adds(&a->body, "not found");
@@ -464,7 +468,10 @@ static void test_full_crawl(void **state)
   /* Duplicates: every /p/N and ?ref= form fetched is an exact duplicate. */
   int dups = count_prefix(&f, "http://s") - SITES * PAGES;
   assert_true(st.dup_exact > 0);
-  assert_int_equal(st.dup_near, 1);  /* /near/2 of /near/1 */
+  assert_int_equal(st.dup_near, 2);  /* /near/2 and /near/3 of /near/1 */
+  /* /near/3 links to a page no other page links to: its links are taken. */
+  assert_int_equal(st.dup_near_followed, 1);
+  assert_int_equal(times(&f, "http://s4.test/only-near.html"), 1);
   /* An exact duplicate is not parsed: its links would not be taken. */
   assert_int_equal(st.parsed, st.html + st.dup_near);
   /* Traps: contained, and each defence said so. */

@@ -103,7 +103,8 @@ static void page_score(struct focus *f, struct page *pg, const struct frontier_s
 {
   const struct crawl_scorer *h = focus_scorer(f);
   struct crawl_scored sp = { "http://p.test/page", "ok", 200, own, pg->l.text.data,
-                             pg->l.text.len, &pg->l, false, pg->scores, pg->follow, &pg->log };
+                             pg->l.text.len, &pg->l, false, pg->scores, pg->follow, &pg->log,
+                             false };
   assert_int_equal(h->page(h->arg, &sp), CRAWL_OK);
 }
 
@@ -248,7 +249,7 @@ static void test_harvest(void **state)
     bool rel = (i < 100 && i % 4 == 0) || (i >= 100 && i % 2 == 0);
     struct crawl_scored sp = { "http://h.test/", "ok", 200, NULL, rel ? on : off,
                                rel ? sizeof on - 1 : sizeof off - 1, NULL, false, NULL, NULL,
-                               &log };
+                               &log, false };
     buf_reset(&log);
     assert_int_equal(h->page(h->arg, &sp), CRAWL_OK);
   }
@@ -289,7 +290,7 @@ static void test_recorded(void **state)
   struct buf log;
   buf_init(&log, CRAWLLOG_EXTRA_MAX);
   struct crawl_scored sp = { "http://h.test/", "ok", 200, &own, "sailing yachts", 14, NULL,
-                             false, NULL, NULL, &log };
+                             false, NULL, NULL, &log, false };
   assert_int_equal(h->page(h->arg, &sp), CRAWL_OK);
   char line[4096];
   snprintf(line, sizeof line, "{\"url\":\"http://h.test/\"%s}", log.data);
@@ -300,7 +301,7 @@ static void test_recorded(void **state)
   assert_memory_equal(back.meta, m, mlen);
   /* Replayed without its text (a duplicate has no record): counted as logged. */
   struct crawl_scored rp = { "http://h.test/", "ok", 200, &back, NULL, 0, NULL, true, NULL,
-                             NULL, &log };
+                             NULL, &log, false };
   assert_int_equal(h->page(h->arg, &rp), CRAWL_OK);
   struct focus_stats st;
   focus_stats(f, &st);
@@ -346,6 +347,28 @@ static void test_checkpoint(void **state)
   focus_close(&f);
 }
 
+/* A near duplicate with links of its own has them scored, but its words
+ * are not learned again: the IDF counts original pages. */
+static void test_near_copy_not_learned(void **state)
+{
+  (void)state;
+  struct focus *f = open_focus(FOCUS_SHARK, 0.2);
+  const struct crawl_scorer *h = focus_scorer(f);
+  struct page pg;
+  page_open(&pg, sail_page);
+  page_score(f, &pg, NULL);
+  struct crawl_scored sp = { "http://p.test/copy", "ok", 200, NULL, pg.l.text.data,
+                             pg.l.text.len, &pg.l, false, pg.scores, pg.follow, &pg.log, true };
+  assert_int_equal(h->page(h->arg, &sp), CRAWL_OK);
+  struct focus_stats st;
+  focus_stats(f, &st);
+  assert_int_equal(st.pages, 2);
+  assert_int_equal(st.idf_docs, 1);
+  assert_true(st.links_scored >= 2 * pg.l.n);
+  page_close(&pg);
+  focus_close(&f);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -356,6 +379,7 @@ int main(void)
     cmocka_unit_test(test_harvest),
     cmocka_unit_test(test_recorded),
     cmocka_unit_test(test_checkpoint),
+    cmocka_unit_test(test_near_copy_not_learned),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,8 @@
 #include "hlfs/gw/page_fresh.h"
 #include "hlfs/gw/page_memo.h"
 #include "hlfs/policy/robots_memo.h"
+#include "hlfs/state/qenc.h"
+#include "hlfs/state/state.h"
 
 static json_t *render(const struct page *p, const char *rid, uint64_t now)
 {
@@ -55,6 +57,45 @@ static void test_page_form(void **state)
   assert_null(json_object_get(j, "redirect"));
   assert_null(json_object_get(j, "id"));
   json_decref(j);
+}
+
+/* Freshness to the millisecond: max_age_s N takes copies younger than
+ * N s, not up to N + 0.999 s, and 0 takes none (compared in whole seconds,
+ * a copy of the last second answered max_age_s 0). */
+static void test_page_freshness(void **state)
+{
+  (void)state;
+  struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200,
+                    .fetched_at = 1000000 };
+  assert_false(page_fresh(&p, 0, 1000000));
+  assert_false(page_fresh(&p, 0, 1000400));
+  assert_true(page_fresh(&p, 1, 1000999));
+  assert_false(page_fresh(&p, 1, 1001000));
+  assert_false(page_fresh(&p, 1, 1001500));
+  assert_true(page_fresh(&p, 60, 1059999));
+  assert_false(page_fresh(&p, 60, 1060000));
+  assert_true(page_fresh(&p, UINT64_MAX, 999999999999));  /* any age */
+  assert_true(page_fresh(&p, 31536000000ull, 999999999));  /* the API's largest */
+  assert_true(page_fresh(&p, 5, 999000));  /* stored "later" than now: age 0 */
+  assert_int_equal(page_age_ms(&p, 1000400), 400);
+  assert_int_equal(page_age_s(&p, 1001999), 1);
+  p.outcome = "http_error";
+  assert_false(page_fresh(&p, UINT64_MAX, 1000000));
+}
+
+/* The max_age code a stored copy satisfies, to the millisecond: waiters
+ * below it go back to their queues; a fetch serves all. */
+static void test_age_need(void **state)
+{
+  (void)state;
+  assert_int_equal(state_age_need(false, 0), 0);
+  assert_int_equal(state_age_need(false, 5000), 0);
+  assert_int_equal(state_age_need(true, 0), 1);    /* not max_age_s 0 */
+  assert_int_equal(state_age_need(true, 999), 1);
+  assert_int_equal(state_age_need(true, 1000), 2);
+  assert_int_equal(state_age_need(true, 14999), 15);
+  assert_int_equal(qenc_maxage_secs(state_age_need(true, 100000)), 104);  /* > 100 s */
+  assert_int_equal(state_age_need(true, UINT64_MAX / 2), 511);  /* only "any age" */
 }
 
 static void test_result_form(void **state)
@@ -213,6 +254,8 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_page_form),
     cmocka_unit_test(test_page_fresh),
+    cmocka_unit_test(test_page_freshness),
+    cmocka_unit_test(test_age_need),
     cmocka_unit_test(test_result_form),
     cmocka_unit_test(test_too_large),
     cmocka_unit_test(test_robots_memo),

@@ -3,7 +3,8 @@
 // crawler written in TypeScript would do. Built by build.sh, run by
 // tests/e2e/contract_client.sh with:
 //   WPFS_HLFS_URL, WPFS_LLFS_URL, WPFS_TOKEN, WPFS_PAGES (space-separated
-//   URLs of pages that exist), WPFS_DISALLOWED (a URL robots.txt refuses)
+//   URLs of pages that exist), WPFS_DISALLOWED (a URL robots.txt refuses),
+//   WPFS_FETCHER_SECRET (the fetcher's shared secret)
 // Prints "PASS what" / "FAIL what: why" lines.
 import createClient from 'openapi-fetch';
 import type { components, paths } from './wpfs-api.js';
@@ -29,7 +30,11 @@ const gwRaw = createClient<paths>({
   baseUrl: env('WPFS_HLFS_URL'),
   headers: { Authorization: `Bearer ${token}` },
 });
-const fetcher = createClient<paths>({ baseUrl: env('WPFS_LLFS_URL') });
+// the fetcher's routes want the gateways' shared secret (fetcherSecret)
+const fetcher = createClient<paths>({
+  baseUrl: env('WPFS_LLFS_URL'),
+  headers: { Authorization: `Bearer ${env('WPFS_FETCHER_SECRET')}` },
+});
 
 let failed = 0;
 function check(what: string, cond: boolean, why?: unknown): void {

@@ -1,0 +1,142 @@
+#!/bin/bash
+# A broad crawl under the product's politeness: the broad web
+# (tests/harness_broadweb.sh: BROADWEB_HOSTS sites, 2000 by default, on
+# BROADWEB_IPS shared addresses, 16; HTTPS with HTTP/2 and HTTP; dead,
+# refusing, hanging and slow hosts; robots.txt disallowing, with
+# Crawl-delay: 1, missing or 503), served by nginx, crawled in the same
+# run by:
+#   - wpfs-discover --scope any through the whole stack (dnsmasq, the state
+#     and page cache Redis, llfs, hlfs with the default --min-delay-ms 1000
+#     and --delay-factor 2);
+#   - wget2 (Debian) -r --robots=on -H --max-threads=100, names resolved
+#     through a private /etc/hosts (a mount namespace: needs root; skipped
+#     otherwise), which keeps no delay between requests to a host.
+# Prints for each: the time to 99 % of the pages (from nginx's log) against
+# the politeness bound (the busiest host's requests, each one delay after
+# the last), the politeness violations nginx saw, connections per host
+# and requests per connection; for wpfs, CPU per page of each process.
+# Knobs: BROADWEB_HOSTS, BROADWEB_SEED (1), BROADWEB_IPS, BROADWEB_LLFS_ARGS
+# (more llfs flags), BROADWEB_WGET2 (0: skip wget2).
+. "$WPFS_ROOT/tests/lib.sh"
+export LC_ALL=C
+HOSTS=${BROADWEB_HOSTS:-2000}
+SEED=${BROADWEB_SEED:-1}
+MIN_DELAY=1000
+FACTOR=2
+TOKEN=bench-broadweb-token
+command -v nginx >/dev/null || bail "nginx is missing (make deps)"
+now_ms() { date +%s%3N; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+hz=$(getconf CLK_TCK)
+
+t=$(now_ms)
+broadweb_world "$HOSTS" "$SEED" "${BROADWEB_IPS:-16}"
+broadweb_certs
+start_broadweb
+echo "   world: $HOSTS hosts on ${BROADWEB_IPS:-16} addresses, written in $(( $(now_ms) - t )) ms;" \
+     "$(awk -F'\t' '$5 == "page"' "$BW_DIR/expect.tsv" | wc -l) pages to fetch"
+start_redis
+start_redis_cache 512mb
+start_llfs --log-level warn --tls-ca-file "$BW_CA" --connect-timeout-ms 5000 --timeout-ms 10000 \
+  ${BROADWEB_LLFS_ARGS:-}
+start_hlfs a --token "$TOKEN" --min-delay-ms "$MIN_DELAY" --delay-factor "$FACTOR" --log-level warn \
+  --cache-redis "127.0.0.1:$CACHE_REDIS_PORT"
+WANT=$(awk -F'\t' '$5 == "page"' "$BW_DIR/expect.tsv" | wc -l)
+
+# The politeness bound: no crawl of the world can end sooner than its
+# busiest host allows (robots.txt, its pages and sitemap, one delay apart;
+# a slow host's pages take about 1 s, then twice that of delay).
+bound=$(awk -v min="$MIN_DELAY" -F'\t' '($2 == "live" || $2 == "slow") && $3 != "e503" {
+          gap = $3 == "delay" && 1000 > min ? 1000 : min
+          if ($2 == "slow") gap = 1000 + (2000 > gap ? 2000 : gap)
+          t = ($6 + $7) * gap; if (t > b) b = t } END { print b + 0 }' "$BW_DIR/world.tsv")
+
+# What nginx saw of one crawl that began at T0 (ms): "ms_to_99 pages
+# violations hosts connections".
+seen() {
+  local t0=$1 k
+  k=$(( (WANT * 99 + 99) / 100 ))
+  awk -v t0="$t0" '$5 == 200 && $7 != "/robots.txt" { print $2 * 1000 - t0 }' "$BW_LOG" | sort -n |
+    awk -v k="$k" 'NR == k { t = $1 } END { printf "%d %d ", (NR >= k ? t : -1), NR }'
+  echo "$(broadweb_politeness "$MIN_DELAY" "$FACTOR" 30 | wc -l)" \
+       "$(cut -d' ' -f1 "$BW_LOG" | sort -u | wc -l)" \
+       "$(awk '{ c[$1 " " $4] = 1 } END { print length(c) }' "$BW_LOG")" \
+       "$(awk '$7 ~ /^\/private\//' "$BW_LOG" | wc -l)" \
+       "$(awk -F'\t' '$3 == "e503" { print $1 }' "$BW_DIR/world.tsv" | sort |
+          join - <(sort -k1,1 "$BW_LOG") | awk '$7 != "/robots.txt"' | wc -l)"
+}
+report() {  # name secs seen-line
+  local r
+  read -r ms pages viol hosts conns priv e503 <<<"$3"
+  r=$(wc -l <"$BW_LOG")
+  awk -v n="$1" -v s="$2" -v ms="$ms" -v p="$pages" -v b="$bound" -v v="$viol" -v h="$hosts" \
+      -v c="$conns" -v r="$r" -v pv="$priv" -v e="$e503" 'BEGIN {
+    printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s = x%.2f the politeness bound (%.1f s)\n", n, p, s, ms / 1000, ms / b, b / 1000
+    printf "   %-14s violations: %d requests too soon or at once, %d disallowed, %d pages of hosts whose robots.txt answers 503\n", "", v, pv, e
+    printf "   %-14s %.2f connections per host, %.2f requests per connection\n", "", c / h, r / c }'
+}
+
+# ---- wpfs ----------------------------------------------------------------------
+declare -A c0
+for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID nginx:$NGINX_PID; do
+  c0[${p%%:*}]=$(cpu_ticks "${p#*:}")
+done
+: >"$BW_LOG"
+t0=$(now_ms)
+WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$BW_DIR/seeds" \
+  --out "$T_DIR/out" --scope any --log-level warn >"$T_DIR/wpfs.json" 2>"$T_DIR/wpfs.log" &
+dpid=$!
+dticks=0
+while kill -0 "$dpid" 2>/dev/null; do
+  t=$(cpu_ticks "$dpid")
+  [ "$t" -gt "$dticks" ] && dticks=$t
+  sleep 0.2
+done
+wait "$dpid"
+w_rc=$?
+w_secs=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print (b - a) / 1000 }')
+w_seen=$(seen "$t0")
+cp "$BW_LOG" "$T_DIR/wpfs-access.log"
+report wpfs-discover "$w_secs" "$w_seen"
+w_pages=$(wc -l <"$BW_LOG")
+echo "   CPU per request (ms), wpfs run ($w_pages requests):"
+for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID nginx:$NGINX_PID; do
+  n=${p%%:*}
+  awk -v n="$n" -v t=$(( $(cpu_ticks "${p#*:}") - c0[$n] )) -v hz="$hz" -v r="$w_pages" 'BEGIN {
+    printf "     %-14s %.3f\n", n, t * 1000 / hz / r }'
+done
+awk -v t="$dticks" -v hz="$hz" -v r="$w_pages" 'BEGIN { printf "     %-14s %.3f\n", "wpfs-discover", t * 1000 / hz / r }'
+# The crawl log against the world: pages that should have been fetched and were not.
+jq -r 'select(.outcome == "ok" and .status == 200) | .url' "$T_DIR/out/crawl.jsonl" | sort >"$T_DIR/got"
+awk -F'\t' '$5 == "page" { print $1 }' "$BW_DIR/expect.tsv" | sort | comm -23 - "$T_DIR/got" >"$T_DIR/lost"
+echo "   wpfs-discover: $(wc -l <"$T_DIR/lost") pages not fetched$( [ -s "$T_DIR/lost" ] && echo ", as:" )"
+jq -r '[.url, .outcome, (.status | tostring)] | @tsv' "$T_DIR/out/crawl.jsonl" | sort |
+  join -t $'\t' "$T_DIR/lost" - | awk -F'\t' '{ print $2, $3 }' | sort | uniq -c | sed 's/^/     /'
+curl -s "$LLFS_URL/metrics" | awk '$1 == "llfs_connections_opened_total" { o = $2 }
+  $1 == "llfs_connections_reused_total" { r = $2 }
+  END { printf "   llfs: %d connections opened, %d fetches on a kept-alive one\n", o, r }'
+
+# ---- wget2 ---------------------------------------------------------------------
+g_rc=0
+if [ "${BROADWEB_WGET2:-1}" = 0 ]; then
+  echo "   wget2: skipped (BROADWEB_WGET2=0)"
+elif ! command -v wget2 >/dev/null || ! { [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; }; then
+  echo "   wget2: skipped (missing, or no private /etc/hosts: needs root and unshare)"
+else
+  { cat /etc/hosts; cat "$BW_DIR/hosts"; } >"$T_DIR/hosts"
+  G_DIR=$(mktemp -d "$( [ -d /dev/shm ] && echo /dev/shm || echo "$T_DIR")/wpfs-wget2.XXXXXX")
+  trap 'rm -rf "$G_DIR"; t_cleanup' EXIT  # and what tests/lib.sh cleans
+  : >"$BW_LOG"
+  t0=$(now_ms)
+  ticks=$(unshare -m sh -c "mount --make-rprivate / && mount --bind '$T_DIR/hosts' /etc/hosts &&
+    cd '$T_DIR' && wget2 -q -r -l inf --robots=on -H --max-threads=100 --no-parent \
+      --ca-certificate='$BW_CA' -P '$G_DIR' -i '$BW_DIR/seeds' --timeout=10 --tries=1 \
+      >'$T_DIR/wget2.log' 2>&1;
+    awk '{ print \$16 + \$17 }' /proc/\$\$/stat")
+  g_secs=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print (b - a) / 1000 }')
+  report "wget2" "$g_secs" "$(seen "$t0")"
+  awk -v t="${ticks:-0}" -v hz="$hz" -v r="$(wc -l <"$BW_LOG")" 'BEGIN {
+    printf "   CPU per request (ms), wget2 run: %.3f\n", t * 1000 / hz / r }'
+fi
+read -r _ _ w_viol _ _ w_priv w_e503 <<<"$w_seen"
+[ "$w_rc" -eq 0 ] && [ "$((w_viol + w_priv + w_e503))" -eq 0 ] && [ ! -s "$T_DIR/lost" ] && [ "$g_rc" -eq 0 ]
