@@ -56,12 +56,10 @@ struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct st
   char origin[SITE_ORIGIN_MAX] = "", rurl[SITE_ORIGIN_MAX + 16];
   const char *sep = strchr(c->url, QENC_OPT_SEP);  /* the request's options follow */
   size_t ulen = sep ? (size_t)(sep - c->url) : strlen(c->url);
-  char *url0 = mem_alloc(ulen + 1);
-  if(!url0)
+  char *url0 = sep ? mem_strndup(c->url, ulen) : NULL;  /* only such a request pays */
+  if(sep && !url0)
     return NULL;
-  memcpy(url0, c->url, ulen);
-  url0[ulen] = '\0';
-  if(site_origin(url0, origin, sizeof origin))
+  if(site_origin(sep ? url0 : c->url, origin, sizeof origin))
     origin[0] = '\0';
   mem_free(url0);
   sj_robots_url(origin, rurl, sizeof rurl);
