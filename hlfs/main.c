@@ -15,6 +15,7 @@
 #include "common/secret.h"
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/gw_reqopt.h"
 #include "hlfs/gw/llfs_client.h"
 #include "hlfs/gw/page_fresh.h"
 #include "hlfs/gw/page_memo.h"
@@ -29,6 +30,7 @@ struct hlfs_cfg {
   char  *cache_redis;
   long   claim_ahead_us;
   long   claim_batch;
+  char  *client_headers;
   double delay_factor;
   long   failover_hold_ms;
   long   failover_journal;
@@ -110,6 +112,10 @@ static const struct cfg_key hlfs_keys[] = {
     "a site whose next request is allowed this soon is claimed now, and the fetcher holds the "
     "request until then (0: a site is claimed once due)" },
   { "claim_batch", CFG_INT, OFF(claim_batch), "64", 1, 256, NULL, "claims per Redis call" },
+  { "client_headers", CFG_STR, OFF(client_headers), "Accept,Accept-Language", 0, 0, NULL,
+    "request headers a client may set on its requests (comma-separated; never Host, "
+    "hop-by-hop headers, User-Agent, If-*; Authorization and Cookie only when listed, their "
+    "pages then the client's own)" },
   { "delay_factor", CFG_DOUBLE, OFF(delay_factor), "2", 0, 100, NULL,
     "next request to a site waits at least this times the last response time" },
   { "failover_hold_ms", CFG_MSEC, OFF(failover_hold_ms), "0", 0, 7200000, NULL,
@@ -284,6 +290,7 @@ struct hlfs_proc {
   struct proc_group { struct hlfs_proc *p; unsigned k; } group[STATE_STORES_MAX];
   struct sched_fetch_ops fops;
   struct sched_robots_ops rops;
+  struct reqopt_allow client_headers;
   uint64_t stop_deadline;
   char fetcher_secret[SECRET_MAX_LEN + 1];
 };
@@ -506,7 +513,13 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .page_hold_bytes = p->cfg.page_hold_bytes, .page_hold_ms = (uint32_t)p->cfg.page_hold_ms,
     .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
     .metrics_client_names = p->cfg.metrics_client_names,
+    .client_headers = &p->client_headers,
   };
+  char herr[160];
+  if(reqopt_allow_parse(p->cfg.client_headers, &p->client_headers, herr, sizeof herr)) {
+    LOG(LOG_ERROR, "%s", herr);
+    return -1;
+  }
   c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
   c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
   c->robots.max_ttl_ms = (uint64_t)p->cfg.robots_max_ttl_ms;

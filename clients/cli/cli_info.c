@@ -99,16 +99,18 @@ static void explain(const char *url, const json_t *j)
   if(json_is_integer(json_object_get(j, "retry_at")))
     printf("  retry at:    %lld (ms since the epoch)\n",
            (long long)json_integer_value(json_object_get(j, "retry_at")));
-  printf("  origin:      %s, agent %s\n", str(j, "origin"), str(j, "agent"));
+  printf("  origin:      %s, agent %s (product token %s)\n", str(j, "origin"), str(j, "agent"),
+         str(j, "product_token"));
 }
 
 int cli_robots(struct cli *c, int argc, char **argv)
 {
   static const struct option lo[] = {
     { "explain", no_argument, NULL, 'e' }, { "json", no_argument, NULL, 'j' },
-    { NULL, 0, NULL, 0 },
+    { "agent", required_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
   };
   bool why = false, json = false;
+  const char *agent = NULL;
   int ch;
   optind = 0;
   while((ch = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
@@ -116,6 +118,8 @@ int cli_robots(struct cli *c, int argc, char **argv)
       why = true;
     else if(ch == 'j')
       json = true;
+    else if(ch == 'a')
+      agent = optarg;
     else
       return CLI_USAGE;
   }
@@ -125,15 +129,18 @@ int cli_robots(struct cli *c, int argc, char **argv)
   }
   const char *url = argv[optind];
   char *e = cli_escape(c, url);
-  size_t n = e ? strlen(e) + 20 : 0;
-  char *path = e ? malloc(n) : NULL;
+  char *ea = agent ? cli_escape(c, agent) : NULL;
+  size_t n = e ? strlen(e) + (ea ? strlen(ea) : 0) + 30 : 0;
+  char *path = e && (ea || !agent) ? malloc(n) : NULL;
   if(!path) {
     free(e);
+    free(ea);
     cli_err(c, "out of memory");
     return CLI_LOCAL;
   }
-  snprintf(path, n, "/v1/robots?url=%s", e);
+  snprintf(path, n, "/v1/robots?url=%s%s%s", e, ea ? "&agent=" : "", ea ? ea : "");
   free(e);
+  free(ea);
   json_t *j;
   int rc = get_json(c, path, &j);
   free(path);

@@ -51,12 +51,14 @@ static const struct verb {
     "(next_reason), error streak and backoff. SITE is a host name (or IP, or\n"
     "registrable domain, as the gateway's politeness unit is configured).\n" },
   { "robots", cli_robots,
-    "usage: wpfs robots [--explain | --json] URL\n"
+    "usage: wpfs robots [--explain | --json] [--agent TOKEN] URL\n"
     "Print whether the gateway's robots.txt record for URL's origin allows it:\n"
     "allowed or disallowed (exit 1).\n"
     "  --explain        the deciding rule and its line, the record's status,\n"
     "                   age and crawl-delay, in words\n"
-    "  --json           the gateway's answer as JSON\n" },
+    "  --json           the gateway's answer as JSON\n"
+    "  --agent TOKEN    for this robots.txt product token (or User-Agent);\n"
+    "                   default: your key's own\n" },
   { "stats", cli_stats,
     "usage: wpfs stats\n"
     "Print the counters of the gateway replica that answers, as JSON.\n" },

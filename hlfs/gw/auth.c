@@ -11,11 +11,14 @@
 
 #include "common/hash.h"
 #include "common/mem.h"
+#include "hlfs/policy/robots.h"
 
 struct auth_entry {
   struct state_client c;
   enum auth_role role;
   bool priv;
+  char *ua;     /* its User-Agent, or NULL: the gateway's */
+  char *ptok;   /* its robots.txt product token, or NULL: the gateway's */
   uint8_t token_sha[HASH_SHA256_LEN];  /* compare digests: equal length, constant time */
 };
 
@@ -42,8 +45,27 @@ static int auth_role_parse(const char *s, enum auth_role *out)
   return -1;
 }
 
+static const struct auth_entry *auth_entry_of(const struct auth *a,
+                                              const struct state_client *c);
+
+static bool str_eq(const char *x, const char *y)
+{
+  return (!x && !y) || (x && y && !strcmp(x, y));
+}
+
+/* A client's identity on the Web (docs/operations.md, "Identities"). */
+struct auth_ident {
+  const char *ua, *ptok;
+};
+
+static bool auth_same_ident(const struct auth_entry *e, const struct auth_ident *id)
+{
+  return e && str_eq(e->ua, id ? id->ua : NULL) && str_eq(e->ptok, id ? id->ptok : NULL);
+}
+
 static int auth_add(struct auth *a, const char *token, const struct state_client *c,
-                    enum auth_role role, bool priv, char *err, size_t errlen)
+                    enum auth_role role, bool priv, const struct auth_ident *id, char *err,
+                    size_t errlen)
 {
   if(a->n >= AUTH_MAX_CLIENTS) {
     snprintf(err, errlen, "more than %d clients", AUTH_MAX_CLIENTS);
@@ -69,8 +91,10 @@ static int auth_add(struct auth *a, const char *token, const struct state_client
    * queue, one result stream, one set of pages. They must agree on what
    * that client may do and on whether its pages are its own. */
   const struct state_client *same = auth_find(a, c->name);
-  if(same && (auth_role_of(a, same) != role || auth_private(a, same) != priv)) {
-    snprintf(err, errlen, "client %s: its keys differ in role or private", c->name);
+  if(same && (auth_role_of(a, same) != role || auth_private(a, same) != priv ||
+              !auth_same_ident(auth_entry_of(a, same), id))) {
+    snprintf(err, errlen, "client %s: its keys differ in role, private, user_agent or "
+             "product_token", c->name);
     return -1;
   }
   struct auth_entry *e = &a->e[a->n++];
@@ -78,8 +102,38 @@ static int auth_add(struct auth *a, const char *token, const struct state_client
   e->c.name = xstrdup(c->name);
   e->role = role;
   e->priv = priv;
+  e->ua = id && id->ua ? xstrdup(id->ua) : NULL;
+  e->ptok = id && id->ptok ? xstrdup(id->ptok) : NULL;
   a->npriv += priv;
   hash_sha256(token, strlen(token), e->token_sha);
+  return 0;
+}
+
+/* A User-Agent is one header value: visible ASCII and spaces, no line
+ * breaks, 1..AUTH_UA_MAX bytes. A product token is what RFC 9309 matches
+ * ([A-Za-z_-]); without one, a key's is its User-Agent's first word. */
+static int auth_ident_check(struct auth_ident *id, size_t i, char *err, size_t errlen)
+{
+  size_t n = id->ua ? strlen(id->ua) : 0;
+  for(size_t k = 0; k < n; k++)
+    if(id->ua[k] < 0x20 || id->ua[k] > 0x7e)
+      n = 0;
+  if(id->ua && (n == 0 || n > AUTH_UA_MAX || id->ua[0] == ' ' || id->ua[n - 1] == ' ')) {
+    snprintf(err, errlen, "clients[%zu]: user_agent: 1-%d visible ASCII characters", i,
+             AUTH_UA_MAX);
+    return -1;
+  }
+  if(id->ptok && (!robots_agent_valid(id->ptok, strlen(id->ptok)) ||
+                  strlen(id->ptok) > AUTH_PTOK_MAX)) {
+    snprintf(err, errlen, "clients[%zu]: product_token: 1-%d of [A-Za-z_-]", i,
+             AUTH_PTOK_MAX);
+    return -1;
+  }
+  if(id->ua && !id->ptok && robots_agent_token(id->ua, strlen(id->ua)) == 0) {
+    snprintf(err, errlen, "clients[%zu]: user_agent does not start with a product token "
+             "([A-Za-z_-]): give product_token", i);
+    return -1;
+  }
   return 0;
 }
 
@@ -88,15 +142,16 @@ static int auth_client(struct auth *a, json_t *o, size_t i, char *err, size_t er
   struct state_client c = { .weight = 1 };
   const char *token = NULL;
   const char *role_s = NULL;
+  struct auth_ident id = { NULL, NULL };
   json_int_t w = 1, burst = 0, maxq = 0, att = 0;
   double rate = 0;
   int priv = 0;
   enum auth_role role = AUTH_ROLE_OPERATOR;
   json_error_t je;
-  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I, s?I, s?s, s?b}", "name",
-                    &c.name, "token", &token, "weight", &w, "rate", &rate, "burst", &burst,
-                    "max_queued", &maxq, "max_attempts", &att, "role", &role_s, "private",
-                    &priv)) {
+  if(json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s?I, s?F, s?I, s?I, s?I, s?s, s?b, s?s, s?s}",
+                    "name", &c.name, "token", &token, "weight", &w, "rate", &rate, "burst",
+                    &burst, "max_queued", &maxq, "max_attempts", &att, "role", &role_s,
+                    "private", &priv, "user_agent", &id.ua, "product_token", &id.ptok)) {
     snprintf(err, errlen, "clients[%zu]: %s", i, je.text);
     return -1;
   }
@@ -111,12 +166,14 @@ static int auth_client(struct auth *a, json_t *o, size_t i, char *err, size_t er
              "max_attempts 1..%d", i, QENC_ATTEMPTS_MAX + 1);
     return -1;
   }
+  if(auth_ident_check(&id, i, err, errlen))
+    return -1;
   c.max_attempts = (unsigned)att;
   c.weight = (unsigned)w;
   c.rate = rate;
   c.burst = (unsigned)(burst ? burst : (rate > 0 ? (json_int_t)(rate * 10 + 1) : 0));
   c.max_queued = (unsigned)maxq;
-  return auth_add(a, token, &c, role, priv, err, errlen);
+  return auth_add(a, token, &c, role, priv, &id, err, errlen);
 }
 
 static int auth_file(struct auth *a, const char *file, char *err, size_t errlen)
@@ -146,7 +203,7 @@ struct auth *auth_load(const char *file, const char *dev_token, const struct sta
   struct auth *a = xalloc(sizeof *a);
   if((file && *file && auth_file(a, file, err, errlen)) ||
      (dev_token && *dev_token &&
-      auth_add(a, dev_token, dev, AUTH_ROLE_OPERATOR, false, err, errlen))) {
+      auth_add(a, dev_token, dev, AUTH_ROLE_OPERATOR, false, NULL, err, errlen))) {
     auth_free(&a);
     return NULL;
   }
@@ -202,6 +259,24 @@ const struct state_client *auth_find(const struct auth *a, const char *name)
 
 bool auth_any_private(const struct auth *a) { return a->npriv > 0; }
 
+bool auth_identity(const struct auth *a, const struct state_client *c, const char **ua,
+                   const char **ptok, size_t *ptok_len)
+{
+  const struct auth_entry *e = auth_entry_of(a, c);
+  if(!e || (!e->ua && !e->ptok))
+    return false;
+  if(e->ua)
+    *ua = e->ua;
+  if(e->ptok) {
+    *ptok = e->ptok;
+    *ptok_len = strlen(e->ptok);
+  } else {
+    *ptok = e->ua;
+    *ptok_len = robots_agent_token(e->ua, strlen(e->ua));
+  }
+  return true;
+}
+
 size_t auth_count(const struct auth *a) { return a->n; }
 
 const struct state_client *auth_nth(const struct auth *a, size_t i)
@@ -215,7 +290,10 @@ void auth_free(struct auth **ap)
   if(!a)
     return;
   *ap = NULL;
-  for(size_t i = 0; i < a->n; i++)
+  for(size_t i = 0; i < a->n; i++) {
     free((char *)a->e[i].c.name);
+    free(a->e[i].ua);
+    free(a->e[i].ptok);
+  }
   free(a);
 }

@@ -4,7 +4,8 @@
  * quotas, role and page sharing. Loaded once at start from a JSON file
  *   {"clients": [{"name": "discover", "token": "...", "weight": 4,
  *                 "rate": 200, "burst": 2000, "max_queued": 1000000,
- *                 "max_attempts": 3, "role": "crawler", "private": false}]}
+ *                 "max_attempts": 3, "role": "crawler", "private": false,
+ *                 "user_agent": "newsbot/2.0 (+https://...)", "product_token": "newsbot"}]}
  * and/or one development client from the environment (WPFS_TOKEN).
  * docs/operations.md, "Security", says what each role may do. */
 #include <stdbool.h>
@@ -13,6 +14,8 @@
 #include "hlfs/state/state.h"
 
 #define AUTH_MAX_CLIENTS 1024
+#define AUTH_UA_MAX      256  /* bytes of a key's user_agent */
+#define AUTH_PTOK_MAX    64   /* bytes of a key's product_token */
 
 struct auth;
 
@@ -40,6 +43,12 @@ bool auth_private(const struct auth *a, const struct state_client *c);
 /* The client of that name, or NULL (the synchronous pseudo-clients are
  * none: they are no key). */
 const struct state_client *auth_find(const struct auth *a, const char *name);
+/* A key's own identity on the Web: true with *ua (left as it was when the
+ * key has no user_agent: the caller's default) and its robots.txt product
+ * token ptok[0..*ptok_len) (not NUL-terminated when taken from ua); false
+ * when the key has neither field (or c is no key): the gateway's identity. */
+bool auth_identity(const struct auth *a, const struct state_client *c, const char **ua,
+                   const char **ptok, size_t *ptok_len);
 /* Whether any key is private (the page owner lookups are skipped otherwise). */
 bool auth_any_private(const struct auth *a);
 size_t auth_count(const struct auth *a);

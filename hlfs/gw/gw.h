@@ -11,6 +11,7 @@
 /* Only what the struct's members and the prototypes need by value; the
  * services the gateway points to are declared, and each file includes
  * the headers of those it calls. */
+#include "api/jin.h"
 #include "api/metrics.h"
 #include "api/srv.h"
 #include "common/url.h"
@@ -25,6 +26,8 @@
 struct llfs_client;
 struct page_memo;
 struct page_fresh;
+struct gw;
+struct reqopt_allow;
 struct robots_memo;
 struct rules_cache;
 struct sched;
@@ -53,7 +56,25 @@ struct gw_cfg {
   unsigned    fleet_budget;           /* fetches in flight over all replicas (0: per replica) */
   unsigned    budget;                 /* this replica's, at most */
   bool        metrics_client_names;   /* the per-client families in /metrics too */
+  const struct reqopt_allow *client_headers;  /* headers a request may carry (gw_reqopt.h) */
 };
+
+/* Who a request fetches as: the User-Agent sent and the product token
+ * robots.txt is read for (tok[0..tok_len), not NUL-terminated). */
+struct gw_ident {
+  const char *ua;
+  const char *tok;
+  size_t      tok_len;
+};
+/* The identity of a request of client with options opts (the k item names
+ * the key, for the synchronous pseudo-clients): the key's own, else the
+ * gateway's (--user-agent). */
+void gw_ident_of(const struct gw *g, const char *client, const char *opts, struct gw_ident *id);
+/* The options of a request of client c (hlfs/gw/gw_reqopt.h): "method"
+ * and "headers" of object v (NULL: none) and c's identity; *out NULL when
+ * the request has none, else mem_alloc'd. -1 with e filled (422). */
+int gw_req_opts(const struct gw *g, const struct state_client *c, json_t *v, const char *pre,
+                char **out, struct jin_err *e);
 
 #define GW_COUNTERS(X)                                                   \
   X(unauthorized,      "requests refused for a missing or unknown key")  \
@@ -264,7 +285,7 @@ bool gw_robots_has_rules(int status);
  * is valid for at least another second, and whose parsed rules (if any)
  * are still in memory and allow url. false means "queue it": the claim
  * decides as usual. */
-bool gw_robots_allows_now(struct gw *g, const char *url);
+bool gw_robots_allows_now(struct gw *g, const struct gw_ident *id, const char *url);
 /* The parsed rules of rec's body (cached); NULL on out of memory. Valid
  * until the next call. */
 const struct robots *gw_robots_rules(struct gw *g, const char *origin,

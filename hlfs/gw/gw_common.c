@@ -7,6 +7,7 @@
 #include "common/url.h"
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/gw_reqopt.h"
 
 const struct state_client *gw_auth_as(struct gw *g, struct api_req *rq, unsigned roles,
                                       const char *what)
@@ -88,5 +89,27 @@ int gw_ready(void *arg, char *why, size_t whylen)
       snprintf(why, whylen, "redis not reached yet%s", g->nstores > 1 ? " (a shard group)" : "");
       return -1;
     }
+  return 0;
+}
+
+int gw_req_opts(const struct gw *g, const struct state_client *c, json_t *v, const char *pre,
+                char **out, struct jin_err *e)
+{
+  static const struct reqopt_allow none = { .n = 0 };
+  char opts[REQOPT_MAX];
+  const char *ua, *tok;
+  size_t tlen;
+  /* a key with an identity of its own names it: its requests are its own
+   * (no coalescing with another identity's), and the synchronous
+   * pseudo-client's claim finds whose they are */
+  bool own = auth_identity(g->auth, c, &ua, &tok, &tlen);
+  *out = NULL;
+  if(reqopt_decode(g->cfg.client_headers ? g->cfg.client_headers : &none, v, pre,
+                   own ? c->name : NULL, c->name, opts, sizeof opts, e))
+    return -1;
+  if(opts[0] && !(*out = mem_strdup(opts))) {
+    jin_set(e, pre, "headers", "out of memory");
+    return -1;
+  }
   return 0;
 }

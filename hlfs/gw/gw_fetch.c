@@ -23,6 +23,7 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/gw_reqopt.h"
 #include "hlfs/sched/sched.h"
 
 #define GW_SYNC_READ_MAX 100
@@ -35,6 +36,7 @@ struct gw_waiter {
   const struct state_client *client;  /* the caller (auth table: lives as long as the gateway) */
   struct state_item item;
   char *canon;
+  char *opts;              /* the request's options (gw_req_opts), or NULL */
   char follow[8];          /* follow_redirects as the state layer takes it */
   uint64_t deadline_ms;
   uint64_t max_age_s;      /* exactly as asked (the queue keeps it rounded down) */
@@ -52,6 +54,7 @@ static void waiter_unlink_free(struct gw *g, struct gw_waiter *w)
       break;
     }
   mem_free(w->canon);
+  mem_free(w->opts);
   w->magic = 0;
   mem_free(w);
 }
@@ -259,7 +262,8 @@ static void waiter_submitted(void *arg, store_err err, struct state_item *items,
 static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct api_req *rq)
 {
   static const char *const known[] = { "url", "priority", "max_age_s", "wait_ms",
-                                       "follow_redirects", "max_attempts", NULL };
+                                       "follow_redirects", "max_attempts", "method",
+                                       "headers", NULL };
   struct jin_err e;
   const char *url = NULL;
   long long prio = QENC_PRIO_MAX, age = -1, follow = 0, attempts = 0;
@@ -269,7 +273,8 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
      jin_int(body, "", "max_age_s", false, -1, 31536000000LL, &age, &e) ||
      jin_int(body, "", "wait_ms", false, 1, g->cfg.max_wait_ms, &wait, &e) ||
      jin_int(body, "", "follow_redirects", false, 0, g->cfg.max_redirects, &follow, &e) ||
-     jin_int(body, "", "max_attempts", false, 1, QENC_ATTEMPTS_MAX + 1, &attempts, &e)) {
+     jin_int(body, "", "max_attempts", false, 1, QENC_ATTEMPTS_MAX + 1, &attempts, &e) ||
+     gw_req_opts(g, w->client, body, "", &w->opts, &e)) {
     jin_reply(rq, &e);
     return -1;
   }
@@ -281,7 +286,8 @@ static int fetch_decode(struct gw *g, json_t *body, struct gw_waiter *w, struct 
   w->item = (struct state_item){ .url = w->canon, .prio = (unsigned)prio,
                                  .max_age_s = w->max_age_s, .follow = follow ? w->follow : NULL,
                                  .max_attempts = attempts ? (unsigned)attempts
-                                                          : w->client->max_attempts };
+                                                          : w->client->max_attempts,
+                                 .opts = w->opts };
   w->deadline_ms = clock_mono_ms() + (uint64_t)wait;
   return 0;
 }
@@ -355,8 +361,10 @@ static void fetch_raw_got(void *arg, store_err err, const struct page *p)
 /* Try the page cache first when robots.txt is known to allow the URL. */
 static void fetch_start(struct gw *g, struct gw_waiter *w)
 {
-  if(gw_robots_allows_now(g, w->canon)) {
-    page_key(w->canon, w->key, sizeof w->key);
+  struct gw_ident id;
+  gw_ident_of(g, w->client->name, w->opts, &id);
+  if(gw_robots_allows_now(g, &id, w->canon)) {
+    page_key_variant(w->canon, reqopt_variant(w->opts), NULL, w->key, sizeof w->key);
     store_err e = w->raw ? page_get(g->pages, w->key, fetch_raw_got, w)
                          : gw_page_read(g, w->key, fetch_cache_got, w);
     if(e == STORE_OK) {
@@ -394,6 +402,7 @@ void gw_h_fetch(struct api_req *rq, void *arg)
   json_decref(body);
   if(rc) {
     mem_free(w->canon);
+    mem_free(w->opts);
     mem_free(w);
     return;
   }

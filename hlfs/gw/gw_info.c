@@ -20,6 +20,8 @@ struct gw_call {
   char origin[SITE_ORIGIN_MAX];
   char *target;
   struct gw *g;
+  char agent[AUTH_UA_MAX + 1];  /* GET /v1/robots: whose rules, as asked */
+  char tok[AUTH_UA_MAX + 1];    /* and its product token */
 };
 
 static void call_abort(void *arg) { ((struct gw_call *)arg)->aborted = true; }
@@ -122,13 +124,12 @@ static void robots_explain(struct gw_call *c, const struct state_robots *rec)
   struct gw *g = c->g;
   const struct robots *r = NULL;
   struct robots_verdict v = { .allowed = true, .crawl_delay = -1 };
-  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
   bool rules = gw_robots_has_rules(rec->status);
   if(rules && (r = gw_robots_rules(g, c->origin, rec)))
-    robots_query(r, g->cfg.agent, tok, c->target, strlen(c->target), &v);
+    robots_query(r, c->tok, strlen(c->tok), c->target, strlen(c->target), &v);
   bool allowed = rec->status == ROBOTS_P_UNREACHABLE_DISALLOW ? false : v.allowed;
-  json_t *j = json_pack("{s:s, s:b, s:s, s:s}", "origin", c->origin, "allowed", allowed,
-                        "agent", g->cfg.agent, "robots_status",
+  json_t *j = json_pack("{s:s, s:b, s:s, s:s, s:s}", "origin", c->origin, "allowed", allowed,
+                        "agent", c->agent, "product_token", c->tok, "robots_status",
                         rec->status > 0 ? robots_pstatus_name((enum robots_pstatus)rec->status)
                                         : "none");
   if(rules && v.why == ROBOTS_WHY_RULE) {
@@ -158,17 +159,49 @@ static void robots_got(void *arg, store_err err, const struct state_robots *rec)
   call_free(c);
 }
 
+/* The agent of GET /v1/robots: the "agent" parameter (a product token or
+ * a whole User-Agent), else the caller's own identity. */
+static int robots_agent(struct gw *g, struct api_req *rq, const struct state_client *k,
+                        struct gw_call *c)
+{
+  const char *a = api_req_arg(rq, "agent");
+  if(!a) {
+    struct gw_ident id;
+    gw_ident_of(g, k->name, NULL, &id);
+    snprintf(c->agent, sizeof c->agent, "%s", id.ua);
+    snprintf(c->tok, sizeof c->tok, "%.*s", (int)id.tok_len, id.tok);
+    return 0;
+  }
+  size_t n = strlen(a);
+  if(n == 0 || n > AUTH_UA_MAX || robots_agent_token(a, n) == 0) {
+    json_t *ext = json_pack("{s:s, s:s}", "field", "agent", "reason",
+                            "a product token ([A-Za-z_-]) or a User-Agent starting with one");
+    api_problem(rq, 422, "invalid-field", "Invalid field", ext,
+                "agent: a product token ([A-Za-z_-]) or a User-Agent starting with one");
+    return -1;
+  }
+  snprintf(c->agent, sizeof c->agent, "%s", a);
+  snprintf(c->tok, sizeof c->tok, "%.*s", (int)robots_agent_token(a, n), a);
+  return 0;
+}
+
 void gw_h_robots(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
   char *canon = NULL;
   size_t tlen;
-  if(!gw_auth(g, rq))
+  const struct state_client *k = gw_auth(g, rq);
+  if(!k)
     return;
   canon = gw_canon(g, rq, "url", api_req_arg(rq, "url"));
   if(!canon)
     return;
   struct gw_call *c = call_new(g, rq);
+  if(c && robots_agent(g, rq, k, c)) {
+    call_free(c);
+    mem_free(canon);
+    return;
+  }
   if(!c || site_of_url(g->cfg.site_mode, canon, NULL, c->site, sizeof c->site) ||
      site_origin(canon, c->origin, sizeof c->origin) ||
      robots_url_target(canon, strlen(canon), &c->target, &tlen) ||

@@ -10,6 +10,7 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
+#include "hlfs/gw/gw_reqopt.h"
 #include "hlfs/gw/llfs_client.h"
 #include "hlfs/gw/page_fresh.h"
 #include "hlfs/policy/robots_memo.h"
@@ -274,9 +275,7 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
     .headers_json = hdrs, .redirect = a->redirect, .truncated = a->truncated,
     .body = a->body, .body_len = a->body_len,
   };
-  page_key_owned(url, fetch_owner(f->g, sched_job_info(f->job)->client), f->key,
-                 sizeof f->key);
-  f->out.ref = f->key;
+  f->out.ref = f->key;  /* ops_start named it */
   f->storing = true;
   store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
   if(!e)  /* the result of this fetch takes it from here (page_fresh.h) */
@@ -380,18 +379,26 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
   fetch_page(f, a, f->url);
 }
 
-/* Send the fetch to the fetcher; extra: conditional headers, or none. */
+/* Send the fetch to the fetcher; extra: conditional headers, or none. A
+ * page goes as its request asked (method, headers) under its client's
+ * identity; robots.txt under the gateway's, plain GET. */
 static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
 {
   struct sched_job_info *in = sched_job_info(f->job);
-  char ua[300];
-  const char *hdrs[3];
+  struct gw_ident id;
+  char ua[AUTH_UA_MAX + 16], hbuf[REQOPT_MAX + REQOPT_HEADERS_MAX * 2];
+  const char *hdrs[3 + REQOPT_HEADERS_MAX];
   size_t n = 0;
-  snprintf(ua, sizeof ua, "User-Agent: %s", f->g->cfg.agent);
+  bool page = in->kind == SCHED_PAGE;
+  gw_ident_of(f->g, page ? in->client : NULL, page ? in->opts : NULL, &id);
+  snprintf(ua, sizeof ua, "User-Agent: %s", id.ua);
   hdrs[n++] = ua;
-  for(size_t i = 0; i < nextra && n < 3; i++)
+  for(size_t i = 0; i < nextra && i < 2; i++)
     hdrs[n++] = extra[i];
+  if(page)
+    n += reqopt_headers(in->opts, hbuf, sizeof hbuf, hdrs + n, REQOPT_HEADERS_MAX);
   struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = n,
+                               .head = page && reqopt_head(in->opts),
                                .req_id = in->rid, .not_before_us = in->not_before_us };
   return llfs_client_fetch(f->g->llfs, &r, fetch_answer, f, &f->lj);
 }
@@ -459,8 +466,9 @@ static int ops_start(void *arg, struct sched_job *job)
   f->g = g;
   f->job = job;
   in->user = f;
+  page_key_variant(in->url, reqopt_variant(in->opts), fetch_owner(g, in->client), f->key,
+                   sizeof f->key);
   if(in->kind == SCHED_PAGE) {
-    page_key_owned(in->url, fetch_owner(g, in->client), f->key, sizeof f->key);
     if(page_get(g->pages, f->key, fetch_cached, f) == STORE_OK)
       return 0;
   }
@@ -488,6 +496,21 @@ static void ops_cancel(void *arg, struct sched_job *job)
 
 const struct sched_fetch_ops gw_fetch_ops_proto = { ops_start, ops_cancel, NULL };
 
+/* ---- identities ------------------------------------------------------------ */
+
+void gw_ident_of(const struct gw *g, const char *client, const char *opts, struct gw_ident *id)
+{
+  char name[STATE_CLIENT_MAX + 1];
+  id->ua = g->cfg.agent;
+  id->tok = g->cfg.agent;
+  id->tok_len = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
+  if(!g->auth)
+    return;
+  const struct state_client *c =
+    auth_find(g->auth, reqopt_ident(opts, name, sizeof name) ? name : client);
+  auth_identity(g->auth, c, &id->ua, &id->tok, &id->tok_len);
+}
+
 /* ---- robots -------------------------------------------------------------- */
 
 bool gw_robots_has_rules(int status)
@@ -508,15 +531,31 @@ const struct robots *gw_robots_rules(struct gw *g, const char *origin,
   return r;
 }
 
+static void robots_delay_for(const struct robots *r, const char *tok, size_t len, uint32_t *ms)
+{
+  struct robots_verdict v;
+  if(robots_query(r, tok, len, "/", 1, &v) == 0 && v.crawl_delay >= 0 &&
+     (uint32_t)(v.crawl_delay * 1000.0) > *ms)
+    *ms = (uint32_t)(v.crawl_delay * 1000.0);
+}
+
+/* The site's one Crawl-delay: every client shares its politeness (one
+ * request at a time, one next allowed time), so the strictest delay that
+ * robots.txt gives any identity of this gateway applies to all of them. */
 static uint32_t robots_delay_ms(struct gw *g, const char *body, size_t len)
 {
   struct robots *r = NULL;
-  struct robots_verdict v;
   uint32_t ms = 0;
-  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  if(robots_parse(body, len, &g->cfg.robots_limits, &r) == 0 &&
-     robots_query(r, g->cfg.agent, tok, "/", 1, &v) == 0 && v.crawl_delay >= 0)
-    ms = (uint32_t)(v.crawl_delay * 1000.0);
+  if(robots_parse(body, len, &g->cfg.robots_limits, &r) == 0) {
+    struct gw_ident id;
+    gw_ident_of(g, NULL, NULL, &id);
+    robots_delay_for(r, id.tok, id.tok_len, &ms);
+    for(size_t i = 0; g->auth && i < auth_count(g->auth); i++) {
+      const struct state_client *c = auth_nth(g->auth, i);
+      if(auth_identity(g->auth, c, &id.ua, &id.tok, &id.tok_len))
+        robots_delay_for(r, id.tok, id.tok_len, &ms);
+    }
+  }
   robots_free(&r);
   return ms;
 }
@@ -601,20 +640,21 @@ static bool ops_digest(void *arg, const char *origin, const struct sched_robots_
 
 /* A request target (path and query) under parsed rules r (NULL: none
  * could be had). */
-static enum sched_verdict robots_verdict(struct gw *g, const struct robots *r,
+static enum sched_verdict robots_verdict(const struct gw_ident *id, const struct robots *r,
                                          const char *target, size_t tlen)
 {
   struct robots_verdict v;
-  size_t tok = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  if(!r || robots_query(r, g->cfg.agent, tok, target, tlen, &v))
+  if(!r || robots_query(r, id->tok, id->tok_len, target, tlen, &v))
     return SCHED_UNAVAILABLE;
   return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
 }
 
 static enum sched_verdict ops_check(void *arg, const char *origin,
-                                    const struct state_robots *rec, const char *url)
+                                    const struct state_robots *rec, const char *url,
+                                    const struct sched_job_info *in)
 {
   struct gw *g = arg;
+  struct gw_ident id;
   struct robots_memo_rec m = { rec->status, rec->fetched_at, rec->expires_at,
                                rec->body ? rec->body_len : 0 };
   robots_memo_put(g->robots_seen, origin, &m);
@@ -626,14 +666,16 @@ static enum sched_verdict ops_check(void *arg, const char *origin,
   size_t tlen = 0;
   if(robots_url_target(url, strlen(url), &target, &tlen))
     return SCHED_UNAVAILABLE;
-  enum sched_verdict v = robots_verdict(g, gw_robots_rules(g, origin, rec), target, tlen);
+  gw_ident_of(g, in ? in->client : NULL, in ? in->opts : NULL, &id);
+  enum sched_verdict v = robots_verdict(&id, gw_robots_rules(g, origin, rec), target, tlen);
   mem_free(target);
   return v;
 }
 
 /* On every cache hit: one split of the canonical URL, no allocation. */
-bool gw_robots_allows_now(struct gw *g, const char *url)
+bool gw_robots_allows_now(struct gw *g, const struct gw_ident *id, const char *url)
 {
+  struct gw_ident mine;
   char origin[SITE_ORIGIN_MAX];
   struct url_parts up;
   struct robots_memo_rec m;
@@ -645,7 +687,11 @@ bool gw_robots_allows_now(struct gw *g, const char *url)
   if(!gw_robots_has_rules(m.status))
     return true;
   const struct robots *r = rules_cache_peek(g->rules, origin, m.fetched_at, m.body_len);
-  return robots_verdict(g, r, up.target, up.target_len) == SCHED_ALLOW;
+  if(!id) {
+    gw_ident_of(g, NULL, NULL, &mine);
+    id = &mine;
+  }
+  return robots_verdict(id, r, up.target, up.target_len) == SCHED_ALLOW;
 }
 
 const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

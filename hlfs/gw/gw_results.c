@@ -107,7 +107,8 @@ static void res_redirects(json_t *o, const char *rd)
   json_t *a = json_array();
   for(const char *p = rd; a && *p;) {
     size_t n = strcspn(p, "\n");
-    json_array_append_new(a, json_stringn(p, n));
+    const char *sep = memchr(p, QENC_OPT_SEP, n);  /* a request's options: not its URL */
+    json_array_append_new(a, json_stringn(p, sep ? (size_t)(sep - p) : n));
     p += n + (p[n] == '\n');
   }
   json_object_set_new(o, "redirects", a);
@@ -141,7 +142,9 @@ void gw_result_render(struct gw *g, const struct state_result *r,
   snprintf(delivery, sizeof delivery, "%u:%s", r->shard, r->id);
   json_t *o = json_pack("{s:s}", "delivery", delivery);
   res_field(o, r, "rid", "id", false);
-  res_field(o, r, "url", "url", false);
+  const char *url = state_result_field(r, "url");
+  if(url)  /* without the request's options (hlfs/gw/gw_reqopt.h) */
+    json_object_set_new(o, "url", json_stringn(url, strcspn(url, QENC_OPT_SEPS)));
   res_field(o, r, "o", "outcome", false);
   res_field(o, r, "hs", "status", true);
   res_field(o, r, "ms", "response_ms", true);

@@ -15,6 +15,7 @@
 struct gw_item {
   const char *input;    /* the URL as given (borrowed from the body) */
   char *canon;          /* mem_alloc'd, NULL when rejected here */
+  char *opts;           /* its options (gw_req_opts), mem_alloc'd, or NULL */
   const char *reason;   /* rejection reason name */
   const char *url_error;
   long long prio, max_age, follow, max_attempts;
@@ -39,8 +40,10 @@ struct gw_batch {
 
 static void batch_free(struct gw_batch *b)
 {
-  for(size_t i = 0; i < b->n; i++)
+  for(size_t i = 0; i < b->n; i++) {
     mem_free(b->items[i].canon);
+    mem_free(b->items[i].opts);
+  }
   mem_free(b->items);
   mem_free(b->sub);
   json_decref(b->body);
@@ -55,12 +58,12 @@ struct gw_item_defaults {
   long long prio, max_age, follow, max_attempts;
 };
 
-static int item_decode(struct gw *g, json_t *v, size_t i, const struct gw_item_defaults *d,
-                       struct gw_item *it, struct jin_err *e)
+static int item_decode(struct gw *g, const struct state_client *c, json_t *v, size_t i,
+                       const struct gw_item_defaults *d, struct gw_item *it, struct jin_err *e)
 {
   char pre[32];
   static const char *const known[] = { "url", "priority", "max_age_s", "follow_redirects",
-                                       "max_attempts", NULL };
+                                       "max_attempts", "method", "headers", NULL };
   snprintf(pre, sizeof pre, "urls[%zu]", i);
   it->prio = d->prio;
   it->max_attempts = d->max_attempts;
@@ -80,6 +83,8 @@ static int item_decode(struct gw *g, json_t *v, size_t i, const struct gw_item_d
       jin_set(e, "", pre, "must be a URL string or an object with \"url\"");
     return -1;
   }
+  if(gw_req_opts(g, c, json_is_object(v) ? v : NULL, pre, &it->opts, e))
+    return -1;
   struct url_opts o = url_opts_default();
   o.max_len = g->cfg.max_url_len;
   url_err ue = url_canon(it->input, strlen(it->input), &o, &it->canon);
@@ -119,7 +124,7 @@ static int batch_decode(struct gw *g, struct gw_batch *b, struct jin_err *e)
     return -1;
   }
   for(size_t i = 0; i < b->n; i++)
-    if(item_decode(g, json_array_get(urls, i), i, &d, &b->items[i], e))
+    if(item_decode(g, b->client, json_array_get(urls, i), i, &d, &b->items[i], e))
       return -1;
   return 0;
 }
@@ -217,6 +222,7 @@ static void batch_submit(struct gw_batch *b, const struct state_client *c)
       .addr = it->addr[0] ? it->addr : NULL, .follow = it->follow ? it->follow_s : NULL,
       /* the request's own, else its client's (0: the gateway's) */
       .max_attempts = it->max_attempts ? (unsigned)it->max_attempts : c->max_attempts,
+      .opts = it->opts,
     };
   }
   if(b->nsub == 0) {
@@ -326,12 +332,12 @@ void gw_h_batches(struct api_req *rq, void *arg)
     batch_free(b);
     return;
   }
+  b->client = c;
   if(batch_decode(g, b, &e)) {
     jin_reply(rq, &e);
     batch_free(b);
     return;
   }
-  b->client = c;
   if(g->cfg.site_mode == SITE_BY_IP) {
     api_req_on_abort(rq, batch_abort, b);
     batch_resolve(b);

@@ -53,6 +53,7 @@ struct sched_job_info {
   unsigned    prio, attempts;
   uint64_t    max_age_s;  /* QENC_MAXAGE_ANY: any cached copy */
   const char *follow;     /* redirect record (hlfs/sched/sched_follow.h), or NULL */
+  const char *opts;       /* the request's own options (state_item.opts), or NULL */
   uint64_t    not_before_us;  /* monotonic: the site may be contacted from then on
                                  (claimed ahead: claim_ahead_us); 0: now */
   void       *user;       /* the fetcher's own pointer */
@@ -132,9 +133,12 @@ struct sched_robots_ops {
    * fetch failed. rec's pointers must live until the call returns. */
   bool (*digest)(void *arg, const char *origin, const struct sched_robots_answer *a,
                  struct state_robots *rec);
-  /* May url be fetched under the stored record? */
+  /* May url be fetched, for the request of in (its client and options name
+   * the identity whose product token robots.txt is read for), under the
+   * stored record? */
   enum sched_verdict (*check)(void *arg, const char *origin,
-                              const struct state_robots *rec, const char *url);
+                              const struct state_robots *rec, const char *url,
+                              const struct sched_job_info *in);
   void *arg;
 };
 

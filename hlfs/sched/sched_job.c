@@ -54,8 +54,14 @@ static void sj_robots_url(const char *origin, char *out, size_t outlen)
 struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct state_claim *c)
 {
   char origin[SITE_ORIGIN_MAX] = "", rurl[SITE_ORIGIN_MAX + 16];
-  if(site_origin(c->url, origin, sizeof origin))
+  const char *sep = strchr(c->url, QENC_OPT_SEP);  /* the request's options follow */
+  size_t ulen = sep ? (size_t)(sep - c->url) : strlen(c->url);
+  char *url0 = sep ? mem_strndup(c->url, ulen) : NULL;  /* only such a request pays */
+  if(sep && !url0)
+    return NULL;
+  if(site_origin(sep ? url0 : c->url, origin, sizeof origin))
     origin[0] = '\0';
+  mem_free(url0);
   sj_robots_url(origin, rurl, sizeof rurl);
   const char *src[] = { c->site, c->client, c->url, c->token, c->rid, origin, rurl,
                         c->follow ? c->follow : "" };
@@ -77,6 +83,8 @@ struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct st
     dst[i] = p;
     p += len[i] + 1;
   }
+  char *opts = sep ? dst[2] + ulen + 1 : NULL;
+  dst[2][ulen] = '\0';
   j->magic = SCHED_JOB_MAGIC;
   j->s = s;
   j->shard = shard;
@@ -85,7 +93,8 @@ struct sched_job *sched_job_new(struct sched *s, unsigned shard, const struct st
                                      .client = dst[1], .rid = dst[4], .origin = dst[5],
                                      .prio = c->q.prio, .attempts = c->q.attempts,
                                      .max_age_s = c->q.max_age_s,
-                                     .follow = c->follow ? dst[7] : NULL };
+                                     .follow = c->follow ? dst[7] : NULL,
+                                     .opts = opts };
   j->page_url = dst[2];
   j->token = dst[3];
   j->robots_url = dst[6];
@@ -477,7 +486,8 @@ static bool sj_follow(struct sched_job *j)
   j->hop_item = mem_alloc(sizeof *j->hop_item);
   if(j->hop_item) {
     *j->hop_item = (struct state_item){ .url = o->location, .prio = j->info.prio,
-                                        .max_age_s = j->info.max_age_s, .follow = next };
+                                        .max_age_s = j->info.max_age_s, .follow = next,
+                                        .opts = j->info.opts };
     queued = state_submit(j->s->st, &c, j->hop_item, 1, sj_hop_queued, j) == STORE_OK;
   }
   mem_free(next);
@@ -577,7 +587,7 @@ static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
 {
   struct sched *s = j->s;
   j->crawl_delay_ms = rec->crawl_delay_ms;
-  switch(s->rops.check(s->rops.arg, j->info.origin, rec, j->page_url)) {
+  switch(s->rops.check(s->rops.arg, j->info.origin, rec, j->page_url, &j->info)) {
   case SCHED_ALLOW:
     sj_fetch(j, SCHED_PAGE);
     break;

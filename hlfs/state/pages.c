@@ -65,6 +65,22 @@ void page_key_owned(const char *url, const char *owner, char *out, size_t outlen
            owner ? owner : "");
 }
 
+void page_key_variant(const char *url, const char *variant, const char *owner, char *out,
+                      size_t outlen)
+{
+  if(!variant || !*variant) {
+    page_key_owned(url, owner, out, outlen);
+    return;
+  }
+  struct url_parts up;
+  const char *host = url_split(url, &up) == URL_OK ? up.host : "-";
+  /* the URL's hash and the variant's, mixed: another key than the URL's */
+  uint64_t h = hash_fp64(url, strlen(url)) ^
+               (hash_fp64(variant, strlen(variant)) * 0x9e3779b97f4a7c15ULL + 1);
+  snprintf(out, outlen, "page:{%.253s}:%016llx%s%.64s", host, (unsigned long long)h,
+           owner ? ":" : "", owner ? owner : "");
+}
+
 void page_key(const char *url, char *out, size_t outlen)
 {
   page_key_owned(url, NULL, out, outlen);

@@ -127,6 +127,8 @@ struct state_item {
                               record (hlfs/sched/sched_follow.h) */
   unsigned    max_attempts; /* 0: the gateway's; else 1..QENC_ATTEMPTS_MAX + 1,
                               the request's own (docs/retries.md) */
+  const char *opts;        /* the request's own options (hlfs/gw/gw_reqopt.h), NULL
+                              or "" for none: kept in its member after QENC_OPT_SEP */
   /* out */
   enum state_sub_code code;
   char        rid[STATE_RID_MAX];  /* request id (accepted, duplicates) */
@@ -160,6 +162,7 @@ struct state_claim_args {
 };
 struct state_claim {
   const char *site, *client, *url, *token, *rid;
+  const char *opts;          /* the request's own options, or NULL (state_item.opts) */
   uint64_t    score;
   struct qenc_score q;       /* priority, attempts, max_age */
   uint32_t    error_streak;  /* the site's, for delay_next */

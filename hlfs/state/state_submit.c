@@ -57,6 +57,7 @@ static void submit_answer(struct submit_ctx *x, size_t i, enum state_sub_code co
 static void submit_encode(struct submit_ctx *x, size_t i, char **p)
 {
   struct state_item *it = &x->items[i];
+  size_t ol = it->opts ? strlen(it->opts) : 0;
   size_t ul = strlen(it->url), room = ul + 2;
   x->site[i] = *p;
   if(site_of_url(x->st->cfg.site_mode, it->url, it->addr, x->site[i], SITE_MAX)) {
@@ -65,9 +66,14 @@ static void submit_encode(struct submit_ctx *x, size_t i, char **p)
   }
   *p += strlen(x->site[i]) + 1;
   x->member[i] = *p;
-  if(!qenc_url_pack(x->site[i], it->url, x->member[i], room)) {
+  size_t ml = qenc_url_pack(x->site[i], it->url, x->member[i], room);
+  if(!ml || memchr(it->url, QENC_OPT_SEP, ul)) {
     submit_answer(x, i, STATE_SUB_BAD_URL);
     return;
+  }
+  if(ol) {  /* a request with options of its own: they follow its URL */
+    x->member[i][ml] = QENC_OPT_SEP;
+    memcpy(x->member[i] + ml + 1, it->opts, ol + 1);
   }
   *p += strlen(x->member[i]) + 1;
   x->shard_of[i] = site_shard(x->site[i], x->st->cfg.nshards);
@@ -77,7 +83,8 @@ static store_err submit_prepare(struct submit_ctx *x)
 {
   size_t bytes = 0;
   for(size_t i = 0; i < x->n; i++)
-    bytes += 2 * strlen(x->items[i].url) + SITE_MAX + 4;
+    bytes += 2 * strlen(x->items[i].url) + SITE_MAX + 4 +
+             (x->items[i].opts ? strlen(x->items[i].opts) + 1 : 0);
   x->shard_of = mem_calloc(x->n, sizeof *x->shard_of);
   x->site = mem_calloc(x->n, sizeof *x->site);
   x->member = mem_calloc(x->n, sizeof *x->member);

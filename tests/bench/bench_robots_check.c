@@ -29,13 +29,13 @@ static double check_rate(struct gw *g, const char *body, size_t len, unsigned no
   char origin[64];
   for(unsigned i = 0; i < norigins && i < 100; i++) {  /* first parses out of the timing */
     snprintf(origin, sizeof origin, "http://o%u.test:80", i);
-    gw_robots_ops_proto.check(g, origin, &rec, urls[0]);
+    gw_robots_ops_proto.check(g, origin, &rec, urls[0], NULL);
   }
   uint64_t t0 = clock_mono_us(), t;
   unsigned long n = 0;
   do {
     snprintf(origin, sizeof origin, "http://o%u.test:80", (unsigned)(n % norigins));
-    if(gw_robots_ops_proto.check(g, origin, &rec, urls[n % 4]) == SCHED_UNAVAILABLE) {
+    if(gw_robots_ops_proto.check(g, origin, &rec, urls[n % 4], NULL) == SCHED_UNAVAILABLE) {
       fputs("bench_robots_check: check failed\n", stderr);
       exit(1);
     }

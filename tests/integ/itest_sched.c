@@ -420,9 +420,11 @@ static bool fake_digest(void *arg, const char *origin, const struct sched_robots
 }
 
 static enum sched_verdict fake_check(void *arg, const char *origin,
-                                     const struct state_robots *rec, const char *url)
+                                     const struct state_robots *rec, const char *url,
+                                     const struct sched_job_info *in)
 {
   (void)arg;
+  (void)in;
   (void)origin;
   robots_checks++;
   if(rec->status == 2 && rec->body && strstr(rec->body, "Disallow: /private")
@@ -626,11 +628,12 @@ static void test_robots_hop_gives_up(void **state)
  * its second claim. */
 static unsigned stall_checks;
 static enum sched_verdict stall_check(void *arg, const char *origin,
-                                      const struct state_robots *rec, const char *url)
+                                      const struct state_robots *rec, const char *url,
+                                      const struct sched_job_info *in)
 {
   if(strstr(url, "/stall") && stall_checks++ == 0)
     nanosleep(&(struct timespec){ .tv_nsec = 450 * 1000000L }, NULL);  /* the loop stalls */
-  return fake_check(arg, origin, rec, url);
+  return fake_check(arg, origin, rec, url, in);
 }
 
 static const struct sched_robots_ops stall_robots = { fake_digest, stall_check, NULL };

@@ -51,7 +51,7 @@ static struct sched_outcome answer(int status, const char *body)
 
 static enum sched_verdict check(struct gw *g, const struct state_robots *rec, const char *url)
 {
-  return gw_robots_ops_proto.check(g, "http://o.test:80", rec, url);
+  return gw_robots_ops_proto.check(g, "http://o.test:80", rec, url, NULL);
 }
 
 static void test_ok_then_outage_then_fallback(void **state)
@@ -188,28 +188,28 @@ static void test_allows_now(void **state)
   uint64_t now = clock_wall_ms();
   struct state_robots rec = { .status = ROBOTS_P_OK, .body = good, .body_len = strlen(good),
                               .fetched_at = 5, .expires_at = now + DAY };
-  assert_false(gw_robots_allows_now(g, "http://o.test/a"));  /* never checked */
+  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));  /* never checked */
   assert_int_equal(check(g, &rec, "http://o.test/a"), SCHED_ALLOW);
-  assert_true(gw_robots_allows_now(g, "http://o.test/a"));
-  assert_true(gw_robots_allows_now(g, "http://o.test/b?c=d"));
-  assert_false(gw_robots_allows_now(g, "http://o.test/private/x"));
-  assert_false(gw_robots_allows_now(g, "http://other.test/a"));
-  assert_false(gw_robots_allows_now(g, "https://o.test/a"));  /* another origin */
+  assert_true(gw_robots_allows_now(g, NULL, "http://o.test/a"));
+  assert_true(gw_robots_allows_now(g, NULL, "http://o.test/b?c=d"));
+  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/private/x"));
+  assert_false(gw_robots_allows_now(g, NULL, "http://other.test/a"));
+  assert_false(gw_robots_allows_now(g, NULL, "https://o.test/a"));  /* another origin */
   rec.expires_at = now + 500;  /* valid, but not for another second */
   check(g, &rec, "http://o.test/a");
-  assert_false(gw_robots_allows_now(g, "http://o.test/a"));
+  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));
   rec.expires_at = now + DAY;
   rec.fetched_at = 6;  /* a new fetch whose rules are not parsed yet */
   robots_memo_put(g->robots_seen, "http://o.test:80",
                   &(struct robots_memo_rec){ rec.status, rec.fetched_at, rec.expires_at,
                                              rec.body_len });
-  assert_false(gw_robots_allows_now(g, "http://o.test/a"));
+  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));
   struct state_robots gone = { .status = ROBOTS_P_UNREACHABLE_DISALLOW, .expires_at = now + DAY };
   check(g, &gone, "http://o.test/a");
-  assert_false(gw_robots_allows_now(g, "http://o.test/a"));
+  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));
   struct state_robots none = { .status = ROBOTS_P_UNAVAILABLE_ALLOW, .expires_at = now + DAY };
   check(g, &none, "http://o.test/a");
-  assert_true(gw_robots_allows_now(g, "http://o.test/private/x"));  /* no rules: all allowed */
+  assert_true(gw_robots_allows_now(g, NULL, "http://o.test/private/x"));  /* no rules: all allowed */
 }
 
 int main(void)
