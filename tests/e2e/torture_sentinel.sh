@@ -10,4 +10,5 @@
 export TORTURE_SEED=${TORTURE_SEED:-$(date +%Y%m%d)}
 export TORTURE_SECONDS=${TORTURE_SECONDS:-30}
 export TORTURE_SENTINEL=1
+export TORTURE_ATTACK=${TORTURE_ATTACK:-0}  # the attacker runs in tests/e2e/torture.sh
 exec bash "$WPFS_ROOT/tests/torture/torture.sh"
