@@ -35,6 +35,8 @@ struct rfr {
   uint64_t            start, last_tick, last_plan, last_useful, last_progress, end_at;
   uint64_t            plan_cost_ms;
   uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
+  uint64_t            explored;  /* fetches of pages being explored */
+  uint64_t            compact_bytes, compactions;
   int                 exit_code;
 };
 
@@ -73,7 +75,8 @@ static void rfr_summary(struct rfr *r)
     fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
             "\"fetches\":%llu,\"fetches_per_s\":%.3f,\"rate\":%.3f,\"changed\":%llu,"
             "\"unchanged\":%llu,\"first\":%llu,\"gone\":%llu,\"moved\":%llu,\"failed\":%llu,"
-            "\"not_modified\":%llu,\"refused\":%llu,\"estimated_freshness\":%.4f,"
+            "\"not_modified\":%llu,\"refused\":%llu,\"explored\":%llu,\"compactions\":%llu,"
+            "\"estimated_freshness\":%.4f,"
             "\"exit\":%d%s}\n", rf_policy_name(r->o.policy), r->ps->n, retired, secs,
             (unsigned long long)r->fetches, secs > 0 ? (double)r->fetches / secs : 0, r->o.rate,
             (unsigned long long)r->seen[RF_SEEN_CHANGED],
@@ -81,7 +84,9 @@ static void rfr_summary(struct rfr *r)
             (unsigned long long)r->seen[RF_SEEN_FIRST], (unsigned long long)r->seen[RF_SEEN_GONE],
             (unsigned long long)r->seen[RF_SEEN_MOVED],
             (unsigned long long)r->seen[RF_SEEN_FAILED], (unsigned long long)r->not_modified,
-            (unsigned long long)r->refused, r->fresh_est, r->exit_code,
+            (unsigned long long)r->refused, (unsigned long long)r->explored,
+            (unsigned long long)r->compactions, r->fresh_est,
+            r->exit_code,
             paths.data ? paths.data : "");
   if(r->o.progress && isatty(STDERR_FILENO) && r->o.out_dir)
     fprintf(stderr, "wpfs-refresh: %llu fetches; WARC files and the change log "
@@ -236,7 +241,8 @@ static crawl_err deliver(struct rfr *r, const struct gw_result *g)
   uint64_t now = clock_wall_ms(), prev = p->last_ms;
   struct rf_judged j;
   rf_judge(p, g, now, &j);
-  rf_page_observe(r->ps, p, j.seen, j.at_ms, j.digest);
+  rf_page_observe_lm(r->ps, p, j.seen, j.at_ms, j.digest, j.lm_ms);
+  r->explored += p->explore;
   p->outstanding = false;
   rf_page_replan(r->ps, p, now);
   r->fetches++;
@@ -270,6 +276,31 @@ static void rfr_ack(struct rfr *r, const struct gw_results *res)
   mem_free(id);
 }
 
+/* The change log past compact_factor times its compacted size (at least
+ * 256 bytes a page, what a snapshot line takes about) is compacted. */
+static void rfr_compact(struct rfr *r)
+{
+  struct refresh_out *out = r->out;
+  double base = (double)r->ps->n * 256;
+  base = (double)r->compact_bytes > base ? (double)r->compact_bytes : base;
+  if(r->o.compact_factor <= 0 || !out->log_path || !out->log ||
+     (double)crawllog_size(out->log) <= r->o.compact_factor * base)
+    return;
+  uint64_t t0 = clock_mono_ms(), before = crawllog_size(out->log);
+  crawl_err e = refresh_compact(r->ps, out->log_path, &r->compact_bytes);
+  crawllog_close(&out->log);
+  crawl_err e2 = crawllog_open(out->log_path, &out->log);
+  if(e)
+    LOG(LOG_WARN, "compacting the change log failed (%s): it keeps growing",
+        crawl_err_text(e));
+  else
+    LOG(LOG_INFO, "change log compacted: %llu bytes to %llu in %llu ms",
+        (unsigned long long)before, (unsigned long long)r->compact_bytes,
+        (unsigned long long)(clock_mono_ms() - t0));
+  r->compactions += !e;
+  rfr_fatal(r, e2, "reopening the change log");
+}
+
 static void on_results(void *arg, const struct gwclient_answer *a, struct gw_results *res)
 {
   struct rfr *r = rfr_of(arg);
@@ -287,6 +318,7 @@ static void on_results(void *arg, const struct gwclient_answer *a, struct gw_res
   if(res->n)
     r->last_useful = clock_mono_ms();
   rfr_ack(r, res);
+  rfr_compact(r);
 }
 
 static void rfr_poll(struct rfr *r)
