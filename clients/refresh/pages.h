@@ -17,6 +17,7 @@
 #define RF_EXPLORE_Z 2.0    /* a given-up page is explored while its rate two sd (of its
                                log) below the estimate would be worth visits */
 #define RF_PRIOR_VAR_MIN 0.04  /* the narrowest site prior: rates within e^0.2 */
+#define RF_PRIOR_SD_MAX 1.0    /* estimates less certain than this inform no prior */
 
 /* What one visit found. */
 enum rf_seen {
@@ -102,9 +103,10 @@ void rf_page_retire(struct rf_pages *ps, struct rf_page *p);
  * outstanding page keeps its time). Returns the expected weighted
  * freshness. Unvisited pages keep their due time and count with the
  * typical rate of the visited ones (prior when none is).
- *  - priors: the rates of a site's pages (their own estimates) give a
- *    normal prior on log(rate) (rf_prior_from); a site with fewer than
- *    three estimated pages takes all pages' prior;
+ *  - priors: the rates of a site's pages seen to change (their own
+ *    estimates with sd at most RF_PRIOR_SD_MAX) give a normal prior on
+ *    log(rate) (rf_prior_from); a site with fewer than three such pages
+ *    takes all pages' prior, and without three anywhere there is none;
  *  - exploration (optimal policy): a page given up on (its first visit
  *    worth less than the multiplier mu) whose rate RF_EXPLORE_Z sd of its
  *    log lower would not be, is visited as it would be at that rate (at

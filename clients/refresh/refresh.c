@@ -37,6 +37,7 @@ struct rfr {
   uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
   uint64_t            explored;  /* fetches of pages being explored */
   uint64_t            compact_bytes, compactions;
+  uint64_t            resent;    /* pages sent again: no result came in time */
   int                 exit_code;
 };
 
@@ -75,7 +76,8 @@ static void rfr_summary(struct rfr *r)
     fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
             "\"fetches\":%llu,\"fetches_per_s\":%.3f,\"rate\":%.3f,\"changed\":%llu,"
             "\"unchanged\":%llu,\"first\":%llu,\"gone\":%llu,\"moved\":%llu,\"failed\":%llu,"
-            "\"not_modified\":%llu,\"refused\":%llu,\"explored\":%llu,\"compactions\":%llu,"
+            "\"not_modified\":%llu,\"refused\":%llu,\"explored\":%llu,\"resent\":%llu,"
+            "\"compactions\":%llu,"
             "\"estimated_freshness\":%.4f,"
             "\"exit\":%d%s}\n", rf_policy_name(r->o.policy), r->ps->n, retired, secs,
             (unsigned long long)r->fetches, secs > 0 ? (double)r->fetches / secs : 0, r->o.rate,
@@ -85,7 +87,7 @@ static void rfr_summary(struct rfr *r)
             (unsigned long long)r->seen[RF_SEEN_MOVED],
             (unsigned long long)r->seen[RF_SEEN_FAILED], (unsigned long long)r->not_modified,
             (unsigned long long)r->refused, (unsigned long long)r->explored,
-            (unsigned long long)r->compactions, r->fresh_est,
+            (unsigned long long)r->resent, (unsigned long long)r->compactions, r->fresh_est,
             r->exit_code,
             paths.data ? paths.data : "");
   if(r->o.progress && isatty(STDERR_FILENO) && r->o.out_dir)
@@ -202,6 +204,11 @@ static void rfr_submit(struct rfr *r)
   for(struct rf_page *p; u && r->sub && n < max && (p = next_page(r, now)); n++) {
     double iv = p->f > 0 ? 1 / p->f : r->ps->max_interval_s;
     u[n] = (struct gw_url){ p->url, r->o.priority, (long)(iv * r->o.max_age_share) };
+    if(p->outstanding) {
+      r->resent++;
+      LOG(LOG_WARN, "no result for %s in %.0f s: sent again", p->url,
+          (double)LOST_MS / 1000 + 2 * iv);
+    }
     r->sub[n] = (size_t)(p - r->ps->v);
     p->outstanding = true;
     rf_pages_set_due(r->ps, p, now + LOST_MS + (uint64_t)(2000 * iv));

@@ -195,6 +195,68 @@ static void test_explore(void **st)
   rf_pages_free(&ps);
 }
 
+/* The first round: every page seen once, a few seconds after its
+ * Last-Modified (so "no change in a few seconds": a high rate that only
+ * says how short the look was). They inform no prior (a site of them
+ * would look alike and pin each other down), and none is left at the
+ * floor: the ones given up on are explored. */
+static void test_first_round(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  char url[64];
+  rf_pages_init(&ps, 10, 3, 86400);
+  for(int i = 0; i < 6; i++) {
+    snprintf(url, sizeof url, "http://a.test/%d", i);
+    add(&ps, url, 1, t);
+    uint64_t at = t + 1000u * (uint64_t)i;
+    rf_page_observe_lm(&ps, &ps.v[i], RF_SEEN_FIRST, at, 1, at - 3000 - 4000u * (uint64_t)i);
+  }
+  rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 10000);
+  for(int i = 0; i < 6; i++) {
+    print_message("page %d: rate %.3f sd %.2f f %.5f%s\n", i, ps.v[i].lambda, ps.v[i].sd,
+                  ps.v[i].f, ps.v[i].explore ? " explored" : "");
+    assert_true(ps.v[i].sd > 1);
+    assert_true(ps.v[i].f > 1e-3);
+  }
+  rf_pages_free(&ps);
+}
+
+/* An overdue page keeps its time at the next plans: pushed a quarter
+ * interval ahead at every plan (every 5 s), a page of a 40 s interval
+ * never came before the pages of shorter ones and starved. A page planned
+ * far ahead whose interval shrinks is brought in. */
+static void test_plan_keeps_overdue(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  rf_pages_init(&ps, 10, 3, 86400);
+  add(&ps, "http://a.test/a", 1, t);
+  add(&ps, "http://a.test/b", 1, t);
+  struct rf_page *a = &ps.v[0];
+  rf_page_observe(&ps, a, RF_SEEN_FIRST, t, 1);
+  rf_page_observe(&ps, &ps.v[1], RF_SEEN_FIRST, t, 1);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 1000);  /* 40 s each */
+  assert_int_equal(a->due_ms, t + 40000);
+  /* overdue at the next plans: it keeps its time (it was pushed to a
+   * quarter interval ahead, t + 70 s, then t + 75 s, ...) */
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 60000);
+  assert_int_equal(a->due_ms, t + 40000);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 65000);
+  assert_int_equal(a->due_ms, t + 40000);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.5, 0.01, t + 66000);  /* a shorter interval: still due */
+  assert_int_equal(a->due_ms, t + 40000);
+  /* planned far ahead, then a shorter interval: brought in */
+  rf_page_observe(&ps, a, RF_SEEN_UNCHANGED, t + 67000, 1);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.01, 0.01, t + 67000);  /* 200 s */
+  assert_int_equal(a->due_ms, t + 267000);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.5, 0.01, t + 80000);   /* 4 s: overdue, a quarter ahead */
+  assert_int_equal(a->due_ms, t + 81000);
+  rf_pages_free(&ps);
+}
+
 static void test_gone_and_plan(void **st)
 {
   (void)st;
@@ -332,6 +394,8 @@ int main(void)
     cmocka_unit_test(test_last_modified),
     cmocka_unit_test(test_site_prior),
     cmocka_unit_test(test_explore),
+    cmocka_unit_test(test_first_round),
+    cmocka_unit_test(test_plan_keeps_overdue),
     cmocka_unit_test(test_load),
     cmocka_unit_test(test_replay),
   };
