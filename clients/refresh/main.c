@@ -55,9 +55,9 @@ struct ropts {
 #define OFF(f) offsetof(struct ropts, f)
 /* Keep sorted by name. */
 static const struct cfg_key keys[] = {
-  { "compact_factor", CFG_DOUBLE, OFF(compact_factor), "4", 0, 1000, NULL,
-    "the change log is rewritten as one line per page once it is this many times that size "
-    "(0: never)" },
+  { "compact_factor", CFG_DOUBLE, OFF(compact_factor), "3", 0, 1000, NULL,
+    "the change log is rewritten as one line per page once the lines added since are this "
+    "many times that size (0: never)" },
   { "duration_s", CFG_INT, OFF(duration_s), "0", 0, 1e9, NULL,
     "stop after this many seconds (0: run until a signal)" },
   { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,

@@ -283,15 +283,18 @@ static void rfr_ack(struct rfr *r, const struct gw_results *res)
   mem_free(id);
 }
 
-/* The change log past compact_factor times its compacted size (at least
- * 256 bytes a page, what a snapshot line takes about) is compacted. */
+/* The change log is compacted once what was added since it was last
+ * compacted passes compact_factor times its compacted size (at least 256
+ * bytes a page, what a snapshot line takes about): it stays within
+ * 1 + compact_factor times that, and a compaction is paid for by that
+ * many lines. */
 static void rfr_compact(struct rfr *r)
 {
   struct refresh_out *out = r->out;
   double base = (double)r->ps->n * 256;
   base = (double)r->compact_bytes > base ? (double)r->compact_bytes : base;
   if(r->o.compact_factor <= 0 || !out->log_path || !out->log ||
-     (double)crawllog_size(out->log) <= r->o.compact_factor * base)
+     (double)crawllog_size(out->log) <= (1 + r->o.compact_factor) * base)
     return;
   uint64_t t0 = clock_mono_ms(), before = crawllog_size(out->log);
   crawl_err e = refresh_compact(r->ps, out->log_path, &r->compact_bytes);

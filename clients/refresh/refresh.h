@@ -43,8 +43,9 @@ struct refresh_opts {
   unsigned       priority;
   bool           progress;
   const char    *out_dir;        /* named in the summary (its WARC files, changes.jsonl) */
-  double         compact_factor; /* the log is compacted past this many times its
-                                    compacted size (0: never) */
+  double         compact_factor; /* the log is compacted once what was added since
+                                    passes this many times its compacted size
+                                    (0: never) */
 };
 
 struct refresh_out {
