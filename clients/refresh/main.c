@@ -29,6 +29,7 @@
 #define PROG "wpfs-refresh"
 
 struct ropts {
+  double compact_factor;
   long   duration_s;
   char  *gateway;
   char  *log_level;
@@ -54,6 +55,9 @@ struct ropts {
 #define OFF(f) offsetof(struct ropts, f)
 /* Keep sorted by name. */
 static const struct cfg_key keys[] = {
+  { "compact_factor", CFG_DOUBLE, OFF(compact_factor), "3", 0, 1000, NULL,
+    "the change log is rewritten as one line per page once the lines added since are this "
+    "many times that size (0: never)" },
   { "duration_s", CFG_INT, OFF(duration_s), "0", 0, 1e9, NULL,
     "stop after this many seconds (0: run until a signal)" },
   { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
@@ -176,6 +180,7 @@ static void fill_opts(const struct ropts *o, enum rf_policy policy, struct refre
   r->priority = (unsigned)o->priority;
   r->progress = o->progress;
   r->out_dir = o->out;
+  r->compact_factor = o->compact_factor;
 }
 
 static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path,
@@ -210,7 +215,7 @@ static int run(const struct ropts *o, enum rf_policy policy)
   int lock_fd = -1, rc;
   char *log_path = out_path(o, "changes.jsonl");
   struct rf_pages ps;
-  struct refresh_out out = { NULL, NULL };
+  struct refresh_out out = { NULL, NULL, log_path };
   struct tally refused = { 0 };
   rf_pages_init(&ps, (size_t)o->max_pages, 3, (double)o->max_interval_s);
   rc = log_path ? out_prepare(o, log_path, &lock_fd) : 2;

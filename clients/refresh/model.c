@@ -69,6 +69,102 @@ double rf_estimate(const struct rf_obs *o, size_t n, double prior)
   return exp(0.5 * (lo + hi));
 }
 
+/* The log posterior's derivative in u = log(lambda), times nothing:
+ * lambda d/dlambda of the log likelihood, less the prior's pull. It
+ * decreases in u, so its root (the mode) is found by bisection. */
+struct post {
+  const struct rf_obs *o;
+  size_t               n;
+  double               lm_changes, exposure;  /* of the Last-Modified part */
+  double               unchanged;             /* of the rest, with the correction */
+  const struct rf_prior *prior;
+};
+
+static double post_slope(const struct post *q, double u)
+{
+  double lambda = exp(u), s = q->lm_changes - lambda * (q->exposure + q->unchanged);
+  for(size_t i = 0; i < q->n; i++) {
+    double x = lambda * q->o[i].interval_s;
+    if(!q->o[i].lm && q->o[i].changed && x > 0)
+      s += x / expm1(x);
+  }
+  if(q->prior && q->prior->var > 0)
+    s -= (u - q->prior->log_rate) / q->prior->var;
+  return s;
+}
+
+static void post_init(struct post *q, const struct rf_obs *o, size_t n,
+                      const struct rf_prior *prior)
+{
+  double irr_total = 0;
+  size_t irr = 0;
+  *q = (struct post){ .o = o, .n = n, .prior = prior };
+  for(size_t i = 0; i < n; i++) {
+    double t = o[i].interval_s > 0 ? o[i].interval_s : 0;
+    if(o[i].lm && o[i].changed) {
+      q->lm_changes++;
+      q->exposure += o[i].age_s > 0 ? o[i].age_s : 0;
+    } else {
+      q->exposure += o[i].changed ? 0 : t;
+      irr += !o[i].lm && t > 0;
+      irr_total += !o[i].lm ? t : 0;
+    }
+  }
+  /* rf_estimate's half an unchanged observation of the mean interval of
+   * the visits without a Last-Modified: with equal intervals the
+   * bias-reduced estimator, finite when all of them saw a change. */
+  if(irr)
+    q->unchanged = 0.5 * irr_total / (double)irr;
+}
+
+struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf_prior *prior)
+{
+  struct post q;
+  post_init(&q, o, n, prior);
+  bool flat = !prior || prior->var <= 0;
+  double seen = q.exposure + q.unchanged, changes = q.lm_changes;
+  for(size_t i = 0; i < n; i++)
+    changes += !o[i].lm && o[i].changed && o[i].interval_s > 0;
+  if(flat && changes == 0) {  /* no change seen: rf_estimate's rule */
+    double total = 0;
+    for(size_t i = 0; i < n; i++)
+      total += o[i].interval_s > 0 ? o[i].interval_s : o[i].lm ? o[i].age_s : 0;
+    return (struct rf_est){ total > 0 ? 0.5 / total : 0, total > 0 ? M_SQRT2 : 10 };
+  }
+  if(flat && seen <= 0)
+    return (struct rf_est){ 0, 10 };
+  double lo = log(1e-12), hi = log(1e6);
+  for(int i = 0; i < BISECT_STEPS; i++) {
+    double mid = 0.5 * (lo + hi);
+    if(post_slope(&q, mid) > 0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  double u = 0.5 * (lo + hi), h = 1e-3;
+  double info = (post_slope(&q, u - h) - post_slope(&q, u + h)) / (2 * h);
+  return (struct rf_est){ exp(u), info > 1e-2 ? 1 / sqrt(info) : 10 };
+}
+
+struct rf_prior rf_prior_from(const struct rf_est *e, size_t n, double var_min, double sd_cap)
+{
+  double s = 0, q = 0, v = 0;
+  size_t k = 0;
+  for(size_t i = 0; i < n; i++) {
+    if(!(e[i].rate > 0))
+      continue;
+    double u = log(e[i].rate), sd = e[i].sd < sd_cap ? e[i].sd : sd_cap;
+    s += u;
+    q += u * u;
+    v += sd * sd;
+    k++;
+  }
+  if(k < 3)
+    return (struct rf_prior){ 0, 0 };
+  double m = s / (double)k, var = (q - (double)k * m * m) / (double)(k - 1) - v / (double)k;
+  return (struct rf_prior){ m, var > var_min ? var : var_min };
+}
+
 double rf_freshness(double lambda, double f)
 {
   if(f <= 0)
@@ -114,6 +210,29 @@ static double opt_f(double lambda, double w, double mu)
   return w <= 0 || y >= 1 ? 0 : lambda / inv_gain(y);
 }
 
+static double floor_of(const double *floors, size_t i, double fmin)
+{
+  return floors && floors[i] > fmin ? floors[i] : fmin;
+}
+
+double rf_marginal(double lambda, double w, double f)
+{
+  if(lambda <= 0 || f <= 0)
+    return 0;
+  double x = lambda / f;
+  return (w / lambda) * -expm1(-x) - w / f * exp(-x);
+}
+
+bool rf_given_up(double lambda, double w, double mu)
+{
+  return lambda > 0 && w / lambda <= mu;
+}
+
+double rf_optimal_f(double lambda, double w, double mu)
+{
+  return opt_f(lambda, w, mu);
+}
+
 static double page_f(enum rf_policy p, double lambda, double w, double k, double fmin)
 {
   double f = p == RF_OPTIMAL ? opt_f(lambda, w, k) : k * lambda;
@@ -124,13 +243,13 @@ static double page_f(enum rf_policy p, double lambda, double w, double k, double
  * factor, increasing) that spends the budget, taken on the side that
  * spends no more than it. */
 static double solve_k(enum rf_policy p, size_t n, const double *lambda, const double *w,
-                      double budget, double fmin)
+                      double budget, double fmin, const double *floors)
 {
   double lo = log(1e-15), hi = log(1e15);
   for(int it = 0; it < BISECT_STEPS; it++) {
     double mid = 0.5 * (lo + hi), k = exp(mid), sum = 0;
     for(size_t i = 0; i < n; i++)
-      sum += page_f(p, lambda[i], w[i], k, fmin);
+      sum += page_f(p, lambda[i], w[i], k, floor_of(floors, i, fmin));
     bool over = sum > budget;
     if(over == (p == RF_OPTIMAL))
       lo = mid;
@@ -146,13 +265,14 @@ static double solve_k(enum rf_policy p, size_t n, const double *lambda, const do
  * true optimum gives the remainder to that page, the one left out with
  * the largest w / lambda; without one, every page gets its share. */
 static void spend_rest(enum rf_policy p, size_t n, const double *lambda, const double *w,
-                       double budget, double fmin, double *f)
+                       double budget, double fmin, const double *floors, double *f)
 {
   double sum = 0, best = -1;
   size_t at = n;
   for(size_t i = 0; i < n; i++) {
     sum += f[i];
-    if(p == RF_OPTIMAL && f[i] <= fmin && lambda[i] > 0 && w[i] / lambda[i] > best) {
+    if(p == RF_OPTIMAL && f[i] <= floor_of(floors, i, fmin) && lambda[i] > 0 &&
+       w[i] / lambda[i] > best) {
       best = w[i] / lambda[i];
       at = i;
     }
@@ -168,14 +288,26 @@ static void spend_rest(enum rf_policy p, size_t n, const double *lambda, const d
 double rf_allocate(enum rf_policy p, size_t n, const double *lambda, const double *w,
                    double budget, double fmin, double *f)
 {
+  return rf_allocate_floors(p, n, lambda, w, budget, fmin, NULL, f);
+}
+
+double rf_allocate_floors(enum rf_policy p, size_t n, const double *lambda, const double *w,
+                          double budget, double fmin, const double *floors, double *f)
+{
   if(n == 0)
     return 0;
-  bool even = p == RF_UNIFORM || (double)n * fmin >= budget;
-  double k = even ? 0 : solve_k(p, n, lambda, w, budget, fmin);
+  double floor_sum = 0;
   for(size_t i = 0; i < n; i++)
-    f[i] = even ? budget / (double)n : page_f(p, lambda[i], w[i], k, fmin);
+    floor_sum += floor_of(floors, i, fmin);
+  /* Floors above the budget: the explored pages' floors give way first. */
+  if(floors && floor_sum >= budget && (double)n * fmin < budget)
+    return rf_allocate_floors(p, n, lambda, w, budget, fmin, NULL, f);
+  bool even = p == RF_UNIFORM || floor_sum >= budget;
+  double k = even ? 0 : solve_k(p, n, lambda, w, budget, fmin, floors);
+  for(size_t i = 0; i < n; i++)
+    f[i] = even ? budget / (double)n : page_f(p, lambda[i], w[i], k, floor_of(floors, i, fmin));
   if(!even)
-    spend_rest(p, n, lambda, w, budget, fmin, f);
+    spend_rest(p, n, lambda, w, budget, fmin, floors, f);
   double wsum = 0, fresh = 0;
   for(size_t i = 0; i < n; i++) {
     wsum += w[i];

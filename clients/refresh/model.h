@@ -21,16 +21,48 @@ bool        rf_policy_parse(const char *s, enum rf_policy *out);
 const char *rf_policy_name(enum rf_policy p);
 
 /* One visit after the previous one: interval_s since it, and whether the
- * page had changed. */
+ * page had changed. With lm (the site's Last-Modified, trusted), age_s is
+ * how long the copy fetched had been unchanged: the time since its last
+ * modification when it changed, unused when it did not. A first visit
+ * with a Last-Modified is an observation of interval 0, changed, lm. */
 struct rf_obs {
   double interval_s;
   bool   changed;
+  bool   lm;
+  double age_s;
+};
+
+/* A normal prior on log(rate): mean and variance (var <= 0: none). */
+struct rf_prior {
+  double log_rate, var;
+};
+
+/* An estimate: the rate and the standard deviation of its log. */
+struct rf_est {
+  double rate, sd;
 };
 
 /* Changes per second from n observations (n >= 1; 0 gives prior). No
  * change seen: half a change over the whole time observed, so a page
  * never seen to change is visited more and more rarely, never never. */
 double rf_estimate(const struct rf_obs *o, size_t n, double prior);
+
+/* Changes per second from n observations of any kind (n >= 1): the
+ * maximum of the likelihood times the prior (the posterior mode), where
+ * an observation with a known last modification contributes
+ * log(lambda) - lambda age (changed) or -lambda interval (unchanged), and
+ * one without contributes as in rf_estimate (with its half-observation
+ * correction when any observation has no Last-Modified). Without a prior
+ * it is the maximum-likelihood estimate (X / exposure when every
+ * observation has a Last-Modified), and 0.5 / time observed when no change
+ * was seen. sd is from the curvature of the log posterior at its mode. */
+struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf_prior *prior);
+
+/* The prior of one page's rate from its site's pages (empirical Bayes):
+ * n flat estimates (their rates > 0 and sds) give the mean of the log
+ * rates and their variance less the mean sampling variance (each at most
+ * sd_cap^2), at least var_min. Fewer than three: no prior (var 0). */
+struct rf_prior rf_prior_from(const struct rf_est *e, size_t n, double var_min, double sd_cap);
 
 /* Time-averaged freshness of a Poisson page of rate lambda (1/s) visited
  * every 1/f seconds: (f/lambda)(1 - e^(-lambda/f)); 1 when lambda is 0,
@@ -44,5 +76,21 @@ double rf_freshness(double lambda, double f);
  * Returns the expected weighted freshness (sum w F / sum w). */
 double rf_allocate(enum rf_policy p, size_t n, const double *lambda, const double *w,
                    double budget, double fmin, double *f);
+/* The marginal freshness of one more visit per second to a page of rate
+ * lambda and weight w visited f times a second: the multiplier mu of an
+ * optimal allocation, read off any page it did not give up on. */
+double rf_marginal(double lambda, double w, double f);
+/* Whether the optimal allocation of multiplier mu gives up on a page (its
+ * first visit is worth less than mu: w / lambda <= mu). */
+bool rf_given_up(double lambda, double w, double mu);
+/* Visits per second the optimal allocation of multiplier mu gives a page
+ * (0 when given up on). */
+double rf_optimal_f(double lambda, double w, double mu);
+
+/* The same with a floor per page (floors[i] >= fmin; NULL: fmin each):
+ * the pages still being explored (pages.h) keep their floor, the rest of
+ * the budget is allocated by policy. */
+double rf_allocate_floors(enum rf_policy p, size_t n, const double *lambda, const double *w,
+                          double budget, double fmin, const double *floors, double *f);
 
 #endif

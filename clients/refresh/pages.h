@@ -15,6 +15,10 @@
 #include "clients/refresh/model.h"
 
 #define RF_OBS_MAX 16
+#define RF_EXPLORE_Z 2.0    /* a given-up page is explored while its rate two sd (of its
+                               log) below the estimate would be worth visits */
+#define RF_PRIOR_VAR_MIN 0.04  /* the narrowest site prior: rates within e^0.2 */
+#define RF_PRIOR_SD_MAX 1.0    /* estimates less certain than this inform no prior */
 
 /* What one visit found. */
 enum rf_seen {
@@ -31,15 +35,23 @@ bool        rf_seen_parse(const char *s, enum rf_seen *out);
 struct rf_page {
   char    *url;
   double   weight, lambda, f;   /* importance; changes/s; visits/s */
+  double   sd;                  /* of log(lambda): how uncertain it is */
+  double   flat, flat_sd;       /* the estimate from this page alone */
+  struct rf_prior prior;        /* its site's, as of the last plan */
   uint64_t last_ms;    /* wall time of the copy last seen (0: never) */
   uint64_t base_ms;    /* wall time the next interval counts from: the
                           copy's, or the failed attempt's */
   uint64_t due_ms;     /* the next visit */
   uint64_t digest;     /* of the last body (0: none yet) */
+  uint64_t lm_ms;      /* the last Last-Modified seen (0: none) */
   uint32_t obs[RF_OBS_MAX];  /* tenths of a second << 1 | changed */
-  uint32_t visits, changes;
+  uint32_t age[RF_OBS_MAX];  /* with a Last-Modified: 1 + tenths of a second
+                                since it (changed) or 1 (not); 0: none */
+  uint32_t visits, changes, site;
   uint8_t  nobs, obs_next, gone;
   bool     retired, outstanding;
+  bool     lm_bad;     /* its Last-Modified contradicted its content once */
+  bool     explore;    /* its visit rate is an exploration floor */
   size_t   heap_at;
 };
 
@@ -47,6 +59,9 @@ struct rf_pages {
   struct rf_page *v;
   size_t          n, cap, max;
   struct fpmap    by_url;      /* hash of the URL -> index */
+  struct fpmap    by_site;     /* hash of the URL's host -> site number */
+  uint32_t        nsites;
+  double          typical;     /* the typical rate of the estimated pages */
   size_t         *heap;        /* indices of pages not retired, by due_ms */
   size_t          nheap;
   unsigned        gone_after;  /* 404/410 in a row that retire a page */
@@ -76,12 +91,31 @@ crawl_err rf_pages_load(struct rf_pages *ps, const char *path, double rate, uint
  * the next visit is planned by rf_pages_plan. */
 void rf_page_observe(struct rf_pages *ps, struct rf_page *p, enum rf_seen s, uint64_t at_ms,
                      uint64_t digest);
+/* The same with the copy's Last-Modified (lm_ms, 0: none). It is trusted
+ * while it agrees with the content: not after the fetch, newer when the
+ * body changed and not older than the copy before, the same when it did
+ * not; once it disagrees the page is estimated without it for good. */
+void rf_page_observe_lm(struct rf_pages *ps, struct rf_page *p, enum rf_seen s, uint64_t at_ms,
+                        uint64_t digest, uint64_t lm_ms);
+/* Estimate p again from its observations (after they were restored). */
+void rf_page_reestimate(struct rf_page *p);
 /* Never visit p again (gone for good, or refused by the gateway). */
 void rf_page_retire(struct rf_pages *ps, struct rf_page *p);
-/* Re-estimate every page, allocate budget (visits/s) by policy with a
- * floor of one visit per max_interval_s, and plan each page's next visit
- * from its last (an outstanding page keeps its time). Returns the expected weighted freshness. Unvisited pages
- * keep their due time and count with prior rate. */
+/* Re-estimate every page (each shrunk toward its site's rates, below),
+ * allocate budget (visits/s) by policy with a floor of one visit per
+ * max_interval_s, and plan each page's next visit from its last (an
+ * outstanding page keeps its time). Returns the expected weighted
+ * freshness. Unvisited pages keep their due time and count with the
+ * typical rate of the visited ones (prior when none is).
+ *  - priors: the rates of a site's pages seen to change (their own
+ *    estimates with sd at most RF_PRIOR_SD_MAX) give a normal prior on
+ *    log(rate) (rf_prior_from); a site with fewer than three such pages
+ *    takes all pages' prior, and without three anywhere there is none;
+ *  - exploration (optimal policy): a page given up on (its first visit
+ *    worth less than the multiplier mu) whose rate RF_EXPLORE_Z sd of its
+ *    log lower would not be, is visited as it would be at that rate (at
+ *    most the uniform share) until it is certain either way; the others
+ *    share the rest optimally. */
 double rf_pages_plan(struct rf_pages *ps, enum rf_policy policy, double budget,
                      double prior, uint64_t now_ms);
 /* The next visit of p alone, after a visit (its f unchanged). The

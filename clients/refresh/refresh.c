@@ -37,6 +37,9 @@ struct rfr {
   uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
   uint64_t            answered;  /* visits that got an HTTP answer */
   struct tally        causes;    /* visits without a page, and refusals, by cause */
+  uint64_t            explored;  /* fetches of pages being explored */
+  uint64_t            compact_bytes, compactions;
+  uint64_t            resent;    /* pages sent again: no result came in time */
   int                 exit_code;
 };
 
@@ -86,7 +89,9 @@ static void rfr_summary(struct rfr *r)
     fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
             "\"fetches\":%llu,\"fetches_per_s\":%.3f,\"rate\":%.3f,\"changed\":%llu,"
             "\"unchanged\":%llu,\"first\":%llu,\"gone\":%llu,\"moved\":%llu,\"failed\":%llu,"
-            "\"not_modified\":%llu,\"refused\":%llu,\"estimated_freshness\":%.4f,"
+            "\"not_modified\":%llu,\"refused\":%llu,\"explored\":%llu,\"resent\":%llu,"
+            "\"compactions\":%llu,"
+            "\"estimated_freshness\":%.4f,"
             "\"exit\":%d%s}\n", rf_policy_name(r->o.policy), r->ps->n, retired, secs,
             (unsigned long long)r->fetches, secs > 0 ? (double)r->fetches / secs : 0, r->o.rate,
             (unsigned long long)r->seen[RF_SEEN_CHANGED],
@@ -94,7 +99,9 @@ static void rfr_summary(struct rfr *r)
             (unsigned long long)r->seen[RF_SEEN_FIRST], (unsigned long long)r->seen[RF_SEEN_GONE],
             (unsigned long long)r->seen[RF_SEEN_MOVED],
             (unsigned long long)r->seen[RF_SEEN_FAILED], (unsigned long long)r->not_modified,
-            (unsigned long long)r->refused, r->fresh_est, r->exit_code,
+            (unsigned long long)r->refused, (unsigned long long)r->explored,
+            (unsigned long long)r->resent, (unsigned long long)r->compactions, r->fresh_est,
+            r->exit_code,
             paths.data ? paths.data : "");
   char causes[1024];
   tally_text(&r->causes, causes, sizeof causes);
@@ -230,6 +237,11 @@ static void rfr_submit(struct rfr *r)
   for(struct rf_page *p; u && r->sub && n < max && (p = next_page(r, now)); n++) {
     double iv = p->f > 0 ? 1 / p->f : r->ps->max_interval_s;
     u[n] = (struct gw_url){ p->url, r->o.priority, (long)(iv * r->o.max_age_share) };
+    if(p->outstanding) {
+      r->resent++;
+      LOG(LOG_WARN, "no result for %s in %.0f s: sent again", p->url,
+          (double)LOST_MS / 1000 + 2 * iv);
+    }
     r->sub[n] = (size_t)(p - r->ps->v);
     p->outstanding = true;
     rf_pages_set_due(r->ps, p, now + LOST_MS + (uint64_t)(2000 * iv));
@@ -269,7 +281,8 @@ static crawl_err deliver(struct rfr *r, const struct gw_result *g)
   uint64_t now = clock_wall_ms(), prev = p->last_ms;
   struct rf_judged j;
   rf_judge(p, g, now, &j);
-  rf_page_observe(r->ps, p, j.seen, j.at_ms, j.digest);
+  rf_page_observe_lm(r->ps, p, j.seen, j.at_ms, j.digest, j.lm_ms);
+  r->explored += p->explore;
   p->outstanding = false;
   rf_page_replan(r->ps, p, now);
   r->fetches++;
@@ -308,6 +321,34 @@ static void rfr_ack(struct rfr *r, const struct gw_results *res)
   mem_free(id);
 }
 
+/* The change log is compacted once what was added since it was last
+ * compacted passes compact_factor times its compacted size (at least 256
+ * bytes a page, what a snapshot line takes about): it stays within
+ * 1 + compact_factor times that, and a compaction is paid for by that
+ * many lines. */
+static void rfr_compact(struct rfr *r)
+{
+  struct refresh_out *out = r->out;
+  double base = (double)r->ps->n * 256;
+  base = (double)r->compact_bytes > base ? (double)r->compact_bytes : base;
+  if(r->o.compact_factor <= 0 || !out->log_path || !out->log ||
+     (double)crawllog_size(out->log) <= (1 + r->o.compact_factor) * base)
+    return;
+  uint64_t t0 = clock_mono_ms(), before = crawllog_size(out->log);
+  crawl_err e = refresh_compact(r->ps, out->log_path, &r->compact_bytes);
+  crawllog_close(&out->log);
+  crawl_err e2 = crawllog_open(out->log_path, &out->log);
+  if(e)
+    LOG(LOG_WARN, "compacting the change log failed (%s): it keeps growing",
+        crawl_err_text(e));
+  else
+    LOG(LOG_INFO, "change log compacted: %llu bytes to %llu in %llu ms",
+        (unsigned long long)before, (unsigned long long)r->compact_bytes,
+        (unsigned long long)(clock_mono_ms() - t0));
+  r->compactions += !e;
+  rfr_fatal(r, e2, "reopening the change log");
+}
+
 static void on_results(void *arg, const struct gwclient_answer *a, struct gw_results *res)
 {
   struct rfr *r = rfr_of(arg);
@@ -325,6 +366,7 @@ static void on_results(void *arg, const struct gwclient_answer *a, struct gw_res
   if(res->n)
     r->last_useful = clock_mono_ms();
   rfr_ack(r, res);
+  rfr_compact(r);
 }
 
 static void rfr_poll(struct rfr *r)

@@ -47,11 +47,15 @@ struct refresh_opts {
   bool           progress;
   const char    *out_dir;        /* named in the summary (its WARC files, changes.jsonl) */
   const struct tally *input_refused;  /* URLs of the input not kept, by reason (or NULL) */
+  double         compact_factor; /* the log is compacted once what was added since
+                                    passes this many times its compacted size
+                                    (0: never) */
 };
 
 struct refresh_out {
   struct warc     *warc;
   struct crawllog *log;
+  const char      *log_path;   /* to compact it */
 };
 
 enum {
@@ -68,5 +72,16 @@ int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refre
 /* Replay the change log at path into ps (pages it names that ps lacks are
  * added: the targets of redirects). */
 crawl_err refresh_replay(struct rf_pages *ps, const char *path, uint64_t *lines);
+
+/* Compaction: the change log at path replaced by one snapshot line per
+ * page, {"url":..,"state":{...}}, which replays to the same history
+ * (observations, digest, Last-Modified, failures, retirement). Written to
+ * path.compact, synced, renamed over path, the directory synced: a crash
+ * at any point leaves either the old log or the new one whole. *bytes is
+ * the size of the snapshot. The caller reopens its crawllog after. */
+crawl_err refresh_compact(struct rf_pages *ps, const char *path, uint64_t *bytes);
+/* Called at each step of refresh_compact when set (after each page's
+ * line: its index; ~0u - 1 written; ~0u renamed): where a test kills it. */
+extern void (*rf_compact_test_hook)(unsigned step);
 
 #endif

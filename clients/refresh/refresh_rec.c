@@ -1,6 +1,8 @@
 /* What a result means for its page, the WARC record and the change-log
  * line it leaves, and the log read back on --resume. */
+#include <curl/curl.h>
 #include <jansson.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,17 @@
 static bool outcome_is(const struct gw_result *g, const char *o)
 {
   return g->outcome && !strcmp(g->outcome, o);
+}
+
+uint64_t rf_last_modified(const struct gw_result *g)
+{
+  for(size_t i = 0; i < g->nheaders; i++)
+    if(g->headers[i].name && g->headers[i].value &&
+       !strcasecmp(g->headers[i].name, "Last-Modified")) {
+      time_t t = curl_getdate(g->headers[i].value, NULL);
+      return t > 0 ? (uint64_t)t * 1000 : 0;
+    }
+  return 0;
 }
 
 void rf_judge(const struct rf_page *p, const struct gw_result *g, uint64_t now_ms,
@@ -30,6 +43,7 @@ void rf_judge(const struct rf_page *p, const struct gw_result *g, uint64_t now_m
     j->news = j->at_ms > p->last_ms;
     j->digest = hash_fp64(g->body ? (const char *)g->body : "", g->body_len);
     j->digest += !j->digest;
+    j->lm_ms = rf_last_modified(g);
     if(j->not_modified && p->digest)
       j->digest = p->digest;  /* the copy the site confirmed, whatever came with the answer */
     if(!p->digest)
@@ -61,9 +75,23 @@ static crawl_err rec_warc(struct refresh_out *out, const struct rf_page *p,
   return warc_write_revisit(out->warc, &wp, &orig, loc, NULL);
 }
 
+/* The trace of a visit: the copy's Last-Modified, how long since the copy
+ * before (the achieved interval), the uncertainty of the rate and whether
+ * the page is being explored (docs/refresh.md, "Where the freshness
+ * goes"). */
+static void rec_trace(char *out, size_t len, const struct rf_page *p, uint64_t lm_ms,
+                      uint64_t at_ms, uint64_t prev_ms)
+{
+  char iv[32] = "null";
+  if(prev_ms && at_ms > prev_ms)
+    snprintf(iv, sizeof iv, "%.1f", (double)(at_ms - prev_ms) / 1000);
+  snprintf(out, len, ",\"lm\":%llu,\"interval_s\":%s,\"sd\":%.3g,\"explore\":%s",
+           (unsigned long long)lm_ms, iv, p->sd, p->explore ? "true" : "false");
+}
+
 static crawl_err rec_line(struct refresh_out *out, const struct rf_page *p,
                           const struct crawllog_entry *base, enum rf_seen seen, uint64_t at_ms,
-                          uint64_t digest, uint64_t now_ms)
+                          uint64_t digest, uint64_t now_ms, const char *trace)
 {
   char extra[EXTRA_MAX], next[21];
   struct crawllog_entry e = *base;
@@ -71,10 +99,10 @@ static crawl_err rec_line(struct refresh_out *out, const struct rf_page *p,
   warc_date(p->retired ? 0 : p->due_ms, next);
   snprintf(extra, sizeof extra, ",\"seen\":\"%s\",\"changed\":%s,\"time_ms\":%llu,"
            "\"fp\":\"%016llx\",\"rate\":%.6g,\"visits_per_s\":%.6g,\"next\":\"%s\","
-           "\"next_s\":%.1f,\"retired\":%s", rf_seen_name(seen),
+           "\"next_s\":%.1f,\"retired\":%s%s", rf_seen_name(seen),
            seen == RF_SEEN_CHANGED ? "true" : seen == RF_SEEN_UNCHANGED ? "false" : "null",
            (unsigned long long)at_ms, (unsigned long long)digest, p->lambda, p->f,
-           p->retired ? "" : next, next_s, p->retired ? "true" : "false");
+           p->retired ? "" : next, next_s, p->retired ? "true" : "false", trace);
   e.url = p->url;
   e.time_ms = at_ms;
   e.extra = extra;
@@ -98,7 +126,9 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
     .warc = archive ? loc.file : NULL, .warc_offset = archive ? loc.offset : 0,
     .warc_length = archive ? loc.length : 0, .redirect = g->redirect, .reason = g->detail,
   };
-  return rec_line(out, p, &base, j->seen, j->at_ms, j->digest, now_ms);
+  char trace[160];
+  rec_trace(trace, sizeof trace, p, j->lm_ms, j->at_ms, prev_ms);
+  return rec_line(out, p, &base, j->seen, j->at_ms, j->digest, now_ms, trace);
 }
 
 crawl_err rf_record_refused(struct refresh_out *out, const struct rf_page *p,
@@ -106,7 +136,7 @@ crawl_err rf_record_refused(struct refresh_out *out, const struct rf_page *p,
 {
   struct crawllog_entry base = { .outcome = "rejected", .reason = reason,
                                  .cause = tally_word(reason) ? reason : "rejected" };
-  return rec_line(out, p, &base, RF_SEEN_FAILED, now_ms, 0, now_ms);
+  return rec_line(out, p, &base, RF_SEEN_FAILED, now_ms, 0, now_ms, "");
 }
 
 /* ---- Replay ------------------------------------------------------------------ */
@@ -116,10 +146,32 @@ struct replay {
   uint64_t         lines;
 };
 
+/* A snapshot line of a compacted log: the page's whole state. */
+static crawl_err replay_state(struct replay *r, const struct crawllog_rec *rec, json_t *st)
+{
+  bool added;
+  struct rf_page *p = rf_pages_find(r->ps, rec->url);
+  json_t *w = json_object_get(st, "weight");
+  double weight = json_is_number(w) && json_number_value(w) > 0 &&
+                  json_number_value(w) <= 1e9 ? json_number_value(w) : 1;
+  crawl_err e = p ? CRAWL_OK : rf_pages_add(r->ps, rec->url, weight, 0, &added);
+  if(!e && !p)
+    p = rf_pages_find(r->ps, rec->url);
+  e = e ? e : p ? refresh_restore(r->ps, p, st) : CRAWL_ERR_CORRUPT;
+  r->lines++;
+  return e;
+}
+
 static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
 {
   struct replay *r = arg;
   json_t *o = json_loadb(rec->line, rec->line_len, 0, NULL);
+  json_t *st = json_object_get(o, "state");
+  if(st) {
+    crawl_err se = replay_state(r, rec, st);
+    json_decref(o);
+    return se;
+  }
   enum rf_seen seen;
   json_t *t = json_object_get(o, "time_ms");
   const char *fp = json_string_value(json_object_get(o, "fp"));
@@ -130,6 +182,9 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
     return CRAWL_ERR_CORRUPT;
   }
   uint64_t at = (uint64_t)json_integer_value(t), digest = strtoull(fp, NULL, 16);
+  json_t *lm = json_object_get(o, "lm");
+  uint64_t lm_ms = json_is_integer(lm) && json_integer_value(lm) > 0
+                   ? (uint64_t)json_integer_value(lm) : 0;
   bool added;
   struct rf_page *p = rf_pages_find(r->ps, rec->url);
   if(!p && !(e = rf_pages_add(r->ps, rec->url, 1, at, &added)))
@@ -137,7 +192,7 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
   if(p && rec->outcome && !strcmp(rec->outcome, "rejected")) {
     rf_page_retire(r->ps, p);
   } else if(p) {
-    rf_page_observe(r->ps, p, seen, at, digest);
+    rf_page_observe_lm(r->ps, p, seen, at, digest, lm_ms);
     if(seen == RF_SEEN_MOVED && rec->redirect)
       e = rf_pages_add(r->ps, rec->redirect, p->weight, at, &added);
   }

@@ -11,10 +11,12 @@
 #    of profile server-not-modified for 304s, identical-payload-digest for
 #    the same body from a site without validators) read back by warcio with every digest right;
 #  - freshness measured at the server close to what the planner expected;
+#  - compaction while running, SIGKILL, --resume from the compacted log:
+#    no page starts its history again;
 #  - SIGKILL and --resume: no page's history is lost (one "first" visit per
 #    page in the whole log), the run goes on; --out in use refused;
 #  - SIGTERM: exit 3 after the summary.
-# timeout: 150
+# timeout: 200
 # lane: beside (mostly waits: tests/run.sh)
 . "$WPFS_ROOT/tests/lib.sh"
 SITES=24
@@ -109,6 +111,29 @@ firsts=$(jq -r 'select(.seen == "first") | .url' "$T_DIR/r2/changes.jsonl" | sor
 is "$firsts" 0 "no page had a second first visit: its history was kept"
 ok "a page visited in both runs has its visits judged changed/unchanged after the restart" \
   bash -c "jq -r 'select(.seen == \"changed\" or .seen == \"unchanged\") | .url' '$T_DIR/r2/changes.jsonl' | sort -u | grep -q ."
+
+# Compacted while it runs (--compact-factor 0.5: the log is rewritten as
+# a snapshot line per page whenever it grew by half of one), killed,
+# resumed: no page starts its history again after its snapshot.
+visited=$(jq -r 'select(.seen) | .url' "$T_DIR/r2/changes.jsonl" | sort -u | wc -l)
+WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
+  --out "$T_DIR/r2" --rate "$RATE" --plan-ms 2s --log-level info --resume --compact-factor 0.5 \
+  >"$T_DIR/r2c.summary" 2>"$T_DIR/r2c.log" &
+pid=$!
+wait_for 30 grep -q "change log compacted" "$T_DIR/r2c.log"
+sleep 2
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+ok "compacted while running" grep -q "change log compacted" "$T_DIR/r2c.log"
+snaps=$(jq -r 'select(.state) | .url' "$T_DIR/r2/changes.jsonl" | sort -u | wc -l)
+is "$snaps" 150 "the compacted log holds a snapshot of every page"
+refresh r2 --duration-s 6 --resume --compact-factor 0
+is "$?" 0 "--resume from a compacted log: exit 0"
+is "$(jq -r 'if .state then "S \(.url)" elif .seen == "first" then "F \(.url)" else empty end' \
+     "$T_DIR/r2/changes.jsonl" | awk '$1 == "S" { s[$2] = 1 } $1 == "F" && s[$2] { n++ } END { print n + 0 }')" \
+  0 "no page had a first visit after its snapshot: its history was kept"
+cmp_ge "$(jq -r 'select(.state) | select(.state.visits > 0) | .url' "$T_DIR/r2/changes.jsonl" | wc -l)" \
+  "$visited" "every page visited before compaction has its visits in its snapshot"
 
 # SIGTERM: waits for what is outstanding, then the summary, exit 3.
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \

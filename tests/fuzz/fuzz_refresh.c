@@ -1,7 +1,8 @@
 /* The refresh crawler's two readers on arbitrary bytes: the --urls input
  * (a URL list with weights, a crawl log or a WARC file, told apart by
  * their first bytes; clients/refresh/input.c) and the change log replayed
- * on --resume (clients/refresh/refresh_rec.c). Each either loads or says
+ * on --resume (clients/refresh/refresh_rec.c), its snapshot lines of a
+ * compacted log included (clients/refresh/compact.c). Each either loads or says
  * why; weights read are positive and finite; the table never holds more
  * than its cap; the heap gives the page due first; nothing leaks. */
 #include <math.h>
@@ -37,8 +38,12 @@ static void check(struct rf_pages *ps)
       die("a weight that is not a positive number");
     if(top && !p->retired && p->due_ms < top->due_ms)
       die("the heap's top is not the page due first");
-    if(!(p->lambda >= 0) || !isfinite(p->lambda))
+    if(!(p->lambda >= 0) || !isfinite(p->lambda) || !(p->sd >= 0) || !isfinite(p->sd))
       die("a rate that is not a number");
+    if(p->nobs > RF_OBS_MAX || p->obs_next >= RF_OBS_MAX)
+      die("a history past its ring");
+    if(!(p->f >= 0) || !isfinite(p->f))
+      die("a visit rate that is not a number");
   }
 }
 

@@ -129,15 +129,29 @@ static double qnum(const char *query, const char *name, double def)
   return def;
 }
 
-static void churn_page_init(struct churn_page *p, uint64_t seed, size_t j, const double *q)
+/* Where in the log range of mean intervals a page falls: uniformly, or,
+ * with cluster > 0, inside its site's band of that width (a share of the
+ * range) placed uniformly per site, so pages of one site change alike. */
+static double churn_place(uint64_t seed, size_t site, double u, double cluster)
 {
-  enum { STATIC, GONE, MIN_S, MAX_S, GONE_S };
+  if(cluster <= 0)
+    return u;
+  uint64_t s = (seed + 7) * 0xd6e8feb86659fd93ull ^ (site + 1) * 0x94d049bb133111ebull;
+  for(int i = 0; i < 4; i++)
+    churn_u(&s);
+  return churn_u(&s) * (1 - cluster) + u * cluster;
+}
+
+static void churn_page_init(struct churn_page *p, uint64_t seed, size_t j, size_t sites,
+                            const double *q)
+{
+  enum { STATIC, GONE, MIN_S, MAX_S, GONE_S, CLUSTER };
   memset(p, 0, sizeof *p);
   p->rng = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (j + 1) * 0xbf58476d1ce4e5b9ull;
   p->served = -1;
   for(int i = 0; i < 4; i++)
     churn_u(&p->rng);
-  double kind = churn_u(&p->rng), u = churn_u(&p->rng);
+  double kind = churn_u(&p->rng), u = churn_place(seed, j % sites, churn_u(&p->rng), q[CLUSTER]);
   if(kind >= q[STATIC])
     p->mean_s = exp(log(q[MIN_S]) + u * (log(q[MAX_S]) - log(q[MIN_S])));
   if(kind >= q[STATIC] && kind < q[STATIC] + q[GONE])
@@ -150,11 +164,12 @@ static int churn_new(struct tw_world *w, const char *query, struct buf *out)
   long n = (long)qnum(query, "pages", 300);
   uint64_t seed = (uint64_t)qnum(query, "seed", 1);
   double q[] = { qnum(query, "static", 0.1), qnum(query, "gone", 0.05), qnum(query, "min_s", 2),
-                 qnum(query, "max_s", 600), qnum(query, "gone_s", 120) };
+                 qnum(query, "max_s", 600), qnum(query, "gone_s", 120),
+                 qnum(query, "cluster", 0) };
   if(n < 1 || n > CHURN_MAX_PAGES || q[0] < 0 || q[1] < 0 || q[0] + q[1] > 1 || q[2] <= 0 ||
-     q[3] < q[2] || q[4] <= 0 || w->n == 0) {
+     q[3] < q[2] || q[4] <= 0 || !(q[5] >= 0 && q[5] <= 1) || w->n == 0) {
     buf_adds(out, "{\"error\":\"pages 1..1000000, static + gone <= 1, 0 < min_s <= max_s, "
-             "gone_s > 0, and a world with sites\"}\n");
+             "gone_s > 0, 0 <= cluster <= 1, and a world with sites\"}\n");
     return 400;
   }
   struct tw_churn *c = mem_calloc(1, sizeof *c);
@@ -166,7 +181,7 @@ static int churn_new(struct tw_world *w, const char *query, struct buf *out)
   }
   c->n = (size_t)n;
   for(size_t j = 0; j < c->n; j++)
-    churn_page_init(&c->p[j], seed, j, q);
+    churn_page_init(&c->p[j], seed, j, w->n, q);
   c->start_mono = clock_mono_ms();
   c->start_wall = clock_wall_ms();
   tw_churn_free(&w->churn);
@@ -190,7 +205,8 @@ static void churn_fresh(struct tw_churn *c, struct buf *out)
 {
   uint64_t now = churn_now(c), fetches = 0, cond = 0, nm = 0, live = 0;
   double sum = 0;
-  buf_addf(out, "{\"elapsed_s\":%.3f,\"pages\":[", (double)now / 1000);
+  buf_addf(out, "{\"elapsed_s\":%.3f,\"start_ms\":%llu,\"pages\":[", (double)now / 1000,
+           (unsigned long long)c->start_wall);
   for(size_t j = 0; j < c->n; j++) {
     struct churn_page *p = &c->p[j];
     churn_advance(p, now);
@@ -198,10 +214,11 @@ static void churn_fresh(struct tw_churn *c, struct buf *out)
     double fresh = span ? (double)p->fresh_ms / (double)span : 0;
     buf_addf(out, "%s{\"j\":%zu,\"mean_s\":%.3f,\"gone_s\":%.3f,\"fresh\":%.5f,\"fresh_s\":%.3f,"
              "\"fetches\":%llu,\"changes\":%llu,\"conditional\":%llu,\"not_modified\":%llu,"
-             "\"after_gone\":%llu}", j ? "," : "", j, p->mean_s, (double)p->gone_ms / 1000,
+             "\"after_gone\":%llu,\"changed_s\":%.3f}", j ? "," : "", j, p->mean_s,
+             (double)p->gone_ms / 1000,
              fresh, (double)p->fresh_ms / 1000, (unsigned long long)p->fetches, (unsigned long long)p->changes,
              (unsigned long long)p->conditional, (unsigned long long)p->not_modified,
-             (unsigned long long)p->after_gone);
+             (unsigned long long)p->after_gone, (double)p->changed_ms / 1000);
     fetches += p->fetches;
     cond += p->conditional;
     nm += p->not_modified;

@@ -10,9 +10,11 @@
  * fetch got is still the live one (before any fetch it is stale).
  *
  * Control endpoint:
- *   POST /churn?pages=N&seed=S&static=0.1&gone=0.05&min_s=2&max_s=600&gone_s=120
+ *   POST /churn?pages=N&seed=S&static=0.1&gone=0.05&min_s=2&max_s=600&gone_s=120&cluster=0
  *        a new world (the clock starts now); mean change intervals are
- *        log-uniform in [min_s, max_s]
+ *        log-uniform in [min_s, max_s]; with cluster=c in (0, 1], each
+ *        site's pages fall in a band c of that log range wide, placed
+ *        uniformly per site (pages of one site change alike)
  *   GET  /churn/urls    "URL<TAB>mean_s<TAB>gone_s" per page (0: never)
  *   GET  /churn/fresh   freshness so far, per page and overall (JSON) */
 #include <stdbool.h>

@@ -79,6 +79,184 @@ static void test_observe(void **st)
   rf_pages_free(&ps);
 }
 
+/* Last-Modified: a first visit's is an observation (unchanged since it);
+ * a change's gives the time since it; one that contradicts the content
+ * (older than the copy before, though the body changed) is not trusted
+ * again and the page is estimated from its visits alone. */
+static void test_last_modified(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  rf_pages_init(&ps, 10, 3, 86400);
+  add(&ps, "http://a.test/p", 1, t);
+  struct rf_page *p = &ps.v[0];
+  rf_page_observe_lm(&ps, p, RF_SEEN_FIRST, t, 1, t - 20000);
+  assert_int_equal(p->nobs, 1);
+  /* unchanged for 19.5 s (the date's second: half of it): no change seen */
+  assert_true(fabs(p->lambda - 0.5 / 19.5) < 1e-9);
+  rf_page_observe_lm(&ps, p, RF_SEEN_CHANGED, t + 30000, 2, t + 25000);
+  rf_page_observe_lm(&ps, p, RF_SEEN_UNCHANGED, t + 60000, 2, t + 25000);
+  assert_false(p->lm_bad);
+  /* one change over 19.5 + 4.5 + 30 s unchanged */
+  assert_true(fabs(p->lambda - 1 / 54.0) < 1e-9);
+  /* changed, yet modified before the copy before: not trusted */
+  rf_page_observe_lm(&ps, p, RF_SEEN_CHANGED, t + 90000, 3, t + 10000);
+  assert_true(p->lm_bad);
+  struct rf_obs o[3] = { { 30, true, false, 0 }, { 30, false, false, 0 }, { 30, true, false, 0 } };
+  assert_true(fabs(p->lambda - rf_estimate(o, 3, 1)) < 1e-9);
+  /* a date after the fetch is not trusted either */
+  add(&ps, "http://a.test/q", 1, t);
+  rf_page_observe_lm(&ps, &ps.v[1], RF_SEEN_FIRST, t, 1, t + 5000);
+  assert_true(ps.v[1].lm_bad);
+  assert_int_equal(ps.v[1].nobs, 0);
+  rf_pages_free(&ps);
+}
+
+/* Give page p n visits 20 s apart, each changed with a Last-Modified
+ * age_ms before it. */
+static void visits_lm(struct rf_pages *ps, struct rf_page *p, uint64_t t, int n, uint64_t age_ms)
+{
+  rf_page_observe_lm(ps, p, RF_SEEN_FIRST, t, 1, t - age_ms);
+  for(int i = 1; i < n; i++)
+    rf_page_observe_lm(ps, p, RF_SEEN_CHANGED, t + 20000u * i, (uint64_t)i + 1,
+                       t + 20000u * i - age_ms);
+}
+
+/* A page with two visits is shrunk toward its site's rate: five pages of
+ * a.test change every 10 s or so; a sixth, seen a second after its
+ * Last-Modified twice, is taken for much slower than one every two
+ * seconds once planned; its own estimate is kept beside. */
+static void test_site_prior(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  char url[64];
+  rf_pages_init(&ps, 10, 3, 86400);
+  for(int i = 0; i < 6; i++) {
+    snprintf(url, sizeof url, "http://a.test/%d", i);
+    add(&ps, url, 1, t);
+  }
+  for(int i = 0; i < 5; i++)
+    visits_lm(&ps, &ps.v[i], t, 16, 8500 + 1000u * (uint64_t)i);
+  visits_lm(&ps, &ps.v[5], t + 300000, 2, 1500);
+  struct rf_page *young = &ps.v[5];
+  assert_true(fabs(young->lambda - 0.5) < 1e-9);  /* a change in 1 + 1 s */
+  rf_pages_plan(&ps, RF_OPTIMAL, 0.5, 0.01, t + 340000);
+  print_message("young page: alone %.3f, under its site's prior %.3f\n", young->flat,
+                young->lambda);
+  assert_true(fabs(young->flat - 0.5) < 1e-9);
+  assert_true(young->lambda < 0.2);
+  assert_true(young->sd < young->flat_sd);
+  /* a page with sixteen visits hardly moves */
+  assert_true(fabs(ps.v[0].lambda / ps.v[0].flat - 1) < 0.1);
+  rf_pages_free(&ps);
+}
+
+/* Exploration: a page given up on (changing far faster than the budget
+ * allows) after two visits may yet be slow enough to be worth visits and
+ * is visited (at most at the uniform share); after sixteen, certainly
+ * too fast, it is left at the floor. */
+static void test_explore(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  char url[64];
+  rf_pages_init(&ps, 10, 3, 86400);
+  for(int i = 0; i < 4; i++) {
+    snprintf(url, sizeof url, "http://a.test/%d", i);
+    add(&ps, url, 1, t);
+    visits_lm(&ps, &ps.v[i], t, 16, 90000);  /* unchanged for 90 s at each change */
+  }
+  add(&ps, "http://b.test/fast", 1, t);
+  struct rf_page *fast = &ps.v[4];
+  visits_lm(&ps, fast, t, 2, 700);
+  rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 400000);
+  print_message("two visits: rate %.3f sd %.2f f %.4f\n", fast->lambda, fast->sd, fast->f);
+  assert_true(fast->lambda > 0.5 && fast->sd > 0.5);
+  assert_true(fast->explore);
+  assert_true(fast->f > 1e-3 && fast->f <= 0.05 / 5 + 1e-12);
+  double sum = 0;
+  for(int i = 0; i < 5; i++)
+    sum += ps.v[i].f;
+  assert_true(fabs(sum - 0.05) < 1e-9);
+  for(int i = 1; i < 16; i++)
+    rf_page_observe_lm(&ps, fast, RF_SEEN_CHANGED, t + 20000u * i, (uint64_t)i + 1,
+                       t + 20000u * i - 700);
+  rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 400000);
+  print_message("sixteen visits: rate %.3f sd %.2f f %.6f\n", fast->lambda, fast->sd, fast->f);
+  assert_false(fast->explore);
+  assert_true(fast->f < 1.0 / 86400 + 1e-9);
+  /* the uniform policy explores nothing */
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 400000);
+  assert_false(fast->explore);
+  rf_pages_free(&ps);
+}
+
+/* The first round: every page seen once, a few seconds after its
+ * Last-Modified (so "no change in a few seconds": a high rate that only
+ * says how short the look was). They inform no prior (a site of them
+ * would look alike and pin each other down), and none is left at the
+ * floor: the ones given up on are explored. */
+static void test_first_round(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  char url[64];
+  rf_pages_init(&ps, 10, 3, 86400);
+  for(int i = 0; i < 6; i++) {
+    snprintf(url, sizeof url, "http://a.test/%d", i);
+    add(&ps, url, 1, t);
+    uint64_t at = t + 1000u * (uint64_t)i;
+    rf_page_observe_lm(&ps, &ps.v[i], RF_SEEN_FIRST, at, 1, at - 3000 - 4000u * (uint64_t)i);
+  }
+  rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 10000);
+  for(int i = 0; i < 6; i++) {
+    print_message("page %d: rate %.3f sd %.2f f %.5f%s\n", i, ps.v[i].lambda, ps.v[i].sd,
+                  ps.v[i].f, ps.v[i].explore ? " explored" : "");
+    assert_true(ps.v[i].sd > 1);
+    assert_true(ps.v[i].f > 1e-3);
+  }
+  rf_pages_free(&ps);
+}
+
+/* An overdue page keeps its time at the next plans: pushed a quarter
+ * interval ahead at every plan (every 5 s), a page of a 40 s interval
+ * never came before the pages of shorter ones and starved. A page planned
+ * far ahead whose interval shrinks is brought in. */
+static void test_plan_keeps_overdue(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  uint64_t t = 1700000000000ull;
+  rf_pages_init(&ps, 10, 3, 86400);
+  add(&ps, "http://a.test/a", 1, t);
+  add(&ps, "http://a.test/b", 1, t);
+  struct rf_page *a = &ps.v[0];
+  rf_page_observe(&ps, a, RF_SEEN_FIRST, t, 1);
+  rf_page_observe(&ps, &ps.v[1], RF_SEEN_FIRST, t, 1);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 1000);  /* 40 s each */
+  assert_int_equal(a->due_ms, t + 40000);
+  /* overdue at the next plans: it keeps its time (it was pushed to a
+   * quarter interval ahead, t + 70 s, then t + 75 s, ...) */
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 60000);
+  assert_int_equal(a->due_ms, t + 40000);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.05, 0.01, t + 65000);
+  assert_int_equal(a->due_ms, t + 40000);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.5, 0.01, t + 66000);  /* a shorter interval: still due */
+  assert_int_equal(a->due_ms, t + 40000);
+  /* planned far ahead, then a shorter interval: brought in */
+  rf_page_observe(&ps, a, RF_SEEN_UNCHANGED, t + 67000, 1);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.01, 0.01, t + 67000);  /* 200 s */
+  assert_int_equal(a->due_ms, t + 267000);
+  rf_pages_plan(&ps, RF_UNIFORM, 0.5, 0.01, t + 80000);   /* 4 s: overdue, a quarter ahead */
+  assert_int_equal(a->due_ms, t + 81000);
+  rf_pages_free(&ps);
+}
+
 static void test_gone_and_plan(void **st)
 {
   (void)st;
@@ -220,6 +398,11 @@ int main(void)
     cmocka_unit_test(test_heap),
     cmocka_unit_test(test_observe),
     cmocka_unit_test(test_gone_and_plan),
+    cmocka_unit_test(test_last_modified),
+    cmocka_unit_test(test_site_prior),
+    cmocka_unit_test(test_explore),
+    cmocka_unit_test(test_first_round),
+    cmocka_unit_test(test_plan_keeps_overdue),
     cmocka_unit_test(test_load),
     cmocka_unit_test(test_replay),
   };

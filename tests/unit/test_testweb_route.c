@@ -5,9 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/mem.h"
@@ -382,6 +384,89 @@ static void test_churn(void **state)
   assert_true(ut_churn_fresh("after_gone", 1) == 1);
 }
 
+/* The changing web's Last-Modified is the time of the live version (its
+ * start plus changed_s, to the second): what a refresh crawler's
+ * last-modification estimator reads. */
+static void test_churn_last_modified(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  char lm[64];
+  world("sites=2", NULL);
+  ut_churn_new("pages=2&static=0&gone=0&min_s=0.01&max_s=0.01");
+  usleep(1200000);  /* about a hundred changes: the live one is past the start */
+  get("site0.test", "/_b/churn/0", &pl);
+  assert_non_null(header(&pl, "Last-Modified", lm, sizeof lm));
+  tw_plan_free(&pl);
+  struct buf out;
+  int status;
+  const char *ctype = NULL;
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, false, "/churn/fresh", "", &out, &status, &ctype));
+  json_t *root = json_loads(out.data, 0, NULL);
+  assert_non_null(root);
+  double start = json_number_value(json_object_get(root, "start_ms"));
+  double changed = json_number_value(json_object_get(json_array_get(json_object_get(root,
+                                                     "pages"), 0), "changed_s"));
+  json_decref(root);
+  buf_free(&out);
+  assert_true(changed > 0.5);
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  assert_non_null(strptime(lm, "%a, %d %b %Y %H:%M:%S GMT", &tm));
+  /* the page may have changed between the fetch and the report: at most a
+   * few hundredths of a second at this rate, never before the start */
+  double want = floor((start + changed * 1000) / 1000);
+  assert_true(fabs((double)timegm(&tm) - want) <= 1);
+  assert_true((double)timegm(&tm) * 1000 > start - 1000);
+}
+
+/* cluster=c: each site's pages fall within a band c of the log range of
+ * mean intervals; without it a site holds pages from all over the range. */
+static double ut_churn_site_spread(size_t sites)
+{
+  struct buf out;
+  int status;
+  const char *ctype = NULL;
+  double lo[16], hi[16], worst = 0;
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, false, "/churn/urls", "", &out, &status, &ctype));
+  for(size_t s = 0; s < sites; s++) {
+    lo[s] = 1e300;
+    hi[s] = 0;
+  }
+  char *line = out.data;
+  for(size_t j = 0; line && *line; j++) {
+    double l = log(strtod(strchr(line, '\t') + 1, NULL));
+    size_t s = j % sites;
+    lo[s] = l < lo[s] ? l : lo[s];
+    hi[s] = l > hi[s] ? l : hi[s];
+    line = strchr(line, '\n');
+    line = line ? line + 1 : NULL;
+  }
+  buf_free(&out);
+  for(size_t s = 0; s < sites; s++)
+    worst = hi[s] - lo[s] > worst ? hi[s] - lo[s] : worst;
+  return worst / log(1800.0 / 3);
+}
+
+static void test_churn_cluster(void **state)
+{
+  (void)state;
+  struct buf out;
+  int status;
+  const char *ctype = NULL;
+  world("sites=10", NULL);
+  ut_churn_new("pages=200&static=0&gone=0&min_s=3&max_s=1800&seed=4&cluster=0.15");
+  assert_true(ut_churn_site_spread(10) <= 0.15 + 1e-6);
+  ut_churn_new("pages=200&static=0&gone=0&min_s=3&max_s=1800&seed=4");
+  assert_true(ut_churn_site_spread(10) > 0.6);
+  buf_init(&out, 4096);
+  assert_true(tw_churn_ctl(&W, true, "/churn", "cluster=1.5", &out, &status, &ctype));
+  assert_int_equal(status, 400);
+  buf_free(&out);
+}
+
 static void test_chunked_and_head(void **state)
 {
   (void)state;
@@ -520,6 +605,8 @@ int main(void)
     cmocka_unit_test(test_not_modified),
     cmocka_unit_test(test_change_every),
     cmocka_unit_test(test_churn),
+    cmocka_unit_test(test_churn_last_modified),
+    cmocka_unit_test(test_churn_cluster),
     cmocka_unit_test(test_chunked_and_head),
     cmocka_unit_test(test_cut_and_endless),
     cmocka_unit_test(test_errors),
