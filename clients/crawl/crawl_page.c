@@ -11,6 +11,7 @@
 #include "clients/web/sitemap.h"
 #include "common/hash.h"
 #include "common/log.h"
+#include "common/robots_tag.h"
 #include "common/mem.h"
 
 struct page_out {
@@ -23,6 +24,7 @@ struct page_out {
   const struct frontier_score *own;
   bool                  scored;
   struct buf            extra;
+  unsigned              robots;     /* ROBOTS_TAG_*: X-Robots-Tag and meta robots */
 };
 
 /* Outcomes that carry an HTTP response: fetched now, served from the
@@ -145,7 +147,7 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
                             struct html_links *l, bool *parsed)
 {
   *parsed = false;
-  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.max_text };
+  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.max_text, c->o.robots_agent };
   struct html_scan sc;
   struct html_opts ho = c->o.html;
   char cs[64];
@@ -224,6 +226,10 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
     return CRAWL_OK;
   }
   crawl_err e = page_is_html(r) ? page_parse(c, r, &l, &parsed) : CRAWL_OK;
+  if(parsed) {  /* the header's directives and the page's own, obeyed alike */
+    l.robots |= r->robots_tags;
+    po->robots |= l.robots;
+  }
   if(!e && parsed)
     sim = simhash_text(l.text.data, l.text.len, &shingles);
   if(!e)
@@ -285,6 +291,7 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
   }
   le.redirect = po->redirect;
   le.sitemap = po->sitemap;
+  le.robots = po->robots;
   le.extra = po->extra.data;
   struct warc_page wp = { r->url, r->fetched_at_ms, r->status, r->headers, r->nheaders,
                           r->body, r->body_len, r->truncated };
@@ -298,6 +305,7 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   struct page_out po;
   memset(&po, 0, sizeof po);
   po.own = own;
+  po.robots = r->robots_tags;
   buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
   crawl_page_count(c, r->outcome, r->status, page_cause(r));
   c->st.body_bytes += r->body_len;
@@ -320,6 +328,7 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   if(!e && c->o.scorer && !po.scored)  /* no page to read: the scorer counts it */
     e = crawl_page_scored(c, r->url, r->outcome ? r->outcome : "error", r->status, own,
                           &po.extra);
+  c->st.noindex += (po.robots & ROBOTS_TAG_NOINDEX) != 0;
   if(!e && !c->replaying)
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);

@@ -202,7 +202,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   char *ctype = warc_record_http_header(&wr, "content-type");
   struct warc_header h = { "Content-Type", ctype };
   struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
-                            wr.body_len, false, rec->redirect, 0, 0, NULL, 0 };
+                            wr.body_len, false, rec->redirect, 0, 0, NULL, 0, rec->robots };
   e = crawl_page(c, &r, rec->depth, own);
   mem_free(ctype);
   warc_record_free(&wr);

@@ -1,5 +1,7 @@
 #include "clients/gw/gwproto.h"
 
+#include "common/robots_tag.h"
+
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -159,6 +161,25 @@ static crawl_err headers_parse(json_t *a, struct gw_result *r)
   return CRAWL_OK;
 }
 
+/* The names the gateway lists in robots_tags, as bits; an unknown name
+ * (a newer gateway's) is left out, a list that is not one is invalid. */
+static bool robots_tags_parse(json_t *a, unsigned *bits)
+{
+  *bits = 0;
+  if(!a)
+    return true;
+  if(!json_is_array(a))
+    return false;
+  size_t i;
+  json_t *v;
+  json_array_foreach(a, i, v) {
+    if(!json_is_string(v))
+      return false;
+    *bits |= robots_tag_bit(json_string_value(v));
+  }
+  return true;
+}
+
 static crawl_err result_parse(json_t *o, struct gw_result *r)
 {
   bool bad = !json_is_object(o);
@@ -175,6 +196,7 @@ static crawl_err result_parse(json_t *o, struct gw_result *r)
   r->truncated = json_is_true(json_object_get(o, "truncated"));
   r->fetched_at = (uint64_t)member_int(o, "fetched_at", 0);
   r->response_ms = (uint64_t)member_int(o, "response_ms", 0);
+  bad |= !robots_tags_parse(json_object_get(o, "robots_tags"), &r->robots_tags);
   if(bad || !r->url || !r->outcome)
     return CRAWL_ERR_INVALID;
   crawl_err e = headers_parse(json_object_get(o, "headers"), r);

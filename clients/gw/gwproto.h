@@ -42,6 +42,7 @@ struct gw_result {
   int                 status;         /* 0 when none */
   int                 cause_status;   /* with cause "ok": robots.txt's status, else 0 */
   bool                truncated;
+  unsigned            robots_tags;    /* ROBOTS_TAG_* the gateway read in X-Robots-Tag */
   uint64_t            fetched_at, response_ms;
   struct warc_header *headers;        /* names and values owned here */
   size_t              nheaders;

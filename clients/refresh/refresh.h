@@ -52,6 +52,7 @@ struct refresh_opts {
 struct refresh_out {
   struct warc     *warc;
   struct crawllog *log;
+  const char      *robots_agent;  /* <meta name=TOKEN> for this crawler (html_robots.h) */
 };
 
 enum {

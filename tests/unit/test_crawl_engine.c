@@ -269,7 +269,7 @@ static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct
   struct warc_header h[2] = { { "Content-Type", a.ctype }, { "Location", a.location } };
   struct crawl_result r = { it->url, a.outcome, a.status, h, a.location[0] ? 2 : 1,
                             a.body.data, a.body.len, false, a.location[0] ? a.location : NULL,
-                            1700000000000ull, 3, NULL, 0 };
+                            1700000000000ull, 3, NULL, 0, 0 };
   crawl_err e = crawl_result(c, &r);
   buf_free(&a.body);
   return e;
@@ -691,7 +691,7 @@ static void test_record_too_large(void **state)
   struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
   const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0 };
+                            1700000000000ull, 3, NULL, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   mem_free(v);
   run(c, &f, 0, 0);  /* the rest of the crawl goes on */
@@ -727,7 +727,7 @@ static void test_transport_charset(void **state)
   struct warc_header h[1] = { { "Content-Type", "text/html; charset=windows-1251" } };
   const char *body = "<p>\xcf\xf0\xe8\xe2\xe5\xf2</p><a href=\"/\xcf\xf0.html\">x</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 1, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0 };
+                            1700000000000ull, 3, NULL, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   size_t n = 0;
   for(int tries = 0; n == 0 && tries < 100; tries++)
