@@ -144,6 +144,10 @@ struct crawl_opts crawl_opts_default(void);
   X(body_bytes)                                                               \
   X(sitemaps)       /* sitemaps read */                                       \
   X(sitemap_urls)   /* URLs they listed */                                   \
+  X(sitemap_hinted) /* ...with a lastmod, changefreq or priority */          \
+  X(feeds)          /* feeds read (RSS, Atom) */                              \
+  X(feed_links)     /* links they listed */                                   \
+  X(feeds_broken)   /* feeds whose XML had an error (read up to it) */        \
   X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
   X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */ \
   X(ascents)        /* directories above fetched URLs offered (path_ascend) */ \

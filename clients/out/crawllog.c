@@ -162,6 +162,8 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
     r = add_strn(b, "reason", e->reason, WORD_MAX);
   if(!r && e->sitemap)
     r = buf_adds(b, ",\"sitemap\":true");
+  if(!r && e->feed)
+    r = buf_adds(b, ",\"feed\":true");
   if(!r && e->robots)
     r = add_robots(b, e->robots);
   if(!r && e->extra)

@@ -11,7 +11,7 @@
  * duplicate_of; "warc*" and "digest" when a record was written;
  * "redirect" with the target of a 3xx; "reason" for a URL the gateway
  * refused; "cause" (and "cause_status") for a URL that ended without a
- * page, after "outcome"; "sitemap":true for a sitemap; "robots" (["noindex","nofollow",
+ * page, after "outcome"; "sitemap":true for a sitemap; "feed":true for a feed; "robots" (["noindex","nofollow",
  * ...], the page-level robots directives obeyed, from X-Robots-Tag and
  * meta robots) when there were any; a focused crawl's scorer adds
  * its own members (extra) at the end. */
@@ -41,6 +41,7 @@ struct crawllog_entry {
   const char *redirect;
   const char *reason;        /* why, for outcomes without a response */
   bool        sitemap;       /* the URL was read as a sitemap */
+  bool        feed;          /* the URL was read as a feed (RSS, Atom) */
   unsigned    robots;        /* ROBOTS_TAG_* obeyed for the page (X-Robots-Tag, meta) */
   const char *extra;         /* more members, JSON: ,"k":v,... (or NULL) */
 };
