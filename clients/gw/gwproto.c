@@ -180,6 +180,12 @@ static bool robots_tags_parse(json_t *a, unsigned *bits)
   return true;
 }
 
+unsigned gwproto_robots(const struct gw_result *r, uint64_t now_ms)
+{
+  bool passed = r->robots_unavailable_after && r->robots_unavailable_after <= now_ms;
+  return r->robots_tags | (passed ? ROBOTS_TAG_NOINDEX : 0u);
+}
+
 static crawl_err result_parse(json_t *o, struct gw_result *r)
 {
   bool bad = !json_is_object(o);
@@ -197,6 +203,8 @@ static crawl_err result_parse(json_t *o, struct gw_result *r)
   r->fetched_at = (uint64_t)member_int(o, "fetched_at", 0);
   r->response_ms = (uint64_t)member_int(o, "response_ms", 0);
   bad |= !robots_tags_parse(json_object_get(o, "robots_tags"), &r->robots_tags);
+  json_int_t ua = member_int(o, "robots_unavailable_after", 0);
+  r->robots_unavailable_after = ua > 0 ? (uint64_t)ua : 0;
   if(bad || !r->url || !r->outcome)
     return CRAWL_ERR_INVALID;
   crawl_err e = headers_parse(json_object_get(o, "headers"), r);

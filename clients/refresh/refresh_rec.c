@@ -91,9 +91,10 @@ static bool rec_html(const struct gw_result *g)
 
 /* The page-level directives (X-Robots-Tag, read by the gateway, and meta
  * robots): a refresh crawl follows no links, so they only mark its line. */
-static unsigned rec_robots(const struct refresh_out *out, const struct gw_result *g)
+static unsigned rec_robots(const struct refresh_out *out, const struct gw_result *g,
+                           uint64_t now_ms)
 {
-  unsigned bits = g->robots_tags;
+  unsigned bits = gwproto_robots(g, now_ms);
   if(g->body_len && g->status >= 200 && g->status < 300 && rec_html(g))
     bits |= html_robots_page((const char *)g->body, g->body_len, NULL, out->robots_agent);
   return bits;
@@ -115,7 +116,7 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
     .cause = cause, .cause_status = cause ? g->cause_status : 0,
     .warc = archive ? loc.file : NULL, .warc_offset = archive ? loc.offset : 0,
     .warc_length = archive ? loc.length : 0, .redirect = g->redirect, .reason = g->detail,
-    .robots = rec_robots(out, g),
+    .robots = rec_robots(out, g, now_ms),
   };
   return rec_line(out, p, &base, j->seen, j->at_ms, j->digest, now_ms);
 }

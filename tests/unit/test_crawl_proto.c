@@ -19,6 +19,7 @@
 #include "clients/crawl/progress.h"
 #include "clients/web/sitemap.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 static void test_batch_body(void **state)
 {
@@ -117,6 +118,31 @@ static void results_framed(void)
   };
   for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(gwproto_results_framed(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
+}
+
+/* robots_tags as bits (a newer gateway's names ignored, a list of another
+ * type refused); an unavailable_after date means noindex once past. */
+static void test_results_robots(void **state)
+{
+  (void)state;
+  const char *j = "{\"results\":[{\"id\":\"0-1\",\"url\":\"http://a/\",\"outcome\":\"ok\","
+                  "\"robots_tags\":[\"nofollow\",\"unavailable_after\",\"nosnippet\"],"
+                  "\"robots_unavailable_after\":1700000000000},"
+                  "{\"id\":\"0-2\",\"url\":\"http://b/\",\"outcome\":\"ok\"}]}";
+  struct gw_results r;
+  assert_int_equal(gwproto_results(j, strlen(j), &r), CRAWL_OK);
+  assert_int_equal(r.v[0].robots_tags, ROBOTS_TAG_NOFOLLOW | ROBOTS_TAG_UNAVAILABLE_AFTER);
+  assert_int_equal(gwproto_robots(&r.v[0], 1699999999999ull), r.v[0].robots_tags);
+  assert_int_equal(gwproto_robots(&r.v[0], 1700000000000ull),
+                   r.v[0].robots_tags | ROBOTS_TAG_NOINDEX);
+  assert_int_equal(gwproto_robots(&r.v[1], 1700000000000ull), 0);
+  gwproto_results_free(&r);
+  const char *bad[] = {
+    "{\"results\":[{\"id\":\"0-1\",\"url\":\"http://a/\",\"outcome\":\"ok\",\"robots_tags\":\"noindex\"}]}",
+    "{\"results\":[{\"id\":\"0-1\",\"url\":\"http://a/\",\"outcome\":\"ok\",\"robots_tags\":[1]}]}",
+  };
+  for(size_t i = 0; i < 2; i++)
+    assert_int_equal(gwproto_results(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
 }
 
 static void test_results(void **state)
@@ -651,6 +677,7 @@ int main(void)
     cmocka_unit_test(test_batch_body),
     cmocka_unit_test(test_batch_answer),
     cmocka_unit_test(test_results),
+    cmocka_unit_test(test_results_robots),
     cmocka_unit_test(test_fetch),
     cmocka_unit_test(test_crawllog),
     cmocka_unit_test(test_crawllog_add),
