@@ -8,8 +8,8 @@
 
 #include "common/hash.h"
 #include "common/log.h"
-#include "common/robots_tag.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 /* A URL waiting for the seen set's answer: depth (4 bytes), level (1),
  * score (a float's 4 bytes), meta length (2), then the meta and the URL. */

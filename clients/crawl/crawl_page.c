@@ -13,8 +13,8 @@
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
-#include "common/robots_tag.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 struct page_out {
   bool                  sitemap;

@@ -1,7 +1,5 @@
 #include "clients/gw/gwproto.h"
 
-#include "common/robots_tag.h"
-
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -9,6 +7,7 @@
 
 #include "clients/base/tally.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 /* ---- Requests ------------------------------------------------------------- */
 
