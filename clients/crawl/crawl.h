@@ -94,6 +94,7 @@ struct crawl_opts {
   enum linkfilter_scope scope;
   const char           *deny_ext;     /* NULL = LINKFILTER_DENY_EXT_DEFAULT */
   bool                  obey_nofollow;
+  const char           *robots_agent; /* <meta name=TOKEN> for this crawler (html_links.h) */
   bool                  path_ascend;  /* also queue the directories above fetched URLs */
   struct url_opts       url;          /* canonicalization of links */
   struct html_opts      html;
@@ -137,7 +138,8 @@ struct crawl_opts crawl_opts_default(void);
   X(links_known)    /* seen before (or already queued: one more in-link) */   \
   X(links_new)      /* queued */                                              \
   X(html_cut)       /* pages whose links were not all read (size, link cap) */ \
-  X(noindex)        /* pages with meta robots nofollow (links not taken) */   \
+  X(noindex)        /* pages marked noindex (X-Robots-Tag or meta robots) */  \
+  X(nofollow)       /* pages with nofollow or none (links not taken) */       \
   X(redelivered)    /* results for URLs already finished: ignored */          \
   X(requeued)                                                                 \
   X(replayed)       /* crawl log lines replayed at resume */                  \
@@ -145,6 +147,10 @@ struct crawl_opts crawl_opts_default(void);
   X(body_bytes)                                                               \
   X(sitemaps)       /* sitemaps read */                                       \
   X(sitemap_urls)   /* URLs they listed */                                   \
+  X(sitemap_hinted) /* ...with a lastmod, changefreq or priority */          \
+  X(feeds)          /* feeds read (RSS, Atom) */                              \
+  X(feed_links)     /* links they listed */                                   \
+  X(feeds_broken)   /* feeds whose XML had an error (read up to it) */        \
   X(sitemaps_gzip)  /* sitemaps that were gzip data */                       \
   X(sitemaps_cut)   /* read in part: over sitemap_max_text, damaged or cut */ \
   X(ascents)        /* directories above fetched URLs offered (path_ascend) */ \
@@ -178,6 +184,7 @@ struct crawl_result {
   uint64_t                  elapsed_ms;
   const char               *cause;        /* no page: why (gwproto_cause), else NULL */
   int                       cause_status; /* robots_5xx, robots_429: robots.txt's status */
+  unsigned                  robots_tags;  /* ROBOTS_TAG_* of X-Robots-Tag (the gateway's) */
 };
 
 struct crawl;

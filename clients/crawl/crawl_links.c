@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 /* A URL waiting for the seen set's answer: depth (4 bytes), level (1),
  * score (a float's 4 bytes), meta length (2), then the meta and the URL. */
@@ -180,8 +181,8 @@ void crawl_links_page(struct crawl *c, const struct html_links *l, const char *p
   c->st.links += l->n + (l->canonical != NULL);
   c->st.links_invalid += l->invalid;
   c->st.links_not_http += l->not_http;
-  if(l->meta_nofollow && c->o.obey_nofollow) {
-    c->st.noindex++;
+  if((l->robots & ROBOTS_TAG_NOFOLLOW) && c->o.obey_nofollow) {
+    c->st.nofollow++;
     for(size_t i = 0; i < l->n; i++)
       crawl_links_drop(c, l->v[i].url, DROP_NOFOLLOW);
     return;

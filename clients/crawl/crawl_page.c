@@ -6,15 +6,19 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clients/web/feed.h"
 #include "clients/web/html_text.h"
 #include "clients/web/simhash.h"
 #include "clients/web/sitemap.h"
+#include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 struct page_out {
   bool                  sitemap;
+  bool                  feed;
   struct dedup_hit      hit;
   enum crawl_out_record record;     /* what goes into the WARC file */
   char                 *redirect;   /* canonical target of a 3xx */
@@ -29,6 +33,7 @@ struct page_out {
   struct dedup_rec      rec;
   char                  id[WARC_ID_LEN];
   struct html_links     links;
+  unsigned              robots;     /* ROBOTS_TAG_*: X-Robots-Tag and meta robots */
 };
 
 /* Outcomes that carry an HTTP response: fetched now, served from the
@@ -176,7 +181,7 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
                             struct html_links *l, bool *parsed)
 {
   *parsed = false;
-  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.max_text };
+  struct html_links_opts lo = { c->o.max_links, c->o.url, c->o.max_text, c->o.robots_agent };
   struct html_scan sc;
   struct html_opts ho = c->o.html;
   char cs[64];
@@ -190,15 +195,33 @@ static crawl_err page_parse(struct crawl *c, const struct crawl_result *r,
   return CRAWL_OK;
 }
 
-static int sitemap_loc(void *arg, const char *loc, size_t len, bool index)
+/* The sitemap's hints as the frontier reads them (frontier_hint_level). */
+static unsigned sitemap_level(struct crawl *c, const struct sitemap_entry *se)
+{
+  static const enum frontier_freq freq[] = {
+    [SITEMAP_FREQ_NONE] = FRONTIER_FREQ_NONE,       [SITEMAP_FREQ_always] = FRONTIER_FREQ_OFTEN,
+    [SITEMAP_FREQ_hourly] = FRONTIER_FREQ_OFTEN,    [SITEMAP_FREQ_daily] = FRONTIER_FREQ_OFTEN,
+    [SITEMAP_FREQ_weekly] = FRONTIER_FREQ_SOMETIMES, [SITEMAP_FREQ_monthly] = FRONTIER_FREQ_SOMETIMES,
+    [SITEMAP_FREQ_yearly] = FRONTIER_FREQ_RARELY,   [SITEMAP_FREQ_never] = FRONTIER_FREQ_RARELY,
+  };
+  int64_t now = (int64_t)(clock_wall_ms() / 1000);
+  struct frontier_hint h = { se->priority, se->lastmod < 0 ? -1 : now - se->lastmod,
+                             freq[se->changefreq] };
+  if(h.age_s < -1)
+    h.age_s = 0;  /* a date in the future: changed as good as now */
+  c->st.sitemap_hinted += se->priority >= 0 || se->lastmod >= 0 || se->changefreq;
+  return frontier_hint_level(&h);
+}
+
+static int sitemap_loc(void *arg, const struct sitemap_entry *se)
 {
   struct crawl *c = arg;
-  char *u = mem_strndup(loc, len);
+  char *u = mem_strndup(se->loc, se->len);
   crawl_err e = u ? CRAWL_OK : CRAWL_ERR_NOMEM;
-  if(!e && index)
+  if(!e && se->index)
     e = crawl_add_sitemap(c, u);
   else if(!e)
-    e = crawl_add_url(c, u, 1, 2);
+    e = crawl_add_url(c, u, 1, sitemap_level(c, se));
   c->st.sitemap_urls++;
   mem_free(u);
   if(e == CRAWL_ERR_INVALID) {
@@ -239,6 +262,51 @@ static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, str
   return e ? e : c->err;
 }
 
+struct feed_ctx {
+  struct crawl *c;
+  const char   *url;
+  uint32_t      depth;
+  crawl_err     err;
+};
+
+/* A feed's link, resolved against the feed's URL, is a link of the feed. */
+static int feed_link(void *arg, const char *ref, size_t len)
+{
+  struct feed_ctx *f = arg;
+  struct crawl *c = f->c;
+  char *u = NULL;
+  url_err ue = url_canon_ref(f->url, strlen(f->url), ref, len, &c->o.url, &u);
+  c->st.feed_links++;
+  c->st.links++;
+  if(ue == URL_ERR_NOMEM)
+    f->err = CRAWL_ERR_NOMEM;
+  else if(ue)
+    c->st.links_invalid++;
+  else
+    f->err = crawl_links_one(c, u, f->depth + 1, 0, 1, NULL);
+  mem_free(u);
+  return f->err != CRAWL_OK;
+}
+
+/* A feed (RSS, Atom): recorded, its items' links followed (unless the
+ * header said nofollow); not a page (no content test). */
+static crawl_err page_feed(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                           struct page_out *po)
+{
+  struct feed_ctx f = { c, r->url, depth, CRAWL_OK };
+  struct feed_info fi;
+  page_record(po);
+  c->st.feeds++;
+  po->feed = true;
+  if((po->robots & ROBOTS_TAG_NOFOLLOW) && c->o.obey_nofollow) {
+    c->st.nofollow++;
+    return CRAWL_OK;
+  }
+  crawl_err e = feed_read(r->body, r->body_len, 0, feed_link, &f, &fi);
+  c->st.feeds_broken += !e && fi.broken;
+  return e ? e : f.err ? f.err : c->err;
+}
+
 /* A 2xx body: duplicate or original; links of an original HTML page. */
 static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uint32_t depth,
                               struct page_out *po)
@@ -256,6 +324,10 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   }
   crawl_err e = page_is_html(r) ? page_parse(c, r, &l, &parsed) : CRAWL_OK;
   uint64_t links_fp = 0;
+  if(parsed) {  /* the header's directives and the page's own, obeyed alike */
+    l.robots |= r->robots_tags;
+    po->robots |= l.robots;
+  }
   if(!e && parsed) {
     sim = simhash_text(l.text.data, l.text.len, &shingles);
     for(size_t i = 0; i < l.n; i++)
@@ -384,6 +456,8 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
   }
   le.redirect = po->redirect;
   le.sitemap = po->sitemap;
+  le.feed = po->feed;
+  le.robots = po->robots;
   le.extra = po->extra.data;
   return page_warc(c, r, depth, po, &le);
 }
@@ -406,6 +480,7 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   struct page_out po;
   memset(&po, 0, sizeof po);
   po.own = own;
+  po.robots = r->robots_tags;
   buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
   page_rec(c, r, &po);
   crawl_page_count(c, r->outcome, r->status, page_cause(r));
@@ -418,6 +493,9 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   bool sitemap = fpset_has(&c->sitemaps, hash_fp64(r->url, strlen(r->url)));
   if(http && r->status >= 200 && r->status < 300 && sitemap)
     e = page_sitemap(c, r, &po);
+  else if(http && r->status >= 200 && r->status < 300 &&
+          feed_detect(page_header(r, "content-type"), r->body, r->body_len))
+    e = page_feed(c, r, depth, &po);
   else if(http && r->status >= 200 && r->status < 300)
     e = page_content(c, r, depth, &po);
   else if(http)
@@ -429,6 +507,7 @@ crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t dep
   if(!e && c->o.scorer && !po.scored)  /* no page to read: the scorer counts it */
     e = crawl_page_scored(c, r->url, r->outcome ? r->outcome : "error", r->status, own,
                           &po.extra);
+  c->st.noindex += (po.robots & ROBOTS_TAG_NOINDEX) != 0;
   if(!e && !c->replaying)
     e = page_log(c, r, depth, &po, c->st.links_new - before);
   mem_free(po.redirect);

@@ -26,6 +26,9 @@ static const struct cfg_key shared[CRAWLER_CFG_NKEYS] = {
     "one line of progress on stderr when it is a terminal" },
   { "results", CFG_INT, OFF(results), "500", 1, 1000, NULL,
     "results per GET /v1/results" },
+  { "robots_agent", CFG_STR, OFF(robots_agent), "wpfs", 1, 0, NULL,
+    "product token of the gateway's User-Agent: <meta name=TOKEN> speaks to the crawl as "
+    "<meta name=robots> does (X-Robots-Tag the gateway reads for it)" },
   { "seeds", CFG_STR, OFF(seeds), NULL, 1, 0, NULL,
     "file of seed URLs, one per line (# comments)" },
   { "seen_mem", CFG_SIZE, OFF(seen_mem), "64m", 4096, 1e12, NULL,
@@ -76,6 +79,7 @@ int crawler_log_init(const struct crawler_cfg *c, const char *prog)
 void crawler_fill_crawl(const struct crawler_cfg *c, struct crawl_opts *o)
 {
   o->out_dir = c->out;
+  o->robots_agent = c->robots_agent;
   o->max_pages = (uint64_t)c->max_pages;
   o->trap.site_budget = (uint64_t)c->site_budget;
   o->seen_mem = c->seen_mem;

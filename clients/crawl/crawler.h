@@ -24,6 +24,7 @@ struct crawler_cfg {
   char  *out;
   bool   progress;
   long   results;
+  char  *robots_agent;
   char  *seeds;
   size_t seen_mem;
   long   site_budget;
@@ -37,7 +38,7 @@ struct crawler_cfg {
 
 /* The program's table: its own rows and the shared ones, sorted by name,
  * into out (room for nown + CRAWLER_CFG_NKEYS). Returns the count. */
-#define CRAWLER_CFG_NKEYS 17
+#define CRAWLER_CFG_NKEYS 18
 size_t crawler_cfg_keys(const struct cfg_key *own, size_t nown, struct cfg_key *out);
 
 /* log_init with --log-level; -1 (said on stderr) when it is not a level. */

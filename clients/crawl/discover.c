@@ -409,7 +409,7 @@ static crawl_err deliver(struct dsc *d, const struct gw_result *g)
     !strcmp(g->outcome, "not_modified") ? 200 : g->status, g->headers, g->nheaders,
     no_page ? NULL : g->body, no_page ? 0 : g->body_len, g->truncated, g->redirect,
     g->fetched_at ? g->fetched_at : clock_wall_ms(), g->response_ms, cause,
-    cause ? g->cause_status : 0
+    cause ? g->cause_status : 0, gwproto_robots(g, clock_wall_ms())
   };
   crawl_err e = crawl_result(d->c, &r);
   if(!e && crawl_outcome_http(g->outcome))

@@ -78,6 +78,26 @@ struct frontier_stats {
 
 struct frontier;
 
+/* A sitemap's word on one of its URLs (frontier_hint.c): priority 0..1
+ * (< 0: not given), age_s how long ago it last changed (< 0: not given),
+ * and what its changefreq says (FRONTIER_FREQ_*). */
+enum frontier_freq { FRONTIER_FREQ_NONE, FRONTIER_FREQ_OFTEN, FRONTIER_FREQ_SOMETIMES,
+                     FRONTIER_FREQ_RARELY };
+struct frontier_hint {
+  double             priority;
+  int64_t            age_s;
+  enum frontier_freq freq;
+};
+#define FRONTIER_HINT_LEVEL  2u  /* a sitemap URL without hints */
+#define FRONTIER_HINT_MAX    4u  /* the most hints give (sitemaps 6, seeds 7) */
+#define FRONTIER_FRESH_S     (7 * 86400)
+#define FRONTIER_STALE_S     (365 * 86400)
+/* The push level of a URL a sitemap listed (docs/crawler.md, "Sitemaps"):
+ * the priority picks 1, 2 or 3 (not given: 2); a change in the last week
+ * or a changefreq of always, hourly or daily adds one, else a last change
+ * over a year ago or a changefreq of yearly or never takes one away. */
+unsigned  frontier_hint_level(const struct frontier_hint *h);
+
 crawl_err frontier_open(const struct frontier_opts *o, struct frontier **out);
 void      frontier_close(struct frontier **fp);
 /* Queue url (canonical) of host at depth. CRAWL_ERR_FULL over the budget;

@@ -7,6 +7,7 @@
 
 #include "clients/base/tally.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 /* ---- Requests ------------------------------------------------------------- */
 
@@ -159,6 +160,31 @@ static crawl_err headers_parse(json_t *a, struct gw_result *r)
   return CRAWL_OK;
 }
 
+/* The names the gateway lists in robots_tags, as bits; an unknown name
+ * (a newer gateway's) is left out, a list that is not one is invalid. */
+static bool robots_tags_parse(json_t *a, unsigned *bits)
+{
+  *bits = 0;
+  if(!a)
+    return true;
+  if(!json_is_array(a))
+    return false;
+  size_t i;
+  json_t *v;
+  json_array_foreach(a, i, v) {
+    if(!json_is_string(v))
+      return false;
+    *bits |= robots_tag_bit(json_string_value(v));
+  }
+  return true;
+}
+
+unsigned gwproto_robots(const struct gw_result *r, uint64_t now_ms)
+{
+  bool passed = r->robots_unavailable_after && r->robots_unavailable_after <= now_ms;
+  return r->robots_tags | (passed ? ROBOTS_TAG_NOINDEX : 0u);
+}
+
 static crawl_err result_parse(json_t *o, struct gw_result *r)
 {
   bool bad = !json_is_object(o);
@@ -175,6 +201,9 @@ static crawl_err result_parse(json_t *o, struct gw_result *r)
   r->truncated = json_is_true(json_object_get(o, "truncated"));
   r->fetched_at = (uint64_t)member_int(o, "fetched_at", 0);
   r->response_ms = (uint64_t)member_int(o, "response_ms", 0);
+  bad |= !robots_tags_parse(json_object_get(o, "robots_tags"), &r->robots_tags);
+  json_int_t ua = member_int(o, "robots_unavailable_after", 0);
+  r->robots_unavailable_after = ua > 0 ? (uint64_t)ua : 0;
   if(bad || !r->url || !r->outcome)
     return CRAWL_ERR_INVALID;
   crawl_err e = headers_parse(json_object_get(o, "headers"), r);

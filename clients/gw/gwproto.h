@@ -42,6 +42,8 @@ struct gw_result {
   int                 status;         /* 0 when none */
   int                 cause_status;   /* with cause "ok": robots.txt's status, else 0 */
   bool                truncated;
+  unsigned            robots_tags;    /* ROBOTS_TAG_* the gateway read in X-Robots-Tag */
+  uint64_t            robots_unavailable_after; /* ms since the epoch, 0: none */
   uint64_t            fetched_at, response_ms;
   struct warc_header *headers;        /* names and values owned here */
   size_t              nheaders;
@@ -60,6 +62,10 @@ crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_ans
 void      gwproto_batch_free(struct gw_batch_answer *a);
 
 crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r);
+/* The robots_tags of r as they stand at now_ms: an unavailable_after
+ * date past by then means noindex, whenever the gateway made the answer
+ * (a copy it kept rendered may be older than the date). */
+unsigned  gwproto_robots(const struct gw_result *r, uint64_t now_ms);
 /* The same answer framed (GWPROTO_RESULTS_FRAMED, openapi.yaml): per
  * result a line of JSON without body_base64, then, when it has
  * body_bytes, that many bytes of page and a newline. No base64 to decode

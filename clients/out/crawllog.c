@@ -12,6 +12,7 @@
 #include "clients/out/warc.h"
 #include "common/buf.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 #define LINE_MAX_BYTES (64u << 10)  /* URLs are capped far below this */
 #define WORD_MAX       256          /* the gateway's words (outcome, reason): cut */
@@ -101,6 +102,30 @@ static cm_err add_str(struct buf *b, const char *key, const char *v)
   return add_strn(b, key, v, SIZE_MAX);
 }
 
+static cm_err add_robots(struct buf *b, unsigned bits)
+{
+  cm_err r = buf_adds(b, ",\"robots\":[");
+  const char *sep = "";
+  for(unsigned bit = 1; !r && bit <= ROBOTS_TAG_UNAVAILABLE_AFTER; bit <<= 1) {
+    if(bits & bit)
+      r = buf_addf(b, "%s\"%s\"", sep, robots_tag_name(bit));
+    if(bits & bit)
+      sep = ",";
+  }
+  return r ? r : buf_addc(b, ']');
+}
+
+static unsigned scan_robots(json_t *a)
+{
+  unsigned bits = 0;
+  size_t i;
+  json_t *v;
+  json_array_foreach(a, i, v)
+    if(json_is_string(v))
+      bits |= robots_tag_bit(json_string_value(v));
+  return bits;
+}
+
 static cm_err format(struct buf *b, const struct crawllog_entry *e)
 {
   char date[21];
@@ -137,6 +162,10 @@ static cm_err format(struct buf *b, const struct crawllog_entry *e)
     r = add_strn(b, "reason", e->reason, WORD_MAX);
   if(!r && e->sitemap)
     r = buf_adds(b, ",\"sitemap\":true");
+  if(!r && e->feed)
+    r = buf_adds(b, ",\"feed\":true");
+  if(!r && e->robots)
+    r = add_robots(b, e->robots);
   if(!r && e->extra)
     r = buf_add(b, e->extra, strnlen(e->extra, CRAWLLOG_EXTRA_MAX));
   return r ? r : buf_adds(b, "}\n");
@@ -199,6 +228,7 @@ static crawl_err scan_line(const char *p, size_t n, crawllog_line_fn *fn, void *
   r.redirect = jstr(o, "redirect");
   r.cause = jstr(o, "cause");
   r.sitemap = json_is_true(json_object_get(o, "sitemap"));
+  r.robots = scan_robots(json_object_get(o, "robots"));
   r.status = (int)json_integer_value(json_object_get(o, "status"));
   r.depth = (uint32_t)json_integer_value(json_object_get(o, "depth"));
   r.warc_offset = (uint64_t)json_integer_value(json_object_get(o, "warc_offset"));

@@ -11,7 +11,9 @@
  * duplicate_of; "warc*" and "digest" when a record was written;
  * "redirect" with the target of a 3xx; "reason" for a URL the gateway
  * refused; "cause" (and "cause_status") for a URL that ended without a
- * page, after "outcome"; "sitemap":true for a sitemap; a focused crawl's scorer adds
+ * page, after "outcome"; "sitemap":true for a sitemap; "feed":true for a feed; "robots" (["noindex","nofollow",
+ * ...], the page-level robots directives obeyed, from X-Robots-Tag and
+ * meta robots) when there were any; a focused crawl's scorer adds
  * its own members (extra) at the end. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,6 +41,8 @@ struct crawllog_entry {
   const char *redirect;
   const char *reason;        /* why, for outcomes without a response */
   bool        sitemap;       /* the URL was read as a sitemap */
+  bool        feed;          /* the URL was read as a feed (RSS, Atom) */
+  unsigned    robots;        /* ROBOTS_TAG_* obeyed for the page (X-Robots-Tag, meta) */
   const char *extra;         /* more members, JSON: ,"k":v,... (or NULL) */
 };
 #define CRAWLLOG_EXTRA_MAX (16u << 10)
@@ -50,6 +54,7 @@ struct crawllog_rec {
   uint32_t    depth;
   uint64_t    warc_offset, warc_length;
   bool        sitemap;
+  unsigned    robots;        /* ROBOTS_TAG_* */
   const char *line;          /* the whole line (no newline), for what extra held */
   size_t      line_len;
 };

@@ -43,6 +43,7 @@ struct ropts {
   bool   progress;
   double rate;
   bool   resume;
+  char  *robots_agent;
   long   stall_ms;
   char  *token;
   char  *urls;
@@ -89,6 +90,9 @@ static const struct cfg_key keys[] = {
   { "stall_ms", CFG_MSEC, OFF(stall_ms), "10m", 1000, 86400000, NULL,
     "give up when the gateway answers nothing useful for this long" },
   { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN", "API key of the gateway" },
+  { "robots_agent", CFG_STR, OFF(robots_agent), "wpfs", 1, 0, NULL,
+    "product token of the gateway's User-Agent: <meta name=TOKEN> speaks to the crawl as "
+    "<meta name=robots> does (X-Robots-Tag the gateway reads for it)" },
   { "urls", CFG_STR, OFF(urls), NULL, 1, 0, NULL,
     "the pages: URL[<TAB>weight] lines, a crawl.jsonl or a WARC file of wpfs-discover, or "
     "its --out directory" },
@@ -215,7 +219,7 @@ static int run(const struct ropts *o, enum rf_policy policy)
   int lock_fd = -1, rc;
   char *log_path = out_path(o, "changes.jsonl");
   struct rf_pages ps;
-  struct refresh_out out = { NULL, NULL, log_path };
+  struct refresh_out out = { NULL, NULL, log_path, o->robots_agent };
   struct tally refused = { 0 };
   rf_pages_init(&ps, (size_t)o->max_pages, 3, (double)o->max_interval_s);
   rc = log_path ? out_prepare(o, log_path, &lock_fd) : 2;

@@ -56,6 +56,7 @@ struct refresh_out {
   struct warc     *warc;
   struct crawllog *log;
   const char      *log_path;   /* to compact it */
+  const char      *robots_agent;  /* <meta name=TOKEN> for this crawler (html_robots.h) */
 };
 
 enum {

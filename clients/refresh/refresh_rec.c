@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "clients/refresh/refresh_int.h"
+#include "clients/web/html_robots.h"
 #include "common/hash.h"
 #include "common/mem.h"
 
@@ -109,6 +111,26 @@ static crawl_err rec_line(struct refresh_out *out, const struct rf_page *p,
   return crawllog_write(out->log, &e);
 }
 
+static bool rec_html(const struct gw_result *g)
+{
+  for(size_t i = 0; i < g->nheaders; i++)
+    if(!strcasecmp(g->headers[i].name, "content-type"))
+      return !strncasecmp(g->headers[i].value, "text/html", 9) ||
+             !strncasecmp(g->headers[i].value, "application/xhtml+xml", 21);
+  return false;
+}
+
+/* The page-level directives (X-Robots-Tag, read by the gateway, and meta
+ * robots): a refresh crawl follows no links, so they only mark its line. */
+static unsigned rec_robots(const struct refresh_out *out, const struct gw_result *g,
+                           uint64_t now_ms)
+{
+  unsigned bits = gwproto_robots(g, now_ms);
+  if(g->body_len && g->status >= 200 && g->status < 300 && rec_html(g))
+    bits |= html_robots_page((const char *)g->body, g->body_len, NULL, out->robots_agent);
+  return bits;
+}
+
 crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const struct gw_result *g,
                     const struct rf_judged *j, uint64_t prev_ms, uint64_t now_ms)
 {
@@ -125,6 +147,7 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
     .cause = cause, .cause_status = cause ? g->cause_status : 0,
     .warc = archive ? loc.file : NULL, .warc_offset = archive ? loc.offset : 0,
     .warc_length = archive ? loc.length : 0, .redirect = g->redirect, .reason = g->detail,
+    .robots = rec_robots(out, g, now_ms),
   };
   char trace[160];
   rec_trace(trace, sizeof trace, p, j->lm_ms, j->at_ms, prev_ms);

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "clients/base/fpset.h"
+#include "clients/web/html_robots.h"
 #include "clients/web/html_text.h"
 #include "common/hash.h"
 #include "common/mem.h"
@@ -21,7 +22,7 @@ const char *html_link_kind_name(enum html_link_kind k)
 
 struct html_links_opts html_links_opts_default(void)
 {
-  struct html_links_opts o = { HTML_LINKS_MAX_DEFAULT, url_opts_default(), 0 };
+  struct html_links_opts o = { HTML_LINKS_MAX_DEFAULT, url_opts_default(), 0, NULL };
   o.url.strip_session_ids = true;
   return o;
 }
@@ -190,11 +191,7 @@ static void links_meta(struct links_ctx *c, const char *const *attrs)
     const char *u = html_refresh_url(content, &len);
     links_raw(c, u, len, HTML_LINK_REFRESH, false);
   }
-  if(name && !strcasecmp(name, "robots")) {
-    bool none = has_token(content, "none", ", \t\n\r");
-    c->out->meta_nofollow |= none || has_token(content, "nofollow", ", \t\n\r");
-    c->out->meta_noindex |= none || has_token(content, "noindex", ", \t\n\r");
-  }
+  c->out->robots |= html_robots_meta(name, content, c->o->robots_agent);
 }
 
 static void links_link(struct links_ctx *c, const char *const *attrs)

@@ -46,8 +46,7 @@ struct html_links {
   size_t            n, cap;
   char             *base;       /* effective base: <base href> or the page */
   char             *canonical;  /* rel=canonical, or NULL */
-  bool              meta_nofollow;  /* <meta name=robots content=nofollow> */
-  bool              meta_noindex;
+  unsigned          robots;     /* ROBOTS_TAG_* of meta robots (html_robots.h) */
   size_t            invalid;    /* references that do not resolve to a URL */
   size_t            not_http;   /* other schemes: mailto:, javascript:, ... */
   size_t            repeated;   /* same URL again on the page */
@@ -64,6 +63,9 @@ struct html_links_opts {
    * what a crawler that judges a link by its anchor and the words around
    * it needs. */
   size_t          text_max;
+  /* The product token <meta name="TOKEN"> must name to speak to this
+   * crawler as <meta name="robots"> does (NULL: only the latter). */
+  const char     *robots_agent;
 };
 #define HTML_LINKS_MAX_DEFAULT 10000u
 /* References read per link the list may hold: repeats are only found at

@@ -1,7 +1,8 @@
 #ifndef WPFS_CLIENTS_SITEMAP_H
 #define WPFS_CLIENTS_SITEMAP_H
 /* URLs of a sitemap (sitemaps.org 0.9): the <loc> of each <url> of a
- * urlset, and of each <sitemap> of a sitemap index. Read with the same
+ * urlset, and of each <sitemap> of a sitemap index, with the entry's
+ * <lastmod>, <changefreq> and <priority> when given. Read with the same
  * bounded HTML parser as pages (html.h): it reads these flat XML files fine
  * (unknown elements, text) and forgives the broken ones an XML parser
  * would stop at.
@@ -14,6 +15,7 @@
  * </sitemap>, so the buffered text does not grow with the sitemap. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "clients/base/crawl_err.h"
 #include "clients/web/gunzip.h"
@@ -35,9 +37,35 @@ struct sitemap_info {
   size_t          pieces;     /* parser runs */
 };
 
-/* Called for each <loc> text, trimmed (not yet canonicalized); index tells
- * it names another sitemap. Returns non-zero to stop. */
-typedef int sitemap_loc_fn(void *arg, const char *loc, size_t len, bool index);
+#define SITEMAP_FREQS(X) X(always) X(hourly) X(daily) X(weekly) X(monthly) X(yearly) X(never)
+enum sitemap_freq {
+  SITEMAP_FREQ_NONE,  /* absent or not one of the protocol's words */
+#define X(w) SITEMAP_FREQ_##w,
+  SITEMAP_FREQS(X)
+#undef X
+};
+
+/* One entry: its <loc> text, trimmed (not yet canonicalized); index tells
+ * it names another sitemap. The hints, each when given and valid:
+ * lastmod (W3C Datetime: YYYY, YYYY-MM, YYYY-MM-DD, with a time and zone
+ * or not; seconds since the epoch, else -1), changefreq (a word of the
+ * protocol, case-insensitive), priority (0.0 to 1.0, else -1). */
+struct sitemap_entry {
+  const char       *loc;
+  size_t            len;
+  bool              index;
+  int64_t           lastmod;
+  enum sitemap_freq changefreq;
+  double            priority;
+};
+
+/* Called for each entry, once its element (or a stray <loc>) ends.
+ * Returns non-zero to stop. */
+typedef int sitemap_loc_fn(void *arg, const struct sitemap_entry *e);
+
+/* The W3C Datetime of a lastmod, as seconds since the epoch, or -1.
+ * Exposed for tests. */
+int64_t sitemap_date(const char *s, size_t n);
 
 /* o may be NULL (defaults). A cut or damaged sitemap is not an error: what
  * was read is reported, and info->end says why the rest was not. */

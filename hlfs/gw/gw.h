@@ -241,10 +241,24 @@ void gw_result_render(struct gw *g, const struct state_result *r,
 
 void gw_h_page(struct api_req *rq, void *arg);             /* gw_pages.c */
 
+/* gw_xrobots.c: the X-Robots-Tag directives of a stored header list (JSON
+ * text) that apply to the product token of agent (a User-Agent), an
+ * unavailable_after not later than now_s adding noindex; false when there
+ * are none. _render adds them to a result: "robots_tags" (names, in
+ * ROBOTS_TAGS order) and "robots_unavailable_after" (ms since the epoch). */
+struct robots_tag;
+bool gw_xrobots(const char *headers_json, const char *agent, int64_t now_s,
+                struct robots_tag *t);
+void gw_xrobots_render(json_t *res, const char *headers_json, const char *agent);
+/* The same members as JSON text, ",\"robots_tags\":[...]...", or nothing. */
+cm_err gw_xrobots_text(struct buf *b, const char *headers_json, const char *agent);
+
 /* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
  * age, body in base64) when rid is NULL, else the Result of a synchronous
- * fetch answered from the page cache (outcome "cached", id rid). */
-cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms);
+ * fetch answered from the page cache (outcome "cached", id rid); with the
+ * X-Robots-Tag directives for agent (gw_xrobots). */
+cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms,
+                    const char *agent);
 /* A key's stored copy: head has url, outcome, status, fetched_at (and
  * hash); tail is the rest of its JSON text. NULL head: no such copy (err
  * STORE_OK) or err. Everything lives only during the callback. */

@@ -106,11 +106,13 @@ static cm_err text_head(struct buf *b, const struct page *head, const char *rid,
 }
 
 /* From "fetched_at" to the closing brace. */
-static cm_err text_tail(struct buf *b, const struct page *p)
+static cm_err text_tail(struct buf *b, const struct page *p, const char *agent)
 {
   cm_err e = buf_addf(b, "\"fetched_at\":%llu,", (unsigned long long)p->fetched_at);
   if(!e)
     e = text_headers(b, p->headers_json);
+  if(!e)
+    e = gw_xrobots_text(b, p->headers_json, agent);
   if(!e && p->redirect) {
     e = buf_addc(b, ',');
     e = e ? e : text_str(b, "redirect", p->redirect);
@@ -123,10 +125,11 @@ static cm_err text_tail(struct buf *b, const struct page *p)
   return e ? e : buf_addc(b, '}');
 }
 
-cm_err gw_page_text(struct buf *b, const struct page *p, const char *rid, uint64_t now_ms)
+cm_err gw_page_text(struct buf *b, const struct page *p, const char *rid, uint64_t now_ms,
+                    const char *agent)
 {
   cm_err e = text_head(b, p, rid, now_ms);
-  return e ? e : text_tail(b, p);
+  return e ? e : text_tail(b, p, agent);
 }
 
 /* Bytes a string member can take: escaping grows a string 6-fold at worst
@@ -179,7 +182,7 @@ static void op_got(void *arg, store_err err, const struct page *p)
   }
   buf_init(&b, 4 * ((p->body_len + 2) / 3) + text_str_max(p->headers_json) +
                  text_str_max(p->redirect) + 256);
-  if(text_tail(&b, p)) {
+  if(text_tail(&b, p, op->g->cfg.agent)) {
     buf_free(&b);
     op_end(op, STORE_NOMEM, NULL, NULL, 0);
     return;

@@ -55,7 +55,7 @@ static bool render_splice(const struct page *p, bool raw_body)
          p->headers_json[n - 1] == ']';
 }
 
-static void render_page(json_t *res, const struct page *p, bool raw_body)
+static void render_page(json_t *res, const struct page *p, bool raw_body, const char *agent)
 {
   json_error_t je;
   json_object_set_new(res, "age_s", json_integer((json_int_t)page_age_s(p, clock_wall_ms())));
@@ -68,6 +68,7 @@ static void render_page(json_t *res, const struct page *p, bool raw_body)
   }
   if(p->redirect)
     json_object_set_new(res, "redirect", json_string(p->redirect));
+  gw_xrobots_render(res, p->headers_json, agent);
   json_object_set_new(res, "truncated", json_boolean(p->truncated));
   json_object_set_new(res, "body_bytes", json_integer((json_int_t)p->body_len));
   /* Raw, the bytes ride in a string jansson does not check, under a key
@@ -81,7 +82,7 @@ static void render_got(void *arg, store_err err, const struct page *p)
 {
   struct gw_render *r = arg;
   if(p)
-    render_page(r->res, p, r->raw_body);
+    render_page(r->res, p, r->raw_body, r->g->cfg.agent);
   else
     json_object_set_new(r->res, "page", json_string(err ? "unavailable" : "expired"));
   if(!p && !err)
@@ -171,7 +172,7 @@ void gw_result_render(struct gw *g, const struct state_result *r,
   }
   if(ref && page_fresh_get(g->fresh, ref, co ? co : state_result_field(r, "rid"), &fresh)) {
     g->stats.results_fresh++;
-    render_page(o, &fresh, raw_body);
+    render_page(o, &fresh, raw_body, g->cfg.agent);
     cb(arg, o);
     return;
   }

@@ -22,12 +22,17 @@ static void die(const char *what)
   abort();
 }
 
-static int on_loc(void *arg, const char *loc, size_t len, bool index)
+static int on_loc(void *arg, const struct sitemap_entry *e)
 {
   size_t *n = arg;
-  (void)index;
+  const char *loc = e->loc;
+  size_t len = e->len;
   if(len == 0 || strchr(" \t\r\n", loc[0]) || strchr(" \t\r\n", loc[len - 1]))
     die("a <loc> empty or not trimmed");
+  if(e->priority != -1 && !(e->priority >= 0 && e->priority <= 1))
+    die("a priority out of 0..1");
+  if(e->changefreq > SITEMAP_FREQ_never)
+    die("a changefreq out of its words");
   (*n)++;
   return 0;
 }

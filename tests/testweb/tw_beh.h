@@ -59,7 +59,7 @@ enum tw_kind tw_kind_parse(const char *s, size_t n);
   X(etag,        BOOL, "send an ETag; answer 304 to a matching If-None-Match") \
   X(every,       INT,  "change: the body changes every N fetches (0: never)") \
   X(gzip,        BOOL, "the body as a gzip file (a .gz download: no Content-Encoding)") \
-  X(header,      STR,  "one extra header line, \"Name: value\"")              \
+  X(header,      STR,  "extra header lines, \"Name: value\", separated by newlines") \
   X(hold_ms,     INT,  "wait this long before the first byte of the response") \
   X(kind,        STR,  "path config: the kind of response the path serves")   \
   X(last_modified, BOOL, "send Last-Modified; answer 304 to If-Modified-Since") \

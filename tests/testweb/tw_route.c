@@ -219,6 +219,18 @@ static void route_framing(struct tw_route *r, bool no_body)
     r->framing = TW_FR_LENGTH;
 }
 
+/* The header parameter's lines, each ended by CRLF: a newline in the
+ * value starts another (a header sent twice, as X-Robots-Tag may be). */
+static void route_extra_headers(struct buf *h, const char *v)
+{
+  while(*v) {
+    size_t n = strcspn(v, "\n");
+    if(n)
+      buf_addf(h, "%.*s\r\n", (int)n, v);
+    v += n + (v[n] == '\n');
+  }
+}
+
 static void route_head_fields(struct tw_route *r, struct buf *h, bool no_body)
 {
   char date[40];
@@ -240,7 +252,7 @@ static void route_head_fields(struct tw_route *r, struct buf *h, bool no_body)
   if(TW_BEH_HAS(&r->beh, retry_after))
     buf_addf(h, "Retry-After: %ld\r\n", r->beh.retry_after);
   if(TW_BEH_HAS(&r->beh, header))
-    buf_addf(h, "%s\r\n", r->beh.header);
+    route_extra_headers(h, r->beh.header);
 }
 
 static void route_head(struct tw_route *r, bool no_body)

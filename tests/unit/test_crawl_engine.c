@@ -27,6 +27,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 #define SITES 5
 #define PAGES 20
@@ -101,6 +102,7 @@ struct web_answer {
   struct buf  body;
   char        location[64];
   const char *ctype;
+  unsigned    robots;  /* the gateway's robots_tags (X-Robots-Tag) */
 };
 
 static int page_number(const char *path)
@@ -157,6 +159,10 @@ static void web_special(int site, const char *path, struct web_answer *a)
              "</url></urlset>", site);
     gzip_body(set, &a->body);
     a->ctype = "application/gzip";
+  } else if(!strcmp(path, "/xrt-nofollow.html")) {
+    buf_adds(&a->body, "<a href=/behind-xrt.html>behind</a>");
+    filler(h, 60, &a->body);
+    a->robots = ROBOTS_TAG_NOFOLLOW | ROBOTS_TAG_NOINDEX;
   } else if(!strcmp(path, "/only-in-sitemap.html")) {
     filler(h, 60, &a->body);
   } else if(site == 4 && !strncmp(path, "/near/", 6)) {
@@ -273,7 +279,7 @@ static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct
   struct warc_header h[2] = { { "Content-Type", a.ctype }, { "Location", a.location } };
   struct crawl_result r = { it->url, a.outcome, a.status, h, a.location[0] ? 2 : 1,
                             a.body.data, a.body.len, false, a.location[0] ? a.location : NULL,
-                            1700000000000ull, 3, NULL, 0 };
+                            1700000000000ull, 3, NULL, 0, a.robots };
   crawl_err e = crawl_result(c, &r);
   buf_free(&a.body);
   return e;
@@ -702,6 +708,45 @@ static void test_ascend_replay(void **state)
   fetched_free(&f);
 }
 
+/* A page the gateway said X-Robots-Tag: noindex, nofollow of: no link
+ * taken, the mark on its line; replayed after a crash (its WARC record
+ * keeps only its Content-Type), the line's mark keeps its links untaken. */
+static void test_robots_replay(void **state)
+{
+  (void)state;
+  char dir[512], path[600], line[4096] = "";
+  struct crawl_opts o = opts("robots-replay", dir, sizeof dir);
+  struct crawl *c;
+  struct frontier_item it[4];
+  static struct fetched f;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s3.test/xrt-nofollow.html"), CRAWL_OK);
+  assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+  assert_int_equal(crawl_take(c, 4, it), 1);
+  assert_int_equal(deliver(c, &it[0], &f), CRAWL_OK);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.nofollow, 1);
+  assert_int_equal(st.noindex, 1);
+  assert_true(crawl_finished(c));
+  crawl_sync(c);  /* its line is on disk, then a kill */
+  crawl_close(&c);
+  snprintf(path, sizeof path, "%s/crawl.jsonl", dir);
+  FILE *lg = fopen(path, "r");
+  assert_non_null(lg);
+  assert_non_null(fgets(line, sizeof line, lg));
+  fclose(lg);
+  assert_non_null(strstr(line, ",\"robots\":[\"noindex\",\"nofollow\"]"));
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  run(c, &f, 0, 0);
+  crawl_stats(c, &st);
+  assert_int_equal(st.replayed, 1);
+  assert_int_equal(times(&f, "http://s3.test/xrt-nofollow.html"), 1);
+  assert_int_equal(times(&f, "http://s3.test/behind-xrt.html"), 0);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 /* A page whose headers are past the WARC record's caps keeps its crawl log
  * line (with the reason), gets no record, and the crawl goes on. */
 static void test_record_too_large(void **state)
@@ -722,7 +767,7 @@ static void test_record_too_large(void **state)
   struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
   const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0 };
+                            1700000000000ull, 3, NULL, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   mem_free(v);
   run(c, &f, 0, 0);  /* the rest of the crawl goes on */
@@ -758,7 +803,7 @@ static void test_transport_charset(void **state)
   struct warc_header h[1] = { { "Content-Type", "text/html; charset=windows-1251" } };
   const char *body = "<p>\xcf\xf0\xe8\xe2\xe5\xf2</p><a href=\"/\xcf\xf0.html\">x</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 1, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0 };
+                            1700000000000ull, 3, NULL, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   size_t n = 0;
   for(int tries = 0; n == 0 && tries < 100; tries++)
@@ -1072,6 +1117,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_sitemap_gzip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),
     cmocka_unit_test_setup_teardown(test_ascend_replay, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_robots_replay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_record_too_large, setup, teardown),
     cmocka_unit_test_setup_teardown(test_transport_charset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_slow_disk, setup, teardown),

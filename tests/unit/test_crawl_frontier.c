@@ -510,9 +510,32 @@ static void test_linkfilter(void **state)
   assert_false(linkfilter_scope_parse("all", &s));
 }
 
+/* A sitemap's hints: the priority picks 1..3, freshness adds one, age or a
+ * rare changefreq takes one; never above FRONTIER_HINT_MAX. */
+static void test_hint_level(void **state)
+{
+  (void)state;
+  const int64_t day = 86400;
+  static const struct { double p; int64_t age; enum frontier_freq f; unsigned want; } cases[] = {
+    { -1, -1, FRONTIER_FREQ_NONE, 2 },      { 0.5, -1, FRONTIER_FREQ_NONE, 2 },
+    { 1.0, -1, FRONTIER_FREQ_NONE, 3 },     { 0.1, -1, FRONTIER_FREQ_NONE, 1 },
+    { 0.75, 0, FRONTIER_FREQ_NONE, 4 },     { -1, 2, FRONTIER_FREQ_NONE, 3 },
+    { -1, -1, FRONTIER_FREQ_OFTEN, 3 },     { 1.0, 3, FRONTIER_FREQ_OFTEN, 4 },
+    { -1, 400, FRONTIER_FREQ_NONE, 1 },     { 0.0, -1, FRONTIER_FREQ_RARELY, 0 },
+    { -1, 30, FRONTIER_FREQ_SOMETIMES, 2 }, { 0.0, 400, FRONTIER_FREQ_OFTEN, 2 },
+  };
+  for(size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct frontier_hint h = { cases[i].p, cases[i].age < 0 ? -1 : cases[i].age * day,
+                               cases[i].f };
+    if(frontier_hint_level(&h) != cases[i].want)
+      fail_msg("case %zu: level %u, want %u", i, frontier_hint_level(&h), cases[i].want);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_hint_level),
     cmocka_unit_test(test_levels),
     cmocka_unit_test(test_priority_and_round_robin),
     cmocka_unit_test(test_inlinks_promote),

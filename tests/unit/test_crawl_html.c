@@ -16,6 +16,7 @@
 #include "clients/web/html_text.h"
 #include "common/buf.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 static void extract(const char *html, const char *page, struct html_links *l)
 {
@@ -90,6 +91,31 @@ static void test_base_changes_resolution(void **state)
   html_links_free(&l);
 }
 
+/* <meta name="AGENT"> speaks only to the crawler of that product token. */
+static void test_meta_agent(void **state)
+{
+  (void)state;
+  const char *page = "<meta name=WPFS content='nofollow'><meta name=otherbot content=noindex>"
+                     "<a href=/x>x</a>";
+  struct html_links_opts o = html_links_opts_default();
+  struct html_links l;
+  o.robots_agent = "wpfs";
+  assert_int_equal(html_links_extract(page, strlen(page), NULL, "http://e.test/", &o, &l, NULL),
+                   CRAWL_OK);
+  assert_int_equal(l.robots, ROBOTS_TAG_NOFOLLOW);
+  html_links_free(&l);
+  o.robots_agent = "otherbot";
+  assert_int_equal(html_links_extract(page, strlen(page), NULL, "http://e.test/", &o, &l, NULL),
+                   CRAWL_OK);
+  assert_int_equal(l.robots, ROBOTS_TAG_NOINDEX);
+  html_links_free(&l);
+  o.robots_agent = NULL;
+  assert_int_equal(html_links_extract(page, strlen(page), NULL, "http://e.test/", &o, &l, NULL),
+                   CRAWL_OK);
+  assert_int_equal(l.robots, 0);
+  html_links_free(&l);
+}
+
 static void test_nofollow(void **state)
 {
   (void)state;
@@ -98,14 +124,17 @@ static void test_nofollow(void **state)
           "http://example.test/", &l);
   assert_true(find(&l, "http://example.test/n")->nofollow);
   assert_false(find(&l, "http://example.test/f")->nofollow);
-  assert_false(l.meta_nofollow);
+  assert_int_equal(l.robots, 0);
   html_links_free(&l);
   extract("<meta name=ROBOTS content='noindex,nofollow'><a href=/x>", "http://e.test/", &l);
-  assert_true(l.meta_nofollow);
-  assert_true(l.meta_noindex);
+  assert_int_equal(l.robots, ROBOTS_TAG_NOINDEX | ROBOTS_TAG_NOFOLLOW);
   html_links_free(&l);
   extract("<meta name=robots content=none>", "http://e.test/", &l);
-  assert_true(l.meta_nofollow && l.meta_noindex);
+  assert_int_equal(l.robots, ROBOTS_TAG_NOINDEX | ROBOTS_TAG_NOFOLLOW);
+  html_links_free(&l);
+  extract("<meta name=robots content=noarchive><meta name=otherbot content=nofollow>",
+          "http://e.test/", &l);
+  assert_int_equal(l.robots, ROBOTS_TAG_NOARCHIVE);
   html_links_free(&l);
 }
 
@@ -625,6 +654,7 @@ int main(void)
     cmocka_unit_test(test_frames),
     cmocka_unit_test(test_base_changes_resolution),
     cmocka_unit_test(test_nofollow),
+    cmocka_unit_test(test_meta_agent),
     cmocka_unit_test(test_filtering_and_counts),
     cmocka_unit_test(test_link_cap),
     cmocka_unit_test(test_refresh_syntax),

@@ -19,6 +19,7 @@
 #include "clients/crawl/progress.h"
 #include "clients/web/sitemap.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 
 static void test_batch_body(void **state)
 {
@@ -117,6 +118,31 @@ static void results_framed(void)
   };
   for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(gwproto_results_framed(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
+}
+
+/* robots_tags as bits (a newer gateway's names ignored, a list of another
+ * type refused); an unavailable_after date means noindex once past. */
+static void test_results_robots(void **state)
+{
+  (void)state;
+  const char *j = "{\"results\":[{\"id\":\"0-1\",\"url\":\"http://a/\",\"outcome\":\"ok\","
+                  "\"robots_tags\":[\"nofollow\",\"unavailable_after\",\"nosnippet\"],"
+                  "\"robots_unavailable_after\":1700000000000},"
+                  "{\"id\":\"0-2\",\"url\":\"http://b/\",\"outcome\":\"ok\"}]}";
+  struct gw_results r;
+  assert_int_equal(gwproto_results(j, strlen(j), &r), CRAWL_OK);
+  assert_int_equal(r.v[0].robots_tags, ROBOTS_TAG_NOFOLLOW | ROBOTS_TAG_UNAVAILABLE_AFTER);
+  assert_int_equal(gwproto_robots(&r.v[0], 1699999999999ull), r.v[0].robots_tags);
+  assert_int_equal(gwproto_robots(&r.v[0], 1700000000000ull),
+                   r.v[0].robots_tags | ROBOTS_TAG_NOINDEX);
+  assert_int_equal(gwproto_robots(&r.v[1], 1700000000000ull), 0);
+  gwproto_results_free(&r);
+  const char *bad[] = {
+    "{\"results\":[{\"id\":\"0-1\",\"url\":\"http://a/\",\"outcome\":\"ok\",\"robots_tags\":\"noindex\"}]}",
+    "{\"results\":[{\"id\":\"0-1\",\"url\":\"http://a/\",\"outcome\":\"ok\",\"robots_tags\":[1]}]}",
+  };
+  for(size_t i = 0; i < 2; i++)
+    assert_int_equal(gwproto_results(bad[i], strlen(bad[i]), &r), CRAWL_ERR_INVALID);
 }
 
 static void test_results(void **state)
@@ -385,10 +411,10 @@ static void test_crawllog_add(void **state)
   unlink(path);
 }
 
-static int loc_cb(void *arg, const char *loc, size_t len, bool index)
+static int loc_cb(void *arg, const struct sitemap_entry *e)
 {
   struct buf *b = arg;
-  buf_addf(b, "%s%.*s;", index ? "I:" : "", (int)len, loc);
+  buf_addf(b, "%s%.*s;", e->index ? "I:" : "", (int)e->len, e->loc);
   return 0;
 }
 
@@ -413,6 +439,76 @@ static void test_sitemap(void **state)
   assert_int_equal(sitemap_read(idx, strlen(idx), NULL, loc_cb, &b, &si), CRAWL_OK);
   assert_non_null(strstr(b.data, "I:http://a.test/s1.xml;"));
   buf_free(&b);
+}
+
+struct hints {
+  char    loc[8][64];
+  int64_t lastmod[8];
+  int     freq[8];
+  double  prio[8];
+  size_t  n;
+};
+
+static int hint_cb(void *arg, const struct sitemap_entry *e)
+{
+  struct hints *h = arg;
+  if(h->n < 8) {
+    snprintf(h->loc[h->n], sizeof h->loc[0], "%.*s", (int)e->len, e->loc);
+    h->lastmod[h->n] = e->lastmod;
+    h->freq[h->n] = (int)e->changefreq;
+    h->prio[h->n++] = e->priority;
+  }
+  return 0;
+}
+
+/* lastmod, changefreq and priority come with their entry, before or after
+ * its <loc>; what is not valid is not given. */
+static void test_sitemap_hints(void **state)
+{
+  (void)state;
+  const char *set =
+    "<urlset><url><loc>http://a.test/1</loc><lastmod>2024-01-02</lastmod>"
+    "<changefreq> Daily </changefreq><priority>0.8</priority></url>"
+    "<url><priority>1.0</priority><lastmod>2024-01-02T10:00:00+02:00</lastmod>"
+    "<loc>http://a.test/2</loc></url>"
+    "<url><loc>http://a.test/3</loc><lastmod>yesterday</lastmod><changefreq>often</changefreq>"
+    "<priority>1.5</priority></url>"
+    "<url><loc>http://a.test/4</loc></url><loc>http://a.test/stray</loc></urlset>";
+  struct hints h;
+  struct sitemap_info si;
+  memset(&h, 0, sizeof h);
+  assert_int_equal(sitemap_read(set, strlen(set), NULL, hint_cb, &h, &si), CRAWL_OK);
+  assert_int_equal(h.n, 5);
+  assert_string_equal(h.loc[0], "http://a.test/1");
+  assert_int_equal(h.lastmod[0], 1704153600);  /* 2024-01-02T00:00:00Z */
+  assert_int_equal(h.freq[0], SITEMAP_FREQ_daily);
+  assert_true(h.prio[0] > 0.79 && h.prio[0] < 0.81);
+  assert_string_equal(h.loc[1], "http://a.test/2");
+  assert_int_equal(h.lastmod[1], 1704153600 + 8 * 3600);
+  assert_true(h.prio[1] == 1.0);
+  assert_int_equal(h.lastmod[2], -1);
+  assert_int_equal(h.freq[2], SITEMAP_FREQ_NONE);
+  assert_true(h.prio[2] == -1);
+  assert_int_equal(h.lastmod[3], -1);
+  assert_true(h.prio[3] == -1);
+  assert_string_equal(h.loc[4], "http://a.test/stray");
+}
+
+static void test_sitemap_date(void **state)
+{
+  (void)state;
+  static const struct { const char *s; int64_t want; } cases[] = {
+    { "2024", 1704067200 }, { "2024-02", 1706745600 }, { "2024-01-02", 1704153600 },
+    { "2024-01-02T00:00Z", 1704153600 }, { "2024-01-02T01:30:15.25Z", 1704159015 },
+    { "2024-01-02T00:00:00-01:00", 1704157200 }, { " 2024-01-02 ", 1704153600 },
+    { "2024-13-01", -1 }, { "2024-1-02", -1 }, { "24-01-02", -1 }, { "2024-01-02T", -1 },
+    { "2024-01-02T00:00:00+0100", -1 }, { "", -1 }, { "2024-01-02x", -1 },
+  };
+  for(size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t got = sitemap_date(cases[i].s, strlen(cases[i].s));
+    if(got != cases[i].want)
+      fail_msg("%s: %lld, want %lld", cases[i].s, (long long)got, (long long)cases[i].want);
+  }
 }
 
 /* gzip of p[0..n) as one member (level 1: fast on megabytes of zeros). */
@@ -475,12 +571,10 @@ static void test_sitemap_gzip(void **state)
   buf_free(&b);
 }
 
-static int count_cb(void *arg, const char *loc, size_t len, bool index)
+static int count_cb(void *arg, const struct sitemap_entry *e)
 {
   size_t *n = arg;
-  (void)loc;
-  (void)len;
-  n[index ? 1 : 0]++;
+  n[e->index ? 1 : 0]++;
   return 0;
 }
 
@@ -583,10 +677,13 @@ int main(void)
     cmocka_unit_test(test_batch_body),
     cmocka_unit_test(test_batch_answer),
     cmocka_unit_test(test_results),
+    cmocka_unit_test(test_results_robots),
     cmocka_unit_test(test_fetch),
     cmocka_unit_test(test_crawllog),
     cmocka_unit_test(test_crawllog_add),
     cmocka_unit_test(test_sitemap),
+    cmocka_unit_test(test_sitemap_hints),
+    cmocka_unit_test(test_sitemap_date),
     cmocka_unit_test(test_sitemap_gzip),
     cmocka_unit_test(test_sitemap_bomb),
     cmocka_unit_test(test_sitemap_pieces),

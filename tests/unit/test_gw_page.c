@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlfs/gw/gw.h"
@@ -24,7 +25,7 @@ static json_t *render(const struct page *p, const char *rid, uint64_t now)
   struct buf b;
   json_error_t je;
   buf_init(&b, 1 << 20);
-  assert_int_equal(gw_page_text(&b, p, rid, now), CM_OK);
+  assert_int_equal(gw_page_text(&b, p, rid, now, NULL), CM_OK);
   json_t *j = json_loadb(b.data, b.len, 0, &je);
   if(!j)
     fail_msg("not JSON (%s): %s", je.text, b.data);
@@ -98,6 +99,34 @@ static void test_age_need(void **state)
   assert_int_equal(state_age_need(true, UINT64_MAX / 2), 511);  /* only "any age" */
 }
 
+/* X-Robots-Tag lines read for the agent given, both forms alike. */
+static void test_robots_tags(void **state)
+{
+  (void)state;
+  struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200,
+                    .fetched_at = 1000,
+                    .headers_json = "[[\"x-robots-tag\",\"otherbot: noindex, wpfs: nofollow\"],"
+                                    "[\"X-Robots-Tag\",\"noarchive, unavailable_after: 2010-06-25\"]]",
+                    .body = "", .body_len = 0 };
+  struct buf b;
+  buf_init(&b, 1 << 20);
+  assert_int_equal(gw_page_text(&b, &p, NULL, 2000, "wpfs/0.1 (+http://x.test/)"), CM_OK);
+  json_t *j = json_loadb(b.data, b.len, 0, NULL);
+  assert_non_null(j);
+  char *tags = json_dumps(json_object_get(j, "robots_tags"), JSON_COMPACT);
+  assert_string_equal(tags, "[\"noindex\",\"nofollow\",\"noarchive\",\"unavailable_after\"]");
+  assert_int_equal(num(j, "robots_unavailable_after"), 1277424000000LL);
+  free(tags);
+  json_decref(j);
+  buf_reset(&b);
+  p.headers_json = "[[\"X-Robots-Tag\",\"otherbot: noindex\"]]";
+  assert_int_equal(gw_page_text(&b, &p, NULL, 2000, "wpfs/0.1"), CM_OK);
+  j = json_loadb(b.data, b.len, 0, NULL);
+  assert_null(json_object_get(j, "robots_tags"));
+  json_decref(j);
+  buf_free(&b);
+}
+
 static void test_result_form(void **state)
 {
   (void)state;
@@ -124,7 +153,7 @@ static void test_too_large(void **state)
   struct page p = { .url = "http://a.test/", .outcome = "ok", .body = "0123456789",
                     .body_len = 10 };
   buf_init(&b, 64);
-  assert_int_equal(gw_page_text(&b, &p, NULL, 0), CM_TOO_LARGE);
+  assert_int_equal(gw_page_text(&b, &p, NULL, 0, NULL), CM_TOO_LARGE);
   buf_free(&b);
 }
 
@@ -253,6 +282,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_page_form),
+    cmocka_unit_test(test_robots_tags),
     cmocka_unit_test(test_page_fresh),
     cmocka_unit_test(test_page_freshness),
     cmocka_unit_test(test_age_need),
