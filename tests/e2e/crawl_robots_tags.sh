@@ -80,7 +80,7 @@ for p in ni-header two meta-agent agent-other; do
   echo "http://$SITE:$TESTWEB_PORT/$p.html"
 done >"$T_DIR/urls"
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
-  --out "$T_DIR/refresh" --rate 20 --duration-s 2 --log-level warn \
+  --out "$T_DIR/refresh" --rate 20 --duration-s 6 --log-level warn \
   >"$T_DIR/refresh.summary" 2>"$T_DIR/refresh.log"
 is "$?" 0 "wpfs-refresh exits 0"
 rlog() { jq -c --arg u "http://$SITE:$TESTWEB_PORT/$1" 'select(.url == $u and .status == 200) | .robots // []' \
