@@ -923,3 +923,9 @@ void api_srv_stop(struct api_srv **sp)
   uv_close((uv_handle_t *)&s->timer, srv_on_close);
   uv_close((uv_handle_t *)&s->sweep, srv_on_close);
 }
+
+long api_srv_unauth_default(long max_conns)
+{
+  long n = max_conns / 4 * 3 + max_conns % 4 * 3 / 4;
+  return n > 0 ? n : max_conns;
+}

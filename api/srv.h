@@ -104,4 +104,9 @@ void api_group_quiesce(struct api_srv_group *g);
 /* Once every member is stopped: close and free (run the loop after). */
 void api_group_free(struct api_srv_group **gp);
 
+/* The default of max_conns_unauth for a service of max_conns connections:
+ * three quarters of them, so that a quarter stays for keyed clients and
+ * probes when unauthenticated ones pile up. */
+long api_srv_unauth_default(long max_conns);
+
 #endif

@@ -626,12 +626,6 @@ static void proc_sched(struct hlfs_proc *p)
 
 /* 3/4 of max_conns for connections without a key yet, the rest kept for
  * those with one and the probes; all of them when max_conns is tiny. */
-static long proc_unauth_default(long max_conns)
-{
-  long n = max_conns / 4 * 3 + max_conns % 4 * 3 / 4;
-  return n > 0 ? n : max_conns;
-}
-
 static int proc_http(struct hlfs_proc *p)
 {
   char err[256];
@@ -647,7 +641,7 @@ static int proc_http(struct hlfs_proc *p)
     .head_timeout_ms = p->cfg.head_timeout_ms, .body_budget = p->cfg.max_buffered_bytes,
     .max_conns_per_addr = p->cfg.max_conns_per_addr,
     .max_conns_unauth = p->cfg.max_conns_unauth ? p->cfg.max_conns_unauth
-                                                : proc_unauth_default(p->cfg.max_conns),
+                                                : api_srv_unauth_default(p->cfg.max_conns),
     .routes = routes, .nroutes = sizeof routes / sizeof routes[0], .arg = &p->g,
     .ready = gw_ready, .metrics = gw_metrics, .authorize = gw_authorize,
     .tls_cert = p->tls.cert, .tls_key = p->tls.key,

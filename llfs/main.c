@@ -185,12 +185,6 @@ static void proc_workers_cfg(struct llfs_proc *p, const struct api_srv_cfg *sc)
 
 /* 3/4 of max_conns for connections without a key yet, the rest kept for
  * those with one and the probes; all of them when max_conns is tiny. */
-static long proc_unauth_default(long max_conns)
-{
-  long n = max_conns / 4 * 3 + max_conns % 4 * 3 / 4;
-  return n > 0 ? n : max_conns;
-}
-
 static int proc_start(struct llfs_proc *p)
 {
   char err[256];
@@ -216,7 +210,7 @@ static int proc_start(struct llfs_proc *p)
     .head_timeout_ms = p->cfg.head_timeout_ms, .body_budget = p->cfg.max_buffered_bytes,
     .max_conns_per_addr = p->cfg.max_conns_per_addr,
     .max_conns_unauth = p->cfg.max_conns_unauth ? p->cfg.max_conns_unauth
-                                                : proc_unauth_default(p->cfg.max_conns),
+                                                : api_srv_unauth_default(p->cfg.max_conns),
     .conn_memory = LLFS_CONN_MEMORY,
     .routes = llfs_routes, .nroutes = llfs_nroutes, .authorize = llfs_authorize,
     .ready = llfs_ready, .metrics = llfs_metrics, .tls_cert = p->tls.cert, .tls_key = p->tls.key,
