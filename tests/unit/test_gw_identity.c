@@ -16,18 +16,7 @@
 #include "hlfs/gw/gw_reqopt.h"
 #include "hlfs/state/pages.h"
 #include "hlfs/state/qenc.h"
-
-static struct auth *load(const char *json, char *err, size_t errlen)
-{
-  char path[] = "/tmp/test_gw_identity.XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
-  close(fd);
-  struct auth *a = auth_load(path, NULL, NULL, err, errlen);
-  unlink(path);
-  return a;
-}
+#include "tests/unit/auth_file.h"
 
 static void test_identity(void **state)
 {
