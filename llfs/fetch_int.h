@@ -18,7 +18,7 @@
 
 
 /* Job states; change only through job_state(). */
-#define JOB_STATES(X) X(NEW) X(HELD) X(QUEUED) X(RESOLVING) X(TRANSFER) X(DONE) X(CALLING)
+#define JOB_STATES(X) X(NEW) X(HELD) X(QUEUED) X(RESOLVING) X(TRANSFER) X(FORWARDED) X(DONE) X(CALLING)
 enum job_st {
 #define X(s) JOB_##s,
   JOB_STATES(X)
@@ -55,6 +55,8 @@ struct fetch_job {
   fetch_cb         *cb;
   void             *arg;
   bool              cancelled;     /* on f->done: drop without calling */
+  struct fetch_fwd *fwd;           /* FORWARDED: the request another fetcher runs */
+  bool              forwarded;     /* another fetcher ran it (and counted it) */
   /* request */
   struct fetch_url  u;
   enum fetch_method method;
@@ -114,6 +116,9 @@ struct fetcher {
   struct fetch_sock **sock_by_fd;  /* watchers by fd number */
   size_t            nsock_by_fd, nsocks;
   struct job_list   held, queue, active, done;  /* held: by start_at */
+  struct job_list   fwd;          /* FORWARDED: run by the host's fetcher */
+  int               route_idx;    /* this fetcher's mailbox; -1: none */
+  uv_async_t        mail;         /* a forward came in (fetch_fwd.c) */
   struct hrtimer    hold_timer;   /* the first held job's start */
   /* Counters are written on the fetcher's thread and read by
    * fetcher_stats from any thread: st under st_mu (uncontended but for a
@@ -180,6 +185,25 @@ enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a);
 /* Take the job's transfer out of libcurl without a result. */
 void fetch_curl_abort(struct fetch_job *j);
 
+/* fetch_fwd.c: site affinity over the fetchers of a fetch_shared. */
+struct fetch_fwd;
+struct fetch_mbox {
+  pthread_mutex_t   mu;
+  uv_async_t       *async;        /* its fetcher's; NULL while none reads */
+  struct fetch_fwd *first, *last;
+};
+#define FETCH_ROUTE_MAX 256
+/* Which of the route_n fetchers carries host. */
+unsigned fetch_fwd_owner(const struct fetch_shared *sh, const char *host);
+/* 1: the job (filled, not yet on a list) went to the fetcher of its host;
+ * 0: run it here; -1: out of memory. */
+int  fetch_fwd_try(struct fetch_job *j, const struct fetch_req *rq);
+/* The origin lets go of a forwarded job (cancel, deadline, release). */
+void fetch_fwd_detach(struct fetch_job *j);
+void fetch_fwd_join(struct fetcher *f);
+void fetch_fwd_leave(struct fetcher *f);
+void fetch_fwd_shared_fini(struct fetch_shared *sh);
+
 /* fetch_url.c */
 enum outcome fetch_url_split(const char *url, struct fetch_url *out);
 void fetch_url_clear(struct fetch_url *u);
@@ -208,6 +232,11 @@ struct fetch_shared {
   struct fetch_slots slots;       /* over every fetcher */
   pthread_mutex_t    fetchers_mu;
   struct fetcher    *fetchers;    /* to wake when a slot is freed */
+  /* site affinity (fetch_fwd.c); route_n < 2: none */
+  unsigned           route_n, route_next;
+  struct fetch_mbox *mbox;        /* route_n of them, by fetcher index */
+  pthread_mutex_t    fwd_mu;
+  struct fetch_fwd  *fwd_first, *fwd_last;  /* live forwards */
 };
 
 /* fetch_slots.c */
