@@ -504,7 +504,8 @@ struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, si
   pthread_mutex_init(&sh->fwd_mu, NULL);
   sh->slots.max_active = cfg->max_in_flight > 0 ? cfg->max_in_flight : 1;
   sh->slots.max_queued = cfg->max_queue;
-  if(!(sh->dns = dns_shared_new(&dc, err, errlen)) || fetch_curl_shared_init(sh, err, errlen)) {
+  if(!(sh->dns = dns_shared_new(&dc, err, errlen)) || fetch_curl_shared_init(sh, err, errlen) ||
+     fetch_hosts_init(&sh->hosts)) {
     fetch_shared_free(&sh);
     return NULL;
   }
@@ -521,6 +522,7 @@ void fetch_shared_free(struct fetch_shared **shp)
   fetch_fwd_shared_fini(sh);
   pthread_mutex_destroy(&sh->fwd_mu);
   fetch_curl_shared_fini(sh);
+  fetch_hosts_fini(&sh->hosts);
   dns_shared_free(&sh->dns);
   for(int i = 0; i < CURL_LOCK_DATA_LAST; i++)
     pthread_mutex_destroy(&sh->locks[i]);

@@ -198,6 +198,8 @@ struct fetch_stats {
   uint64_t held;                     /* gauge: waiting for their hold_us */
   uint64_t conn_opened;              /* new TCP connections */
   uint64_t conn_reused;              /* transfers on a kept-alive connection */
+  uint64_t conn_hosts;               /* hosts (HOST:PORT) given a first connection */
+  uint64_t tls_full, tls_resumed;    /* TLS handshakes: full, resumed session */
   uint64_t bytes_raw, bytes_decoded, bytes_header;
   uint64_t blocked[GUARD__COUNT];    /* addresses refused, by range */
   struct dns_stats   dns;

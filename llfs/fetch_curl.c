@@ -29,6 +29,11 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  f->hosts = f->shared ? &f->shared->hosts : &f->own_hosts;
+  if(!f->shared && fetch_hosts_init(&f->own_hosts)) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   fetch_sock_init(f);
   curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, f->cfg.max_host_connections);
   curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->cfg.max_connections);
@@ -45,6 +50,9 @@ void fetch_curl_fini(struct fetcher *f)
     curl_multi_cleanup(f->multi);   /* closes the kept-alive connections */
   if(f->share && !f->shared)
     curl_share_cleanup(f->share);
+  if(f->hosts == &f->own_hosts)
+    fetch_hosts_fini(&f->own_hosts);   /* after the connections that point at it */
+  f->hosts = NULL;
   f->multi = NULL;
   f->share = NULL;
   fetch_sock_fini(f);
@@ -132,6 +140,10 @@ static size_t fc_on_header(char *p, size_t sz, size_t n, void *ud)
 {
   struct fetch_job *j = ud;
   size_t len = sz * n;
+  /* The first line: the connection is the transfer's now (by the end it
+   * may be back in the cache, or closed). */
+  if(!j->hdr_bytes && j->opened)
+    j->tls = fetch_hosts_tls_resumed(j->easy);
   j->hdr_bytes += len;
   if(j->hdr_bytes > j->f->cfg.max_header_bytes) {
     j->over = OVER_HEADER;
@@ -185,9 +197,13 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
   }
   curl_socket_t fd = fetch_sock_open(j->f, a->family, a->socktype, a->protocol);
   if(fd != CURL_SOCKET_BAD) {
+    char key[FETCH_HOST_KEY];
+    fetch_host_key(&j->u, key, sizeof key);
+    bool first = fetch_hosts_opened(j->f->hosts, key);
     j->opened = true;
     fetch_stats_lock(j->f);
     j->f->st.conn_opened++;
+    j->f->st.conn_hosts += first;
     fetch_stats_unlock(j->f);
   }
   return fd;
@@ -308,9 +324,12 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &sz);
   r->bytes_raw = sz > 0 ? (uint64_t)sz : 0;
   r->reused = !j->opened && r->addr[0];
+  int tls = j->opened && j->hdr_bytes ? j->tls : -1;
   fetch_stats_lock(j->f);
   if(r->reused)
     j->f->st.conn_reused++;
+  if(tls >= 0)
+    (*(tls ? &j->f->st.tls_resumed : &j->f->st.tls_full))++;
   j->f->st.bytes_header += j->hdr_bytes;
   fetch_stats_unlock(j->f);
   fc_timings(j);
@@ -403,6 +422,8 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(e, CURLOPT_SHARE, f->share);
+  curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, fetch_hosts_ssl_ctx);
+  curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, f);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
   curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);

@@ -10,6 +10,7 @@
 
 #include "common/err.h"
 #include "common/hrtimer.h"
+#include "common/lru.h"
 #include "llfs/fetch.h"
 #include "common/log.h"
 
@@ -79,9 +80,19 @@ struct fetch_job {
   bool              hdr_done;      /* the final response's head is complete */
   enum job_over     over;
   bool              opened;        /* our open-socket callback ran */
+  int               tls;           /* on a connection it opened: -1 no TLS
+                                      handshake seen, 0 full, 1 resumed */
   enum guard_verdict sock_blocked; /* open-socket callback refused */
   char              errbuf[CURL_ERROR_SIZE];
   struct fetch_res  res;
+};
+
+/* What the fetchers remember per host (fetch_hosts.c). */
+#define FETCH_HOST_KEY 264   /* HOST:PORT */
+struct fetch_hosts {
+  pthread_mutex_t mu;
+  struct lru      l;
+  size_t          max;
 };
 
 /* The watcher of one socket libcurl opened (fetch_sock.c). */
@@ -108,6 +119,8 @@ struct fetcher {
   struct fetch_shared *shared;    /* NULL: nothing shared */
   struct fetch_slots *slots;      /* &shared->slots, or &own_slots */
   struct fetch_slots own_slots;
+  struct fetch_hosts *hosts;      /* &shared->hosts, or &own_hosts */
+  struct fetch_hosts own_hosts;
   uv_async_t        pump;         /* shared: another thread freed a slot */
   struct fetcher   *sprev, *snext;  /* on shared->fetchers */
   uv_timer_t        curl_timer;
@@ -204,6 +217,18 @@ void fetch_fwd_join(struct fetcher *f);
 void fetch_fwd_leave(struct fetcher *f);
 void fetch_fwd_shared_fini(struct fetch_shared *sh);
 
+/* fetch_hosts.c */
+int  fetch_hosts_init(struct fetch_hosts *hs);
+void fetch_hosts_fini(struct fetch_hosts *hs);
+void fetch_host_key(const struct fetch_url *u, char *key, size_t len);
+/* A connection to key opened; true if it is the first the table knows. */
+bool fetch_hosts_opened(struct fetch_hosts *hs, const char *key);
+/* CURLOPT_SSL_CTX_FUNCTION (arg: the fetcher): session resumption. */
+CURLcode fetch_hosts_ssl_ctx(CURL *easy, void *sslctx, void *arg);
+/* -1: no TLS handshake known on the transfer's connection; 0: a full one;
+ * 1: a resumed one. */
+int  fetch_hosts_tls_resumed(CURL *easy);
+
 /* fetch_url.c */
 enum outcome fetch_url_split(const char *url, struct fetch_url *out);
 void fetch_url_clear(struct fetch_url *u);
@@ -230,6 +255,7 @@ struct fetch_shared {
   bool               curl_global;
   pthread_mutex_t    locks[CURL_LOCK_DATA_LAST];
   struct fetch_slots slots;       /* over every fetcher */
+  struct fetch_hosts hosts;       /* connections and TLS sessions by host */
   pthread_mutex_t    fetchers_mu;
   struct fetcher    *fetchers;    /* to wake when a slot is freed */
   /* site affinity (fetch_fwd.c); route_n < 2: none */
