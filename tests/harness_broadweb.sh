@@ -74,7 +74,7 @@ pid $n/nginx.pid;
 events { worker_connections 4096; }
 http {
   # the request's start is \$msec - \$request_time
-  log_format bw '\$host \$msec \$request_time \$connection \$status \$server_protocol \$request_uri \$bytes_sent';
+  log_format bw '\$host \$msec \$request_time \$connection \$status \$server_protocol \$request_uri \$bytes_sent \$scheme';
   access_log $n/access.log bw;
   client_body_temp_path $n/body;
   proxy_temp_path $n/proxy;
