@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "common/clock.h"
@@ -136,6 +138,24 @@ static size_t fc_on_write(char *p, size_t sz, size_t n, void *ud)
   return len;
 }
 
+/* "Keep-Alive: timeout=5, max=100" (RFC 2068 19.7.1.1): the seconds the
+ * server keeps an idle connection; 0 if the line is not that. */
+static long fc_keepalive_timeout(const char *p, size_t len)
+{
+  char line[128];
+  if(len < 11 || len >= sizeof line || strncasecmp(p, "keep-alive:", 11))
+    return 0;
+  memcpy(line, p, len);
+  line[len] = '\0';
+  for(char *s = line + 11; (s = strcasestr(s, "timeout=")); s += 8) {
+    if(s[-1] != ' ' && s[-1] != ',' && s[-1] != ':')
+      continue;
+    long v = strtol(s + 8, NULL, 10);
+    return v > 0 && v < 86400 ? v : 0;
+  }
+  return 0;
+}
+
 static size_t fc_on_header(char *p, size_t sz, size_t n, void *ud)
 {
   struct fetch_job *j = ud;
@@ -149,6 +169,8 @@ static size_t fc_on_header(char *p, size_t sz, size_t n, void *ud)
     j->over = OVER_HEADER;
     return 0;
   }
+  if((p[0] == 'K' || p[0] == 'k') && !j->hdr_done)
+    j->keepalive_s = fc_keepalive_timeout(p, len);
   if(fetch_res_header_line(&j->res, p, len)) {
     j->over = OVER_NOMEM;
     return 0;
@@ -324,6 +346,11 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &sz);
   r->bytes_raw = sz > 0 ? (uint64_t)sz : 0;
   r->reused = !j->opened && r->addr[0];
+  if(j->keepalive_s && j->hdr_done) {
+    char key[FETCH_HOST_KEY];
+    fetch_host_key(&j->u, key, sizeof key);
+    fetch_hosts_set_keepalive(j->f->hosts, key, j->keepalive_s);
+  }
   int tls = j->opened && j->hdr_bytes ? j->tls : -1;
   fetch_stats_lock(j->f);
   if(r->reused)
@@ -438,6 +465,21 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
   return CURLE_OK;
 }
 
+/* How long a kept-alive connection to the host may have been idle and
+ * still carry this fetch: within what the host said it keeps one
+ * (Keep-Alive: timeout=N, a second less for the way there), so that a
+ * request is not sent on a connection the server is closing; else
+ * libcurl's default. A connection is kept, and reused, across the
+ * host's crawl delay otherwise (docs/llfs-engine.md, "Site affinity"). */
+#define FC_MAX_IDLE_S 118   /* libcurl's default; a connection the server closed is seen as such */
+static long fc_max_idle(const struct fetch_job *j)
+{
+  char key[FETCH_HOST_KEY];
+  fetch_host_key(&j->u, key, sizeof key);
+  long ka = fetch_hosts_keepalive(j->f->hosts, key);
+  return ka > 1 ? ka - 1 : ka == 1 ? 0 : FC_MAX_IDLE_S;
+}
+
 /* What is the job's: every one of these is set for each fetch. */
 static CURLcode fc_setopts(struct fetch_job *j)
 {
@@ -454,6 +496,7 @@ static CURLcode fc_setopts(struct fetch_job *j)
   curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
   curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
+  curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, fc_max_idle(j));
   fc_limits(j);
   return CURLE_OK;
 }

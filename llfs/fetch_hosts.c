@@ -31,6 +31,7 @@ struct host_ent {
   struct lru_node node;
   SSL_SESSION    *sess;
   uint64_t        opened;
+  long            keepalive_s;    /* the host's Keep-Alive: timeout=N; 0: none said */
   char            key[FETCH_HOST_KEY];
 };
 
@@ -132,6 +133,27 @@ bool fetch_hosts_opened(struct fetch_hosts *hs, const char *key)
     e->opened++;
   pthread_mutex_unlock(&hs->mu);
   return made;
+}
+
+void fetch_hosts_set_keepalive(struct fetch_hosts *hs, const char *key, long secs)
+{
+  bool made;
+  pthread_mutex_lock(&hs->mu);
+  struct host_ent *e = hosts_get(hs, key, &made);
+  if(e)
+    e->keepalive_s = secs;
+  pthread_mutex_unlock(&hs->mu);
+}
+
+long fetch_hosts_keepalive(struct fetch_hosts *hs, const char *key)
+{
+  long v = 0;
+  pthread_mutex_lock(&hs->mu);
+  struct lru_node *n = lru_find(&hs->l, hash_fp64(key, strlen(key)), ent_eq, key);
+  if(n)
+    v = LRU_ENTRY(n, struct host_ent, node)->keepalive_s;
+  pthread_mutex_unlock(&hs->mu);
+  return v;
 }
 
 /* OpenSSL's: a session the host gave us. 1: we keep its reference. */

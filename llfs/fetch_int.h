@@ -80,6 +80,7 @@ struct fetch_job {
   bool              hdr_done;      /* the final response's head is complete */
   enum job_over     over;
   bool              opened;        /* our open-socket callback ran */
+  long              keepalive_s;   /* the answer's Keep-Alive: timeout=N (0: none) */
   int               tls;           /* on a connection it opened: -1 no TLS
                                       handshake seen, 0 full, 1 resumed */
   enum guard_verdict sock_blocked; /* open-socket callback refused */
@@ -223,6 +224,10 @@ void fetch_hosts_fini(struct fetch_hosts *hs);
 void fetch_host_key(const struct fetch_url *u, char *key, size_t len);
 /* A connection to key opened; true if it is the first the table knows. */
 bool fetch_hosts_opened(struct fetch_hosts *hs, const char *key);
+/* The idle time the host said it keeps a connection (Keep-Alive:
+ * timeout=N); 0 when it said none. */
+void fetch_hosts_set_keepalive(struct fetch_hosts *hs, const char *key, long secs);
+long fetch_hosts_keepalive(struct fetch_hosts *hs, const char *key);
 /* CURLOPT_SSL_CTX_FUNCTION (arg: the fetcher): session resumption. */
 CURLcode fetch_hosts_ssl_ctx(CURL *easy, void *sslctx, void *arg);
 /* -1: no TLS handshake known on the transfer's connection; 0: a full one;
