@@ -16,13 +16,19 @@
 # the last), the politeness violations nginx saw, connections per host
 # and requests per connection; for wpfs, CPU per page of each process.
 # Knobs: BROADWEB_HOSTS, BROADWEB_SEED (1), BROADWEB_IPS, BROADWEB_LLFS_ARGS
-# (more llfs flags), BROADWEB_WGET2 (0: skip wget2).
+# (more llfs flags), BROADWEB_WGET2 (0: skip wget2), BROADWEB_MIN_DELAY
+# (1000) and BROADWEB_FACTOR (2): the gateway's politeness (0 and 0: no
+# delay; the bound is then the busiest host's requests back to back, which
+# is 0 here, and pages/s against wget2's is the figure), BROADWEB_DENSE
+# (pages per host: the site-dense web of tests/tools/broadweb_world.pl,
+# e.g. BROADWEB_HOSTS=100 BROADWEB_DENSE=100) and BROADWEB_SCHEME (http
+# or https: every host on it).
 . "$WPFS_ROOT/tests/lib.sh"
 export LC_ALL=C
 HOSTS=${BROADWEB_HOSTS:-2000}
 SEED=${BROADWEB_SEED:-1}
-MIN_DELAY=1000
-FACTOR=2
+MIN_DELAY=${BROADWEB_MIN_DELAY:-1000}
+FACTOR=${BROADWEB_FACTOR:-2}
 TOKEN=bench-broadweb-token
 command -v nginx >/dev/null || bail "nginx is missing (make deps)"
 now_ms() { date +%s%3N; }
@@ -75,7 +81,11 @@ report() {  # name secs seen-line
   r=$(wc -l <"$BW_LOG")
   awk -v n="$1" -v s="$2" -v ms="$ms" -v p="$pages" -v b="$bound" -v v="$viol" -v h="$hosts" \
       -v c="$conns" -v r="$r" -v pv="$priv" -v e="$e503" 'BEGIN {
-    printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s = x%.2f the politeness bound (%.1f s)\n", n, p, s, ms / 1000, ms / b, b / 1000
+    if (b > 0)
+      printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s = x%.2f the politeness bound (%.1f s)\n", n, p, s, ms / 1000, ms / b, b / 1000
+    else
+      printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s (no delay: no bound)\n", n, p, s, ms / 1000
+    printf "   %-14s %.0f pages/s\n", "", p / s
     printf "   %-14s violations: %d requests too soon or at once, %d disallowed, %d pages of hosts whose robots.txt answers 503\n", "", v, pv, e
     printf "   %-14s %.2f connections per host, %.2f requests per connection\n", "", c / h, r / c }'
 }
@@ -132,6 +142,12 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID; 
 done
 w_rpc=$(tls_rpc "$T_DIR/wpfs-access.log")
 echo "   wpfs: CPU a request of the whole stack but nginx $w_cpu ms; $w_rpc requests per TLS connection"
+# The fetch time the gateway multiplies by its delay factor: llfs's, end
+# to end (queue, DNS, connect, TLS, transfer), not nginx's request time.
+jq -r 'select(.status == 200) | .ms' "$T_DIR/out/crawl.jsonl" | sort -n |
+  awk -v f="$FACTOR" -v min="$MIN_DELAY" '{ a[NR] = $1; s += $1; if (f * $1 > min) over++ }
+    END { if (NR) printf "   wpfs: fetch time as the gateway sees it: mean %.0f ms, p90 %d ms; %d of %d fetches (%.0f %%) made the next delay longer than %d ms\n",
+            s / NR, a[int(NR * 0.9) + 1], over, NR, over * 100 / NR, min }'
 # Where the time over the bound goes, per host as nginx saw it: when the
 # host was first asked (discovery), and how much longer than its delay
 # each gap between two of its requests was (the delay: the largest of
@@ -175,6 +191,9 @@ else
   awk -v t=$(( $(cpu_ticks "$NGINX_PID") - n0 )) -v hz="$hz" -v r="$g_reqs" -v g="$g_cpu" 'BEGIN {
     printf "   CPU per request (ms), wget2 run: wget2 %.3f, nginx %.3f\n", g, t * 1000 / hz / r }'
   echo "   wget2: $g_rpc requests per TLS connection"
+  awk -v ws="$w_secs" -v gs="$g_secs" -v wp="$(awk '$5 == 200 && $7 != "/robots.txt"' "$T_DIR/wpfs-access.log" | wc -l)" \
+      -v gp="$(awk '$5 == 200 && $7 != "/robots.txt"' "$BW_LOG" | wc -l)" 'BEGIN {
+    printf "   wpfs against wget2: pages/s x%.2f\n", (gp > 0 && ws > 0 ? (wp / ws) / (gp / gs) : 0) }'
   awk -v wc="$w_cpu" -v gc="$g_cpu" -v wr="$w_rpc" -v gr="$g_rpc" 'BEGIN {
     printf "   wpfs against wget2: CPU a request x%.2f (target <= 1.5), requests per TLS connection x%.2f (target >= 0.9)\n",
       (gc > 0 ? wc / gc : 0), (gr > 0 ? wr / gr : 0) }'
