@@ -163,7 +163,11 @@ static void fwd_finish(struct fetcher *f, struct fetch_fwd *w)
     str_copy(j->errbuf, sizeof j->errbuf, w->detail);
     j->res.detail = "";
     memset(&w->res, 0, sizeof w->res);
+    uint64_t total = j->res.t.total_us;
     job_finish(j, j->res.outcome, j->errbuf[0] ? j->errbuf : NULL);
+    /* The owner's time, from the end of its hold: the gateway multiplies
+     * it by its delay factor, so it must not count the hold. */
+    j->res.t.total_us = total;
     fwd_unref(f->shared, w);   /* the job's */
   }
   fwd_unref(f->shared, w);     /* the trip's */

@@ -41,6 +41,26 @@ is "$(metric llfs_connections_opened_total)" 1 "llfs: one connection opened"
 is "$(metric 'llfs_fetches_total{outcome="ok"}')" 4 "metrics count each fetch once (where it ran)"
 is "$(metric llfs_fetches_accepted_total)" 4 "... and each acceptance once"
 
+# A held fetch carried by another worker: its total time counts from the
+# end of the hold, as on the worker that took it (the gateway multiplies
+# it by its delay factor). Four connections: at least one is not site3's.
+python3 - "$LLFS_PORT" "$(tw_url site3.test /p/1.html)" >"$T_DIR/held.out" <<'PY'
+import http.client, json, os, sys
+port, url = int(sys.argv[1]), sys.argv[2]
+conns = [http.client.HTTPConnection("127.0.0.1", port) for _ in range(4)]
+for c in conns:
+    c.connect()
+for c in conns:
+    c.request("POST", "/internal/v1/fetch", json.dumps({"url": url, "hold_us": 2000000}),
+              {"Content-Type": "application/json",
+               "Authorization": "Bearer " + os.environ["WPFS_FETCHER_SECRET"]})
+for c in conns:
+    t = json.loads(c.getresponse().read())["timings_us"]
+    print(t["hold"] >= 2000000, t["total"] < t["hold"])
+PY
+is "$(sort "$T_DIR/held.out" | uniq -c | awk '{ print $1, $2, $3 }')" "4 True True" \
+  "four held fetches over four workers: each held 2 s, its total time without the hold"
+
 # The same without affinity: the four workers dial the host each.
 start_llfs --workers 4 --site-affinity false
 through_four 2 >"$T_DIR/noaff.out"
