@@ -101,9 +101,14 @@ WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$BW_D
   --out "$T_DIR/out" --scope any --log-level warn >"$T_DIR/wpfs.json" 2>"$T_DIR/wpfs.log" &
 dpid=$!
 dticks=0
+: >"$T_DIR/llfs-load"
 while kill -0 "$dpid" 2>/dev/null; do
   t=$(cpu_ticks "$dpid")
   [ "$t" -gt "$dticks" ] && dticks=$t
+  # what llfs has at this moment: is it the bottleneck (a queue) or idle?
+  curl -s -m 1 "$LLFS_URL/metrics" | awk '$1 == "llfs_fetches_in_flight" { f = $2 }
+    $1 == "llfs_fetches_held" { h = $2 } $1 == "llfs_fetches_queued" { q = $2 }
+    END { print f + 0, h + 0, q + 0 }' >>"$T_DIR/llfs-load"
   sleep 0.2
 done
 wait "$dpid"
@@ -148,6 +153,9 @@ jq -r 'select(.status == 200) | .ms' "$T_DIR/out/crawl.jsonl" | sort -n |
   awk -v f="$FACTOR" -v min="$MIN_DELAY" '{ a[NR] = $1; s += $1; if (f * $1 > min) over++ }
     END { if (NR) printf "   wpfs: fetch time as the gateway sees it: mean %.0f ms, p90 %d ms; %d of %d fetches (%.0f %%) made the next delay longer than %d ms\n",
             s / NR, a[int(NR * 0.9) + 1], over, NR, over * 100 / NR, min }'
+awk '{ f += $1; h += $2; q += $3; if ($3 > 0) qn++ } END { if (NR)
+  printf "   llfs during the crawl: %.0f fetches in flight, %.0f held, %.0f queued on average (%d of %d samples with a queue)\n",
+    f / NR, h / NR, q / NR, qn, NR }' "$T_DIR/llfs-load"
 # Where the time over the bound goes, per host as nginx saw it: when the
 # host was first asked (discovery), and how much longer than its delay
 # each gap between two of its requests was (the delay: the largest of
