@@ -332,7 +332,7 @@ void fetch_fwd_shared_fini(struct fetch_shared *sh)
   }
   for(unsigned i = 0; i < sh->route_n; i++)
     pthread_mutex_destroy(&sh->mbox[i].mu);
-  mem_free(sh->mbox);
+  free(sh->mbox);   /* xalloc's: plain malloc */
   sh->mbox = NULL;
   sh->route_n = 0;
 }
