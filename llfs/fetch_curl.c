@@ -437,6 +437,16 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
     rc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
   if(!rc && c->tls_ca_file)
     rc = curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
+  /* The CA store is parsed once per multi handle and kept
+   * (CURLOPT_CA_CACHE_TIMEOUT, 24 h by default) only when it comes from a
+   * file alone: Debian's libcurl also names a CA directory by default
+   * (/etc/ssl/certs), and with one the file was read and parsed for every
+   * connection. The system bundle (/etc/ssl/certs/ca-certificates.crt)
+   * holds the same certificates as the directory. */
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_CA_CACHE_TIMEOUT, 86400L);
   if(rc)
     return rc;
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);

@@ -76,4 +76,16 @@ is "$(metric llfs_tls_handshakes_total)" 20 "llfs: 20 TLS handshakes"
 is "$(metric llfs_tls_resumed_total)" 10 "llfs: 10 of them resumed"
 is "$(metric llfs_connections_opened_total)" 20 "llfs: 20 connections opened"
 is "$(metric llfs_connection_hosts_total)" 10 "... to 10 hosts: 2 connections per host"
+
+# The CA store was parsed once per worker and kept (CURLOPT_CA_CACHE_TIMEOUT;
+# Debian's default CA directory would turn the cache off): a CA file that
+# now names another CA changes nothing for new connections. Read again
+# per connection, the new one would refuse nginx's certificate.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+  -subj /CN=other-ca -keyout "$d/other.key" -out "$d/other.pem" 2>/dev/null
+cp "$d/other.pem" "$d/ca.pem"
+got=""
+for i in $(seq 11 16); do got+="$(fetch "h$i.res.test"),"; done
+is "$got" "ok 200,ok 200,ok 200,ok 200,ok 200,ok 200," \
+  "six new hosts after the CA file changed: verified with the store loaded at the start"
 done_testing
