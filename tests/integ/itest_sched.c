@@ -3,262 +3,23 @@
  * Retry-After and backoff, robots.txt first, lease renewal and loss, stop,
  * fairness under concurrency, and two scheduler processes sharing one
  * Redis with one of them killed by SIGKILL mid-run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/mem.h"
-#include "hlfs/sched/sched.h"
-#include "tests/integ/itest_state_util.h"
-
-/* ---- the fake fetch ---------------------------------------------------- */
-
-#define MAX_EV 200000
-
-struct ev {
-  char     site[48];
-  char     rid[24];
-  char     client[16];
-  char     url[96];
-  int      kind;
-  uint64_t start_us, end_us;  /* end 0: cancelled or never ended */
-  bool     cancelled;
-};
-
-/* What a fetch of url answers; set per test. */
-struct fake_answer {
-  uint32_t    ms;           /* duration */
-  int         status;
-  bool        transport_err;
-  const char *retry_after;
-  const char *body;         /* robots.txt */
-  const char *location;     /* a redirect's target */
-  uint32_t    lag_ms;       /* the answer was in this long before sched_job_done */
-  bool        ms_end;       /* handed over in the last 0.1 ms of a millisecond */
-};
-typedef void fake_plan_fn(const struct sched_job_info *info, unsigned nth, struct fake_answer *a);
-
-static struct ev *evs;
-static unsigned nev, inflight, max_inflight;
-static fake_plan_fn *plan;
-static int logfd = -1;  /* child processes: events go to a shared file */
-
-struct fake {
-  uv_timer_t        t;
-  struct sched_job *job;
-  unsigned          ev;
-  struct fake_answer a;
-};
-
-static void fake_log(const char *what, const struct ev *e, uint64_t us)
-{
-  char line[256];
-  int n = snprintf(line, sizeof line, "%s %s %s %d %llu\n", what, e->site, e->rid,
-                   (int)getpid(), (unsigned long long)us);
-  if(logfd >= 0 && write(logfd, line, (size_t)n) != n)
-    abort();
-}
-
-static void fake_closed(uv_handle_t *h) { mem_free(h->data); }
-
-static void fake_on_timer(uv_timer_t *t)
-{
-  struct fake *f = t->data;
-  struct ev *e = &evs[f->ev];
-  while(f->a.ms_end && clock_mono_us() % 1000 < 900)
-    ;
-  e->end_us = clock_mono_us();
-  fake_log("E", e, e->end_us);
-  inflight--;
-  struct sched_outcome o = { .contacted = !f->a.transport_err || f->a.status >= 0,
-                             .transport_err = f->a.transport_err,
-                             .http_status = f->a.status, .response_ms = f->a.ms,
-                             .retry_after = f->a.retry_after, .body = f->a.body,
-                             .location = f->a.location,
-                             .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100,
-                             .ended_us = f->a.lag_ms ? clock_mono_us() - f->a.lag_ms * 1000 : 0 };
-  struct sched_job *job = f->job;
-  sched_job_info(job)->user = NULL;
-  uv_close((uv_handle_t *)&f->t, fake_closed);
-  sched_job_done(job, &o);
-}
-
-static int fake_start(void *arg, struct sched_job *job)
-{
-  (void)arg;
-  struct sched_job_info *in = sched_job_info(job);
-  if(nev >= MAX_EV)
-    return -1;
-  struct fake *f = mem_calloc(1, sizeof *f);
-  f->job = job;
-  f->ev = nev++;
-  struct ev *e = &evs[f->ev];
-  memset(e, 0, sizeof *e);
-  /* the host the request went to: a robots.txt redirect may leave the
-   * job's site (hosts are sites in these tests) */
-  const char *host = strstr(in->url, "://");
-  host = host ? host + 3 : in->url;
-  snprintf(e->site, sizeof e->site, "%.*s", (int)strcspn(host, "/:"), host);
-  snprintf(e->rid, sizeof e->rid, "%s", in->kind == SCHED_ROBOTS ? "robots" : in->rid);
-  snprintf(e->client, sizeof e->client, "%s", in->client);
-  snprintf(e->url, sizeof e->url, "%s", in->url);
-  e->kind = in->kind;
-  e->start_us = clock_mono_us();
-  fake_log("S", e, e->start_us);
-  if(++inflight > max_inflight)
-    max_inflight = inflight;
-  f->a = (struct fake_answer){ .ms = 0, .status = 200 };
-  if(plan)
-    plan(in, f->ev, &f->a);
-  in->user = f;
-  uv_timer_init(it_loop, &f->t);
-  f->t.data = f;
-  uv_timer_start(&f->t, fake_on_timer, f->a.ms, 0);
-  return 0;
-}
-
-static void fake_cancel(void *arg, struct sched_job *job)
-{
-  (void)arg;
-  struct fake *f = sched_job_info(job)->user;
-  if(!f)
-    return;
-  evs[f->ev].cancelled = true;
-  fake_log("C", &evs[f->ev], clock_mono_us());
-  inflight--;
-  sched_job_info(job)->user = NULL;
-  uv_timer_stop(&f->t);
-  uv_close((uv_handle_t *)&f->t, fake_closed);
-}
-
-static const struct sched_fetch_ops fake_ops = { fake_start, fake_cancel, NULL };
-
-/* ---- set-up ------------------------------------------------------------ */
-
-static struct sched_cfg sc_cfg(unsigned budget, uint32_t lease_ms, uint32_t min_delay)
-{
-  return (struct sched_cfg){
-    .budget = budget, .claim_batch = 16, .lease_ms = lease_ms, .poll_ms = 50,
-    .max_attempts = 3,
-    .delay = { .min_delay_ms = min_delay, .factor = 0, .max_delay_ms = 60000,
-               .retry_after_max_ms = 60000, .backoff_base_ms = 100,
-               .backoff_max_ms = 10000 },
-  };
-}
-
-static void sc_reset(void)
-{
-  if(!evs)
-    evs = calloc(MAX_EV, sizeof *evs);
-  nev = inflight = max_inflight = 0;
-  plan = NULL;
-}
-
-static long long results_len(const char *client)
-{
-  char cmd[96];
-  snprintf(cmd, sizeof cmd, "XLEN x:{0}%s", client);
-  return it_int(ts_store, cmd);
-}
-
-/* Run the loop until the client's stream holds want results. */
-static void run_until_results(const char *client, long long want, uint32_t timeout_ms)
-{
-  uint64_t end = clock_mono_ms() + timeout_ms;
-  while(results_len(client) < want && clock_mono_ms() < end)
-    ts_sleep(20);
-  assert_int_equal(results_len(client), want);
-}
-
-static int stopped;
-static void on_stopped(void *arg)
-{
-  (void)arg;
-  stopped = 1;
-}
-
-/* Schedulers of the running test: a failed assertion leaves the test
- * early, and the teardown must stop them before the next test. */
-static struct sched *live_scheds[4];
-
-static struct sched *sc_new(const struct sched_cfg *c, const struct sched_robots_ops *r)
-{
-  struct sched *s = sched_new(it_loop, ts_st, c, &fake_ops, r);
-  for(int i = 0; i < 4; i++)
-    if(!live_scheds[i]) {
-      live_scheds[i] = s;
-      break;
-    }
-  return s;
-}
-
-static void sc_stop(struct sched **sp)
-{
-  for(int i = 0; i < 4; i++)
-    if(live_scheds[i] == *sp)
-      live_scheds[i] = NULL;
-  stopped = 0;
-  sched_stop(*sp, on_stopped, NULL);
-  it_run_until(&stopped, 10000);
-  sched_free(sp);
-  uv_run(it_loop, UV_RUN_NOWAIT);
-}
-
-static int sc_teardown(void **state)
-{
-  (void)state;
-  for(int i = 0; i < 4; i++) {
-    struct sched *s = live_scheds[i];
-    if(s)
-      sc_stop(&s);
-  }
-  if(ts_st)
-    ts_close();
-  return 0;
-}
-
-static void submit_urls(const char *client, const char *fmt, int n, int sites)
-{
-  static char urls[STATE_SUBMIT_MAX][96];
-  static struct state_item it[STATE_SUBMIT_MAX];
-  for(int i = 0; i < n; i++) {
-    snprintf(urls[i], sizeof urls[i], fmt, i % sites, i);
-    it[i] = (struct state_item){ .url = urls[i], .max_age_s = 0 };
-  }
-  assert_int_equal(ts_submit(client, it, (size_t)n), STORE_OK);
-  for(int i = 0; i < n; i++)
-    assert_int_equal(it[i].code, STATE_SUB_ACCEPTED);
-}
-
-/* Per site: no two fetches overlap, and each starts at least gap_ms after
- * the previous one ended. Returns the smallest gap seen (us). */
-static uint64_t check_site_gaps(uint64_t gap_ms)
-{
-  uint64_t min_gap = UINT64_MAX;
-  for(unsigned i = 0; i < nev; i++) {
-    uint64_t best_end = 0;
-    for(unsigned k = 0; k < nev; k++) {
-      if(k == i || strcmp(evs[k].site, evs[i].site) || evs[k].start_us > evs[i].start_us)
-        continue;
-      assert_true(evs[k].end_us != 0 && evs[k].end_us <= evs[i].start_us);
-      if(evs[k].end_us > best_end)
-        best_end = evs[k].end_us;
-    }
-    if(best_end) {
-      uint64_t gap = evs[i].start_us - best_end;
-      if(gap < min_gap)
-        min_gap = gap;
-    }
-  }
-  if(min_gap < gap_ms * 1000)
-    print_message("# smallest gap %llu us, want >= %llu\n", (unsigned long long)min_gap,
-                  (unsigned long long)gap_ms * 1000);
-  assert_true(min_gap >= gap_ms * 1000);
-  return min_gap;
-}
+#include "tests/integ/fixture/sched.h"
 
 /* ---- politeness ----------------------------------------------------------- */
 
@@ -272,8 +33,6 @@ static void plan_20ms(const struct sched_job_info *info, unsigned nth, struct fa
 static void test_politeness_gaps_and_budget(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_20ms;
   submit_urls("c1", "http://p%d.test/%d", 60, 6);
   struct sched_cfg c = sc_cfg(4, 5000, 150);
@@ -288,7 +47,6 @@ static void test_politeness_gaps_and_budget(void **state)
   assert_int_equal(sched_stats(s)->fetches, 60);
   assert_int_equal(state_stats(ts_st)->completed, 60);
   sc_stop(&s);
-  ts_close();
 }
 
 static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
@@ -307,8 +65,6 @@ static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct
 static void test_delay_counts_from_the_answer(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_lagging;
   submit_urls("c1", "http://lag%d.test/%d", 4, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 400);
@@ -331,7 +87,6 @@ static void test_delay_counts_from_the_answer(void **state)
   assert_true(least >= 399000);  /* the site rests the whole delay */
   assert_true(most < 250000);    /* without the credit: 400 ms and more */
   sc_stop(&s);
-  ts_close();
 }
 
 static void plan_throttle(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
@@ -351,8 +106,6 @@ static void plan_throttle(const struct sched_job_info *info, unsigned nth, struc
 static void test_retry_after_and_backoff(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_throttle;
   const char *urls[] = { "http://t.test/ra", "http://t.test/after",
                          "http://b.test/err1", "http://b.test/err2", "http://b.test/reset3",
@@ -387,11 +140,10 @@ static void test_retry_after_and_backoff(void **state)
   assert_true(b[2] - b_end[1] >= 198000);  /* streak 2: 200 ms */
   assert_true(b[3] - b_end[2] >= 398000);  /* streak 3: 400 ms */
   assert_true(b[4] - b_end[3] < 300000);   /* success: back to min_delay */
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "url,http://t.test/ra,a,1,o,http_error,hs,503"));
   assert_non_null(strstr(r, "url,http://b.test/reset3,a,1,o,transport_error,hs,0"));
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- robots.txt first ------------------------------------------------------ */
@@ -451,8 +203,6 @@ static void plan_robots(const struct sched_job_info *info, unsigned nth, struct 
 static void test_robots_first_and_crawl_delay(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_robots;
   robots_checks = 0;
   submit_urls("c1", "http://rob%d.test/public/%d", 3, 1);
@@ -486,7 +236,7 @@ static void test_robots_first_and_crawl_delay(void **state)
   assert_int_equal(ss->robots_disallowed, 2);
   assert_int_equal(ss->robots_lookups, 1);  /* then the replica's cache */
   assert_int_equal(state_stats(ts_st)->robots_stored, 1);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "/private/1,a,1,o,robots_disallowed,hs,0"));
   /* the robots request was not the client's: five results, no more */
   assert_int_equal(results_len("c1"), 5);
@@ -502,7 +252,6 @@ static void test_robots_first_and_crawl_delay(void **state)
   assert_int_equal(sched_stats(s)->robots_fetches, 0);
   assert_int_equal(sched_stats(s)->robots_lookups, 1);
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- robots.txt redirects --------------------------------------------------- */
@@ -539,8 +288,6 @@ static unsigned count_url(const char *url)
 static void test_robots_redirect_hops(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_hops;
   submit_urls("c1", "http://b.test/%d/page/%d", 6, 1);
   submit_urls("c2", "http://a.test/public/%d%d", 1, 1);
@@ -571,7 +318,6 @@ static void test_robots_redirect_hops(void **state)
   /* no lease is left behind: b.test's hop lease was given back */
   assert_int_equal(it_int(ts_store, "ZCARD lz:{0}"), 0);
   sc_stop(&s);
-  ts_close();
 }
 
 /* d.test redirects to e.test while e.test is busy with a long fetch: the
@@ -592,8 +338,6 @@ static void plan_busy(const struct sched_job_info *info, unsigned nth, struct fa
 static void test_robots_hop_gives_up(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_busy;
   struct state_item it[2] = { { .url = "http://e.test/long", .prio = 7 },
                               { .url = "http://d.test/a", .prio = 7 } };
@@ -618,7 +362,6 @@ static void test_robots_hop_gives_up(void **state)
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), "1");
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 rh"), "1");
   sc_stop(&s);
-  ts_close();
 }
 
 /* A replica that stalls between its claim and the fetch (CPU starved,
@@ -641,8 +384,6 @@ static const struct sched_robots_ops stall_robots = { fake_digest, stall_check, 
 static void test_stall_past_lease_does_not_fetch(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_robots;
   stall_checks = 0;
   submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
@@ -653,10 +394,9 @@ static void test_stall_past_lease_does_not_fetch(void **state)
   run_until_results("c1", 1, 20000);
   assert_int_equal(count_url("http://st0.test/stall/0"), 1);
   assert_true(sched_stats(s)->cancelled >= 1);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, ",a,2,"));  /* the fetch came from the second claim */
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- leases ---------------------------------------------------------------- */
@@ -682,8 +422,6 @@ static void plan_slower(const struct sched_job_info *info, unsigned nth, struct 
 static void test_renewal_keeps_long_fetch(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_slower;
   submit_urls("c1", "http://long%d.test/%d", 2, 1);
   struct sched_cfg c = sc_cfg(2, 2000, 0);
@@ -701,7 +439,6 @@ static void test_renewal_keeps_long_fetch(void **state)
   assert_int_equal(sched_stats(s1)->cancelled + sched_stats(s2)->cancelled, 0);
   sc_stop(&s1);
   sc_stop(&s2);
-  ts_close();
 }
 
 /* Another claim took the site (here: the lease field rewritten in Redis):
@@ -711,8 +448,6 @@ static void test_renewal_keeps_long_fetch(void **state)
 static void test_lost_lease_cancels_fetch(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_slow;
   submit_urls("c1", "http://lost%d.test/%d", 1, 1);
   struct sched_cfg c = sc_cfg(2, 300, 0);
@@ -732,9 +467,8 @@ static void test_lost_lease_cancels_fetch(void **state)
   run_until_results("c1", 1, 5000);
   assert_int_equal(nev, 2);
   assert_int_equal(state_stats(ts_st)->leases_reaped, 1);
-  assert_non_null(strstr(it_cmd(ts_store, "XRANGE x:{0}c1 - +"), ",a,2,o,ok,"));
+  assert_non_null(strstr(ts_stream("c1"), ",a,2,o,ok,"));
   sc_stop(&s);
-  ts_close();
 }
 
 /* A stopping replica cancels its fetches and gives the claims back at once
@@ -742,8 +476,6 @@ static void test_lost_lease_cancels_fetch(void **state)
 static void test_stop_gives_back(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   plan = plan_slow;
   submit_urls("c1", "http://stop%d.test/%d", 4, 4);
   struct sched_cfg c = sc_cfg(4, 30000, 0);
@@ -759,10 +491,9 @@ static void test_stop_gives_back(void **state)
   s = sc_new(&c, NULL);
   sched_start(s);
   run_until_results("c1", 4, 5000);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_null(strstr(r, ",a,2,"));  /* no attempt was charged */
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- fairness under concurrency ------------------------------------------- */
@@ -773,8 +504,6 @@ static void test_stop_gives_back(void **state)
 static void test_fair_share_with_scheduler(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   for(int b = 0; b < 20; b++) {
     static char fmt[64];
     snprintf(fmt, sizeof fmt, "http://s%%04d.test/a%d/%%06d", b);
@@ -796,7 +525,6 @@ static void test_fair_share_with_scheduler(void **state)
   assert_int_equal(nb, 100);
   assert_true(last_b <= 2 * 100 + 2 * 32);
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- two processes, one killed ------------------------------------------- */
@@ -825,20 +553,13 @@ static void child_on_term(uv_signal_t *h, int sig)
  * its counters) or SIGKILL. */
 static void child_main(const char *logpath, bool hangs)
 {
-  static uv_loop_t loop;
-  uv_loop_init(&loop);
-  it_loop = &loop;
+  it_loop_init();
   logfd = open(logpath, O_WRONLY | O_APPEND);
   log_init("itest", LOG_ERROR);
   sc_reset();
   plan = plan_kill;
   hang = hangs;
-  ts_store = it_store_new(5000, 10000);
-  struct state_cfg sc = ts_cfg(1);
-  ts_st = state_new(&ts_store, 1, &sc);
-  store_start(ts_store);
-  it_wait_up(ts_store);
-  ts_wait_ready(ts_st);
+  ts_connect(1);
   /* a lease of 1 s: a child starved of CPU for a few hundred ms (a loaded CI
    * machine) keeps its claims, so only the SIGKILL moves work */
   struct sched_cfg c = sc_cfg(8, 1000, 0);
@@ -848,9 +569,7 @@ static void child_main(const char *logpath, bool hangs)
   uv_signal_start(&sig, child_on_term, SIGTERM);
   sched_start(s);
   it_run_until((volatile int *)&child_term, 120000);
-  stopped = 0;
-  sched_stop(s, on_stopped, NULL);
-  it_run_until(&stopped, 10000);
+  sc_halt(s);
   char line[128];
   int n = snprintf(line, sizeof line, "T x x %d 0 %llu %llu\n", (int)getpid(),
                    (unsigned long long)state_stats(ts_st)->leases_reaped,
@@ -926,7 +645,6 @@ static void test_sigkill_loses_nothing(void **state)
 {
   (void)state;
   enum { N = 400, SITES = 40 };
-  ts_open(1);
   char logpath[] = "/tmp/wpfs-itest-sched-XXXXXX";
   int fd = mkstemp(logpath);
   assert_true(fd >= 0);
@@ -977,7 +695,7 @@ static void test_sigkill_loses_nothing(void **state)
     }
   }
   /* 2. every request has exactly one result */
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   static unsigned seen[N + 1];
   memset(seen, 0, sizeof seen);
   unsigned results = 0, second_attempts = 0;
@@ -1010,7 +728,6 @@ static void test_sigkill_loses_nothing(void **state)
    * after the kill, or completion not yet stored) */
   assert_true(reaped >= open_at_kill);
   assert_int_equal(second_attempts, reaped);
-  ts_close();
 }
 
 int main(void)
@@ -1018,18 +735,18 @@ int main(void)
   it_loop_init();
   log_init("itest", LOG_ERROR);
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_teardown(test_politeness_gaps_and_budget, sc_teardown),
-    cmocka_unit_test_teardown(test_delay_counts_from_the_answer, sc_teardown),
-    cmocka_unit_test_teardown(test_retry_after_and_backoff, sc_teardown),
-    cmocka_unit_test_teardown(test_robots_first_and_crawl_delay, sc_teardown),
-    cmocka_unit_test_teardown(test_robots_redirect_hops, sc_teardown),
-    cmocka_unit_test_teardown(test_robots_hop_gives_up, sc_teardown),
-    cmocka_unit_test_teardown(test_stall_past_lease_does_not_fetch, sc_teardown),
-    cmocka_unit_test_teardown(test_renewal_keeps_long_fetch, sc_teardown),
-    cmocka_unit_test_teardown(test_lost_lease_cancels_fetch, sc_teardown),
-    cmocka_unit_test_teardown(test_stop_gives_back, sc_teardown),
-    cmocka_unit_test_teardown(test_fair_share_with_scheduler, sc_teardown),
-    cmocka_unit_test_teardown(test_sigkill_loses_nothing, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_politeness_gaps_and_budget, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_delay_counts_from_the_answer, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_retry_after_and_backoff, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_first_and_crawl_delay, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_redirect_hops, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_hop_gives_up, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_stall_past_lease_does_not_fetch, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_renewal_keeps_long_fetch, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_lost_lease_cancels_fetch, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_stop_gives_back, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_fair_share_with_scheduler, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_sigkill_loses_nothing, sc_setup, sc_teardown),
   };
   if(getenv("ITEST_FILTER"))  /* one test, e.g. to repeat a timing-sensitive one */
     cmocka_set_test_filter(getenv("ITEST_FILTER"));
