@@ -83,7 +83,7 @@ static void resolve_wait(struct dns *d, const char *host, struct got *g)
 {
   memset(g, 0, sizeof *g);
   resolve(d, host, g);
-  run_until(&g->calls, 1, 5000);
+  it_run_count(&g->calls, 1, 5000);
   assert_int_equal(g->calls, 1);
   assert_false(g->reentered);
 }
@@ -186,7 +186,7 @@ static void test_ttl_expiry(void **state)
   resolve_wait(d, "short.test", &g);
   assert_true(g.r.cached);
   assert_int_equal(dns_queries("short.test", "A"), 1);
-  run_for(1300);
+  it_run_for(1300);
   resolve_wait(d, "short.test", &g);
   assert_false(g.r.cached);
   assert_int_equal(g.r.outcome, OUTCOME_OK);
@@ -202,11 +202,11 @@ static void test_ttl_floor(void **state)
   struct dns *d = dns_make(&c);
   struct got g;
   resolve_wait(d, "short2.test", &g);
-  run_for(2300);
+  it_run_for(2300);
   resolve_wait(d, "short2.test", &g);
   assert_true(g.r.cached);
   assert_int_equal(dns_queries("short2.test", "A"), 1);
-  run_for(900);
+  it_run_for(900);
   resolve_wait(d, "short2.test", &g);
   assert_false(g.r.cached);
   assert_int_equal(dns_queries("short2.test", "A"), 2);
@@ -223,7 +223,7 @@ static void test_ttl_ceiling(void **state)
   resolve_wait(d, "site9.test", &g);
   resolve_wait(d, "site9.test", &g);
   assert_true(g.r.cached);
-  run_for(1200);
+  it_run_for(1200);
   resolve_wait(d, "site9.test", &g);
   assert_false(g.r.cached);
   assert_int_equal(dns_queries("site9.test", "A"), 2);
@@ -247,7 +247,7 @@ static void test_negative_cache(void **state)
   struct dns_stats st;
   dns_stats(d, &st);
   assert_int_equal(st.negative_hits, 1);
-  run_for(1200);
+  it_run_for(1200);
   resolve_wait(d, "nx1.test", &g);
   assert_false(g.r.cached);
   assert_int_equal(dns_queries("nx1.test", "A"), 2);
@@ -348,7 +348,7 @@ static void test_bad_names_refused(void **state)
   const char *bad[] = { "", ".", "bad name", "a/b", "x%y", longname };
   for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(dns_resolve(d, bad[i], on_result, &g, NULL), OUTCOME_BAD_URL);
-  run_for(50);
+  it_run_for(50);
   assert_int_equal(g.calls, 0);
   dns_done(&d);
 }
@@ -366,8 +366,8 @@ static void test_cancel(void **state)
   dns_cancel(&w1);
   dns_cancel(&w3);   /* already answered, waiting on the ready list */
   assert_null(w1);
-  run_until(&g2.calls, 1, 5000);
-  run_for(50);
+  it_run_count(&g2.calls, 1, 5000);
+  it_run_for(50);
   assert_int_equal(g1.calls, 0);
   assert_int_equal(g3.calls, 0);
   assert_int_equal(g2.calls, 1);
@@ -410,7 +410,7 @@ static void test_free_with_queries_in_flight(void **state)
   struct got g = { 0 };
   assert_int_equal(dns_resolve(d, "b.timeout.test", on_result, &g, NULL), OUTCOME_OK);
   assert_int_equal(dns_resolve(d, "site30.test", on_result, &g, NULL), OUTCOME_OK);
-  run_for(20);
+  it_run_for(20);
   long live = mem_live();
   assert_true(live > 0);
   dns_done(&d);
@@ -563,7 +563,7 @@ static void test_shared_free_with_foreign_waiter(void **state)
   sem_post(&p.go);
   struct dns_stats st = { 0 };
   for(uint64_t end = clock_mono_ms() + 2000; st.coalesced < 1 && clock_mono_ms() < end;) {
-    run_for(5);
+    it_run_for(5);
     dns_stats(d, &st);
   }
   assert_int_equal(st.coalesced, 1);   /* the peer waits on our query */

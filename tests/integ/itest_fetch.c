@@ -268,7 +268,7 @@ static void test_idle_connection_closed_by_server(void **state)
   fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.blen, 2);
   uint64_t cpu0 = cpu_ms();
-  run_for(400);   /* the peer closes the idle connection meanwhile */
+  it_run_for(400);   /* the peer closes the idle connection meanwhile */
   uint64_t spent = cpu_ms() - cpu0;
   if(spent >= 100)
     print_error("the loop spent %llu ms of CPU in 400 ms idle\n", (unsigned long long)spent);
@@ -282,7 +282,7 @@ static void test_idle_connection_closed_by_server(void **state)
   assert_int_equal(st.conn_opened, 2);
   assert_int_equal(k.conns, 2);
   got_clear(&g);
-  run_until(&k.closes, 2, 2000);
+  it_run_count(&k.closes, 2, 2000);
   assert_int_equal(k.closes, 2);
   uv_close((uv_handle_t *)&k.srv, NULL);
   uv_close((uv_handle_t *)&k.later, NULL);
@@ -303,7 +303,7 @@ static void test_dns_cache_seen_by_server(void **state)
   assert_int_equal(dns_queries("site50.test", "A"), 1);     /* within the TTL: no second query */
   fx_wait(f, tw_url("short.test", "/"), &g);           /* TTL 1 s */
   fx_expect(&g, OUTCOME_OK);
-  run_for(1300);
+  it_run_for(1300);
   fx_wait(f, tw_url("short.test", "/"), &g);
   assert_int_equal(dns_queries("short.test", "A"), 2);      /* after the TTL: asked again */
   fx_wait(f, tw_url("nx3.test", "/"), &g);
@@ -331,7 +331,7 @@ static void test_one_query_many_fetches(void **state)
     struct fetch_req rq = { .url = tw_url("site60.test", "/") };
     fx_start(f, &rq, &g[i]);
   }
-  run_until(&fx_finished, fx_finished + N, 10000);
+  it_run_count(&fx_finished, fx_finished + N, 10000);
   for(int i = 0; i < N; i++) {
     fx_expect(&g[i], OUTCOME_OK);
     got_clear(&g[i]);
@@ -737,7 +737,7 @@ static void test_refused_at_once(void **state)
   assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &g, NULL), OUTCOME_BAD_REQUEST);
   struct fetch_req rq2 = { .url = tw_url("site1.test", "/"), .pin_addr = "not-an-ip" };
   assert_int_equal(fetch_start(f, &rq2, fx_on_fetch, &g, NULL), OUTCOME_BAD_REQUEST);
-  run_for(50);
+  it_run_for(50);
   assert_int_equal(g.calls, 0);
   struct fetch_stats st;
   fetcher_stats(f, &st);
@@ -769,7 +769,7 @@ static void test_queue_fifo_and_overloaded(void **state)
   struct fetch_req rq = { .url = tw_url("site23.test", "/") };
   assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &g[3], NULL), OUTCOME_OVERLOADED);
   int base = fx_finished;
-  run_until(&fx_finished, base + 3, 5000);
+  it_run_count(&fx_finished, base + 3, 5000);
   for(int i = 0; i < 3; i++) {
     fx_expect(&g[i], OUTCOME_OK);
     assert_int_equal(g[i].order, base + i + 1);    /* first in, first out */
@@ -797,10 +797,10 @@ static void test_queue_deadline(void **state)
   fx_start(f, &ra, &a);
   uint64_t t0 = clock_mono_ms();
   fx_start(f, &rb, &b);
-  run_until(&b.calls, 1, 3000);
+  it_run_count(&b.calls, 1, 3000);
   fx_expect(&b, OUTCOME_TIMEOUT);   /* its deadline passed while it waited */
   assert_true(b.done_ms - t0 >= 250 && b.done_ms - t0 <= 800);
-  run_until(&a.calls, 1, 3000);
+  it_run_count(&a.calls, 1, 3000);
   fx_expect(&a, OUTCOME_TIMEOUT);
   assert_int_equal(tw_site_field("site25.test", "request_count"), 0);
   got_clear(&a);
@@ -821,14 +821,14 @@ static void test_cancel(void **state)
   struct fetch_req rd = { .url = tw_url("nx5.test", "/") };
   assert_int_equal(fetch_start(f, &ra, fx_on_fetch, &a, &ja), OUTCOME_OK);
   assert_int_equal(fetch_start(f, &rb, fx_on_fetch, &b, &jb), OUTCOME_OK);   /* queued */
-  run_for(200);
+  it_run_for(200);
   assert_int_equal(tw_site_field("site26.test", "in_flight"), 1);
   fetch_cancel(&ja);   /* transferring */
   fetch_cancel(&jb);   /* queued */
   assert_null(ja);
   assert_int_equal(fetch_start(f, &rd, fx_on_fetch, &d, &jd), OUTCOME_OK);
   fetch_cancel(&jd);   /* resolving */
-  run_for(300);
+  it_run_for(300);
   assert_int_equal(a.calls + b.calls + d.calls, 0);
   assert_int_equal(tw_site_field("site26.test", "open_connections"), 0);  /* we hung up */
   assert_int_equal(tw_site_field("site27.test", "request_count"), 0);
@@ -880,10 +880,10 @@ static void test_hold(void **state)
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.held, 4);
-  run_for(50);
+  it_run_for(50);
   fetch_cancel(&jx);
-  run_until(&g[0].calls, 1, 3000);
-  run_until(&g[2].calls, 1, 3000);
+  it_run_count(&g[0].calls, 1, 3000);
+  it_run_count(&g[2].calls, 1, 3000);
   for(int i = 0; i < 3; i++) {
     fx_expect(&g[i], OUTCOME_OK);
     uint64_t arr = site_first_arrive(site[i]);
@@ -927,7 +927,7 @@ static void test_graceful_shutdown(void **state)
   uint64_t t0 = clock_mono_ms();
   fetcher_shutdown(f, 400, on_stopped, NULL);
   assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &late, NULL), OUTCOME_SHUTTING_DOWN);
-  run_until(&stops, 1, 3000);
+  it_run_count(&stops, 1, 3000);
   assert_int_equal(stops, 1);
   fx_expect(&q, OUTCOME_OK);                   /* finished in time */
   fx_expect(&h1, OUTCOME_SHUTTING_DOWN);       /* cut at the deadline */
@@ -935,7 +935,7 @@ static void test_graceful_shutdown(void **state)
   assert_true(h1.done_ms - t0 >= 380 && h1.done_ms - t0 <= 1000);
   assert_true(q.done_ms < h1.done_ms);
   assert_int_equal(late.calls, 0);
-  run_for(50);
+  it_run_for(50);
   assert_int_equal(stops, 1);
   got_clear(&h1);
   got_clear(&h2);
@@ -947,7 +947,7 @@ static void test_graceful_shutdown(void **state)
   stops = 0;
   t0 = clock_mono_ms();
   fetcher_shutdown(f, 5000, on_stopped, NULL);
-  run_until(&stops, 1, 3000);
+  it_run_count(&stops, 1, 3000);
   assert_true(clock_mono_ms() - t0 < 500);
   fx_free(&f);
 }
@@ -976,7 +976,7 @@ static void test_free_inside_callback(void **state)
   struct fetch_req r2 = { .url = tw_url("site32.test", "/_b/hang") };
   assert_int_equal(fetch_start(f, &r2, fx_on_fetch, &other, NULL), OUTCOME_OK);
   assert_int_equal(fetch_start(f, &r1, on_fetch_free, &fr, NULL), OUTCOME_OK);
-  run_until(&fr.calls, 1, 3000);
+  it_run_count(&fr.calls, 1, 3000);
   assert_int_equal(fr.calls, 1);
   assert_null(f);
   uv_run(it_loop, UV_RUN_DEFAULT);
@@ -1154,7 +1154,7 @@ static void test_shared_admission(void **state)
                         .url_y = tw_url("site72.test", "/p/1.html") };
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, adm_peer_main, &p), 0);
-  run_until(&a.calls, 1, 5000);
+  it_run_count(&a.calls, 1, 5000);
   fx_expect(&a, OUTCOME_TIMEOUT);
   pthread_join(t, NULL);
   assert_int_equal(p.start_x, OUTCOME_OK);           /* the one place in the queue */

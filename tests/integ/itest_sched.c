@@ -33,17 +33,17 @@ static void plan_20ms(const struct sched_job_info *info, unsigned nth, struct fa
 static void test_politeness_gaps_and_budget(void **state)
 {
   (void)state;
-  plan = plan_20ms;
-  submit_urls("c1", "http://p%d.test/%d", 60, 6);
+  fake_plan = plan_20ms;
+  sc_submit_urls("c1", "http://p%d.test/%d", 60, 6);
   struct sched_cfg c = sc_cfg(4, 5000, 150);
   struct sched *s = sc_new(&c, NULL);
   sched_start(s);
-  run_until_results("c1", 60, 20000);
-  uint64_t min_gap = check_site_gaps(150);
+  sc_run_until_results("c1", 60, 20000);
+  uint64_t min_gap = sc_check_site_gaps(150);
   print_message("# 60 fetches on 6 sites, min_delay 150 ms: smallest gap %.1f ms, "
-                "at most %u in flight (budget 4)\n", (double)min_gap / 1000, max_inflight);
-  assert_true(max_inflight <= 4);
-  assert_int_equal(nev, 60);
+                "at most %u in flight (budget 4)\n", (double)min_gap / 1000, fake_max_inflight);
+  assert_true(fake_max_inflight <= 4);
+  assert_int_equal(fake_nev, 60);
   assert_int_equal(sched_stats(s)->fetches, 60);
   assert_int_equal(state_stats(ts_st)->completed, 60);
   sc_stop(&s);
@@ -65,15 +65,15 @@ static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct
 static void test_delay_counts_from_the_answer(void **state)
 {
   (void)state;
-  plan = plan_lagging;
-  submit_urls("c1", "http://lag%d.test/%d", 4, 1);
+  fake_plan = plan_lagging;
+  sc_submit_urls("c1", "http://lag%d.test/%d", 4, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 400);
   struct sched *s = sc_new(&c, NULL);
   sched_start(s);
-  run_until_results("c1", 4, 10000);
+  sc_run_until_results("c1", 4, 10000);
   uint64_t most = 0, least = UINT64_MAX;
-  for(unsigned i = 1; i < nev; i++) {
-    uint64_t after_handover = evs[i].start_us - evs[i - 1].end_us;
+  for(unsigned i = 1; i < fake_nev; i++) {
+    uint64_t after_handover = fake_evs[i].start_us - fake_evs[i - 1].end_us;
     uint64_t after_answer = after_handover + 300000;
     if(after_handover > most)
       most = after_handover;
@@ -83,7 +83,7 @@ static void test_delay_counts_from_the_answer(void **state)
   print_message("# 400 ms delay, answers in 300 ms before the hand-over: next fetch %.1f ms at "
                 "most after the hand-over, %.1f ms at least after the answer\n",
                 (double)most / 1000, (double)least / 1000);
-  assert_int_equal(nev, 4);
+  assert_int_equal(fake_nev, 4);
   assert_true(least >= 399000);  /* the site rests the whole delay */
   assert_true(most < 250000);    /* without the credit: 400 ms and more */
   sc_stop(&s);
@@ -106,7 +106,7 @@ static void plan_throttle(const struct sched_job_info *info, unsigned nth, struc
 static void test_retry_after_and_backoff(void **state)
 {
   (void)state;
-  plan = plan_throttle;
+  fake_plan = plan_throttle;
   const char *urls[] = { "http://t.test/ra", "http://t.test/after",
                          "http://b.test/err1", "http://b.test/err2", "http://b.test/reset3",
                          "http://b.test/ok", "http://b.test/after" };
@@ -118,17 +118,17 @@ static void test_retry_after_and_backoff(void **state)
   c.max_attempts = 1;  /* the politeness of single answers: no retry (gateway_retry.sh) */
   struct sched *s = sc_new(&c, NULL);
   sched_start(s);
-  run_until_results("c1", 7, 20000);
+  sc_run_until_results("c1", 7, 20000);
   uint64_t t_ra_end = 0, t_after = 0, b[5] = { 0 }, b_end[5] = { 0 };
-  for(unsigned i = 0; i < nev; i++) {
-    if(!strcmp(evs[i].url, "http://t.test/ra"))
-      t_ra_end = evs[i].end_us;
-    if(!strcmp(evs[i].url, "http://t.test/after"))
-      t_after = evs[i].start_us;
+  for(unsigned i = 0; i < fake_nev; i++) {
+    if(!strcmp(fake_evs[i].url, "http://t.test/ra"))
+      t_ra_end = fake_evs[i].end_us;
+    if(!strcmp(fake_evs[i].url, "http://t.test/after"))
+      t_after = fake_evs[i].start_us;
     for(int k = 0; k < 5; k++)
-      if(!strcmp(evs[i].url, urls[2 + k])) {
-        b[k] = evs[i].start_us;
-        b_end[k] = evs[i].end_us;
+      if(!strcmp(fake_evs[i].url, urls[2 + k])) {
+        b[k] = fake_evs[i].start_us;
+        b_end[k] = fake_evs[i].end_us;
       }
   }
   print_message("# after Retry-After: 1: %.0f ms; backoff gaps %.0f %.0f %.0f then %.0f ms\n",
@@ -203,10 +203,10 @@ static void plan_robots(const struct sched_job_info *info, unsigned nth, struct 
 static void test_robots_first_and_crawl_delay(void **state)
 {
   (void)state;
-  plan = plan_robots;
+  fake_plan = plan_robots;
   robots_checks = 0;
-  submit_urls("c1", "http://rob%d.test/public/%d", 3, 1);
-  submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
+  sc_submit_urls("c1", "http://rob%d.test/public/%d", 3, 1);
+  sc_submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 50);
   c.robots = true;
   struct sched *s = sc_new(&c, &fake_robots);
@@ -220,15 +220,15 @@ static void test_robots_first_and_crawl_delay(void **state)
   assert_non_null(lo);
   assert_int_equal(strspn(lo, "0123456789abcdef"), 16);
   assert_true(lo[16] == ':' && strchr(lo, '|'));
-  run_until_results("c1", 5, 20000);
+  sc_run_until_results("c1", 5, 20000);
   /* the first fetch was robots.txt, then only the three public pages */
-  assert_int_equal(nev, 4);
-  assert_int_equal(evs[0].kind, SCHED_ROBOTS);
-  assert_string_equal(evs[0].url, "http://rob0.test/robots.txt");
-  for(unsigned i = 1; i < nev; i++)
-    assert_non_null(strstr(evs[i].url, "/public/"));
+  assert_int_equal(fake_nev, 4);
+  assert_int_equal(fake_evs[0].kind, SCHED_ROBOTS);
+  assert_string_equal(fake_evs[0].url, "http://rob0.test/robots.txt");
+  for(unsigned i = 1; i < fake_nev; i++)
+    assert_non_null(strstr(fake_evs[i].url, "/public/"));
   /* Crawl-delay 300 ms spaces every request, the robots fetch included */
-  uint64_t gap = check_site_gaps(300);
+  uint64_t gap = sc_check_site_gaps(300);
   print_message("# robots.txt first, then 3 pages: smallest gap %.3f ms (crawl-delay 300)\n",
                 (double)gap / 1000);
   const struct sched_stats *ss = sched_stats(s);
@@ -239,16 +239,16 @@ static void test_robots_first_and_crawl_delay(void **state)
   const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "/private/1,a,1,o,robots_disallowed,hs,0"));
   /* the robots request was not the client's: five results, no more */
-  assert_int_equal(results_len("c1"), 5);
+  assert_int_equal(sc_results_len("c1"), 5);
   /* a second replica reads the record from Redis instead of fetching */
   sc_stop(&s);
   sc_reset();
-  plan = plan_robots;
-  submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
+  fake_plan = plan_robots;
+  sc_submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
   s = sc_new(&c, &fake_robots);
   sched_start(s);
-  run_until_results("c1", 6, 20000);
-  assert_int_equal(nev, 1);
+  sc_run_until_results("c1", 6, 20000);
+  assert_int_equal(fake_nev, 1);
   assert_int_equal(sched_stats(s)->robots_fetches, 0);
   assert_int_equal(sched_stats(s)->robots_lookups, 1);
   sc_stop(&s);
@@ -277,8 +277,8 @@ static void plan_hops(const struct sched_job_info *info, unsigned nth, struct fa
 static unsigned count_url(const char *url)
 {
   unsigned n = 0;
-  for(unsigned i = 0; i < nev; i++)
-    n += !strcmp(evs[i].url, url);
+  for(unsigned i = 0; i < fake_nev; i++)
+    n += !strcmp(fake_evs[i].url, url);
   return n;
 }
 
@@ -288,18 +288,18 @@ static unsigned count_url(const char *url)
 static void test_robots_redirect_hops(void **state)
 {
   (void)state;
-  plan = plan_hops;
-  submit_urls("c1", "http://b.test/%d/page/%d", 6, 1);
-  submit_urls("c2", "http://a.test/public/%d%d", 1, 1);
-  submit_urls("c2", "http://a.test/private/%d%d", 1, 1);
-  submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
+  fake_plan = plan_hops;
+  sc_submit_urls("c1", "http://b.test/%d/page/%d", 6, 1);
+  sc_submit_urls("c2", "http://a.test/public/%d%d", 1, 1);
+  sc_submit_urls("c2", "http://a.test/private/%d%d", 1, 1);
+  sc_submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
   struct sched_cfg c = sc_cfg(8, 5000, 200);
   c.robots = true;
   struct sched *s = sc_new(&c, &fake_robots);
   sched_start(s);
-  run_until_results("c1", 6, 30000);
-  run_until_results("c2", 3, 30000);
-  uint64_t gap = check_site_gaps(200);
+  sc_run_until_results("c1", 6, 30000);
+  sc_run_until_results("c2", 3, 30000);
+  uint64_t gap = sc_check_site_gaps(200);
   print_message("# hops: smallest gap per site %.0f ms (min delay 200)\n", (double)gap / 1000);
   assert_int_equal(count_url("http://a.test/r1"), 1);
   assert_int_equal(count_url("http://b.test/r2"), 1);
@@ -314,7 +314,7 @@ static void test_robots_redirect_hops(void **state)
   assert_int_equal(count_url("http://c.test/loop"), 5);
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://c.test:80 rh"), "5");
   assert_int_equal(sched_stats(s)->robots_hops, 7);
-  assert_int_equal(max_inflight <= 8, 1);
+  assert_int_equal(fake_max_inflight <= 8, 1);
   /* no lease is left behind: b.test's hop lease was given back */
   assert_int_equal(it_int(ts_store, "ZCARD lz:{0}"), 0);
   sc_stop(&s);
@@ -338,7 +338,7 @@ static void plan_busy(const struct sched_job_info *info, unsigned nth, struct fa
 static void test_robots_hop_gives_up(void **state)
 {
   (void)state;
-  plan = plan_busy;
+  fake_plan = plan_busy;
   struct state_item it[2] = { { .url = "http://e.test/long", .prio = 7 },
                               { .url = "http://d.test/a", .prio = 7 } };
   assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
@@ -353,9 +353,9 @@ static void test_robots_hop_gives_up(void **state)
     ts_sleep(10);
   assert_int_equal(ts_submit("c2", it + 1, 1), STORE_OK);
   sched_kick(s);
-  run_until_results("c2", 1, 20000);
-  run_until_results("c1", 1, 20000);
-  check_site_gaps(0);  /* e.test: never two in flight */
+  sc_run_until_results("c2", 1, 20000);
+  sc_run_until_results("c1", 1, 20000);
+  sc_check_site_gaps(0);  /* e.test: never two in flight */
   assert_int_equal(count_url("http://e.test/r"), 0);
   assert_true(sched_stats(s)->robots_hop_waits >= 1);
   /* the fake digest files a failed hop as "allow all" (1), after one hop */
@@ -384,14 +384,14 @@ static const struct sched_robots_ops stall_robots = { fake_digest, stall_check, 
 static void test_stall_past_lease_does_not_fetch(void **state)
 {
   (void)state;
-  plan = plan_robots;
+  fake_plan = plan_robots;
   stall_checks = 0;
-  submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
+  sc_submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
   struct sched_cfg c = sc_cfg(4, 300, 0);
   c.robots = true;
   struct sched *s = sc_new(&c, &stall_robots);
   sched_start(s);
-  run_until_results("c1", 1, 20000);
+  sc_run_until_results("c1", 1, 20000);
   assert_int_equal(count_url("http://st0.test/stall/0"), 1);
   assert_true(sched_stats(s)->cancelled >= 1);
   const char *r = ts_stream("c1");
@@ -422,17 +422,17 @@ static void plan_slower(const struct sched_job_info *info, unsigned nth, struct 
 static void test_renewal_keeps_long_fetch(void **state)
 {
   (void)state;
-  plan = plan_slower;
-  submit_urls("c1", "http://long%d.test/%d", 2, 1);
+  fake_plan = plan_slower;
+  sc_submit_urls("c1", "http://long%d.test/%d", 2, 1);
   struct sched_cfg c = sc_cfg(2, 2000, 0);
   struct sched *s1 = sc_new(&c, NULL);
   struct sched *s2 = sc_new(&c, NULL);
   sched_start(s1);
   ts_sleep(30);
   sched_start(s2);
-  run_until_results("c1", 2, 15000);
-  check_site_gaps(0);
-  assert_int_equal(nev, 2);
+  sc_run_until_results("c1", 2, 15000);
+  sc_check_site_gaps(0);
+  assert_int_equal(fake_nev, 2);
   assert_true(state_stats(ts_st)->renewed >= 6);
   assert_int_equal(state_stats(ts_st)->lease_lost, 0);
   assert_int_equal(state_stats(ts_st)->leases_reaped, 0);
@@ -448,24 +448,24 @@ static void test_renewal_keeps_long_fetch(void **state)
 static void test_lost_lease_cancels_fetch(void **state)
 {
   (void)state;
-  plan = plan_slow;
-  submit_urls("c1", "http://lost%d.test/%d", 1, 1);
+  fake_plan = plan_slow;
+  sc_submit_urls("c1", "http://lost%d.test/%d", 1, 1);
   struct sched_cfg c = sc_cfg(2, 300, 0);
   struct sched *s = sc_new(&c, NULL);
   sched_start(s);
-  while(nev == 0)
+  while(fake_nev == 0)
     ts_sleep(10);
   assert_string_equal(it_cmd(ts_store, "HSET s:{0}lost0.test lt someone-else"), "0");
   uint64_t end = clock_mono_ms() + 5000;
-  while(!evs[0].cancelled && clock_mono_ms() < end)
+  while(!fake_evs[0].cancelled && clock_mono_ms() < end)
     ts_sleep(10);
-  assert_true(evs[0].cancelled);
-  assert_int_equal(evs[0].end_us, 0);
-  assert_int_equal(results_len("c1"), 0);
+  assert_true(fake_evs[0].cancelled);
+  assert_int_equal(fake_evs[0].end_us, 0);
+  assert_int_equal(sc_results_len("c1"), 0);
   assert_int_equal(sched_stats(s)->cancelled, 1);
   assert_true(state_stats(ts_st)->lease_lost >= 1);
-  run_until_results("c1", 1, 5000);
-  assert_int_equal(nev, 2);
+  sc_run_until_results("c1", 1, 5000);
+  assert_int_equal(fake_nev, 2);
   assert_int_equal(state_stats(ts_st)->leases_reaped, 1);
   assert_non_null(strstr(ts_stream("c1"), ",a,2,o,ok,"));
   sc_stop(&s);
@@ -476,21 +476,21 @@ static void test_lost_lease_cancels_fetch(void **state)
 static void test_stop_gives_back(void **state)
 {
   (void)state;
-  plan = plan_slow;
-  submit_urls("c1", "http://stop%d.test/%d", 4, 4);
+  fake_plan = plan_slow;
+  sc_submit_urls("c1", "http://stop%d.test/%d", 4, 4);
   struct sched_cfg c = sc_cfg(4, 30000, 0);
   struct sched *s = sc_new(&c, NULL);
   sched_start(s);
-  while(nev < 4)
+  while(fake_nev < 4)
     ts_sleep(10);
   sc_stop(&s);
   assert_int_equal(state_stats(ts_st)->aborted, 4);
   for(unsigned i = 0; i < 4; i++)
-    assert_true(evs[i].cancelled);
-  plan = plan_20ms;
+    assert_true(fake_evs[i].cancelled);
+  fake_plan = plan_20ms;
   s = sc_new(&c, NULL);
   sched_start(s);
-  run_until_results("c1", 4, 5000);
+  sc_run_until_results("c1", 4, 5000);
   const char *r = ts_stream("c1");
   assert_null(strstr(r, ",a,2,"));  /* no attempt was charged */
   sc_stop(&s);
@@ -507,20 +507,20 @@ static void test_fair_share_with_scheduler(void **state)
   for(int b = 0; b < 20; b++) {
     static char fmt[64];
     snprintf(fmt, sizeof fmt, "http://s%%04d.test/a%d/%%06d", b);
-    submit_urls("A", fmt, 5000, 1000);
+    sc_submit_urls("A", fmt, 5000, 1000);
   }
-  submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
+  sc_submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
   struct sched_cfg c = sc_cfg(32, 30000, 0);
   struct sched *s = sc_new(&c, NULL);
   sched_start(s);
-  run_until_results("B", 100, 30000);
+  sc_run_until_results("B", 100, 30000);
   unsigned last_b = 0, nb = 0;
-  for(unsigned i = 0; i < nev; i++)
-    if(!strcmp(evs[i].client, "B")) {
+  for(unsigned i = 0; i < fake_nev; i++)
+    if(!strcmp(fake_evs[i].client, "B")) {
       nb++;
       last_b = i + 1;
     }
-  print_message("# B's 100 fetches started by fetch %u of %u (bound %u)\n", last_b, nev,
+  print_message("# B's 100 fetches started by fetch %u of %u (bound %u)\n", last_b, fake_nev,
                 2 * 100 + 2 * 32);
   assert_int_equal(nb, 100);
   assert_true(last_b <= 2 * 100 + 2 * 32);
@@ -554,10 +554,10 @@ static void child_on_term(uv_signal_t *h, int sig)
 static void child_main(const char *logpath, bool hangs)
 {
   it_loop_init();
-  logfd = open(logpath, O_WRONLY | O_APPEND);
+  fake_logfd = open(logpath, O_WRONLY | O_APPEND);
   log_init("itest", LOG_ERROR);
   sc_reset();
-  plan = plan_kill;
+  fake_plan = plan_kill;
   hang = hangs;
   ts_connect(1);
   /* a lease of 1 s: a child starved of CPU for a few hundred ms (a loaded CI
@@ -574,7 +574,7 @@ static void child_main(const char *logpath, bool hangs)
   int n = snprintf(line, sizeof line, "T x x %d 0 %llu %llu\n", (int)getpid(),
                    (unsigned long long)state_stats(ts_st)->leases_reaped,
                    (unsigned long long)state_stats(ts_st)->completed);
-  if(write(logfd, line, (size_t)n) != n)
+  if(write(fake_logfd, line, (size_t)n) != n)
     _exit(3);
   _exit(0);
 }
@@ -649,7 +649,7 @@ static void test_sigkill_loses_nothing(void **state)
   int fd = mkstemp(logpath);
   assert_true(fd >= 0);
   close(fd);
-  submit_urls("c1", "http://k%02d.test/page/%d", N, SITES);
+  sc_submit_urls("c1", "http://k%02d.test/page/%d", N, SITES);
   pid_t kids[2];
   for(int i = 0; i < 2; i++) {
     kids[i] = fork();
@@ -658,14 +658,14 @@ static void test_sigkill_loses_nothing(void **state)
       child_main(logpath, i == 0);
   }
   uint64_t end = clock_mono_ms() + 30000;
-  while((results_len("c1") < N / 4 || started_by(logpath, kids[0]) <= HANG_FROM)
+  while((sc_results_len("c1") < N / 4 || started_by(logpath, kids[0]) <= HANG_FROM)
         && clock_mono_ms() < end)
     ts_sleep(5);
   uint64_t kill_us = clock_mono_us();
   kill(kids[0], SIGKILL);
   waitpid(kids[0], NULL, 0);
-  long long at_kill = results_len("c1");
-  run_until_results("c1", N, 60000);
+  long long at_kill = sc_results_len("c1");
+  sc_run_until_results("c1", N, 60000);
   kill(kids[1], SIGTERM);
   int st = 0;
   waitpid(kids[1], &st, 0);
