@@ -38,9 +38,7 @@ static long maxrss_kb(void)
 
 static void test_get_ok(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   fx_wait(f, tw_url("site1.test", "/"), &g);
   fx_expect(&g, OUTCOME_OK);
@@ -57,14 +55,11 @@ static void test_get_ok(void **state)
   char ua[64];
   assert_string_equal(tw_site_last_field("site1.test", "ua", ua, sizeof ua), "wpfs-itest/1");
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_head_and_headers(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   const char *h[] = { "If-None-Match: \"v1\"", "User-Agent: crawler-x/2" };
   struct fetch_req rq = { .url = tw_url("site2.test", "/"), .method = FETCH_HEAD, .headers = h,
@@ -78,14 +73,11 @@ static void test_head_and_headers(void **state)
   assert_string_equal(tw_site_last_field("site2.test", "ua", v, sizeof v), "crawler-x/2");
   assert_string_equal(tw_site_last_field("site2.test", "method", v, sizeof v), "HEAD");
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_conditional_304(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   fx_wait(f, tw_url("site3.test", "/_b/change/doc?etag=1&every=0"), &g);
   fx_expect(&g, OUTCOME_OK);
@@ -100,14 +92,11 @@ static void test_conditional_304(void **state)
   fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.status, 304);
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_redirect_not_followed(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   char want[256];
   fx_wait(f, tw_url("site4.test", "/_b/redirect/301?to=/target"), &g);
@@ -127,14 +116,11 @@ static void test_redirect_not_followed(void **state)
   fx_wait(f, tw_url("site4.test", "/"), &g);
   assert_null(g.redirect);
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_status_and_retry_after(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   fx_wait(f, tw_url("site5.test", "/_b/status/503?retry_after=120"), &g);
   fx_expect(&g, OUTCOME_OK);   /* any HTTP status is a response */
@@ -143,16 +129,13 @@ static void test_status_and_retry_after(void **state)
   fx_wait(f, tw_url("site5.test", "/_b/status/404"), &g);
   assert_int_equal(g.status, 404);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- connections and DNS seen from the servers ---- */
 
 static void test_connection_reuse(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   for(int i = 0; i < 20; i++) {
     fx_wait(f, tw_url("site40.test", i % 2 ? "/" : "/p/1.html"), &g);
@@ -170,7 +153,6 @@ static void test_connection_reuse(void **state)
   assert_int_equal(st.phase[FETCH_PHASE_CONNECT].count[METRICS_LAT_BUCKETS] +
                    st.phase[FETCH_PHASE_CONNECT].count[0], 1);   /* one connect, a fast one */
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* A peer that keeps the connection alive after its answer, as HTTP/1.1
@@ -322,9 +304,7 @@ static void test_dns_cache_seen_by_server(void **state)
 
 static void test_one_query_many_fetches(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   enum { N = 20 };
   static struct got g[N];
   for(int i = 0; i < N; i++) {
@@ -342,16 +322,13 @@ static void test_one_query_many_fetches(void **state)
   assert_int_equal(st.dns.coalesced, N - 1);
   /* the per-host cap held on testweb's side */
   assert_true(tw_site_field("site60.test", "max_open_connections") <= 4);
-  fx_free(&f);
 }
 
 /* ---- the guard ---- */
 
 static void test_blocked_addresses(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const struct { const char *host; enum guard_verdict v; const char *addr; } tab[] = {
     { "private.test", GUARD_PRIVATE, "10.0.0.1" },
@@ -382,7 +359,6 @@ static void test_blocked_addresses(void **state)
   assert_int_equal(st.blocked[GUARD_METADATA], 5);
   assert_int_equal(st.conn_opened, 1);              /* only mixed.test connected */
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_loopback_blocked_without_allow_list(void **state)
@@ -405,9 +381,7 @@ static void test_loopback_blocked_without_allow_list(void **state)
 
 static void test_pin_skips_dns(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   int before = dns_queries("private.test", "A");
   /* The name would resolve to 10.0.0.1; the caller's pin is what is used. */
@@ -427,16 +401,13 @@ static void test_pin_skips_dns(void **state)
   fetcher_stats(f, &st);
   assert_int_equal(st.dns.queries, 0);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- failures before the response ---- */
 
 static void test_dns_outcomes(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   fx_wait(f, tw_url("nx4.test", "/"), &g);
   fx_expect(&g, OUTCOME_DNS_NXDOMAIN);
@@ -447,7 +418,6 @@ static void test_dns_outcomes(void **state)
   print_message("# dns timeout after %llu ms (dns_timeout_ms 600)\n", (unsigned long long)took);
   assert_true(took >= 400 && took <= 1500);
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_connect_refused(void **state)
@@ -480,9 +450,7 @@ static void test_connect_refused(void **state)
 
 static void test_connect_timeout(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   /* A listener whose queue is full: the kernel drops further SYNs. */
   int l = socket(AF_INET, SOCK_STREAM, 0), fill[3];
@@ -507,7 +475,6 @@ static void test_connect_timeout(void **state)
   print_message("# connect timeout after %llu ms (limit 400)\n", (unsigned long long)took);
   assert_true(took >= 350 && took <= 1500);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- slow servers ---- */
@@ -568,9 +535,7 @@ static void test_slow_drip(void **state)
 
 static void test_bombs_and_endless_bodies(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const char *paths[] = {
     "/_b/bomb/gzip?size=1g", "/_b/bomb/br?size=1g", "/_b/endless", "/_b/endless?chunked=1",
@@ -605,7 +570,6 @@ static void test_bombs_and_endless_bodies(void **state)
   assert_true(mid - before < 32 * 1024);
   assert_true(after - mid < 4 * 1024);   /* flat: more bombs, no more memory */
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_raw_and_decoded_caps(void **state)
@@ -645,9 +609,7 @@ static void test_raw_and_decoded_caps(void **state)
 
 static void test_endless_and_huge_headers(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   fx_wait(f, tw_url("site14.test", "/_b/endless-headers"), &g);
   fx_expect(&g, OUTCOME_TOO_LARGE);
@@ -657,16 +619,13 @@ static void test_endless_and_huge_headers(void **state)
   fx_wait(f, tw_url("site14.test", "/_b/malformed/huge-header?size=1m"), &g);
   fx_expect(&g, OUTCOME_TOO_LARGE);   /* over libcurl's own line limit */
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- broken responses ---- */
 
 static void test_malformed_responses(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const struct { const char *variant; enum outcome o; } tab[] = {
     { "status-line", OUTCOME_PROTOCOL_ERROR },
@@ -691,14 +650,11 @@ static void test_malformed_responses(void **state)
     assert_int_equal(g.o, tab[i].o);
   }
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_reset_mid_body(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   fx_wait(f, tw_url("site16.test", "/_b/body/x?size=200000&reset_after=50000"), &g);
   fx_expect(&g, OUTCOME_RESET);
@@ -710,16 +666,13 @@ static void test_reset_mid_body(void **state)
   fx_wait(f, tw_url("site16.test", "/_b/body/x?size=200000&close_after=50000&chunked=1"), &g);
   fx_expect(&g, OUTCOME_RESET);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- admission, cancel, shutdown ---- */
 
 static void test_refused_at_once(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const struct { const char *u; enum outcome o; } tab[] = {
     { "ftp://site1.test/", OUTCOME_UNSUPPORTED_SCHEME },
@@ -745,7 +698,6 @@ static void test_refused_at_once(void **state)
   assert_int_equal(st.outcome[OUTCOME_BAD_URL], 3);
   assert_int_equal(st.outcome[OUTCOME_BAD_REQUEST], 2);
   assert_int_equal(st.accepted, 0);
-  fx_free(&f);
 }
 
 static void test_queue_fifo_and_overloaded(void **state)
@@ -863,9 +815,7 @@ static uint64_t wall_us(void)
  * reaches its site; the timeout counts from the end of the hold. */
 static void test_hold(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   static const uint64_t hold[3] = { 300000, 100000, 200000 };
   static const char *const site[3] = { "site80.test", "site81.test", "site82.test" };
   struct got g[3] = { 0 }, x = { 0 };
@@ -901,7 +851,6 @@ static void test_hold(void **state)
   assert_int_equal(st.cancelled, 1);
   for(int i = 0; i < 3; i++)
     got_clear(&g[i]);
-  fx_free(&f);
 }
 
 static int stops;
@@ -985,16 +934,13 @@ static void test_free_inside_callback(void **state)
 
 static void test_pinned_block_not_synchronous(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   struct fetch_req rq = { .url = tw_url("site33.test", "/"), .pin_addr = "169.254.169.254" };
   fx_wait_req(f, &rq, &g);   /* asserts the callback came from the loop */
   fx_expect(&g, OUTCOME_BLOCKED_ADDRESS);
   assert_int_equal(g.blocked, GUARD_METADATA);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- TLS (openssl s_server -www on TLS_PORT, certificate for tls.test) ---- */
@@ -1173,9 +1119,7 @@ static void test_shared_admission(void **state)
 
 static void test_stats_phases(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = fx_cfg();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   for(int i = 0; i < 3; i++)
     fx_wait(f, tw_url("site34.test", "/"), &g);
@@ -1194,7 +1138,6 @@ static void test_stats_phases(void **state)
   assert_true(st.bytes_raw > 0 && st.bytes_decoded == st.bytes_raw && st.bytes_header > 0);
   assert_string_equal(fetch_phase_name(FETCH_PHASE_FIRST_BYTE), "first_byte");
   got_clear(&g);
-  fx_free(&f);
 }
 
 int main(void)
@@ -1207,40 +1150,40 @@ int main(void)
   it_loop_init();
   curl_global_init(CURL_GLOBAL_DEFAULT);
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_get_ok),
-    cmocka_unit_test(test_head_and_headers),
-    cmocka_unit_test(test_conditional_304),
-    cmocka_unit_test(test_redirect_not_followed),
-    cmocka_unit_test(test_status_and_retry_after),
-    cmocka_unit_test(test_connection_reuse),
+    cmocka_unit_test_setup_teardown(test_get_ok, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_head_and_headers, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_conditional_304, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_redirect_not_followed, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_status_and_retry_after, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_connection_reuse, fx_setup, fx_teardown),
     cmocka_unit_test(test_idle_connection_closed_by_server),
     cmocka_unit_test(test_dns_cache_seen_by_server),
-    cmocka_unit_test(test_one_query_many_fetches),
-    cmocka_unit_test(test_blocked_addresses),
+    cmocka_unit_test_setup_teardown(test_one_query_many_fetches, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_blocked_addresses, fx_setup, fx_teardown),
     cmocka_unit_test(test_loopback_blocked_without_allow_list),
-    cmocka_unit_test(test_pin_skips_dns),
-    cmocka_unit_test(test_dns_outcomes),
+    cmocka_unit_test_setup_teardown(test_pin_skips_dns, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_dns_outcomes, fx_setup, fx_teardown),
     cmocka_unit_test(test_connect_refused),
-    cmocka_unit_test(test_connect_timeout),
+    cmocka_unit_test_setup_teardown(test_connect_timeout, fx_setup, fx_teardown),
     cmocka_unit_test(test_hang_times_out),
     cmocka_unit_test(test_slow_drip),
-    cmocka_unit_test(test_bombs_and_endless_bodies),
+    cmocka_unit_test_setup_teardown(test_bombs_and_endless_bodies, fx_setup, fx_teardown),
     cmocka_unit_test(test_raw_and_decoded_caps),
-    cmocka_unit_test(test_endless_and_huge_headers),
-    cmocka_unit_test(test_malformed_responses),
-    cmocka_unit_test(test_reset_mid_body),
-    cmocka_unit_test(test_refused_at_once),
+    cmocka_unit_test_setup_teardown(test_endless_and_huge_headers, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_malformed_responses, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_reset_mid_body, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_refused_at_once, fx_setup, fx_teardown),
     cmocka_unit_test(test_queue_fifo_and_overloaded),
     cmocka_unit_test(test_queue_deadline),
     cmocka_unit_test(test_cancel),
-    cmocka_unit_test(test_hold),
+    cmocka_unit_test_setup_teardown(test_hold, fx_setup, fx_teardown),
     cmocka_unit_test(test_graceful_shutdown),
     cmocka_unit_test(test_free_inside_callback),
-    cmocka_unit_test(test_pinned_block_not_synchronous),
+    cmocka_unit_test_setup_teardown(test_pinned_block_not_synchronous, fx_setup, fx_teardown),
     cmocka_unit_test(test_tls),
     cmocka_unit_test(test_tls_sessions_shared),
     cmocka_unit_test(test_shared_admission),
-    cmocka_unit_test(test_stats_phases),
+    cmocka_unit_test_setup_teardown(test_stats_phases, fx_setup, fx_teardown),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   it_loop_close();
