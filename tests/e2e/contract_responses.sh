@@ -34,6 +34,7 @@ js() { jq -cn "$@"; }
 
 # ---- operations routes, both services ---------------------------------------
 api_cases cx_case <<'CASES'
+# STATUS TYPE FIELD | LABEL | [cx options] METHOD PATH (api_cases, tests/lib.sh)
 200 - - | hlfs healthz | -s hlfs GET /healthz
 200 - - | hlfs readyz | -s hlfs GET /readyz
 200 - - | hlfs metrics | -s hlfs GET /metrics

@@ -110,6 +110,7 @@ hdr() {  # HEADER VALUE: a batch of /x/10 asking for that header
 }
 OK=(-H 'Authorization: Bearer token-of-ok-1')
 api_cases api_req <<'CASES'
+# STATUS TYPE FIELD | LABEL | api_req ARGS (api_cases, tests/lib.sh)
 422 invalid-field urls[0].headers.X-Secret | a header outside --client-headers: 422 naming it | \
     "${OK[@]}" -d "$(hdr X-Secret 1)" POST "$HLFS_URL/v1/batches"
 422 invalid-field urls[0].headers.Cookie | Cookie, not listed: 422 | \

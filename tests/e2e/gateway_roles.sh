@@ -48,6 +48,7 @@ sync_fetch() {  # TOKEN URL: prints the status
 u1=$(u /p/1.html)
 is "$(sync_fetch token-of-ca-1 "$u1")" 200 "ca fetches $u1"
 api_cases req_case <<'CASES'
+# STATUS TYPE FIELD | LABEL | req METHOD BASE PATH TOKEN [BODY] (api_cases, tests/lib.sh)
 200 - - | cb reads the page ca fetched: the shared cache is a crawler key's by default | \
     GET "$B" "/v1/pages?url=$(enc "$u1")" token-of-cb-1
 403 forbidden - | cb may not purge it: 403 | DELETE "$B" "/v1/pages?url=$(enc "$u1")" token-of-cb-1

@@ -16,6 +16,7 @@ u() { echo "http://127.10.0.$(( $1 + 1 )):$TESTWEB_PORT$2"; }
 AUTH=(-H "Authorization: Bearer $T")
 big=$(jq -cn '{urls: [range(5001) | "http://a/\(.)"]}')
 api_cases api_req <<'CASES'
+# STATUS TYPE FIELD | LABEL | api_req ARGS (api_cases, tests/lib.sh)
 401 - - | no key: 401 | -d '{"urls":["http://a/"]}' POST "$HLFS_URL/v1/batches"
 401 - - | unknown key: 401 | -H 'Authorization: Bearer wrong-token' GET "$HLFS_URL/v1/results"
 CASES

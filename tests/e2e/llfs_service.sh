@@ -71,6 +71,7 @@ is "$(lf_json .reused_connection)" true "json: second fetch of the site reused t
 # ---- validation: every refusal names what is wrong
 long=$(head -c 2100 /dev/zero | tr '\0' a) pad=$(head -c 5000 /dev/zero | tr '\0' x)
 api_cases lf <<'CASES'
+# STATUS TYPE FIELD | LABEL | lf METHOD PATH [BODY [CURL ARGS]] (api_cases, tests/lib.sh)
 400 invalid-json - | truncated JSON | POST /internal/v1/fetch '{"url": "http://a/",'
 = number,number | invalid-json: line and column | [.line, .column] | map(type) | join(",")
 = 1 | invalid-json: line 1 | .line
