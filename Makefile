@@ -198,9 +198,15 @@ $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
 
-$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
+# The integration programs' shared set-up (tests/integ/fixture/: the loop,
+# a Redis store, the state, the scheduler's fake fetch, a fetcher, testweb
+# and dnsmasq seen from the test): a library of its own, linked before
+# the product's.
+ITEST_FX := $(OBJ)/libtests/integ/fixture.a
+$(eval $(call LIB_RULE,tests/integ/fixture))
+$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(ITEST_FX) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ITEST_FX) $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
