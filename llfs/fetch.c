@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "common/str.h"
 #include "llfs/fetch_int.h"
+#include "llfs/proxy.h"
 
 static const char *const job_st_names[] = {
 #define X(s) #s,
@@ -440,6 +441,7 @@ static int fetch_copy_cfg(struct fetch_cfg *dst, const struct fetch_cfg *src)
   int rc = fetch_copy_str(&dst->allow_cidrs, src->allow_cidrs);
   rc |= fetch_copy_str(&dst->dns_servers, src->dns_servers);
   rc |= fetch_copy_str(&dst->tls_ca_file, src->tls_ca_file);
+  rc |= fetch_copy_str(&dst->proxy, src->proxy);
   rc |= fetch_copy_str(&dst->user_agent, src->user_agent ? src->user_agent : "wpfs-llfs");
   return rc;
 }
@@ -449,6 +451,7 @@ static void fetch_free_cfg(struct fetch_cfg *c)
   mem_free(c->allow_cidrs);
   mem_free(c->dns_servers);
   mem_free(c->tls_ca_file);
+  mem_free(c->proxy);
   mem_free(c->user_agent);
   memset(c, 0, sizeof *c);
 }
@@ -542,6 +545,7 @@ struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
   fetch_slots_join(f);
   f->dns = sh ? dns_new_shared(loop, sh->dns, err, errlen) : fetch_dns_new(f, err, errlen);
   if(!(f->guard = guard_new(f->cfg.allow_cidrs, err, errlen)) || !f->dns ||
+     (f->cfg.proxy && *f->cfg.proxy && !(f->proxy = fetch_proxy_new(f->cfg.proxy, err, errlen))) ||
      fetch_curl_init(f, err, errlen) || fetch_hold_init(f, err, errlen)) {
     fetcher_teardown(f);
     return NULL;
@@ -599,6 +603,7 @@ static void fetcher_teardown(struct fetcher *f)
   fetch_hold_fini(f);
   dns_free(&f->dns);
   guard_free(&f->guard);
+  fetch_proxy_free(&f->proxy);
   uv_close((uv_handle_t *)&f->kick, fetch_handle_closed);
   uv_close((uv_handle_t *)&f->stop_timer, fetch_handle_closed);
 }

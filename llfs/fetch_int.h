@@ -101,6 +101,7 @@ struct fetcher {
   struct fetch_cfg  cfg;          /* strings owned */
   struct dns       *dns;
   struct guard     *guard;
+  struct fetch_proxy *proxy;      /* NULL: connections go to the targets */
   CURLM            *multi;
   CURLSH           *share;        /* f->shared's, or the fetcher's own */
   struct fetch_shared *shared;    /* NULL: nothing shared */

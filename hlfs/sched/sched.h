@@ -152,7 +152,7 @@ struct sched_robots_ops {
   X(robots_hop_waits,  "robots.txt hops that waited for their site's lease") \
   X(start_failed,      "fetches that could not start (claim given back)")    \
   X(fetch_refused,     "fetches no fetcher would take (claim given back)")   \
-  X(robots_lost,       "robots.txt answers lost by the fetcher (claim given back, delay charged)") \
+  X(robots_lost,       "robots.txt answers lost by the fetcher, or fetches it could not make (overloaded, stopping, proxy down): claim given back, delay charged") \
   X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
   X(complete_retries,  "completions retried after a redis error")            \
   X(claim_errors,      "claim calls that failed")                            \

@@ -235,9 +235,10 @@ static const char *const sj_transient[] = {
 };
 /* ... and those that say the fetcher, or this gateway, could not make
  * or keep the fetch: page_store_error is a page the page cache could not
- * take while the gateway held it (gw_ops.c, page_hold_ms). */
+ * take while the gateway held it (gw_ops.c, page_hold_ms); proxy_error
+ * is the fetcher's egress proxy down or refusing, not the site. */
 static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down",
-                                                "page_store_error", NULL };
+                                                "page_store_error", "proxy_error", NULL };
 
 static bool sj_listed(const char *const *list, const char *name)
 {
@@ -510,7 +511,8 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     sj_store(j);
 }
 
-/* robots.txt's answer was lost by the fetcher: nothing is known of the
+/* robots.txt's answer was lost by the fetcher, or the fetcher could not
+ * make the fetch (overloaded, stopping, its proxy down): nothing is known of the
  * site's robots.txt, so no record is stored (it would block the site for
  * every gateway); the claim goes back, the site resting its usual delay
  * since it may have been contacted. */
@@ -528,7 +530,7 @@ void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
 {
   sched_job_check(j);
   assert(j->st == SJ_FETCH);
-  if(j->info.kind == SCHED_ROBOTS && o->fetcher_lost)
+  if(j->info.kind == SCHED_ROBOTS && sched_retry_class(o) == SCHED_LOST)
     sj_robots_lost(j, o);
   else if(j->info.kind == SCHED_ROBOTS)
     sched_hop_answer(j, o);  /* a redirect to follow, or the record */
