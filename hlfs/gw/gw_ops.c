@@ -473,9 +473,10 @@ static int fetch_begin(struct gw_fetch *f)
   return fetch_go(f, NULL, 0);
 }
 
-/* When every slot of an address is held, ask again after this long: about
- * a fetch's time on a near site; each try is a claim and a give-back. */
-#define GW_ADDR_BUSY_MS 100
+/* The least wait when every slot of an address is held (lua_addr waits
+ * the share of the requests before, measured); each try is a claim and a
+ * give-back. */
+#define GW_ADDR_BUSY_MS 20
 
 /* ---- politeness per address (--addr-max-conns, --addr-min-gap-ms) ---- */
 
