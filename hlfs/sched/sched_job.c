@@ -139,19 +139,28 @@ static void sj_on_aborted(void *arg, store_err err, const int *held, size_t n)
 
 /* Give the claim back; charge_ms > 0: the site may have been contacted
  * and rests that long. */
-static void sj_abort(struct sched_job *j, uint64_t charge_ms)
+static void sj_abort_why(struct sched_job *j, uint64_t charge_ms, const char *why)
 {
   struct sched *s = j->s;
   sched_hop_drop(j);
   sched_job_state(j, SJ_ABORT);
-  if(state_abort(s->st, j->shard, j->info.site, j->token, charge_ms, sj_on_aborted, j) ==
-     STORE_OK)
+  if(state_abort_why(s->st, j->shard, j->info.site, j->token, charge_ms, why, sj_on_aborted,
+                     j) == STORE_OK)
     j->refs++;
   else
     sj_kick_done(j);
 }
 
+static void sj_abort(struct sched_job *j, uint64_t charge_ms) { sj_abort_why(j, charge_ms, NULL); }
+
 void sched_job_abort(struct sched_job *j) { sj_abort(j, 0); }
+
+void sched_job_deferred(struct sched_job *j, uint32_t wait_ms)
+{
+  sched_job_check(j);
+  j->s->stats.addr_deferred++;
+  sj_abort_why(j, wait_ms ? wait_ms : 1, "address_busy");
+}
 
 void sched_job_refused(struct sched_job *j)
 {
