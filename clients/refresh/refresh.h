@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "clients/gw/gwclient.h"
+#include "clients/gwclient/gwclient.h"
 #include "clients/out/crawllog.h"
 #include "clients/out/warc.h"
 #include "clients/refresh/pages.h"

@@ -1,4 +1,4 @@
-/* clients/gw/gwproto.c (the gateway's JSON both ways, strict where it must
+/* clients/gwclient/gwproto.c (the gateway's JSON both ways, strict where it must
  * be), crawllog.c (lines, partial last line cut, scan), sitemap.c (urlset
  * and index, gzip, bombs, pieces) and gunzip.c, progress.c (the line's text; nothing when not a terminal). */
 #include <setjmp.h>
@@ -15,8 +15,8 @@
 
 #include "clients/base/tally.h"
 #include "clients/out/crawllog.h"
-#include "clients/gw/gwproto.h"
-#include "clients/crawl/progress.h"
+#include "clients/gwclient/gwproto.h"
+#include "clients/loop/progress.h"
 #include "clients/web/sitemap.h"
 #include "common/mem.h"
 #include "common/robots_tag.h"

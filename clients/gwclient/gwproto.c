@@ -1,4 +1,4 @@
-#include "clients/gw/gwproto.h"
+#include "clients/gwclient/gwproto.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
