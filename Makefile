@@ -11,7 +11,7 @@
 #   make run        redis + llfs + hlfs in the foreground
 #
 # Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
-# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/focus,
+# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/loop, clients/focus,
 # clients/crawl, clients/gwclient, clients/web, clients/out, clients/base, and
 # tests/testweb are static libraries
 # (every .c file but main.c), linked in that order, most dependent first
@@ -179,7 +179,7 @@ LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
 LIBS_wpfs       := clients/cli common
-LIBS_wpfs-refresh := clients/refresh clients/gwclient clients/web clients/out clients/base common
+LIBS_wpfs-refresh := clients/refresh clients/loop clients/gwclient clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
 define PROG_RULE

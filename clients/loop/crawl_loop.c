@@ -1,6 +1,5 @@
 #include "clients/loop/crawl_loop.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +7,7 @@
 
 #include "clients/base/fpmap.h"
 #include "clients/base/fpset.h"
+#include "clients/loop/loop.h"
 #include "clients/loop/progress.h"
 #include "common/clock.h"
 #include "common/hash.h"
@@ -15,7 +15,6 @@
 #include "common/mem.h"
 
 #define CL_MAGIC      0x2d15c0e7u
-#define TICK_MS        50
 #define ROBOTS_PARALLEL 4
 #define ROBOTS_QUEUE   4096   /* hosts waiting for their sitemaps question */
 #define BACKOFF_MIN_MS 500
@@ -31,16 +30,13 @@ struct crawl_loop {
   unsigned             magic;
   struct crawl_loop_opts o;
   struct crawl        *c;
-  uv_loop_t            loop;
-  struct gwclient     *gw;
-  uv_timer_t           tick;
-  uv_signal_t          sig_int, sig_term;
+  struct loop          lp;           /* libuv, the gateway client, tick, signals */
   uv_poll_t            disk;         /* the engine's disk thread has finished writes */
   bool                 submitting, polling, done;
   char               **sub;          /* URLs of the batch in flight */
   size_t               nsub;
   uint64_t             pause_until, poll_pause_until, backoff_ms;
-  uint64_t             last_ckpt, last_useful;
+  uint64_t             last_ckpt;
   struct progress      prog;
   struct fpset         hosts_asked;
   char                *robots_q[ROBOTS_QUEUE];
@@ -52,7 +48,7 @@ struct crawl_loop {
   FILE                *summary;
   size_t               disk_soft;    /* backlog past which no more results are read */
   bool                 disk_behind;  /* it was, at the last look */
-  bool                 loop_ready;
+  bool                 disk_ready;
 };
 
 struct crawl_loop_opts crawl_loop_opts_default(void)
@@ -151,17 +147,9 @@ static void cl_finish(struct crawl_loop *d, int code)
     crawl_where(d->c, where, sizeof where);
     fprintf(stderr, "%s\n", where);
   }
-  /* The handles go at the next tick: this may run inside a gateway
-   * callback, whose request must not be freed under it. */
-}
-
-static void cl_teardown(struct crawl_loop *d)
-{
-  gwclient_close(&d->gw);  /* cancels requests under way: no callback after this */
-  uv_close((uv_handle_t *)&d->tick, NULL);
-  uv_close((uv_handle_t *)&d->disk, NULL);
-  uv_close((uv_handle_t *)&d->sig_int, NULL);
-  uv_close((uv_handle_t *)&d->sig_term, NULL);
+  /* The loop returns once this turn's callbacks have run: this may run
+   * inside a gateway callback, whose request must not be freed under it. */
+  loop_stop(&d->lp);
 }
 
 /* A local error (disk, memory) ends the crawl. */
@@ -260,7 +248,7 @@ static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch
     cl_backoff(d, &d->pause_until, retry);
   else
     d->backoff_ms = 0;
-  d->last_useful = clock_mono_ms();
+  loop_useful(&d->lp);
   sub_free(d);
   if(!d->done)
     cl_pump(d);
@@ -299,7 +287,7 @@ static void cl_submit(struct crawl_loop *d)
     if(!d->sub[i])
       n = 0;
   }
-  crawl_err e = n ? gwclient_batch(d->gw, u, n, on_batch, d) : CRAWL_OK;
+  crawl_err e = n ? gwclient_batch(d->lp.gw, u, n, on_batch, d) : CRAWL_OK;
   if(n && e)
     sub_requeue_all(d);
   if(!n || e)
@@ -371,7 +359,7 @@ static void cl_robots(struct crawl_loop *d)
     }
     ra->d = d;
     ra->url = url;
-    if(gwclient_sitemaps(d->gw, url, on_sitemaps, ra) == CRAWL_OK) {
+    if(gwclient_sitemaps(d->lp.gw, url, on_sitemaps, ra) == CRAWL_OK) {
       d->robots_in_flight++;
     } else {
       crawl_sitemaps_unasked(d->c, url, "the question could not be sent");
@@ -437,8 +425,8 @@ static void ack_written(void *arg, crawl_err e)
 {
   struct ack_wait *aw = arg;
   struct crawl_loop *d = cl_of(aw->d);
-  if(!e && !d->done && d->gw)
-    gwclient_ack(d->gw, (const char *const *)aw->id, aw->n, on_ack, d);
+  if(!e && !d->done && d->lp.gw)
+    gwclient_ack(d->lp.gw, (const char *const *)aw->id, aw->n, on_ack, d);
   for(size_t i = 0; i < aw->n; i++)
     mem_free(aw->id[i]);
   mem_free(aw);
@@ -479,7 +467,7 @@ static void on_results(void *arg, const struct gwclient_answer *a, struct gw_res
     }
   crawl_release(d->c);
   if(res->n)
-    d->last_useful = clock_mono_ms();
+    loop_useful(&d->lp);
   cl_ack(d, res);
   cl_pump(d);
 }
@@ -491,7 +479,7 @@ static void cl_poll(struct crawl_loop *d)
   if(d->polling || sz.frontier.outstanding == 0 || clock_mono_ms() < d->poll_pause_until ||
      cl_disk_behind(d))
     return;
-  if(gwclient_results(d->gw, d->o.results_max, d->o.wait_ms, on_results, d) == CRAWL_OK)
+  if(gwclient_results(d->lp.gw, d->o.results_max, d->o.wait_ms, on_results, d) == CRAWL_OK)
     d->polling = true;
 }
 
@@ -523,19 +511,14 @@ static void cl_pump(struct crawl_loop *d)
   if(!d->submitting && !d->polling && d->robots_in_flight == 0 && !d->robots_n &&
      crawl_finished(d->c))
     cl_finish(d, crawl_error(d->c) ? CRAWL_LOOP_EXIT_LOCAL : CRAWL_LOOP_EXIT_DONE);
-  else if(clock_mono_ms() - d->last_useful > d->o.stall_ms) {
-    LOG(LOG_ERROR, "no answer from the gateway for %llu ms: giving up",
-        (unsigned long long)d->o.stall_ms);
+  else if(loop_stalled(&d->lp, d->o.stall_ms))
     cl_finish(d, CRAWL_LOOP_EXIT_STALLED);
-  }
 }
 
-static void on_tick(uv_timer_t *t)
+static void on_tick(void *arg)
 {
-  struct crawl_loop *d = cl_of(t->data);
-  if(d->done)
-    cl_teardown(d);
-  else
+  struct crawl_loop *d = cl_of(arg);
+  if(!d->done)
     cl_pump(d);
 }
 
@@ -549,30 +532,23 @@ static void on_disk(uv_poll_t *p, int status, int events)
     cl_pump(d);
 }
 
-static void on_signal(uv_signal_t *s, int signum)
+static void on_signal(void *arg, int signum)
 {
-  struct crawl_loop *d = cl_of(s->data);
+  struct crawl_loop *d = cl_of(arg);
   LOG(LOG_WARN, "signal %d: checkpoint and stop (--resume continues)", signum);
   cl_finish(d, CRAWL_LOOP_EXIT_STOPPED);
 }
 
 static crawl_err cl_start(struct crawl_loop *d)
 {
-  if(uv_loop_init(&d->loop) != 0)
-    return CRAWL_ERR_NOMEM;
-  d->loop_ready = true;
-  crawl_err e = gwclient_open(&d->loop, &d->o.gw, &d->gw);
+  static const struct loop_hooks hooks = { on_tick, on_signal };
+  crawl_err e = loop_open(&d->lp, &d->o.gw, &hooks, d);
   if(e)
     return e;
-  uv_timer_init(&d->loop, &d->tick);
-  uv_signal_init(&d->loop, &d->sig_int);
-  uv_signal_init(&d->loop, &d->sig_term);
-  uv_poll_init(&d->loop, &d->disk, crawl_fd(d->c));
-  d->tick.data = d->sig_int.data = d->sig_term.data = d->disk.data = d;
+  uv_poll_init(&d->lp.uv, &d->disk, crawl_fd(d->c));
+  d->disk.data = d;
+  d->disk_ready = true;
   uv_poll_start(&d->disk, UV_READABLE, on_disk);
-  uv_timer_start(&d->tick, on_tick, 0, TICK_MS);
-  uv_signal_start(&d->sig_int, on_signal, SIGINT);
-  uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   return CRAWL_OK;
 }
 
@@ -601,7 +577,7 @@ int crawl_loop_run(struct crawl *c, const struct crawl_loop_opts *o, FILE *summa
   d->c = c;
   d->summary = summary;
   d->disk_soft = o->write_soft_bytes;
-  d->last_ckpt = d->last_useful = clock_mono_ms();
+  d->last_ckpt = clock_mono_ms();
   fpset_init(&d->hosts_asked, 16u << 20);
   fpmap_init(&d->alias, 16u << 20);
   progress_init(&d->prog, o->progress ? STDERR_FILENO : -1);
@@ -610,14 +586,12 @@ int crawl_loop_run(struct crawl *c, const struct crawl_loop_opts *o, FILE *summa
     LOG(LOG_ERROR, "cannot start: %s", crawl_err_text(e));
     d->exit_code = CRAWL_LOOP_EXIT_LOCAL;
   } else {
-    uv_run(&d->loop, UV_RUN_DEFAULT);
+    loop_run(&d->lp);
   }
-  gwclient_close(&d->gw);
-  crawl_sync(c);  /* fences waiting to acknowledge point at d */
-  if(d->loop_ready) {
-    uv_run(&d->loop, UV_RUN_DEFAULT);  /* let closed handles go */
-    uv_loop_close(&d->loop);
-  }
+  if(d->disk_ready)
+    uv_close((uv_handle_t *)&d->disk, NULL);
+  loop_close(&d->lp);  /* the gateway client first: no callback after it */
+  crawl_sync(c);       /* fences waiting to acknowledge point at d */
   int code = d->exit_code;
   cl_free(d);
   return code;

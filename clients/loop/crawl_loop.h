@@ -1,8 +1,9 @@
 #ifndef WPFS_CLIENTS_LOOP_CRAWL_LOOP_H
 #define WPFS_CLIENTS_LOOP_CRAWL_LOOP_H
 /* The crawl loop: the crawl engine (crawl.h) fed through the gateway
- * (gwclient.h) on one libuv loop. wpfs-discover runs it, and wpfs-focus
- * with a scorer in the engine, a small window and no sitemaps.
+ * (gwclient.h) in the loop every crawler runs (loop.h). wpfs-discover
+ * runs it, and wpfs-focus with a scorer in the engine, a small window and
+ * no sitemaps.
  *
  *  - submit: while fewer than `window` URLs are outstanding at the gateway,
  *    take the next batch from the frontier (best first, fair across
