@@ -51,7 +51,10 @@ struct crawl {
  * Reading a page (crawl_page.c) and its links (crawl_links.c) change no
  * queue: they return the URLs they found, in the page's order, and
  * crawl_admit (crawl_admit.c) takes each through the filters, the trap
- * defences and the URL-seen test into the frontier. */
+ * defences and the URL-seen test into the frontier. A list with a flush
+ * hands its first FOUND_CHUNK URLs over whenever it is full, so a sitemap
+ * of a million <loc>s holds no more than that at once. */
+#define FOUND_CHUNK 1024
 enum found_kind {
   FOUND_LINK,     /* a canonical URL */
   FOUND_URL,      /* canonicalized first; a URL that is none counts links_invalid */
@@ -64,16 +67,22 @@ enum {
 };
 struct found_url {
   const char                  *url;
-  char                        *own;    /* the heap copy url is, or NULL (borrowed) */
+  char                        *own;    /* the heap copy url is, or NULL (borrowed: the
+                                        * page's, alive until it is freed) */
   const struct frontier_score *sc;     /* a focused crawl: its score and meta; NULL: none */
   uint32_t                     depth;
   unsigned char                kind, flags, level, drop;
 };
+struct crawl_found;
+typedef crawl_err crawl_found_fn(struct crawl *c, const struct crawl_found *f);
 struct crawl_found {
   struct found_url *v;
   size_t            n, cap;
+  crawl_found_fn   *flush;  /* takes the URLs when the list is full, or NULL */
+  struct crawl     *c;
 };
-/* Appends u (taking u->own); CRAWL_ERR_NOMEM frees u->own. */
+/* Appends u (taking u->own), first flushing a full list; an error (of
+ * memory, or the flush's) frees u->own. */
 crawl_err crawl_found_add(struct crawl_found *f, const struct found_url *u);
 void      crawl_found_free(struct crawl_found *f);
 
@@ -128,8 +137,10 @@ struct crawl_page {
   unsigned              robots;     /* ROBOTS_TAG_*: X-Robots-Tag and meta robots */
   struct crawl_found    found;
 };
+/* flush: takes what was found whenever the list is full (crawl_admit). */
 crawl_err crawl_page_read(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                          const struct frontier_score *own, struct crawl_page *pg);
+                          const struct frontier_score *own, crawl_found_fn *flush,
+                          struct crawl_page *pg);
 /* Its WARC records and crawl log line; links: the URLs it queued. */
 crawl_err crawl_page_write(struct crawl *c, const struct crawl_result *r, uint32_t depth,
                            const struct crawl_page *pg, uint64_t links);

@@ -8,8 +8,23 @@
 #include "common/mem.h"
 #include "common/robots_tag.h"
 
+/* A full list with a flush: its URLs handed over, the list emptied. */
+static crawl_err found_flush(struct crawl_found *f)
+{
+  crawl_err e = f->flush(f->c, f);
+  for(size_t i = 0; i < f->n; i++)
+    mem_free(f->v[i].own);
+  f->n = 0;
+  return e;
+}
+
 crawl_err crawl_found_add(struct crawl_found *f, const struct found_url *u)
 {
+  crawl_err e = f->flush && f->n >= FOUND_CHUNK ? found_flush(f) : CRAWL_OK;
+  if(e) {
+    mem_free(u->own);
+    return e;
+  }
   if(f->n == f->cap) {
     size_t cap = f->cap ? f->cap * 2 : 64;
     struct found_url *v = mem_realloc(f->v, cap * sizeof *v);
@@ -29,7 +44,8 @@ void crawl_found_free(struct crawl_found *f)
   for(size_t i = 0; i < f->n; i++)
     mem_free(f->v[i].own);
   mem_free(f->v);
-  memset(f, 0, sizeof *f);
+  f->v = NULL;
+  f->n = f->cap = 0;
 }
 
 static crawl_err links_drop_all(struct crawl *c, const struct html_links *l,

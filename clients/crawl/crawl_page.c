@@ -453,9 +453,12 @@ static void page_rec(struct crawl *c, const struct crawl_result *r, struct crawl
 }
 
 crawl_err crawl_page_read(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                          const struct frontier_score *own, struct crawl_page *po)
+                          const struct frontier_score *own, crawl_found_fn *flush,
+                          struct crawl_page *po)
 {
   memset(po, 0, sizeof *po);
+  po->found.flush = flush;
+  po->found.c = c;
   po->own = own;
   po->robots = r->robots_tags;
   buf_init(&po->extra, CRAWLLOG_EXTRA_MAX);
