@@ -1,4 +1,4 @@
-#include "clients/gw/gwclient.h"
+#include "clients/gwclient/gwclient.h"
 
 #include <stdio.h>
 #include <stdlib.h>
