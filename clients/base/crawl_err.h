@@ -3,8 +3,10 @@
 /* Errors of the crawler modules (clients/). 0 is success; append only,
  * never renumber or rename: the names reach logs, the crawl log and tests.
  * Foreign codes (zlib, errno, jansson) are mapped where they occur. */
+#include "common/err.h"
+
 #define CRAWL_ERRORS(X)                                                     \
-  X(NOMEM,     nomem,     "out of memory")                                  \
+  ERR_NOMEM(X)                                                              \
   X(TOO_LARGE, too_large, "over a configured limit")                        \
   X(IO,        io,        "file input/output error")                        \
   X(CORRUPT,   corrupt,   "file is damaged or not in the expected format")  \

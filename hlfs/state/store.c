@@ -91,16 +91,7 @@ struct store {
   struct store_stats  st;
 };
 
-static const char *const store_texts[] = {
-#define X(e, name, txt) txt,
-  STORE_ERRORS(X)
-#undef X
-};
-
-const char *store_err_text(store_err e)
-{
-  return (unsigned)e < STORE__LAST ? store_texts[e] : "unknown store error";
-}
+ERR_DEFINE_TEXT(store_err_text, store_err, STORE_ERRORS, ERR_TEXT_OF)
 
 /* ---- replies ---------------------------------------------------------- */
 

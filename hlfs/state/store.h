@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "common/err.h"
+
 #define STORE_ERRORS(X)                                  \
   X(OK,      ok,      "ok")                                       \
   X(DOWN,    down,    "redis not connected")                      \
@@ -32,7 +34,7 @@
   X(TIMEOUT, timeout, "redis did not answer in time")             \
   X(REPLY,   reply,   "redis answered with an error")             \
   X(PROTO,   proto,   "unexpected redis reply")                   \
-  X(NOMEM,   nomem,   "out of memory")                            \
+  ERR_NOMEM(X)                                                    \
   X(CLOSED,  closed,  "store closed")
 
 typedef enum {
