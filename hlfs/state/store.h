@@ -124,7 +124,7 @@ store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *
 /* A script or function call: argv = keys then arguments, nkeys of them keys. */
 store_err store_eval(struct store *s, int script, int nkeys, int argc,
                      const char **argv, const size_t *lens, store_cb *cb, void *arg);
-const struct store_stats *store_stats(const struct store *s);
+const struct store_stats *store_stats(struct store *s);
 /* Subscriptions. fn runs when channel's subscription is confirmed and for
  * each message published on it (both mean "something may have happened
  * there": nothing was listening before the confirmation). Subscriptions
