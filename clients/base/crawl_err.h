@@ -27,5 +27,8 @@ typedef enum {
  * the table. */
 const char *crawl_err_name(crawl_err e);
 const char *crawl_err_text(crawl_err e);
+/* A common-library code (a capped buffer's) as the crawlers': out of
+ * memory stays out of memory, any other failure is over a limit. */
+crawl_err   crawl_from_cm(cm_err e);
 
 #endif

@@ -3,7 +3,8 @@
  * the fetch outcome): every row read in enum order, the row put in front
  * for a 0 outside the table, "unknown" outside it; and the one
  * out-of-memory row: nomem in every table, no_memory for the outcome,
- * whose names are its API. */
+ * whose names are its API; and crawl_from_cm, the one mapping of a
+ * common-library code into the crawlers'. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,12 +93,23 @@ static void test_nomem(void **st)
   assert_int_equal(o, OUTCOME_NOMEM);
 }
 
+/* The one mapping of a common-library code into the crawlers'. */
+static void test_crawl_from_cm(void **st)
+{
+  (void)st;
+  assert_int_equal(crawl_from_cm(CM_OK), CRAWL_OK);
+  assert_int_equal(crawl_from_cm(CM_NOMEM), CRAWL_ERR_NOMEM);
+  assert_int_equal(crawl_from_cm(CM_TOO_LARGE), CRAWL_ERR_TOO_LARGE);
+  assert_int_equal(crawl_from_cm(CM_INVALID), CRAWL_ERR_TOO_LARGE);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_generated),
     cmocka_unit_test(test_tables),
     cmocka_unit_test(test_nomem),
+    cmocka_unit_test(test_crawl_from_cm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
