@@ -102,26 +102,29 @@
     size_t n;                  \
   }
 
-#define CLIST_FUNCS(fn, name, type, prev, next)                                    \
-  static inline void fn##_push_back(struct name *l, type *x)                       \
-  {                                                                                \
-    DLT_PUSH_BACK(l->first, l->last, x, prev, next);                               \
-    l->n++;                                                                        \
-  }                                                                                \
-  static inline void fn##_push_front(struct name *l, type *x)                      \
-  {                                                                                \
-    DLT_PUSH_FRONT(l->first, l->last, x, prev, next);                              \
-    l->n++;                                                                        \
-  }                                                                                \
-  static inline void fn##_insert_after(struct name *l, type *at, type *x)          \
-  {                                                                                \
-    DLT_INSERT_AFTER(l->first, l->last, at, x, prev, next);                        \
-    l->n++;                                                                        \
-  }                                                                                \
-  static inline void fn##_remove(struct name *l, type *x)                          \
-  {                                                                                \
-    DLT_UNLINK(l->first, l->last, x, prev, next);                                  \
-    l->n--;                                                                        \
+/* A file uses some of the four: the others are no warning (clang warns of
+ * unused static inline functions outside headers). */
+#define CLIST_UNUSED __attribute__((unused))
+#define CLIST_FUNCS(fn, name, type, prev, next)                                            \
+  static inline CLIST_UNUSED void fn##_push_back(struct name *l, type *x)                  \
+  {                                                                                        \
+    DLT_PUSH_BACK(l->first, l->last, x, prev, next);                                       \
+    l->n++;                                                                                \
+  }                                                                                        \
+  static inline CLIST_UNUSED void fn##_push_front(struct name *l, type *x)                 \
+  {                                                                                        \
+    DLT_PUSH_FRONT(l->first, l->last, x, prev, next);                                      \
+    l->n++;                                                                                \
+  }                                                                                        \
+  static inline CLIST_UNUSED void fn##_insert_after(struct name *l, type *at, type *x)     \
+  {                                                                                        \
+    DLT_INSERT_AFTER(l->first, l->last, at, x, prev, next);                                \
+    l->n++;                                                                                \
+  }                                                                                        \
+  static inline CLIST_UNUSED void fn##_remove(struct name *l, type *x)                     \
+  {                                                                                        \
+    DLT_UNLINK(l->first, l->last, x, prev, next);                                          \
+    l->n--;                                                                                \
   }
 
 #endif
