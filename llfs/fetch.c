@@ -41,11 +41,12 @@ static void fetch_publish(struct fetcher *f)
   atomic_store_explicit(&f->n_held, f->held.n, memory_order_relaxed);
 }
 
+CLIST_FUNCS(jl, job_list, struct fetch_job, prev, next)
+
 void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   CHECK(!j->on);
-  DLT_PUSH_BACK(l->first, l->last, j, prev, next);
-  l->n++;
+  jl_push_back(l, j);
   j->on = l;
   fetch_publish(j->f);
 }
@@ -54,10 +55,9 @@ void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_j
 {
   CHECK(!j->on);
   if(after)
-    DLT_INSERT_AFTER(l->first, l->last, after, j, prev, next);
+    jl_insert_after(l, after, j);
   else
-    DLT_PUSH_FRONT(l->first, l->last, j, prev, next);
-  l->n++;
+    jl_push_front(l, j);
   j->on = l;
   fetch_publish(j->f);
 }
@@ -66,8 +66,7 @@ void job_list_remove(struct fetch_job *j)
 {
   struct job_list *l = j->on;
   CHECK(l);
-  DLT_UNLINK(l->first, l->last, j, prev, next);
-  l->n--;
+  jl_remove(l, j);
   j->on = NULL;
   fetch_publish(j->f);
   if(l == &j->f->active)        /* the slot or place it took (fetch_slots.c) */

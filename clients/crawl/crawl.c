@@ -607,5 +607,5 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_paths(c, out);
   if(!e)
     e = buf_addc(out, '}');
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }

@@ -368,7 +368,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
   int kept = fetch_keep(f, in->url);
   mem_free(target);
   if(kept) {
-    f->out.outcome = "no_memory";
+    f->out.outcome = outcome_contact[OUTCOME_NOMEM].name;  /* no_memory, from its row */
     f->out.error = f->out.retry_after = f->out.date = f->out.location = NULL;
     fetch_finish(f);
     return;
