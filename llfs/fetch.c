@@ -172,6 +172,11 @@ static void job_admit(struct fetch_job *j)
   job_list_push(&f->active, j);
   j->t_admit = clock_mono_us();
   j->res.t.queue_us = j->t_admit - j->t_start;
+  /* The site's time starts here: a fetch that waited in the queue gets its
+   * whole timeout for resolving and the transfer, or a busy fetcher would
+   * make slow-looking sites of fast ones (and the gateway back them off). */
+  j->deadline_ms = j->t_admit / 1000 + (uint64_t)j->timeout_ms;
+  job_rearm(j, (uint64_t)j->timeout_ms);
   JOB_STATE(j, RESOLVING);
   if(j->pinned) {
     j->t_resolved = j->t_admit;
@@ -202,7 +207,9 @@ static void job_on_deadline(uv_timer_t *t)
   if(st == JOB_RESOLVING)
     job_finish(j, OUTCOME_DNS_TIMEOUT, "deadline passed while resolving");
   else if(st == JOB_QUEUED || st == JOB_HELD)
-    job_finish(j, OUTCOME_TIMEOUT, "deadline passed in the queue");
+    /* The site was never asked: the fetcher could not get to it in time,
+     * which is the fetcher's fault (overloaded), not the site's timeout. */
+    job_finish(j, OUTCOME_OVERLOADED, "waited in the fetcher's queue past its time");
   else if(st == JOB_FORWARDED)
     job_finish(j, OUTCOME_TIMEOUT, "no answer from the fetcher of the host");
   else
@@ -370,8 +377,9 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   uint64_t hold_ms = (rq->hold_us + 999) / 1000;
   j->deadline_ms = j->t_start / 1000 + hold_ms + (uint64_t)j->timeout_ms;
   if(fw) {
-    /* The host's fetcher keeps the deadline; this one is the backstop. */
-    uv_timer_start(&j->timer, job_on_deadline, hold_ms + (uint64_t)j->timeout_ms + 5000, 0);
+    /* The host's fetcher keeps the deadline (its queue's, then the
+     * fetch's own from admission); this one is the backstop. */
+    uv_timer_start(&j->timer, job_on_deadline, hold_ms + 2 * (uint64_t)j->timeout_ms + 5000, 0);
     if(jobp)
       *jobp = j;
     JOB_STATE(j, FORWARDED);

@@ -59,7 +59,8 @@ struct fetch_cfg {
   long   max_in_flight;
   long   max_queue;
   char  *proxy;                /* NULL or "": direct; else every connection goes there */
-  long   timeout_ms;           /* total, from fetch_start to the last byte */
+  long   timeout_ms;           /* from leaving the queue to the last byte; the queue
+                                  wait has the same bound (then: overloaded) */
   char  *tls_ca_file;          /* NULL: the system store */
   char  *user_agent;
 };
@@ -109,7 +110,7 @@ struct fetch_cfg {
   { "proxy", CFG_STR, FETCH_CFG_OFF(base, proxy), NULL, 1, 0, NULL,                       \
     "outgoing proxy, http://, https:// or socks5://HOST:PORT (targets still pass the guard)" }, \
   { "timeout_ms", CFG_MSEC, FETCH_CFG_OFF(base, timeout_ms), "30s", 1, 600000, NULL,      \
-    "total time of one fetch: default and maximum per request" },                         \
+    "time of one fetch from leaving the queue to the last byte (a longer wait in the queue: overloaded): default and maximum per request" },                         \
   { "tls_ca_file", CFG_STR, FETCH_CFG_OFF(base, tls_ca_file), NULL, 1, 0, NULL,           \
     "CA bundle for TLS verification (default: the system store)" },                       \
   { "user_agent", CFG_STR, FETCH_CFG_OFF(base, user_agent), "wpfs-llfs/0.1", 1, 0, NULL,  \
