@@ -552,6 +552,22 @@ bool scope_decide(struct scope *s, const struct url_parts *p, bool start, int *r
   return start;
 }
 
+crawl_err scope_decide_url(struct scope *s, const char *url, bool start, bool *keep, int *rule)
+{
+  struct url_opts o = url_opts_default();
+  struct url_parts p;
+  char *canon = NULL;
+  *keep = start;
+  *rule = -1;
+  url_err ue = s ? url_canon(url, strlen(url), &o, &canon) : URL_OK;
+  if(ue == URL_OK && s)
+    ue = url_split(canon, &p);
+  if(ue == URL_OK && s)
+    *keep = scope_decide(s, &p, start, rule);
+  mem_free(canon);
+  return ue == URL_OK ? CRAWL_OK : ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
+}
+
 /* ---- Counters ------------------------------------------------------------------------ */
 
 size_t scope_count(const struct scope *s)

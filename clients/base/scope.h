@@ -58,6 +58,10 @@ void      scope_free(struct scope **sp);
  * from start (true: accept). *rule gets the index of the rule that
  * decided, -1 when none matched. The deciding rule's counter moves. */
 bool      scope_decide(struct scope *s, const struct url_parts *p, bool start, int *rule);
+/* The same for a URL as written (canonicalized with url_opts_default
+ * first): *keep gets the decision; CRAWL_ERR_INVALID when it is not an
+ * http(s) URL. s NULL: *keep = start. */
+crawl_err scope_decide_url(struct scope *s, const char *url, bool start, bool *keep, int *rule);
 
 size_t    scope_count(const struct scope *s);
 /* "line 3: reject regex .*\.php" (the rule as written, cut at 120 bytes). */
