@@ -2,12 +2,12 @@
  *
  * Regular expressions are PCRE2's, not libc's POSIX ERE: the rule files
  * people bring are written for Heritrix and Nutch (Java regex) or Scrapy
- * (Python re), whose \d, \w, (?i) and lazy quantifiers ERE lacks (glibc
- * reads \d as a plain "d", silently); PCRE2's JIT matches a URL several
- * times faster than glibc's regexec, which allocates on every call; and
- * its match limit bounds a pattern that backtracks catastrophically,
- * where regexec has none. libpcre2-8 is part of every Debian system (grep
- * needs it). */
+ * (Python re), whose \d, (?i), lookarounds and lazy quantifiers ERE
+ * lacks (glibc reads \d as a plain "d", silently); its match limit
+ * bounds a pattern that backtracks catastrophically, where regexec has
+ * none; and its JIT decides a URL about twice as fast as glibc's regexec
+ * on the same patterns (tests/bench/bench_scope.c: 728 against 1,560 ns
+ * for five rules). libpcre2-8 is on every Debian system (grep needs it). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "clients/base/scope.h"
 
