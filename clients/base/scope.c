@@ -386,10 +386,23 @@ static void rule_text(struct rule *r, unsigned line, const char *text, size_t n)
       *q = ' ';
 }
 
+/* A blank then "#" begins a comment: no argument (a pattern, a name, a
+ * SURT prefix) has a blank in it, nor begins with "#". */
+static size_t uncommented(const char *line, size_t n)
+{
+  for(size_t i = 1; i < n; i++)
+    if(line[i] == '#' && (line[i - 1] == ' ' || line[i - 1] == '\t'))
+      n = i;
+  while(n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+    n--;
+  return n;
+}
+
 static crawl_err scope_line(struct parse *ps, const char *line, size_t n)
 {
   struct tok t[3];
   size_t all;
+  n = uncommented(line, n);
   if(tokens(line, n, t, 3, &all) == 0 || t[0].p[0] == '#')
     return CRAWL_OK;
   if(all < 2)

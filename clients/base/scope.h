@@ -15,6 +15,8 @@
  *   reject regex  .*\?(.*&)?sessionid=.*
  *   reject host   @deny-hosts.txt
  *
+ * "#" begins a comment, at the start of a line or after a blank.
+ *
  * Kinds: all (every URL); regex (PCRE2, Perl and Java syntax as Heritrix's
  * and Nutch's rule files are written; the whole URL must match, as
  * Heritrix's MatchesRegexDecideRule; one pattern, no blanks); host (the

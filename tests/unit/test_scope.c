@@ -61,7 +61,7 @@ static void test_last_match_decides(void **state)
                              "accept surt http://(org,example,)/docs/\n"
                              "reject regex .*\\.php(\\?.*)?\n"
                              "  accept\thost   www.example.net  api.example.net\r\n"
-                             "reject domain ads.example.org\n");
+                             "reject domain ads.example.org   # and under it\n");
   assert_int_equal(scope_count(s), 5);
   unsigned line;
   assert_int_equal(decide(s, "http://example.org/docs/a.html", false, &line), 1);
@@ -85,6 +85,7 @@ static void test_last_match_decides(void **state)
   assert_int_equal(scope_rejected(s, 4), 2);  /* the domain */
   assert_int_equal(scope_accepted(s, 0), 0);
   assert_string_equal(scope_rule_text(s, 3), "line 6: accept host   www.example.net  api.example.net");
+  assert_string_equal(scope_rule_text(s, 4), "line 7: reject domain ads.example.org");
   scope_free(&s);
   assert_null(s);
 }
