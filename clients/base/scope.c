@@ -157,11 +157,19 @@ static crawl_err rule_regex(struct parse *ps, struct rule *r, const char *pat, s
 
 /* A host name as url_split writes it (lower case, A-labels, no trailing
  * dot): the name in a URL, canonicalized. */
+static bool name_plain(const char *name, size_t n)
+{
+  for(size_t i = 0; i < n; i++)  /* the text is not NUL-terminated: n bytes only */
+    if(strchr("/?#@:\\", name[i]) || name[i] == '\0')
+      return false;
+  return n > 0 && n <= URL_HOST_MAX;
+}
+
 static crawl_err name_add(struct parse *ps, struct rule *r, const char *name, size_t n)
 {
   char url[URL_HOST_MAX + 16], *canon = NULL;
   struct url_parts p;
-  if(n == 0 || n > URL_HOST_MAX || strcspn(name, "/?#@:\\") < n)
+  if(!name_plain(name, n))
     return perr(ps, CRAWL_ERR_INVALID, "not a host name: %.*s", (int)(n > 80 ? 80 : n), name);
   int k = snprintf(url, sizeof url, "http://%.*s/", (int)n, name);
   url_err ue = url_canon(url, (size_t)k, NULL, &canon);

@@ -73,9 +73,14 @@ size_t scope_surt(const struct url_parts *p, char *out, size_t n)
   return b.over ? 0 : b.at;
 }
 
-static bool surt_written(const char *arg, size_t n)
+/* "http://(" or "https://(" begins a SURT prefix as written; any other
+ * "scheme://(" is no prefix of an http(s) URL's SURT. */
+static bool surt_written(const char *arg, size_t n, size_t *skip)
 {
-  for(size_t i = 0; i + 3 < n; i++)
+  *skip = n >= 9 && !strncasecmp(arg, "https://(", 9);  /* "https" -> "http" */
+  if(*skip || (n >= 8 && !strncasecmp(arg, "http://(", 8)))
+    return true;
+  for(size_t i = 0; i + 3 < n && arg[i] != '/'; i++)
     if(!memcmp(arg + i, "://(", 4))
       return true;
   return false;
@@ -83,12 +88,9 @@ static bool surt_written(const char *arg, size_t n)
 
 /* A SURT prefix as written: the scheme and host part lower-cased, https
  * made http. */
-static crawl_err prefix_written(const char *arg, size_t n, char **out)
+static crawl_err prefix_written(const char *arg, size_t n, size_t skip, char **out)
 {
-  size_t skip = 0;
-  if(n > 8 && !strncasecmp(arg, "https://", 8))
-    skip = 1;  /* "https" -> "http" */
-  else if(n < 8 || strncasecmp(arg, "http://(", 8))
+  if(n < 8 + skip || strncasecmp(arg, "http", 4) || memcmp(arg + 4 + skip, "://(", 4))
     return CRAWL_ERR_INVALID;
   char *s = mem_alloc(n - skip + 1);
   if(!s)
@@ -142,6 +144,8 @@ static crawl_err prefix_plain(const char *arg, size_t n, char **out)
 
 crawl_err scope_surt_prefix(const char *arg, size_t n, char **out)
 {
+  size_t skip;
   *out = NULL;
-  return surt_written(arg, n) ? prefix_written(arg, n, out) : prefix_plain(arg, n, out);
+  return surt_written(arg, n, &skip) ? prefix_written(arg, n, skip, out)
+                                     : prefix_plain(arg, n, out);
 }

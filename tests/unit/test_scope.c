@@ -168,6 +168,11 @@ static void test_surt_prefix(void **state)
     mem_free(p);
   }
   char *p;
+  /* "://(" later in a plain URL does not make it a SURT (fuzz_scope) */
+  static const char later[] = "https://a.org/x?q=://(";
+  assert_int_equal(scope_surt_prefix(later, sizeof later - 1, &p), CRAWL_OK);
+  assert_string_equal(p, "http://(org,a,)/");
+  mem_free(p);
   assert_int_equal(scope_surt_prefix("ftp://(org,", 11, &p), CRAWL_ERR_INVALID);
   assert_null(p);
   assert_int_equal(scope_surt_prefix("http://", 7, &p), CRAWL_ERR_INVALID);
@@ -223,6 +228,20 @@ static void test_errors_name_the_line(void **state)
   assert_int_equal(scope_parse(nul, sizeof nul - 1, NULL, &s, err, sizeof err),
                    CRAWL_ERR_INVALID);
   assert_string_equal(err, "line 2: a NUL byte: not a text file");
+}
+
+/* The text is read to its length only, never to a NUL past it (fuzz_scope
+ * found a host name read on past the end). */
+static void test_length_not_nul(void **state)
+{
+  (void)state;
+  static const char text[] = "accept host a.org/x";
+  struct scope *s;
+  char err[SCOPE_ERR_MAX];
+  assert_int_equal(scope_parse(text, 17, NULL, &s, err, sizeof err), CRAWL_OK);
+  unsigned line;
+  assert_int_equal(decide(s, "http://a.org/", false, &line), 1);
+  scope_free(&s);
 }
 
 static char *write_tmp(const char *dir, const char *name, const char *text)
@@ -364,6 +383,7 @@ int main(void)
     cmocka_unit_test(test_surt_prefix),
     cmocka_unit_test(test_surt_set),
     cmocka_unit_test(test_errors_name_the_line),
+    cmocka_unit_test(test_length_not_nul),
     cmocka_unit_test(test_load_and_lists),
     cmocka_unit_test(test_json_and_counts),
     cmocka_unit_test(test_oom),
