@@ -231,17 +231,22 @@ static void test_errors_name_the_line(void **state)
 }
 
 /* The text is read to its length only, never to a NUL past it (fuzz_scope
- * found a host name read on past the end). */
+ * found a host name read on past the end; ASan, make test SANITIZE=1,
+ * sees a read past this buffer, which has no NUL). */
 static void test_length_not_nul(void **state)
 {
   (void)state;
-  static const char text[] = "accept host a.org/x";
+  static const char text[] = "accept host a.org";
+  char *exact = malloc(sizeof text - 1);
+  assert_non_null(exact);
+  memcpy(exact, text, sizeof text - 1);
   struct scope *s;
   char err[SCOPE_ERR_MAX];
-  assert_int_equal(scope_parse(text, 17, NULL, &s, err, sizeof err), CRAWL_OK);
+  assert_int_equal(scope_parse(exact, sizeof text - 1, NULL, &s, err, sizeof err), CRAWL_OK);
   unsigned line;
   assert_int_equal(decide(s, "http://a.org/", false, &line), 1);
   scope_free(&s);
+  free(exact);
 }
 
 static char *write_tmp(const char *dir, const char *name, const char *text)
