@@ -321,6 +321,44 @@ static void test_json_and_counts(void **state)
   scope_free(&s);
 }
 
+/* Checkpoints: a resumed crawl keeps the counters of the rules that are
+ * the same (line and text); a rule changed starts from zero. */
+static void test_checkpoint(void **state)
+{
+  (void)state;
+  char path[] = "/tmp/test_scope_ck.XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  static const char magic[8] = { 'T', 'S', 'C', 'O', 'P', 'E', '0', '1' };
+  struct scope *s = parse_ok("reject all\nreject regex .*/a/.*\naccept host x.org\n");
+  unsigned line;
+  decide(s, "http://y.org/a/1", true, &line);
+  decide(s, "http://y.org/a/2", true, &line);
+  decide(s, "http://x.org/", false, &line);
+  decide(s, "http://z.org/", true, &line);
+  struct ckfile ck;
+  assert_int_equal(ckfile_create(&ck, path, magic), CRAWL_OK);
+  scope_save(s, &ck);
+  ckfile_put_u64(&ck, 77);  /* what follows is read in its place */
+  assert_int_equal(ckfile_commit(&ck), CRAWL_OK);
+  scope_free(&s);
+  s = parse_ok("reject all\nreject regex .*/a/.*\naccept host x.org y.org\n");
+  assert_int_equal(ckfile_open(&ck, path, magic), CRAWL_OK);
+  scope_load_counts(s, &ck);
+  assert_int_equal(ckfile_get_u64(&ck), 77);
+  assert_int_equal(ckfile_close(&ck), CRAWL_OK);
+  assert_int_equal(scope_rejected(s, 1), 2);
+  assert_int_equal(scope_accepted(s, 2), 0);  /* changed: from zero */
+  assert_int_equal(scope_rejected(s, 0), 1);
+  scope_free(&s);
+  assert_int_equal(ckfile_open(&ck, path, magic), CRAWL_OK);
+  scope_load_counts(NULL, &ck);  /* no rules now: the counters are read past */
+  assert_int_equal(ckfile_get_u64(&ck), 77);
+  assert_int_equal(ckfile_close(&ck), CRAWL_OK);
+  unlink(path);
+}
+
 /* Out of memory at each allocation in turn: an error, never a leak or a
  * half-made scope. */
 static void test_oom(void **state)
@@ -391,6 +429,7 @@ int main(void)
     cmocka_unit_test(test_length_not_nul),
     cmocka_unit_test(test_load_and_lists),
     cmocka_unit_test(test_json_and_counts),
+    cmocka_unit_test(test_checkpoint),
     cmocka_unit_test(test_oom),
     cmocka_unit_test(test_linkfilter_rules),
   };
