@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clients/base/fpset.h"
 #include "common/hash.h"
@@ -155,8 +156,6 @@ static crawl_err rule_regex(struct parse *ps, struct rule *r, const char *pat, s
   return CRAWL_OK;
 }
 
-/* A host name as url_split writes it (lower case, A-labels, no trailing
- * dot): the name in a URL, canonicalized. */
 static bool name_plain(const char *name, size_t n)
 {
   for(size_t i = 0; i < n; i++)  /* the text is not NUL-terminated: n bytes only */
@@ -165,6 +164,8 @@ static bool name_plain(const char *name, size_t n)
   return n > 0 && n <= URL_HOST_MAX;
 }
 
+/* A host name as url_split writes it (lower case, A-labels, no trailing
+ * dot): the name in a URL, canonicalized. */
 static crawl_err name_add(struct parse *ps, struct rule *r, const char *name, size_t n)
 {
   char url[URL_HOST_MAX + 16], *canon = NULL;
@@ -231,17 +232,21 @@ static char *path_join(const char *dir, const char *name, size_t n)
   return p;
 }
 
-/* The whole of a file, NUL-terminated, at most max bytes. */
+/* The whole of a file, NUL-terminated, at most max bytes (the buffer the
+ * size of the file, or of max for one that does not say: a pipe). */
 static crawl_err read_file(const char *path, size_t max, char **out, size_t *len)
 {
   FILE *f = fopen(path, "rb");
+  struct stat st;
   *out = NULL;
   if(!f)
     return CRAWL_ERR_IO;
-  char *b = mem_alloc(max + 1);
-  size_t n = b ? fread(b, 1, max + 1, f) : 0;
-  crawl_err e = !b ? CRAWL_ERR_NOMEM : ferror(f) ? CRAWL_ERR_IO
-              : n > max ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  size_t want = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : max;
+  char *b = want <= max ? mem_alloc(want + 2) : NULL;
+  size_t n = b ? fread(b, 1, want + 1, f) : 0;
+  crawl_err e = want > max ? CRAWL_ERR_TOO_LARGE : !b ? CRAWL_ERR_NOMEM
+              : ferror(f) ? CRAWL_ERR_IO : n > max ? CRAWL_ERR_TOO_LARGE
+              : n > want ? CRAWL_ERR_IO : CRAWL_OK;  /* it grew while read */
   fclose(f);
   if(e) {
     mem_free(b);
@@ -256,6 +261,8 @@ static crawl_err read_file(const char *path, size_t max, char **out, size_t *len
 /* "@PATH": one argument a line; blank lines and # comments skipped. */
 static crawl_err list_add(struct parse *ps, struct rule *r, const char *name, size_t n)
 {
+  if(n == 0)
+    return perr(ps, CRAWL_ERR_INVALID, "@ needs a file name (@hosts.txt)");
   if(!ps->dir)
     return perr(ps, CRAWL_ERR_INVALID, "@%.*s: lists are read only from a rule file",
                 (int)n, name);

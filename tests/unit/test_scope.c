@@ -220,6 +220,8 @@ static void test_errors_name_the_line(void **state)
   assert_string_equal(parse_err("accept host a.org:80\n"), "line 1: not a host name: a.org:80");
   assert_string_equal(parse_err("accept surt ftp://(org,\n"),
                       "line 1: not a SURT prefix nor an http(s) URL: ftp://(org,");
+  assert_string_equal(parse_err("accept host @\n"),
+                      "line 1: @ needs a file name (@hosts.txt)");
   assert_string_equal(parse_err("accept host @list.txt\n"),
                       "line 1: @list.txt: lists are read only from a rule file");
   static const char nul[] = "reject all\nreject\0all\n";
