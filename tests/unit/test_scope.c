@@ -125,6 +125,26 @@ static void test_regex(void **state)
   scope_free(&s);
 }
 
+/* A pattern that backtracks catastrophically stops at the match limit:
+ * no match, counted, and the crawl goes on. */
+static void test_match_limit(void **state)
+{
+  (void)state;
+  /* a "y" in the host, so that PCRE2's quick check does not refuse it first */
+  struct scope *s = parse_ok("reject regex .*/(x+x+)+y\n");
+  unsigned line;
+  assert_int_equal(decide(s, "http://y.org/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", true,
+                          &line), 1);
+  assert_int_equal(line, 0);
+  struct buf b;
+  buf_init(&b, 4096);
+  assert_int_equal(scope_json(s, &b), CM_OK);
+  assert_non_null(strstr(b.data, "\"match_errors\":1"));
+  buf_free(&b);
+  assert_int_equal(decide(s, "http://e.org/xxy", true, &line), 0);  /* it still matches */
+  scope_free(&s);
+}
+
 static void test_surt_form(void **state)
 {
   (void)state;
@@ -424,6 +444,7 @@ int main(void)
     cmocka_unit_test(test_last_match_decides),
     cmocka_unit_test(test_no_match_keeps_start),
     cmocka_unit_test(test_regex),
+    cmocka_unit_test(test_match_limit),
     cmocka_unit_test(test_surt_form),
     cmocka_unit_test(test_surt_prefix),
     cmocka_unit_test(test_surt_set),
