@@ -73,6 +73,10 @@ $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 # links the focused crawler's library needs it (the services must not load
 # it: the container image does not carry it).
 STEMMER_LIBS := -lstemmer
+# PCRE2 (libpcre2-dev) for the crawlers' scope rules (clients/base/scope.c
+# says why not libc's regex): only what links clients/base takes it, so
+# the services' images need not carry it.
+PCRE_LIBS := -lpcre2-8
 # The services allocate with jemalloc: with glibc's malloc, hlfs spent about
 # a tenth of its CPU in a crawl in malloc and free (a page-sized allocation
 # per answer makes glibc consolidate its small-chunk bins each time);
@@ -190,13 +194,14 @@ $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
 	@$(if $(Q),echo "  LINK    $$@")
 	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS) \
 	  $(if $(filter clients/focus,$(LIBS_$(1))),$$(STEMMER_LIBS)) \
+	  $(if $(filter clients/base,$(LIBS_$(1))),$$(PCRE_LIBS)) \
 	  $(if $(filter $(1),$(MALLOC_PROGS)),$$(MALLOC_LIBS))
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
 $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
 # The integration programs' shared set-up (tests/integ/fixture/: the loop,
 # a Redis store, the state, the scheduler's fake fetch, a fetcher, testweb
@@ -206,11 +211,11 @@ ITEST_FX := $(OBJ)/libtests/integ/fixture.a
 $(eval $(call LIB_RULE,tests/integ/fixture))
 $(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(ITEST_FX) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ITEST_FX) $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ITEST_FX) $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS)
 
 # Every library object, as the libFuzzer link (FUZZ_LIBOBJ) takes them: a
 # target defining what a library defines fails here too, in make test
@@ -218,7 +223,7 @@ $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(OBJ)/tests/fuzz/replay.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(OBJ)/tests/fuzz/replay.o -Wl,--whole-archive $(LIBS) \
-	  -Wl,--no-whole-archive $(PKG_LIBS) $(STEMMER_LIBS)
+	  -Wl,--no-whole-archive $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS)
 
 # Tests: the runner starts every unit binary and every e2e script, each
 # with its own timeout, and prints one "N passed, N failed" line.
@@ -249,7 +254,7 @@ build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
-	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) $(STEMMER_LIBS)
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS)
 fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
 

@@ -93,7 +93,7 @@ static bool holds_crawl(const struct crawl *c)
 
 static crawl_err crawl_modules(struct crawl *c)
 {
-  struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
+  struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext, c->o.rules };
   crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
   if(!e)
     wq_set_flush(c->wq, crawl_out_flush, c);
@@ -501,6 +501,10 @@ static cm_err summary_counters(const struct crawl *c, struct buf *b)
   for(int r = 1; !e && r < DROP__LAST; r++)
     e = buf_addf(b, ",\"drop_%s\":%llu", drop_name((enum drop_reason)r),
                  (unsigned long long)c->st.drop[r]);
+  if(!e)
+    e = buf_adds(b, ",\"scope_rules\":");
+  if(!e)
+    e = scope_json(c->o.rules, b);
   if(!e)
     e = buf_adds(b, ",\"causes\":");
   if(!e)

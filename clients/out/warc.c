@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 #include "common/url.h"
 
 #define WARC_HEAD_MAX (64u << 10)   /* WARC header block, URL included */
@@ -519,6 +520,22 @@ static bool field_value_ok(const char *s)
   return true;
 }
 
+/* "robots: noindex, nofollow": the directives' names as the crawl log
+ * lists them, comma-separated as in X-Robots-Tag. */
+static cm_err meta_robots(unsigned bits, struct buf *b)
+{
+  cm_err e = buf_adds(b, "robots: ");
+  const char *sep = "";
+  for(unsigned bit = 1; !e && bit && bit <= bits; bit <<= 1) {
+    const char *name = (bits & bit) ? robots_tag_name(bit) : NULL;
+    if(name) {
+      e = buf_addf(b, "%s%s", sep, name);
+      sep = ", ";
+    }
+  }
+  return e ? e : buf_add(b, "\r\n", 2);
+}
+
 /* Outlinks past META_MAX (less room for the fields) are counted, not
  * written: a page of 10,000 long links still gets its record. */
 static crawl_err meta_block(const struct warc_meta *m, struct buf *b)
@@ -546,6 +563,8 @@ static crawl_err meta_block(const struct warc_meta *m, struct buf *b)
   }
   if(!e && omitted)
     e = buf_addf(b, "outlinksOmitted: %zu\r\n", omitted);
+  if(!e && m->robots)
+    e = meta_robots(m->robots, b);
   if(!e && m->fields)
     e = buf_adds(b, m->fields);
   return cm_crawl(e);

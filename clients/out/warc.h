@@ -72,12 +72,15 @@ struct warc_outlink {
   const char *url, *context;
 };
 
-/* The metadata record of a page: its outlinks, then more "name: value"
- * lines (fetchTimeMs, the crawl's outcome, ...), CRLF-ended. */
+/* The metadata record of a page: its outlinks, the page-level robots
+ * directives obeyed ("robots: noindex, nofollow", from X-Robots-Tag and
+ * meta robots; no line without any), then more "name: value" lines
+ * (fetchTimeMs, the crawl's outcome, ...), CRLF-ended. */
 struct warc_meta {
   const struct warc_outlink *outlinks;
   size_t                     noutlinks;
   const char                *fields;   /* or NULL */
+  unsigned                   robots;   /* ROBOTS_TAG_* (common/robots_tag.h) */
 };
 
 /* The record a revisit refers to. */

@@ -17,6 +17,10 @@ is "$(jq -r .pages "$T_DIR/rm.out")" 3 "...gone pages left out"
 ok "...optimal >= uniform >= proportional" jq -e '.optimal >= .uniform and .uniform >= .proportional' "$T_DIR/rm.out"
 "$B/bench_refresh_model" 0 </dev/null >/dev/null 2>&1
 is "$?" 1 "...a rate of 0 refused"
+"$B/bench_scope" 2000 >"$T_DIR/scope.out" 2>&1
+is "$?" 0 "bench_scope: exit 0"
+ok "...PCRE2 and glibc's regexec make the same decisions" grep -q 'the same decisions: yes' \
+  "$T_DIR/scope.out"
 export WPFS_BENCH_US=20000  # each figure for 20 ms: that they run, not what they say
 "$B/bench_html" 50 >"$T_DIR/html.out" 2>&1
 is "$?" 0 "bench_html: exit 0"

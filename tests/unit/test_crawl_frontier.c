@@ -486,7 +486,7 @@ static enum drop_reason filter(struct linkfilter *lf, const char *url)
 static void test_linkfilter(void **state)
 {
   (void)state;
-  struct linkfilter_opts o = { LINKFILTER_HOST, NULL };
+  struct linkfilter_opts o = { LINKFILTER_HOST, NULL, NULL };
   struct linkfilter *lf;
   assert_int_equal(linkfilter_open(&o, &lf), CRAWL_OK);
   assert_int_equal(linkfilter_add_seed(lf, "http://www.example.com/"), CRAWL_OK);
@@ -498,7 +498,7 @@ static void test_linkfilter(void **state)
   assert_int_equal(filter(lf, "http://www.example.com/a?f=x.png"), DROP_NONE);
   assert_int_equal(filter(lf, "http://cdn.example.com/a"), DROP_SCOPE);
   linkfilter_close(&lf);
-  o = (struct linkfilter_opts){ LINKFILTER_DOMAIN, "html" };
+  o = (struct linkfilter_opts){ LINKFILTER_DOMAIN, "html", NULL };
   assert_int_equal(linkfilter_open(&o, &lf), CRAWL_OK);
   assert_int_equal(linkfilter_add_seed(lf, "http://www.example.co.uk/"), CRAWL_OK);
   assert_int_equal(filter(lf, "http://cdn.example.co.uk/a.pdf"), DROP_NONE);
