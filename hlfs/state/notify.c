@@ -210,7 +210,6 @@ struct notify *notify_new(uv_loop_t *loop, struct store *const *subs, unsigned n
   return n;
 }
 
-const struct notify_stats *notify_stats(const struct notify *n) { return &n->st; }
 
 static void on_closed(uv_handle_t *h)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/route.c"
+#include "api/req.c"
 #include "api/jin.h"
 #include "api/metrics.h"
 #include "api/route.h"
@@ -87,7 +88,7 @@ static json_t *run(const char *body, unsigned want_status)
   api_req_test_set_header(rq, "Content-Type", "application/json");
   h_fetch(rq, NULL);
   assert_int_equal(api_req_test_status(rq), want_status);
-  json_t *j = json_loads(api_req_test_body(rq), 0, NULL);
+  json_t *j = json_loads(rq->resp_body, 0, NULL);
   assert_non_null(j);
   api_req_test_free(&rq);
   return j;

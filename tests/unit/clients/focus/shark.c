@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "clients/focus/shark.c"
+#include "clients/focus/focus.c"
+#include "clients/focus/focus_rec.c"
 #include "clients/out/crawllog.h"
 #include "clients/focus/focus.h"
 #include "clients/focus/focus_int.h"
@@ -148,10 +150,10 @@ static void test_shark_links(void **state)
   struct page pg;
   page_open(&pg, sail_page);
   page_score(f, &pg, NULL);
-  double sim = focus_similarity(f, pg.l.text.data, pg.l.text.len);
+  double sim = focus_sim(f, &f->scratch, pg.l.text.data, pg.l.text.len);
   assert_true(sim >= 0.2);
   double a = link_score(&pg, "/a"), b = link_score(&pg, "/b"), c = link_score(&pg, "/c");
-  double anchor = focus_similarity(f, "yacht regatta", 13);
+  double anchor = focus_sim(f, &f->scratch, "yacht regatta", 13);
   NEAR(a, 0.6 * 0.5 * sim + 0.4 * (0.8 * anchor + 0.2 * 1.0));
   assert_true(b > c);
   assert_true(b < a);
@@ -218,7 +220,7 @@ static void test_other_strategies(void **state)
   struct page pg;
   page_open(&pg, sail_page);
   page_score(f, &pg, NULL);
-  double sim = focus_similarity(f, pg.l.text.data, pg.l.text.len);
+  double sim = focus_sim(f, &f->scratch, pg.l.text.data, pg.l.text.len);
   for(size_t i = 0; i < pg.l.n; i++)
     NEAR(pg.scores[i].score, sim);
   page_close(&pg);
@@ -324,7 +326,7 @@ static void test_checkpoint(void **state)
   page_open(&pg, sail_page);
   page_score(f, &pg, NULL);
   page_close(&pg);
-  double before = focus_similarity(f, "regatta crews", 13);
+  double before = focus_sim(f, &f->scratch, "regatta crews", 13);
   char path[] = "/tmp/wpfs-focus-ck.XXXXXX";
   close(mkstemp(path));
   struct ckfile c;
@@ -339,7 +341,7 @@ static void test_checkpoint(void **state)
   h->load(h->arg, &c);
   assert_int_equal(ckfile_close(&c), CRAWL_OK);
   unlink(path);
-  NEAR(focus_similarity(f, "regatta crews", 13), before);
+  NEAR(focus_sim(f, &f->scratch, "regatta crews", 13), before);
   struct focus_stats st;
   focus_stats(f, &st);
   assert_int_equal(st.pages, 1);

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "clients/focus/text.c"
+#include "clients/focus/text_stop.c"
+#include "clients/focus/idf.c"
 #include "clients/focus/idf.h"
 #include "clients/focus/text.h"
 #include "clients/focus/tvec.h"
@@ -88,13 +90,13 @@ static void test_tokens(void **state)
 static void test_stop_list(void **state)
 {
   (void)state;
-  size_t n = text_stop_count();
+  size_t n = NSTOP;
   assert_true(n > 170);
   for(size_t i = 0; i < n; i++) {
-    const char *w = text_stop_word(i);
+    const char *w = stop_words[i];
     assert_true(text_is_stop(w, strlen(w)));
     if(i > 0)
-      assert_true(strcmp(text_stop_word(i - 1), w) < 0);
+      assert_true(strcmp(stop_words[i - 1], w) < 0);
   }
   const char *keep[] = { "theory", "sail", "an't", "", "boat", "hers2", "yourselve" };
   for(size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
@@ -194,9 +196,6 @@ static void test_cosine_by_hand(void **state)
   struct tvec empty;
   tvec_init(&empty, 10);
   assert_true(tvec_cosine(d, &x, &empty) == 0);
-  /* Sums of vectors (a topic plus an example page). */
-  assert_int_equal(tvec_add(&x, &y), CRAWL_OK);
-  assert_int_equal(x.n, 3);
   tvec_free(&x);
   tvec_free(&y);
   tvec_free(&d1);

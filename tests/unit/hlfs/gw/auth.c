@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hlfs/gw/auth.c"
+#include "hlfs/state/pages.c"
 #include "hlfs/gw/auth.h"
 #include "hlfs/state/pages.h"
 #include "tests/unit/hlfs/gw/auth_file.h"
@@ -94,7 +95,7 @@ static void test_page_owner(void **state)
   (void)state;
   char shared[PAGE_KEY_MAX], own[PAGE_KEY_MAX], v6[PAGE_KEY_MAX], longest[PAGE_KEY_MAX];
   char name[65], url[300] = "http://";
-  page_key("http://a.test/x?session=1", shared, sizeof shared);
+  page_key_owned("http://a.test/x?session=1", NULL, shared, sizeof shared);
   page_key_owned("http://a.test/x?session=1", "pv", own, sizeof own);
   page_key_owned("http://[::1]:8080/x", "p.v-1", v6, sizeof v6);
   assert_null(page_key_owner(shared));

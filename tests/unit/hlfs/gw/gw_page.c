@@ -85,21 +85,6 @@ static void test_page_freshness(void **state)
   assert_false(page_fresh(&p, UINT64_MAX, 1000000));
 }
 
-/* The max_age code a stored copy satisfies, to the millisecond: waiters
- * below it go back to their queues; a fetch serves all. */
-static void test_age_need(void **state)
-{
-  (void)state;
-  assert_int_equal(state_age_need(false, 0), 0);
-  assert_int_equal(state_age_need(false, 5000), 0);
-  assert_int_equal(state_age_need(true, 0), 1);    /* not max_age_s 0 */
-  assert_int_equal(state_age_need(true, 999), 1);
-  assert_int_equal(state_age_need(true, 1000), 2);
-  assert_int_equal(state_age_need(true, 14999), 15);
-  assert_int_equal(qenc_maxage_secs(state_age_need(true, 100000)), 104);  /* > 100 s */
-  assert_int_equal(state_age_need(true, UINT64_MAX / 2), 511);  /* only "any age" */
-}
-
 /* X-Robots-Tag lines read for the agent given, both forms alike. */
 static void test_robots_tags(void **state)
 {
@@ -286,7 +271,6 @@ int main(void)
     cmocka_unit_test(test_robots_tags),
     cmocka_unit_test(test_page_fresh),
     cmocka_unit_test(test_page_freshness),
-    cmocka_unit_test(test_age_need),
     cmocka_unit_test(test_result_form),
     cmocka_unit_test(test_too_large),
     cmocka_unit_test(test_robots_memo),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hlfs/gw/gw_reqopt.c"
+#include "hlfs/state/pages.c"
 #include "hlfs/gw/auth.h"
 #include "hlfs/gw/gw_reqopt.h"
 #include "hlfs/state/pages.h"
@@ -172,7 +173,7 @@ static void test_variant_key(void **state)
 {
   (void)state;
   char plain[PAGE_KEY_MAX], fr[PAGE_KEY_MAX], de[PAGE_KEY_MAX], none[PAGE_KEY_MAX];
-  page_key("http://a.test/x", plain, sizeof plain);
+  page_key_owned("http://a.test/x", NULL, plain, sizeof plain);
   page_key_variant("http://a.test/x", "haccept-language:fr", NULL, fr, sizeof fr);
   page_key_variant("http://a.test/x", "haccept-language:de", NULL, de, sizeof de);
   page_key_variant("http://a.test/x", NULL, NULL, none, sizeof none);
