@@ -1,4 +1,4 @@
-/* clients/crawl*.c over a synthetic web served by a function (no gateway,
+/* clients/crawl/crawl*.c over a synthetic web served by a function (no gateway,
  * no sockets): every reachable page fetched exactly once, robots outcomes
  * and errors recorded, file types, nofollow and scope respected, exact and
  * near duplicates detected and not parsed, spider traps contained with

@@ -1,7 +1,7 @@
 /* The gateway's robots ops (hlfs/gw/gw_ops.c) without a network: how each
  * robots.txt answer becomes the record stored in Redis (status, last good
  * copy, policy state, lifetime, redirects), and the check of a URL against
- * a record. The policy table itself is tested in test_robots_policy.c. */
+ * a record. The policy table itself is tested in tests/unit/hlfs/policy/robots_policy.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

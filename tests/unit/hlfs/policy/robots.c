@@ -1,7 +1,7 @@
-/* hlfs/robots*.c: limits, line ends, the matcher against a brute-force
+/* hlfs/policy/robots*.c: limits, line ends, the matcher against a brute-force
  * reference, hostile patterns, out-of-memory, and the Google cases that
  * need generated bodies. The RFC 9309 examples and Google's public cases
- * are data: see test_robots_cases.c. */
+ * are data: see tests/unit/hlfs/policy/robots_cases.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

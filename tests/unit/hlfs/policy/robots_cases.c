@@ -1,4 +1,4 @@
-/* hlfs/robots*.c against the case files in tests/data/robots/:
+/* hlfs/policy/robots*.c against the case files in tests/data/robots/:
  * every example of RFC 9309 (rfc9309_cases.txt) and the public test cases
  * of Google's robotstxt library (google_cases.txt). The format is described
  * at the top of google_cases.txt. */
