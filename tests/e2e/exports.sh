@@ -38,17 +38,17 @@ objects() {
 # exceptions OBJECTS-FILE: "LIBRARY SYMBOL" for each symbol a library
 # object exports that no other object uses
 exceptions() {
-  local d o
-  while read -r d o; do
-    nm -u "$o" | awk -v o="$o" '{ print "U", o, $NF }'
-    [ "$d" = - ] && continue
-    nm -g --defined-only "$o" | awk -v o="$o" -v d="$d" 'NF == 3 { print "D", o, $3, d }'
-  done <"$1" |
-    awk '$1 == "U" { use[$3] = use[$3] " " $2 " "; next }
-         { def[++n] = $4 " " $3; obj[n] = $2; sym[n] = $3 }
-         END { for (i = 1; i <= n; i++) {
-                 u = use[sym[i]]; gsub(" " obj[i] " ", " ", u)
-                 if (u !~ /[^ ]/) print def[i] } }' | sort -u
+  # one nm for all the objects (-A names each line's file)
+  { awk '{ print "L", $2, $1 }' "$1"
+    awk '{ print $2 }' "$1" | xargs nm -A -u | awk '{ sub(/:.*/, "", $1); print "U", $1, $NF }'
+    awk '$1 != "-" { print $2 }' "$1" | xargs nm -A -g --defined-only |
+      awk 'NF == 3 { sub(/:.*/, "", $1); print "D", $1, $3 }'
+  } | awk '$1 == "L" { lib[$2] = $3; next }
+           $1 == "U" { use[$3] = use[$3] " " $2 " "; next }
+           { def[++n] = lib[$2] " " $3; obj[n] = $2; sym[n] = $3 }
+           END { for (i = 1; i <= n; i++) {
+                   u = use[sym[i]]; gsub(" " obj[i] " ", " ", u)
+                   if (u !~ /[^ ]/) print def[i] } }' | sort -u
 }
 
 allowed() { grep -v '^#' "$1" | awk 'NF == 2 { print $1, $2 }' | sort -u; }
