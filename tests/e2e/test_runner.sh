@@ -58,4 +58,6 @@ ok "times.tsv has its wall and CPU time" awk -F'\t' '$1 == "unit/lib/sub/x" && $
 ok "and the e2e scripts' of the earlier run" grep -q '^e2e_a	' "$times"
 runner unit lib/sub >/dev/null 2>&1
 is "$(grep -c '^unit/lib/sub/x	' "$times")" 1 "a test run again has one line, its last"
+slow=$(WPFS_ROOT=$root bash "$WPFS_ROOT/tests/tools/slowest.sh" 2 | tail -n +3 | cut -d'`' -f2 | sort | tr '\n' ' ')
+is "$slow" "e2e_a e2e_b " "tests/tools/slowest.sh: the two slowest (3 s each)"
 done_testing
