@@ -11,8 +11,8 @@
 #   make run        redis + llfs + hlfs in the foreground
 #
 # Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
-# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/focus,
-# clients/crawl, clients/gw, clients/web, clients/out, clients/base, and
+# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/loop, clients/focus,
+# clients/crawl, clients/gwclient, clients/web, clients/out, clients/base, and
 # tests/testweb are static libraries
 # (every .c file but main.c), linked in that order, most dependent first
 # (tests/e2e/layers.sh checks that no library calls one above it); a
@@ -89,7 +89,7 @@ MALLOC_PROGS := hlfs llfs
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
-           clients/cli clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base \
+           clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base \
            tests/testweb common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
@@ -171,7 +171,7 @@ $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 # across a boundary it should not cross fails to link. (Tests and
 # benchmarks link them all.) A program is linked again when the link flags
 # change (build/pkg.mk, remade with the Makefile).
-CRAWLER_LIBS    := clients/crawl clients/gw clients/web clients/out clients/base common
+CRAWLER_LIBS    := clients/loop clients/crawl clients/gwclient clients/web clients/out clients/base common
 LIBS_llfs       := llfs api common
 LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
 LIBS_wpfs-url   := common
@@ -180,8 +180,8 @@ LIBS_testweb    := tests/testweb common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
-LIBS_wpfs       := clients/cli common
-LIBS_wpfs-refresh := clients/refresh clients/gw clients/web clients/out clients/base common
+LIBS_wpfs       := clients/cli clients/gwclient clients/base common
+LIBS_wpfs-refresh := clients/refresh clients/loop clients/gwclient clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
 define PROG_RULE
@@ -200,9 +200,15 @@ $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
 
-$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
+# The integration programs' shared set-up (tests/integ/fixture/: the loop,
+# a Redis store, the state, the scheduler's fake fetch, a fetcher, testweb
+# and dnsmasq seen from the test): a library of its own, linked before
+# the product's.
+ITEST_FX := $(OBJ)/libtests/integ/fixture.a
+$(eval $(call LIB_RULE,tests/integ/fixture))
+$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(ITEST_FX) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ITEST_FX) $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)

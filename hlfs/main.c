@@ -25,6 +25,7 @@
 #include "hlfs/sched/sched_follow.h"
 
 struct hlfs_cfg {
+  long   addr_max_conns, addr_min_gap_ms;
   double backoff_base_ms, backoff_max_ms, backoff_jitter;
   long   budget;
   char  *cache_redis;
@@ -96,6 +97,11 @@ struct hlfs_cfg {
 
 #define OFF(f) offsetof(struct hlfs_cfg, f)
 static const struct cfg_key hlfs_keys[] = {
+  { "addr_max_conns", CFG_INT, OFF(addr_max_conns), "0", 0, 10000, NULL,
+    "fetches at once to one IP address, all its hosts together (shared hosting), on top of "
+    "each site's delay and one connection; the fetch is pinned to that address (0: no limit)" },
+  { "addr_min_gap_ms", CFG_MSEC, OFF(addr_min_gap_ms), "0", 0, 600000, NULL,
+    "least time between two fetches' starts at one IP address, all its hosts together (0: none)" },
   { "backoff_base_ms", CFG_DOUBLE, OFF(backoff_base_ms), "2000", 0, 3.6e6, NULL,
     "first delay after a connection error or 5xx, doubled per error" },
   { "backoff_jitter", CFG_DOUBLE, OFF(backoff_jitter), "0.5", 0, 1, NULL,
@@ -514,6 +520,9 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
     .metrics_client_names = p->cfg.metrics_client_names,
     .client_headers = &p->client_headers,
+    .addr_max_conns = (unsigned)p->cfg.addr_max_conns,
+    .addr_min_gap_ms = (uint32_t)p->cfg.addr_min_gap_ms,
+    .addr_lease_ms = (uint32_t)p->cfg.lease_ms,
   };
   char herr[160];
   if(reqopt_allow_parse(p->cfg.client_headers, &p->client_headers, herr, sizeof herr)) {

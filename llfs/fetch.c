@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "common/str.h"
 #include "llfs/fetch_int.h"
+#include "llfs/proxy.h"
 
 static const char *const job_st_names[] = {
 #define X(s) #s,
@@ -40,11 +41,12 @@ static void fetch_publish(struct fetcher *f)
   atomic_store_explicit(&f->n_held, f->held.n, memory_order_relaxed);
 }
 
+CLIST_FUNCS(jl, job_list, struct fetch_job, prev, next)
+
 void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   CHECK(!j->on);
-  DLT_PUSH_BACK(l->first, l->last, j, prev, next);
-  l->n++;
+  jl_push_back(l, j);
   j->on = l;
   fetch_publish(j->f);
 }
@@ -53,10 +55,9 @@ void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_j
 {
   CHECK(!j->on);
   if(after)
-    DLT_INSERT_AFTER(l->first, l->last, after, j, prev, next);
+    jl_insert_after(l, after, j);
   else
-    DLT_PUSH_FRONT(l->first, l->last, j, prev, next);
-  l->n++;
+    jl_push_front(l, j);
   j->on = l;
   fetch_publish(j->f);
 }
@@ -65,8 +66,7 @@ void job_list_remove(struct fetch_job *j)
 {
   struct job_list *l = j->on;
   CHECK(l);
-  DLT_UNLINK(l->first, l->last, j, prev, next);
-  l->n--;
+  jl_remove(l, j);
   j->on = NULL;
   fetch_publish(j->f);
   if(l == &j->f->active)        /* the slot or place it took (fetch_slots.c) */
@@ -440,6 +440,7 @@ static int fetch_copy_cfg(struct fetch_cfg *dst, const struct fetch_cfg *src)
   int rc = fetch_copy_str(&dst->allow_cidrs, src->allow_cidrs);
   rc |= fetch_copy_str(&dst->dns_servers, src->dns_servers);
   rc |= fetch_copy_str(&dst->tls_ca_file, src->tls_ca_file);
+  rc |= fetch_copy_str(&dst->proxy, src->proxy);
   rc |= fetch_copy_str(&dst->user_agent, src->user_agent ? src->user_agent : "wpfs-llfs");
   return rc;
 }
@@ -449,6 +450,7 @@ static void fetch_free_cfg(struct fetch_cfg *c)
   mem_free(c->allow_cidrs);
   mem_free(c->dns_servers);
   mem_free(c->tls_ca_file);
+  mem_free(c->proxy);
   mem_free(c->user_agent);
   memset(c, 0, sizeof *c);
 }
@@ -542,6 +544,7 @@ struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
   fetch_slots_join(f);
   f->dns = sh ? dns_new_shared(loop, sh->dns, err, errlen) : fetch_dns_new(f, err, errlen);
   if(!(f->guard = guard_new(f->cfg.allow_cidrs, err, errlen)) || !f->dns ||
+     (f->cfg.proxy && *f->cfg.proxy && !(f->proxy = fetch_proxy_new(f->cfg.proxy, err, errlen))) ||
      fetch_curl_init(f, err, errlen) || fetch_hold_init(f, err, errlen)) {
     fetcher_teardown(f);
     return NULL;
@@ -599,6 +602,7 @@ static void fetcher_teardown(struct fetcher *f)
   fetch_hold_fini(f);
   dns_free(&f->dns);
   guard_free(&f->guard);
+  fetch_proxy_free(&f->proxy);
   uv_close((uv_handle_t *)&f->kick, fetch_handle_closed);
   uv_close((uv_handle_t *)&f->stop_timer, fetch_handle_closed);
 }

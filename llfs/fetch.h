@@ -58,6 +58,7 @@ struct fetch_cfg {
   long   max_host_connections; /* per host:port */
   long   max_in_flight;
   long   max_queue;
+  char  *proxy;                /* NULL or "": direct; else every connection goes there */
   long   timeout_ms;           /* total, from fetch_start to the last byte */
   char  *tls_ca_file;          /* NULL: the system store */
   char  *user_agent;
@@ -105,6 +106,8 @@ struct fetch_cfg {
     "fetches resolving or transferring at once (all llfs workers together)" },                                        \
   { "max_queue", CFG_INT, FETCH_CFG_OFF(base, max_queue), "10000", 0, 10000000, NULL,     \
     "fetches waiting for a slot (all llfs workers together); beyond: overloaded" },              \
+  { "proxy", CFG_STR, FETCH_CFG_OFF(base, proxy), NULL, 1, 0, NULL,                       \
+    "outgoing proxy, http://, https:// or socks5://HOST:PORT (targets still pass the guard)" }, \
   { "timeout_ms", CFG_MSEC, FETCH_CFG_OFF(base, timeout_ms), "30s", 1, 600000, NULL,      \
     "total time of one fetch: default and maximum per request" },                         \
   { "tls_ca_file", CFG_STR, FETCH_CFG_OFF(base, tls_ca_file), NULL, 1, 0, NULL,           \

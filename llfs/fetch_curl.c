@@ -13,6 +13,7 @@
 #include "common/mem.h"
 #include "common/str.h"
 #include "llfs/fetch_int.h"
+#include "llfs/proxy.h"
 
 /* ---- the multi handle ---- */
 
@@ -166,6 +167,14 @@ static int fc_on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_o
   return 0;
 }
 
+/* Through a proxy, every socket goes to the proxy; the target's address
+ * passed the guard before it was named to the proxy (fc_connect_to). */
+static enum guard_verdict fc_proxy_verdict(const struct fetcher *f, int family,
+                                           const unsigned char *b)
+{
+  return fetch_proxy_is(f->proxy, family, b) ? GUARD_OK : GUARD_NOT_PROXY;
+}
+
 /* The last gate before connect(2): whatever address libcurl is about to
  * use goes through the guard again, so nothing but a checked address is
  * ever contacted, even if a pin were bypassed. */
@@ -178,7 +187,8 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
     b = (const unsigned char *)&((const struct sockaddr_in *)(const void *)&a->addr)->sin_addr;
   else if(a->family == AF_INET6)
     b = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)&a->addr)->sin6_addr;
-  enum guard_verdict v = b ? guard_check(j->f->guard, a->family, b) : GUARD_BAD_FAMILY;
+  enum guard_verdict v = !b ? GUARD_BAD_FAMILY : j->f->proxy ? fc_proxy_verdict(j->f, a->family, b)
+                                                             : guard_check(j->f->guard, a->family, b);
   if(v != GUARD_OK) {
     j->sock_blocked = v;
     return CURL_SOCKET_BAD;
@@ -235,6 +245,46 @@ static enum outcome fc_map_curle(const struct fetch_job *j, CURLcode rc, long os
   }
 }
 
+/* A failure through a proxy is the site's only when the proxy says the
+ * site failed (a CONNECT answered 500, 502, 503 or 504 — tinyproxy says
+ * 500, squid 503, for a site that refuses — or a SOCKS reply naming the
+ * target); a proxy that cannot be reached or refuses the tunnel is the
+ * fetcher's (proxy_error: retried without blaming the site). */
+static enum outcome fc_map_proxied(const struct fetch_job *j, CURLcode rc, long os_errno)
+{
+  long code = 0, px = 0;
+  curl_easy_getinfo(j->easy, CURLINFO_HTTP_CONNECTCODE, &code);
+  curl_easy_getinfo(j->easy, CURLINFO_PROXY_ERROR, &px);
+  if(rc == CURLE_COULDNT_RESOLVE_PROXY)
+    return OUTCOME_PROXY_ERROR;
+  if(code == 500 || code == 502 || code == 503)
+    return OUTCOME_CONNECT_ERROR;
+  if(code == 504)
+    return OUTCOME_CONNECT_TIMEOUT;
+  if(code && code != 200)
+    return OUTCOME_PROXY_ERROR;
+  switch(px) {
+  case CURLPX_REPLY_CONNECTION_REFUSED: return OUTCOME_CONNECT_REFUSED;
+  case CURLPX_REPLY_HOST_UNREACHABLE:
+  case CURLPX_REPLY_NETWORK_UNREACHABLE: return OUTCOME_CONNECT_ERROR;
+  case CURLPX_REPLY_TTL_EXPIRED: return OUTCOME_CONNECT_TIMEOUT;
+  case CURLPX_OK: break;
+  default: return OUTCOME_PROXY_ERROR;
+  }
+  if(code)
+    return fc_map_curle(j, rc, os_errno);  /* the tunnel stood: the site's */
+  if(rc == CURLE_COULDNT_CONNECT)
+    return OUTCOME_PROXY_ERROR;             /* the proxy is not there */
+  if(rc == CURLE_OPERATION_TIMEDOUT) {
+    /* Connected to the proxy, no answer to CONNECT: it is still dialling
+     * the site. Not connected: the proxy is not answering. */
+    curl_off_t us = 0;
+    curl_easy_getinfo(j->easy, CURLINFO_CONNECT_TIME_T, &us);
+    return us ? OUTCOME_CONNECT_TIMEOUT : OUTCOME_PROXY_ERROR;
+  }
+  return fc_map_curle(j, rc, os_errno);
+}
+
 static enum outcome fc_outcome(struct fetch_job *j, CURLcode rc)
 {
   long os_errno = 0;
@@ -250,6 +300,8 @@ static enum outcome fc_outcome(struct fetch_job *j, CURLcode rc)
   case OVER_NONE:    break;
   }
   curl_easy_getinfo(j->easy, CURLINFO_OS_ERRNO, &os_errno);
+  if(j->f->proxy && rc != CURLE_OK)
+    return fc_map_proxied(j, rc, os_errno);
   return fc_map_curle(j, rc, os_errno);
 }
 
@@ -297,9 +349,11 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_RESPONSE_CODE, &r->status);
   curl_easy_getinfo(j->easy, CURLINFO_HTTP_VERSION, &v);
   r->http_version = r->status ? fc_http_version(v) : 0;
-  if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
+  /* Through a proxy, libcurl's peer is the proxy: the result keeps the
+   * target's address the guard allowed. */
+  if(!j->f->proxy && curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
     str_copy(r->addr, sizeof r->addr, s);
-  if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
+  if(!j->f->proxy && curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
     r->port = (unsigned)v;
   s = NULL;
   if(r->status / 100 == 3 && curl_easy_getinfo(j->easy, CURLINFO_REDIRECT_URL, &s) == CURLE_OK &&
@@ -355,7 +409,10 @@ static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
   const char *ip = j->res.addr;   /* formatted by the caller */
   unsigned char lit[sizeof(struct in6_addr)];
   bool v6 = a->family == AF_INET6;
-  j->resolve = !(inet_pton(AF_INET, j->u.host, lit) == 1 || inet_pton(AF_INET6, j->u.host, lit) == 1);
+  /* Through a proxy CONNECT_TO names the address in the proxy's CONNECT
+   * (or SOCKS request); RESOLVE would have it resolve the name itself. */
+  j->resolve = !j->f->proxy &&
+               !(inet_pton(AF_INET, j->u.host, lit) == 1 || inet_pton(AF_INET6, j->u.host, lit) == 1);
   int n = j->resolve
     ? snprintf(line, sizeof line, "+%s:%u:%s%s%s", j->u.host, j->u.port, v6 ? "[" : "", ip, v6 ? "]" : "")
     : snprintf(line, sizeof line, "::%s%s%s:%u", v6 ? "[" : "", ip, v6 ? "]" : "", j->u.port);
@@ -378,6 +435,23 @@ static void fc_limits(struct fetch_job *j)
   job_rearm(j, (uint64_t)left + 2000);
 }
 
+/* No proxy: "" makes libcurl ignore the *_proxy variables of the
+ * environment. A proxy: HTTP ones tunnel every fetch, plain http too, so
+ * that the proxy is told an address, never a name to resolve. */
+static CURLcode fc_proxy_setup(struct fetcher *f, CURL *e)
+{
+  if(!f->proxy)
+    return curl_easy_setopt(e, CURLOPT_PROXY, "");
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_PROXY, f->cfg.proxy);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_HTTPPROXYTUNNEL, fetch_proxy_tunnels(f->proxy) ? 1L : 0L);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+  if(!rc && f->cfg.tls_ca_file)
+    rc = curl_easy_setopt(e, CURLOPT_PROXY_CAINFO, f->cfg.tls_ca_file);
+  return rc;
+}
+
 /* What is the same for every fetch, set once per handle: a kept handle is
  * not reset between fetches (curl_easy_reset and setting all of this
  * again cost more than a tenth of libcurl's work per fetch). */
@@ -386,7 +460,7 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
   const struct fetch_cfg *c = &f->cfg;
   CURLcode rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   if(!rc)
-    rc = curl_easy_setopt(e, CURLOPT_PROXY, "");   /* ignore *_proxy variables */
+    rc = fc_proxy_setup(f, e);
   if(!rc)
     rc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
   if(!rc && c->tls_ca_file)

@@ -10,6 +10,7 @@
 
 #include "common/err.h"
 #include "common/hrtimer.h"
+#include "common/list.h"
 #include "llfs/fetch.h"
 #include "common/log.h"
 
@@ -28,10 +29,7 @@ enum job_st {
 /* Why a transfer was cut short by our own callbacks. */
 enum job_over { OVER_NONE, OVER_HEADER, OVER_RAW, OVER_DECODED, OVER_NOMEM };
 
-struct job_list {
-  struct fetch_job *first, *last;
-  size_t n;
-};
+CLIST_HEAD(job_list, struct fetch_job);
 
 /* Fetches running and waiting, against their limits (fetch_slots.c). */
 struct fetch_slots {
@@ -101,6 +99,7 @@ struct fetcher {
   struct fetch_cfg  cfg;          /* strings owned */
   struct dns       *dns;
   struct guard     *guard;
+  struct fetch_proxy *proxy;      /* NULL: connections go to the targets */
   CURLM            *multi;
   CURLSH           *share;        /* f->shared's, or the fetcher's own */
   struct fetch_shared *shared;    /* NULL: nothing shared */

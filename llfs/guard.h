@@ -30,7 +30,8 @@
   X(UNIQUE_LOCAL,   unique_local,   "IPv6 unique local (fc00::/7)")    \
   X(SITE_LOCAL,     site_local,     "IPv6 site-local (deprecated)")    \
   X(TUNNEL,         tunnel,         "tunnel or translation prefix")    \
-  X(BAD_FAMILY,     bad_family,     "not an IPv4 or IPv6 address")
+  X(BAD_FAMILY,     bad_family,     "not an IPv4 or IPv6 address")     \
+  X(NOT_PROXY,      not_proxy,      "not the configured proxy")
 
 enum guard_verdict {
 #define X(e, name, txt) GUARD_##e,

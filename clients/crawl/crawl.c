@@ -1,3 +1,5 @@
+#include "clients/crawl/crawl.h"
+
 #include "clients/crawl/crawl_int.h"
 
 #include <errno.h>
@@ -43,18 +45,6 @@ struct crawl_opts crawl_opts_default(void)
   o.warc_prefix = "wpfs-discover";
   o.software = "wpfs-discover";
   return o;
-}
-
-char *crawl_path(const char *dir, const char *name)
-{
-  size_t a = strlen(dir), b = strlen(name);
-  char *p = mem_alloc(a + b + 2);
-  if(p) {
-    memcpy(p, dir, a);
-    p[a] = '/';
-    memcpy(p + a + 1, name, b + 1);
-  }
-  return p;
 }
 
 static crawl_err make_dir(const char *p)
@@ -110,7 +100,7 @@ static crawl_err crawl_modules(struct crawl *c)
   struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host, c->frontier_dir, c->wq,
                               c->o.frontier_seg_bytes, c->o.scorer != NULL };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
-                          crawl_links_on_new, c, c->wq };
+                          crawl_admit_on_new, c, c->wq };
   if(!e)
     e = linkfilter_open(&lo, &c->lf);
   if(!e)
@@ -201,7 +191,7 @@ static crawl_err canon(const struct crawl *c, const char *url, char **out)
   return ue == URL_OK ? CRAWL_OK : ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
 }
 
-/* What crawl_links_one did with a seed, from the counters it moved. */
+/* What crawl_admit_one did with a seed, from the counters it moved. */
 struct seed_mark {
   uint64_t new, known, invalid, drop[DROP__LAST];
 };
@@ -257,7 +247,7 @@ crawl_err crawl_seed(struct crawl *c, const char *url, const char **refused)
   if(!e && c->o.scorer && c->o.scorer->seed)
     c->o.scorer->seed(c->o.scorer->arg, u, &sc);
   if(!e)
-    e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1, &sc);
+    e = crawl_admit_one(c, u, 0, 0, FRONTIER_LEVELS - 1, &sc);
   const char *why = seed_fate(c, &m);
   if(!e && why)
     seed_refuse(c, why, refused);
@@ -277,7 +267,7 @@ crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsign
   char *u = NULL;
   crawl_err e = canon(c, url, &u);
   if(!e)
-    e = crawl_links_one(c, u, depth, 0, level, NULL);
+    e = crawl_admit_one(c, u, depth, 0, level, NULL);
   mem_free(u);
   return e ? e : c->err;
 }
@@ -287,11 +277,7 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
   char *u = NULL;
   crawl_err e = canon(c, url, &u);
   if(!e)
-    e = fpset_add(&c->sitemaps, hash_fp64(u, strlen(u)), NULL);
-  if(e == CRAWL_ERR_FULL)
-    e = CRAWL_OK;  /* then read as a page: its <loc>s are not followed */
-  if(!e)
-    e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2, NULL);
+    e = crawl_admit_sitemap(c, u);
   mem_free(u);
   return e ? e : c->err;
 }
@@ -319,11 +305,17 @@ static size_t page_room(struct crawl *c, size_t max)
 
 size_t crawl_poll(struct crawl *c)
 {
-  size_t n = wq_reap(c->wq);
-  crawl_err e = wq_error(c->wq);
-  if(e && !c->err)
-    c->err = e;
-  return n;
+  return crawl_out_poll(c);
+}
+
+crawl_err crawl_fence(struct crawl *c, crawl_fence_fn *fn, void *arg)
+{
+  return crawl_out_fence(c, fn, arg);
+}
+
+crawl_err crawl_checkpoint(struct crawl *c)
+{
+  return crawl_ckpt_take(c);
 }
 
 void crawl_hold(struct crawl *c) { wq_hold(c->wq); }
@@ -394,7 +386,7 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
   /* The entry goes last: r->url (and own's meta) may be the frontier's. */
   struct frontier_score own;
   bool scored = c->o.scorer && frontier_score_of(c->fr, fp, &own);
-  crawl_err e = crawl_page(c, r, depth, scored ? &own : NULL);
+  crawl_err e = crawl_visit(c, r, depth, scored ? &own : NULL);
   frontier_done(c->fr, fp, NULL);
   return e ? e : c->err;
 }
@@ -615,5 +607,5 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_paths(c, out);
   if(!e)
     e = buf_addc(out, '}');
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }

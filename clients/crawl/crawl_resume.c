@@ -114,9 +114,9 @@ static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
     c->o.scorer->save(c->o.scorer->arg, ck);
 }
 
-crawl_err crawl_checkpoint(struct crawl *c)
+crawl_err crawl_ckpt_take(struct crawl *c)
 {
-  crawl_poll(c);
+  crawl_out_poll(c);
   if(c->err)
     return c->err;
   struct ckpt_job *cj = mem_calloc(1, sizeof *cj);
@@ -210,7 +210,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   /* The content-seen index learns the original's record as it was written. */
   unsigned char raw[WARC_ID_RAW];
   c->replay_id = warc_id_parse(id, raw) ? raw : NULL;
-  e = crawl_page(c, &r, rec->depth, own);
+  e = crawl_visit(c, &r, rec->depth, own);
   c->replay_id = NULL;
   mem_free(ctype);
   mem_free(id);
@@ -260,14 +260,21 @@ static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec,
   }
   const char *cause = rec->cause;
   if(!cause && !crawl_outcome_http(rec->outcome))
-    cause = rec->outcome ? rec->outcome : "error";  /* as crawl_page names it */
+    cause = rec->outcome ? rec->outcome : "error";  /* as crawl_page_read names it */
   crawl_page_count(c, rec->outcome, rec->status, cause);
   c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
   c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
-  /* As crawl_page does for any HTTP answer. */
+  /* As crawl_page_read does for any HTTP answer. */
   bool http = crawl_outcome_http(rec->outcome) && rec->status > 0;
   c->st.seeds_fetched += http && rec->depth == 0 && rec->status >= 200 && rec->status < 400;
-  return http ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
+  if(!http)
+    return CRAWL_OK;
+  struct crawl_found f = { 0 };
+  e = crawl_links_ascend(c, rec->url, rec->depth, &f);
+  if(!e)
+    e = crawl_admit(c, &f);
+  crawl_found_free(&f);
+  return e;
 }
 
 static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "clients/crawl/crawl.h"
-#include "clients/crawl/crawler.h"
-#include "clients/crawl/discover.h"
-#include "clients/crawl/seeds.h"
+#include "clients/loop/crawler.h"
+#include "clients/loop/crawl_loop.h"
+#include "clients/loop/seeds.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -110,9 +110,9 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   return linkfilter_scope_parse(d->scope, &o->scope);
 }
 
-static void fill_discover(const struct dopts *d, struct discover_opts *o)
+static void fill_discover(const struct dopts *d, struct crawl_loop_opts *o)
 {
-  *o = discover_opts_default();
+  *o = crawl_loop_opts_default();
   crawler_fill_loop(&d->c, "wpfs-discover/0.1", o);
   o->batch_max = (unsigned)d->batch;
   o->window = (unsigned)d->window;
@@ -132,7 +132,7 @@ static int usage_check(const struct dopts *d)
 static int crawl_main(const struct dopts *d)
 {
   struct crawl_opts co;
-  struct discover_opts dop;
+  struct crawl_loop_opts dop;
   if(!fill_crawl(d, &co)) {
     fprintf(stderr, "wpfs-discover: --scope is host, domain or any\n");
     return 1;
@@ -144,9 +144,9 @@ static int crawl_main(const struct dopts *d)
     return rc;
   int nseeds;
   if(d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
-    rc = DISCOVER_EXIT_LOCAL;
+    rc = CRAWL_LOOP_EXIT_LOCAL;
   if(!rc)
-    rc = discover_run(c, &dop, stdout);
+    rc = crawl_loop_run(c, &dop, stdout);
   crawl_close(&c);
   return rc;
 }

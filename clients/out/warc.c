@@ -189,7 +189,7 @@ static crawl_err http_head(const struct warc_page *p, struct buf *b)
     e = head_header(b, &p->headers[i]);
   if(!e)
     e = buf_addf(b, "Content-Length: %zu\r\n\r\n", p->body_len);
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 /* ---- Files ---------------------------------------------------------------- */
@@ -341,7 +341,7 @@ void warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes, unsig
 static crawl_err rec_add(struct warc *w, const void *p, size_t n)
 {
   cm_err e = buf_add(&w->raw, p, n);
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 static crawl_err rec_begin(struct warc *w, struct warc_loc *loc)
@@ -486,7 +486,7 @@ struct rec {
 
 static crawl_err cm_crawl(cm_err e)
 {
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 /* What the gateway's result tells of its request: the method (it fetches

@@ -13,6 +13,7 @@
 #include "clients/base/tally.h"
 #include "clients/base/fpmap.h"
 #include "clients/refresh/model.h"
+#include "common/heap.h"
 
 #define RF_OBS_MAX 16
 #define RF_EXPLORE_Z 2.0    /* a given-up page is explored while its rate two sd (of its
@@ -52,7 +53,7 @@ struct rf_page {
   bool     retired, outstanding;
   bool     lm_bad;     /* its Last-Modified contradicted its content once */
   bool     explore;    /* its visit rate is an exploration floor */
-  size_t   heap_at;
+  struct heap_node due;  /* in the heap by due_ms (not when retired) */
 };
 
 struct rf_pages {
@@ -62,8 +63,7 @@ struct rf_pages {
   struct fpmap    by_site;     /* hash of the URL's host -> site number */
   uint32_t        nsites;
   double          typical;     /* the typical rate of the estimated pages */
-  size_t         *heap;        /* indices of pages not retired, by due_ms */
-  size_t          nheap;
+  struct heap     heap;        /* pages not retired, by due_ms (rf_page.due) */
   unsigned        gone_after;  /* 404/410 in a row that retire a page */
   double          max_interval_s;  /* no page waits longer */
 };

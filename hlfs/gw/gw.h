@@ -57,6 +57,9 @@ struct gw_cfg {
   unsigned    budget;                 /* this replica's, at most */
   bool        metrics_client_names;   /* the per-client families in /metrics too */
   const struct reqopt_allow *client_headers;  /* headers a request may carry (gw_reqopt.h) */
+  unsigned    addr_max_conns;         /* fetches at once to one address, all hosts (0: no limit) */
+  uint32_t    addr_min_gap_ms;        /* between two fetches' starts at one address */
+  uint32_t    addr_lease_ms;          /* a slot lapses after (the site lease) */
 };
 
 /* Who a request fetches as: the User-Agent sent and the product token

@@ -16,6 +16,7 @@
 #include "hlfs/policy/robots_memo.h"
 #include "hlfs/policy/rules_cache.h"
 #include "hlfs/sched/sched.h"
+#include "hlfs/state/state.h"
 #include "llfs/outcome.h"
 
 #define GW_FETCH_MAGIC 0x6f37c4a1u
@@ -37,6 +38,9 @@ struct gw_fetch {
   bool revalidating;  /* conditional headers sent: a 304 refreshes the copy */
   bool touching;      /* the store call is page_touch (a 304), not page_put */
   struct gw_hold *hold;  /* the page held while the page cache is down */
+  char addr[64];      /* the address the fetch dials, when gated (--addr-max-conns) */
+  char tok[80];       /* the slot's holder: the request id (the job may be gone first) */
+  bool addr_held;     /* a slot of addr is ours: given back when the fetch ends */
 };
 
 /* A page the page cache could not take (it is down, or failing over):
@@ -80,6 +84,8 @@ static void hold_end(struct gw_fetch *f)
 
 static void fetch_free(struct gw_fetch *f)
 {
+  if(f->addr_held)
+    state_addr_give(f->g->st, f->addr, f->tok);
   hold_end(f);
   mem_free(f->strs);
   f->magic = 0;
@@ -136,6 +142,7 @@ static void fetch_finish(struct gw_fetch *f)
 }
 
 static bool hold_page(struct gw_fetch *f, const struct page *p);
+static void fetch_refused(struct gw_fetch *f);
 static bool hold_again(struct gw_fetch *f);
 
 /* A put that failed after it was sent (the page cache went down with it
@@ -361,7 +368,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
   int kept = fetch_keep(f, in->url);
   mem_free(target);
   if(kept) {
-    f->out.outcome = "no_memory";
+    f->out.outcome = outcome_contact[OUTCOME_NOMEM].name;  /* no_memory, from its row */
     f->out.error = f->out.retry_after = f->out.date = f->out.location = NULL;
     fetch_finish(f);
     return;
@@ -399,7 +406,8 @@ static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
     n += reqopt_headers(in->opts, hbuf, sizeof hbuf, hdrs + n, REQOPT_HEADERS_MAX);
   struct llfs_client_req r = { .url = in->url, .headers = hdrs, .nheaders = n,
                                .head = page && reqopt_head(in->opts),
-                               .req_id = in->rid, .not_before_us = in->not_before_us };
+                               .req_id = in->rid, .not_before_us = in->not_before_us,
+                               .pin = f->addr[0] ? f->addr : NULL };
   return llfs_client_fetch(f->g->llfs, &r, fetch_answer, f, &f->lj);
 }
 
@@ -455,6 +463,81 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
     fetch_refused(f);
 }
 
+/* The fetch proper, once its address (if gated) has a slot: the page
+ * cache first for a page, else the fetcher. */
+static int fetch_begin(struct gw_fetch *f)
+{
+  struct sched_job_info *in = sched_job_info(f->job);
+  if(in->kind == SCHED_PAGE && page_get(f->g->pages, f->key, fetch_cached, f) == STORE_OK)
+    return 0;
+  return fetch_go(f, NULL, 0);
+}
+
+/* The least wait when every slot of an address is held (lua_addr waits
+ * the share of the requests before, measured); each try is a claim and a
+ * give-back. */
+#define GW_ADDR_BUSY_MS 20
+
+/* ---- politeness per address (--addr-max-conns, --addr-min-gap-ms) ---- */
+
+/* The hosts of one address share its slots (hlfs/state/lua/addr.lua): the
+ * fetcher resolves the host (its DNS cache), the address gets a slot in
+ * Redis, and the fetch is pinned to that address so it dials no other.
+ * A host the fetcher cannot resolve goes ungated: the fetch then ends with
+ * the fetcher's own outcome (dns_nxdomain, blocked_address...). All slots
+ * held: the claim goes back and the site rests until the address may have
+ * one (sched_job_deferred), its attempts untouched. */
+static void gate_go(struct gw_fetch *f)
+{
+  if(fetch_begin(f))
+    fetch_refused(f);
+}
+
+static void gate_taken(void *arg, store_err err, uint32_t wait_ms)
+{
+  struct gw_fetch *f = arg;
+  f->addr_held = !err && !wait_ms;
+  if(f->cancelled) {
+    fetch_free(f);
+  } else if(!err && wait_ms) {
+    struct sched_job *job = f->job;
+    sched_job_info(job)->user = NULL;
+    fetch_free(f);
+    sched_job_deferred(job, wait_ms);
+  } else {
+    gate_go(f);  /* a slot, or Redis failing: the claim's own writes will tell */
+  }
+}
+
+static void gate_resolved(void *arg, const char *addr)
+{
+  struct gw_fetch *f = arg;
+  struct gw *g = f->g;
+  const struct state_addr_limit lim = { g->cfg.addr_max_conns ? g->cfg.addr_max_conns : 1000000,
+                                        g->cfg.addr_min_gap_ms,
+                                        g->cfg.addr_lease_ms, GW_ADDR_BUSY_MS };
+  if(f->cancelled) {
+    fetch_free(f);
+    return;
+  }
+  if(!addr || strlen(addr) >= sizeof f->addr) {
+    gate_go(f);
+    return;
+  }
+  snprintf(f->addr, sizeof f->addr, "%s", addr);
+  snprintf(f->tok, sizeof f->tok, "%s", sched_job_info(f->job)->rid);
+  if(state_addr_take(g->st, f->addr, f->tok, &lim, gate_taken, f))
+    gate_go(f);
+}
+
+static int gate_begin(struct gw_fetch *f)
+{
+  struct url_parts p;
+  if(url_split(sched_job_info(f->job)->url, &p) != URL_OK)
+    return fetch_begin(f);
+  return llfs_client_resolve(f->g->llfs, p.host, gate_resolved, f);
+}
+
 static int ops_start(void *arg, struct sched_job *job)
 {
   struct gw *g = arg;
@@ -468,11 +551,7 @@ static int ops_start(void *arg, struct sched_job *job)
   in->user = f;
   page_key_variant(in->url, reqopt_variant(in->opts), fetch_owner(g, in->client), f->key,
                    sizeof f->key);
-  if(in->kind == SCHED_PAGE) {
-    if(page_get(g->pages, f->key, fetch_cached, f) == STORE_OK)
-      return 0;
-  }
-  if(fetch_go(f, NULL, 0)) {
+  if(g->cfg.addr_max_conns || g->cfg.addr_min_gap_ms ? gate_begin(f) : fetch_begin(f)) {
     in->user = NULL;
     fetch_free(f);
     return -1;

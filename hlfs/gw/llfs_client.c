@@ -412,6 +412,10 @@ static cm_err job_body(struct buf *b, const struct llfs_client_req *r, uint64_t 
     buf_addf(b, ",\"hold_us\":%llu", (unsigned long long)hold_us);
   if(r->head)
     buf_adds(b, ",\"method\":\"HEAD\"");
+  if(r->pin) {
+    buf_adds(b, ",\"pin_address\":");
+    buf_add_json_str(b, r->pin, strlen(r->pin));
+  }
   if(r->timeout_ms > 0)
     buf_addf(b, ",\"timeout_ms\":%ld", r->timeout_ms);
   if(r->nheaders) {

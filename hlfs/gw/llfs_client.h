@@ -77,6 +77,7 @@ struct llfs_client_req {
   const char        *req_id;      /* X-Request-Id, carried into its logs */
   uint64_t           not_before_us;  /* monotonic: the fetcher holds the request
                                         until then (its hold_us); 0: none */
+  const char        *pin;         /* the address to dial (its pin_address), or NULL */
 };
 
 struct llfs_client;

@@ -1,41 +1,30 @@
-/* Pages just fetched by this replica, by page key, on common/lru.h. See
+/* Pages just fetched by this replica, by page key, on common/cache.h. See
  * page_fresh.h. */
 #include "hlfs/gw/page_fresh.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/err.h"
-#include "common/hash.h"
-#include "common/lru.h"
+#include "common/cache.h"
 #include "common/mem.h"
 
 struct pf_ent {
-  struct lru_node node;  /* bytes: the whole allocation */
-  struct page     p;     /* its strings and body in the same allocation */
-  const char     *key, *rid;
+  struct cache_ent ce;   /* first (cache.h); bytes: the whole allocation */
+  struct page      p;    /* its strings and body in the same allocation */
+  const char      *rid;
 };
 
 struct page_fresh {
-  struct lru lru;
-  size_t     max_bytes;
-  struct page_fresh_stats st;
+  struct cache c;
+  uint64_t     hits;
 };
 
 struct page_fresh *page_fresh_new(size_t max_bytes)
 {
   struct page_fresh *f = xalloc(sizeof *f);
-  size_t buckets = max_bytes / 8192;
-  f->max_bytes = max_bytes;
-  f->st = (struct page_fresh_stats){ 0 };
-  CHECK(lru_init(&f->lru, buckets < 1024 ? 1024 : buckets) == 0);  /* set-up memory */
+  cache_init(&f->c, max_bytes, 8192);
+  f->hits = 0;
   return f;
-}
-
-static void pf_remove(struct page_fresh *f, struct pf_ent *e)
-{
-  lru_remove(&f->lru, &e->node);
-  mem_free(e);
 }
 
 void page_fresh_free(struct page_fresh **fp)
@@ -44,29 +33,13 @@ void page_fresh_free(struct page_fresh **fp)
   if(!f)
     return;
   *fp = NULL;
-  while(f->lru.head)
-    pf_remove(f, LRU_ENTRY(f->lru.head, struct pf_ent, node));
-  lru_fini(&f->lru);
+  cache_fini(&f->c);
   free(f);  /* xalloc: set-up memory */
-}
-
-static bool pf_eq(const struct lru_node *n, const void *key)
-{
-  return !strcmp(LRU_ENTRY(n, const struct pf_ent, node)->key, key);
-}
-
-static struct pf_ent *pf_find(const struct page_fresh *f, const char *key)
-{
-  struct lru_node *n = f->max_bytes ? lru_find(&f->lru, hash_fp64(key, strlen(key)), pf_eq, key)
-                                    : NULL;
-  return n ? LRU_ENTRY(n, struct pf_ent, node) : NULL;
 }
 
 void page_fresh_drop(struct page_fresh *f, const char *key)
 {
-  struct pf_ent *e = pf_find(f, key);
-  if(e)
-    pf_remove(f, e);
+  cache_drop(&f->c, key);
 }
 
 /* Copy n bytes of s and a NUL to *at, advancing it; NULL stays NULL. */
@@ -93,8 +66,8 @@ static struct pf_ent *pf_make(const char *key, const char *rid, const struct pag
   if(!e)
     return NULL;
   char *at = (char *)(e + 1);
-  *e = (struct pf_ent){ .node = { .h = hash_fp64(key, len[0]), .bytes = bytes }, .p = *p };
-  e->key = pf_copy(&at, key, len[0]);
+  *e = (struct pf_ent){ .ce = { .node = { .bytes = bytes } }, .p = *p };
+  e->ce.key = pf_copy(&at, key, len[0]);
   e->rid = pf_copy(&at, rid, len[1]);
   e->p.url = pf_copy(&at, p->url, len[2]);
   e->p.outcome = pf_copy(&at, p->outcome, len[3]);
@@ -108,36 +81,26 @@ static struct pf_ent *pf_make(const char *key, const char *rid, const struct pag
 
 void page_fresh_put(struct page_fresh *f, const char *key, const char *rid, const struct page *p)
 {
-  page_fresh_drop(f, key);
-  if(p->body_len >= f->max_bytes)
-    return;
-  struct pf_ent *e = pf_make(key, rid, p);
-  if(!e || e->node.bytes > f->max_bytes) {
-    mem_free(e);
+  if(p->body_len >= f->c.max_bytes) {
+    cache_drop(&f->c, key);
     return;
   }
-  while(f->lru.bytes + e->node.bytes > f->max_bytes && f->lru.tail) {
-    pf_remove(f, LRU_ENTRY(f->lru.tail, struct pf_ent, node));
-    f->st.evictions++;
-  }
-  lru_insert(&f->lru, &e->node);
-  f->st.puts++;
+  cache_put(&f->c, key, (struct cache_ent *)pf_make(key, rid, p));
 }
 
 bool page_fresh_get(struct page_fresh *f, const char *key, const char *rid, struct page *out)
 {
-  struct pf_ent *e = pf_find(f, key);
+  struct pf_ent *e = (struct pf_ent *)cache_find(&f->c, key);
   if(!e || !rid || strcmp(e->rid, rid))
     return false;
-  lru_touch(&f->lru, &e->node);
+  cache_touch(&f->c, &e->ce);
   *out = e->p;
-  f->st.hits++;
+  f->hits++;
   return true;
 }
 
 void page_fresh_stats(const struct page_fresh *f, struct page_fresh_stats *st)
 {
-  *st = f->st;
-  st->entries = f->lru.n;
-  st->bytes = f->lru.bytes;
+  *st = (struct page_fresh_stats){ f->c.puts, f->hits, f->c.evictions, f->c.lru.n,
+                                   f->c.lru.bytes };
 }

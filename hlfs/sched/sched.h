@@ -152,7 +152,8 @@ struct sched_robots_ops {
   X(robots_hop_waits,  "robots.txt hops that waited for their site's lease") \
   X(start_failed,      "fetches that could not start (claim given back)")    \
   X(fetch_refused,     "fetches no fetcher would take (claim given back)")   \
-  X(robots_lost,       "robots.txt answers lost by the fetcher (claim given back, delay charged)") \
+  X(addr_deferred,     "fetches put off because their address's slots were all held (claim given back)") \
+  X(robots_lost,       "robots.txt answers lost by the fetcher, or fetches it could not make (overloaded, stopping, proxy down): claim given back, delay charged") \
   X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
   X(complete_retries,  "completions retried after a redis error")            \
   X(claim_errors,      "claim calls that failed")                            \
@@ -199,5 +200,9 @@ void sched_job_done(struct sched_job *j, const struct sched_outcome *o);
  * made). The claim goes back unchanged, the site untouched, and claiming
  * pauses for poll_ms. */
 void sched_job_refused(struct sched_job *j);
+/* Instead of sched_job_done: the fetch was put off, not made (every slot
+ * of the site's address is held, --addr-max-conns): the claim goes back
+ * unchanged and the site rests wait_ms (reason "address_busy"). */
+void sched_job_deferred(struct sched_job *j, uint32_t wait_ms);
 
 #endif

@@ -44,7 +44,6 @@ struct notify_stats {
   uint64_t wakes;          /* waiters woken by a message or a confirmation */
   uint64_t subscribes;
   uint64_t unsubscribes;
-  unsigned waiting;
   unsigned channels;       /* subscribed now */
 };
 

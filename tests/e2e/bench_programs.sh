@@ -27,6 +27,12 @@ ok "...libdeflate level 1 measured" grep -q 'libdeflate level 1' "$T_DIR/gz.out"
 "$B/bench_page_zstd" 20 >"$T_DIR/zs.out" 2>&1
 is "$?" 0 "bench_page_zstd: exit 0"
 is "$(grep -c 'decompress' "$T_DIR/zs.out")" 5 "...every level measured"
+"$B/bench_heap" 5000 50 20000 >"$T_DIR/heap.out" 2>&1
+is "$?" 0 "bench_heap: exit 0"
+is "$(grep -c '_ns_per_op [0-9.]* order [0-9a-f]*$' "$T_DIR/heap.out")" 2 "...both heaps measured"
+"$B/bench_memo" 300 20000 >"$T_DIR/memo.out" 2>&1
+is "$?" 0 "bench_memo: exit 0"
+is "$(grep -c '_ns_per_op [0-9.]* hits [1-9][0-9]*$' "$T_DIR/memo.out")" 2 "...both caches measured, with hits"
 # the state Redis's cycle (a redis-server of its own), against the library
 # of the commit checked out too, in a git checkout
 C=$T_DIR/cycle.out

@@ -3,7 +3,7 @@
 # The layers use only those below them: no library calls a function that
 # a library above it defines. Order, most dependent first:
 #   hlfs/gw  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
-#   clients/focus  clients/crawl  clients/gw  clients/web  clients/out
+#   clients/cli  clients/refresh  clients/loop  clients/focus  clients/crawl  clients/gwclient  clients/web  clients/out
 #   clients/base  common
 # and no crawler library uses gateway or fetcher code. Read from the built
 # libraries (nm), so a new call across a boundary fails here whether or not
@@ -20,7 +20,7 @@ calls() {
     head -5 | tr '\n' ' '
 }
 ORDER=(hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api common)
-CLIENTS=(clients/focus clients/crawl clients/gw clients/web clients/out clients/base common)
+CLIENTS=(clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base common)
 for l in "${ORDER[@]}" "${CLIENTS[@]}"; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
 for i in "${!ORDER[@]}"; do
   for ((j = 0; j < i; j++)); do
@@ -36,6 +36,22 @@ for i in "${!CLIENTS[@]}"; do
     is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "$high")")" "" "${CLIENTS[$i]} calls nothing of $high"
   done
 done
+# Inside the crawl engine, one way down: reading a result (crawl_page.c,
+# crawl_links.c) returns the URLs it found and crawl_admit.c alone queues
+# them; no file calls one above it, so the files make no circle.
+ENGINE=(crawl crawl_resume crawl_visit crawl_page crawl_links crawl_admit crawl_out)
+mkdir -p "$T_DIR/crawl" && (cd "$T_DIR/crawl" && ar x "$(lib clients/crawl)")
+for i in "${!ENGINE[@]}"; do
+  for ((j = 0; j < i; j++)); do
+    is "$(calls "$T_DIR/crawl/${ENGINE[$i]}.o" "$T_DIR/crawl/${ENGINE[$j]}.o")" "" \
+      "${ENGINE[$i]}.c calls nothing of ${ENGINE[$j]}.c"
+  done
+done
+# The engine does no I/O to the gateway (the loop is clients/loop), and
+# bin/wpfs reads the gateway's JSON through the protocol library only.
+undef() { nm -u "$1" 2>/dev/null | awk '{ print $NF }' | grep -E "$2" | sort -u | head -3 | tr '\n' ' '; }
+is "$(undef "$(lib clients/crawl)" '^(uv_|gwclient_|curl_)')" "" "clients/crawl calls no libuv, gateway client or libcurl"
+is "$(undef "$(lib clients/cli)" '^json_')" "" "clients/cli calls no jansson"
 # The check can fail: a policy library with one call up into the REST layer.
 printf 'const void *gw_auth(void *, void *);\nconst void *up(void) { return gw_auth(0, 0); }\n' >"$T_DIR/up.c"
 cc -c -o "$T_DIR/up.o" "$T_DIR/up.c" && cp "$(lib hlfs/policy)" "$T_DIR/policy.a" &&

@@ -86,12 +86,12 @@ static void test_evict_and_deadline(void **st)
   assert_ptr_equal(door_open(&d, &c[2], 30), &c[1]);
   assert_true(c[1].forced && shut(peer[1]));
   assert_int_equal(d.closed[DOOR_EVICTED], 1);
-  assert_int_equal(d.nunauth, 2);
+  assert_int_equal(d.unauth.n, 2);
   door_closed(&d, &c[1]);
-  assert_int_equal(d.nunauth, 2);
+  assert_int_equal(d.unauth.n, 2);
   /* keyed: off the list, never evicted nor cut */
   door_authed(&d, &c[2]);
-  assert_int_equal(d.nunauth, 1);
+  assert_int_equal(d.unauth.n, 1);
   assert_null(door_open(&d, &c[3], 40));
   door_busy(&c[0], false, 900);  /* answered at 900: its next head by 1900 */
   assert_int_equal(door_sweep(&d, 1500), 1);   /* c[3], waiting since 40 */
@@ -106,8 +106,8 @@ static void test_evict_and_deadline(void **st)
     close(c[i].fd);
     close(peer[i]);
   }
-  assert_int_equal(d.nunauth, 0);
-  assert_null(d.first);
+  assert_int_equal(d.unauth.n, 0);
+  assert_null(d.unauth.first);
 }
 
 static void test_secret(void **st)

@@ -52,25 +52,25 @@ static void test_cache_lru(void **state)
   assert_int_equal(c->lru.n, 3);
   dns_cache_touch(c, find(&d, "a.test"));   /* b is now the oldest */
   struct dns_entry *e = add(&d, "d.test");
-  assert_int_equal(c->npending, 1);
-  assert_ptr_equal(c->pending, e);
+  assert_int_equal(c->pending.n, 1);
+  assert_ptr_equal(c->pending.first, e);
   answer(&d, e);
   assert_int_equal(sh.st.evictions, 1);
-  assert_null(c->pending);
+  assert_null(c->pending.first);
   assert_null(find(&d, "b.test"));
   assert_non_null(find(&d, "a.test"));
   /* a pending entry is not counted and not evicted */
   dns_cache_requery(c, find(&d, "c.test"), &d);
   assert_int_equal(c->lru.n, 2);
-  assert_int_equal(c->npending, 1);
-  assert_ptr_equal(c->pending, find(&d, "c.test"));
+  assert_int_equal(c->pending.n, 1);
+  assert_ptr_equal(c->pending.first, find(&d, "c.test"));
   answer(&d, add(&d, "e.test"));
   answer(&d, add(&d, "f.test"));
   assert_non_null(find(&d, "c.test"));
   assert_int_equal(c->lru.n, 3);
   dns_cache_remove(c, find(&d, "c.test"));
-  assert_int_equal(c->npending, 0);
-  assert_null(c->pending);
+  assert_int_equal(c->pending.n, 0);
+  assert_null(c->pending.first);
   dns_cache_fini(c);
   assert_int_equal(mem_live(), 0);
 }

@@ -16,7 +16,7 @@ static const char *const published[] = {
   "ok", "dns_nxdomain", "dns_servfail", "dns_timeout", "dns_error", "connect_refused",
   "connect_timeout", "tls_error", "timeout", "too_large", "blocked_address", "protocol_error",
   "reset", "bad_url", "unsupported_scheme", "no_memory", "overloaded", "shutting_down",
-  "internal", "connect_error", "bad_request",
+  "internal", "connect_error", "bad_request", "proxy_error",
 };
 
 static void test_append_only(void **state)

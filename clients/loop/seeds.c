@@ -1,4 +1,4 @@
-#include "clients/crawl/seeds.h"
+#include "clients/loop/seeds.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,8 +1,9 @@
-#include "clients/gw/gwproto.h"
+#include "clients/gwclient/gwproto.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clients/base/tally.h"
@@ -24,7 +25,7 @@ crawl_err gwproto_batch_body(const struct gw_url *u, size_t n, struct buf *out)
   }
   if(!e)
     e = buf_adds(out, "]}");
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *out)
@@ -38,7 +39,7 @@ crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *
   }
   if(!e)
     e = buf_adds(out, "]}");
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 /* ---- Answers ---------------------------------------------------------------- */
@@ -73,9 +74,23 @@ static json_t *load_array(const char *json, size_t len, const char *key, json_t 
   return json_is_array(a) ? a : NULL;
 }
 
-static crawl_err item_parse(json_t *o, struct gw_item *it)
+/* The element's compact JSON, keys in the gateway's order, when asked. */
+static bool keep_json(json_t *o, bool keep, char **out)
+{
+  *out = NULL;
+  if(!keep)
+    return true;
+  char *s = json_dumps(o, JSON_COMPACT);
+  *out = s ? mem_strdup(s) : NULL;
+  free(s);
+  return *out != NULL;
+}
+
+static crawl_err item_parse(json_t *o, struct gw_item *it, bool keep)
 {
   bool bad = !json_is_object(o);
+  if(!bad && !keep_json(o, keep, &it->json))
+    return CRAWL_ERR_NOMEM;
   const char *st = json_string_value(json_object_get(o, "status"));
   it->status = st && !strcmp(st, "accepted")    ? GW_ACCEPTED
                : st && !strcmp(st, "duplicate") ? GW_DUPLICATE
@@ -89,7 +104,7 @@ static crawl_err item_parse(json_t *o, struct gw_item *it)
   return bad || !it->url ? CRAWL_ERR_INVALID : CRAWL_OK;
 }
 
-crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_answer *a)
+static crawl_err batch_answer(const char *json, size_t len, struct gw_batch_answer *a, bool keep)
 {
   json_t *root;
   json_t *items = load_array(json, len, "items", &root);
@@ -100,12 +115,22 @@ crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_ans
     e = CRAWL_ERR_NOMEM;
   for(size_t i = 0; !e && i < n; i++) {
     a->n = i + 1;
-    e = item_parse(json_array_get(items, i), &a->items[i]);
+    e = item_parse(json_array_get(items, i), &a->items[i], keep);
   }
   json_decref(root);
   if(e)
     gwproto_batch_free(a);
   return e;
+}
+
+crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_answer *a)
+{
+  return batch_answer(json, len, a, false);
+}
+
+crawl_err gwproto_batch_answer_kept(const char *json, size_t len, struct gw_batch_answer *a)
+{
+  return batch_answer(json, len, a, true);
 }
 
 void gwproto_batch_free(struct gw_batch_answer *a)
@@ -115,6 +140,7 @@ void gwproto_batch_free(struct gw_batch_answer *a)
     mem_free(a->items[i].canonical_url);
     mem_free(a->items[i].id);
     mem_free(a->items[i].reason);
+    mem_free(a->items[i].json);
   }
   mem_free(a->items);
   memset(a, 0, sizeof *a);
@@ -185,9 +211,11 @@ unsigned gwproto_robots(const struct gw_result *r, uint64_t now_ms)
   return r->robots_tags | (passed ? ROBOTS_TAG_NOINDEX : 0u);
 }
 
-static crawl_err result_parse(json_t *o, struct gw_result *r)
+static crawl_err result_parse(json_t *o, struct gw_result *r, bool keep)
 {
   bool bad = !json_is_object(o);
+  if(!bad && !keep_json(o, keep, &r->json))
+    return CRAWL_ERR_NOMEM;
   r->delivery = member_str(o, "delivery", &bad);
   r->id = member_str(o, "id", &bad);
   r->url = member_str(o, "url", &bad);
@@ -215,7 +243,7 @@ static crawl_err result_parse(json_t *o, struct gw_result *r)
   return e;
 }
 
-crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r)
+static crawl_err results(const char *json, size_t len, struct gw_results *r, bool keep)
 {
   json_t *root;
   json_t *a = load_array(json, len, "results", &root);
@@ -226,12 +254,22 @@ crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r)
     e = CRAWL_ERR_NOMEM;
   for(size_t i = 0; !e && i < n; i++) {
     r->n = i + 1;
-    e = result_parse(json_array_get(a, i), &r->v[i]);
+    e = result_parse(json_array_get(a, i), &r->v[i], keep);
   }
   json_decref(root);
   if(e)
     gwproto_results_free(r);
   return e;
+}
+
+crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r)
+{
+  return results(json, len, r, false);
+}
+
+crawl_err gwproto_results_kept(const char *json, size_t len, struct gw_results *r)
+{
+  return results(json, len, r, true);
 }
 
 /* The page after a framed result's line: body_bytes bytes, then '\n'. */
@@ -258,7 +296,7 @@ static crawl_err frame_parse(const char *p, size_t len, size_t *at, struct gw_re
     return CRAWL_ERR_INVALID;
   json_t *o = json_loadb(p + *at, (size_t)(nl - p) - *at, 0, NULL);
   *at = (size_t)(nl - p) + 1;
-  crawl_err e = o && !json_object_get(o, "body_base64") ? result_parse(o, x) : CRAWL_ERR_INVALID;
+  crawl_err e = o && !json_object_get(o, "body_base64") ? result_parse(o, x, false) : CRAWL_ERR_INVALID;
   json_t *nb = json_object_get(o, "body_bytes");
   if(!e && nb)
     e = json_is_integer(nb) ? frame_body(p, len, at, json_integer_value(nb), x)
@@ -301,7 +339,7 @@ crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, 
     e = buf_addf(out, ",\"max_age_s\":%ld", max_age_s);
   if(!e)
     e = buf_adds(out, "}");
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 static void result_free(struct gw_result *r);
@@ -310,7 +348,7 @@ crawl_err gwproto_result(const char *json, size_t len, struct gw_result *r)
 {
   json_t *root = json_loadb(json, len, 0, NULL);
   memset(r, 0, sizeof *r);
-  crawl_err e = root ? result_parse(root, r) : CRAWL_ERR_INVALID;
+  crawl_err e = root ? result_parse(root, r, false) : CRAWL_ERR_INVALID;
   json_decref(root);
   if(e)
     gwproto_result_free(r);
@@ -333,6 +371,7 @@ static void result_free(struct gw_result *r)
   mem_free(r->detail);
   mem_free(r->page);
   mem_free(r->cause);
+  mem_free(r->json);
   for(size_t i = 0; i < r->nheaders; i++) {
     mem_free((char *)(uintptr_t)r->headers[i].name);
     mem_free((char *)(uintptr_t)r->headers[i].value);

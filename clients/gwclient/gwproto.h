@@ -3,8 +3,9 @@
 /* The gateway's JSON (openapi.yaml, HLFS) as C structs: the bodies the
  * crawler sends and the answers it reads, with no I/O, so every field is
  * tested without a server (gwclient.c does the HTTP). jansson stays in
- * this file. Answers are parsed strictly enough to trust them: a required
- * member missing or of the wrong type is CRAWL_ERR_INVALID. */
+ * these files (gwproto.c, gwproto_info.c). Answers are parsed strictly
+ * enough to trust them: a required member missing or of the wrong type is
+ * CRAWL_ERR_INVALID. bin/wpfs reads the gateway through them too. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ struct gw_item {
   char               *id;             /* request id, or NULL */
   char               *reason;         /* rejected: why */
   long                retry_after_ms; /* rejected by a quota: when to retry; else -1 */
+  char               *json;           /* _kept: the item as the gateway wrote it */
 };
 
 struct gw_batch_answer {
@@ -49,6 +51,7 @@ struct gw_result {
   size_t              nheaders;
   unsigned char      *body;           /* the page's bytes, NUL-terminated */
   size_t              body_len;
+  char               *json;           /* _kept: the result as the gateway wrote it */
 };
 
 struct gw_results {
@@ -59,9 +62,13 @@ struct gw_results {
 /* {"urls":[{"url":..,"priority":..,"max_age_s":..},...]} */
 crawl_err gwproto_batch_body(const struct gw_url *u, size_t n, struct buf *out);
 crawl_err gwproto_batch_answer(const char *json, size_t len, struct gw_batch_answer *a);
+/* The same, and each item's compact JSON, keys in the gateway's order, in
+ * its json: for a program that passes answers on as they came. */
+crawl_err gwproto_batch_answer_kept(const char *json, size_t len, struct gw_batch_answer *a);
 void      gwproto_batch_free(struct gw_batch_answer *a);
 
 crawl_err gwproto_results(const char *json, size_t len, struct gw_results *r);
+crawl_err gwproto_results_kept(const char *json, size_t len, struct gw_results *r);
 /* The robots_tags of r as they stand at now_ms: an unavailable_after
  * date past by then means noindex, whenever the gateway made the answer
  * (a copy it kept rendered may be older than the date). */
@@ -98,6 +105,36 @@ const char *gwproto_cause(const struct gw_result *r, char *buf, size_t n);
 
 /* {"deliveries":[...]} */
 crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *out);
+
+/* GET /v1/robots: the decision, and why (docs/api.md). Strings are heap
+ * copies, NULL when absent; numbers absent are -1 (line, age_s: 0). */
+struct gw_robots_answer {
+  bool   allowed;
+  char  *robots_status, *rule, *rule_type, *robots_url, *origin, *agent, *product_token;
+  long long line, age_s, retry_at;
+  double crawl_delay_s;
+};
+crawl_err gwproto_robots_answer(const char *json, size_t len, struct gw_robots_answer *a);
+void      gwproto_robots_answer_free(struct gw_robots_answer *a);
+
+/* An application/problem+json answer (RFC 9457) and, for no-page, the
+ * outcome it carries; members absent are NULL. CRAWL_ERR_INVALID when it
+ * is not a JSON object. */
+struct gw_problem {
+  char *type, *title, *detail, *outcome;
+};
+crawl_err gwproto_problem(const char *json, size_t len, struct gw_problem *p);
+void      gwproto_problem_free(struct gw_problem *p);
+
+/* POST /v1/results/ack's answer: how many were acknowledged (0 when it
+ * does not say). */
+crawl_err gwproto_acked(const char *json, size_t len, uint64_t *acked);
+
+/* Whether an answer is a JSON object, and if not, why, in words (why: at
+ * least 160 bytes). */
+bool      gwproto_is_object(const char *json, size_t len, char *why, size_t n);
+/* An answer (a JSON object) for a person: indented by two, keys sorted. */
+crawl_err gwproto_indent(const char *json, size_t len, struct buf *out);
 
 /* The sitemaps of a GET /v1/robots answer (heap strings, NULL-ended
  * array; free with gwproto_strv_free). */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "clients/crawl/crawl.h"
-#include "clients/crawl/discover.h"
+#include "clients/loop/crawl_loop.h"
 #include "common/cfg.h"
 
 /* A program's option struct begins with this (member `c`), so that the
@@ -47,10 +47,10 @@ int crawler_log_init(const struct crawler_cfg *c, const char *prog);
  * crawl_opts_default has them). */
 void crawler_fill_crawl(const struct crawler_cfg *c, struct crawl_opts *o);
 /* The gateway loop's, with agent as the User-Agent of its requests. */
-void crawler_fill_loop(const struct crawler_cfg *c, const char *agent, struct discover_opts *o);
+void crawler_fill_loop(const struct crawler_cfg *c, const char *agent, struct crawl_loop_opts *o);
 /* crawl_open, each refusal said on stderr in the program's name: 0, 1 (bad
  * usage: --out holds a crawl without --resume, or another crawler has it)
- * or DISCOVER_EXIT_LOCAL. */
+ * or CRAWL_LOOP_EXIT_LOCAL. */
 int crawler_open(const struct crawler_cfg *c, bool resume, const char *prog,
                  const struct crawl_opts *co, struct crawl **out);
 

@@ -1,8 +1,9 @@
-#ifndef WPFS_CLIENTS_DISCOVER_H
-#define WPFS_CLIENTS_DISCOVER_H
+#ifndef WPFS_CLIENTS_LOOP_CRAWL_LOOP_H
+#define WPFS_CLIENTS_LOOP_CRAWL_LOOP_H
 /* The crawl loop: the crawl engine (crawl.h) fed through the gateway
- * (gwclient.h) on one libuv loop. wpfs-discover runs it, and wpfs-focus
- * with a scorer in the engine, a small window and no sitemaps.
+ * (gwclient.h) in the loop every crawler runs (loop.h). wpfs-discover
+ * runs it, and wpfs-focus with a scorer in the engine, a small window and
+ * no sitemaps.
  *
  *  - submit: while fewer than `window` URLs are outstanding at the gateway,
  *    take the next batch from the frontier (best first, fair across
@@ -35,9 +36,9 @@
 #include <stdio.h>
 
 #include "clients/crawl/crawl.h"
-#include "clients/gw/gwclient.h"
+#include "clients/gwclient/gwclient.h"
 
-struct discover_opts {
+struct crawl_loop_opts {
   struct gwclient_opts gw;
   unsigned batch_max;     /* URLs per POST /v1/batches */
   unsigned window;        /* URLs outstanding at the gateway */
@@ -50,18 +51,18 @@ struct discover_opts {
   bool     progress;      /* draw it if stderr is a terminal */
   size_t   write_soft_bytes;  /* disk backlog past which no more results are read */
 };
-struct discover_opts discover_opts_default(void);
+struct crawl_loop_opts crawl_loop_opts_default(void);
 
 enum {
-  DISCOVER_EXIT_DONE = 0,
-  DISCOVER_EXIT_LOCAL = 2,
-  DISCOVER_EXIT_STOPPED = 3,
-  DISCOVER_EXIT_STALLED = 4,
-  DISCOVER_EXIT_NO_SEED = 5,  /* done, but no seed got a 2xx or 3xx: nothing crawled */
+  CRAWL_LOOP_EXIT_DONE = 0,
+  CRAWL_LOOP_EXIT_LOCAL = 2,
+  CRAWL_LOOP_EXIT_STOPPED = 3,
+  CRAWL_LOOP_EXIT_STALLED = 4,
+  CRAWL_LOOP_EXIT_NO_SEED = 5,  /* done, but no seed got a 2xx or 3xx: nothing crawled */
 };
 
 /* Run the crawl to its end; returns the exit status. summary (may be
  * NULL) gets the final JSON line. */
-int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary);
+int crawl_loop_run(struct crawl *c, const struct crawl_loop_opts *o, FILE *summary);
 
 #endif

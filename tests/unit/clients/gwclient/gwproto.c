@@ -1,4 +1,4 @@
-/* clients/gw/gwproto.c (the gateway's JSON both ways, strict where it must
+/* clients/gwclient/gwproto.c (the gateway's JSON both ways, strict where it must
  * be), crawllog.c (lines, partial last line cut, scan), sitemap.c (urlset
  * and index, gzip, bombs, pieces) and gunzip.c, progress.c (the line's text; nothing when not a terminal). */
 #include <setjmp.h>
@@ -13,11 +13,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "clients/gw/gwproto.c"
+#include "clients/gwclient/gwproto.c"
 #include "clients/base/tally.h"
 #include "clients/out/crawllog.h"
-#include "clients/gw/gwproto.h"
-#include "clients/crawl/progress.h"
+#include "clients/gwclient/gwproto.h"
+#include "clients/loop/progress.h"
 #include "clients/web/sitemap.h"
 #include "common/mem.h"
 #include "common/robots_tag.h"
@@ -74,6 +74,107 @@ static void test_batch_answer(void **state)
 
 /* The framed answer: pages as they are, newlines and NULs in them too;
  * every framing fault refused. */
+/* What bin/wpfs passes on is each element as the gateway wrote it: keys
+ * in its order, its escapes, members gwproto does not know. */
+static void test_kept(void **state)
+{
+  (void)state;
+  const char *items = "{\"items\":[{\"url\":\"http://a/\\u00e9\",\"status\":\"accepted\","
+                      "\"id\":\"0-1\",\"zz\":[1.5,null]},{\"url\":\"ftp://x/\","
+                      "\"status\":\"rejected\",\"reason\":\"unsupported_scheme\"}]}";
+  struct gw_batch_answer a;
+  assert_int_equal(gwproto_batch_answer_kept(items, strlen(items), &a), CRAWL_OK);
+  assert_int_equal(a.n, 2);
+  assert_string_equal(a.items[0].json, "{\"url\":\"http://a/\xc3\xa9\",\"status\":\"accepted\","
+                                       "\"id\":\"0-1\",\"zz\":[1.5,null]}");
+  assert_int_equal(a.items[1].status, GW_REJECTED);
+  assert_string_equal(a.items[1].reason, "unsupported_scheme");
+  gwproto_batch_free(&a);
+  assert_int_equal(gwproto_batch_answer(items, strlen(items), &a), CRAWL_OK);
+  assert_null(a.items[0].json);  /* the crawlers do not pay for it */
+  gwproto_batch_free(&a);
+  const char *res = "{\"results\":[{\"delivery\":\"d-1\",\"url\":\"http://a/\",\"outcome\":\"ok\","
+                    "\"status\":200,\"body_base64\":\"aGk=\",\"detail\":\"a\\\"b\\n\"}]}";
+  struct gw_results r;
+  assert_int_equal(gwproto_results_kept(res, strlen(res), &r), CRAWL_OK);
+  assert_int_equal(r.n, 1);
+  assert_string_equal(r.v[0].delivery, "d-1");
+  assert_string_equal(r.v[0].json,
+                      "{\"delivery\":\"d-1\",\"url\":\"http://a/\",\"outcome\":\"ok\","
+                      "\"status\":200,\"body_base64\":\"aGk=\",\"detail\":\"a\\\"b\\n\"}");
+  gwproto_results_free(&r);
+}
+
+static void test_robots_answer(void **state)
+{
+  (void)state;
+  const char *j = "{\"allowed\":false,\"robots_status\":\"ok\",\"rule\":\"/p/\","
+                  "\"rule_type\":\"disallow\",\"line\":3,\"age_s\":42,\"crawl_delay_s\":1.5,"
+                  "\"retry_at\":17,\"origin\":\"http://x\",\"agent\":\"wpfs\","
+                  "\"product_token\":\"wpfs\",\"robots_url\":\"http://x/robots.txt\"}";
+  struct gw_robots_answer a;
+  assert_int_equal(gwproto_robots_answer(j, strlen(j), &a), CRAWL_OK);
+  assert_false(a.allowed);
+  assert_string_equal(a.rule, "/p/");
+  assert_string_equal(a.rule_type, "disallow");
+  assert_string_equal(a.robots_url, "http://x/robots.txt");
+  assert_int_equal(a.line, 3);
+  assert_int_equal(a.age_s, 42);
+  assert_int_equal(a.retry_at, 17);
+  assert_true(a.crawl_delay_s == 1.5);
+  gwproto_robots_answer_free(&a);
+  const char *k = "{\"allowed\":true,\"crawl_delay_s\":\"x\"}";  /* the rest absent */
+  assert_int_equal(gwproto_robots_answer(k, strlen(k), &a), CRAWL_OK);
+  assert_true(a.allowed);
+  assert_null(a.rule);
+  assert_int_equal(a.retry_at, -1);
+  assert_true(a.crawl_delay_s < 0);
+  gwproto_robots_answer_free(&a);
+  assert_int_equal(gwproto_robots_answer("[1]", 3, &a), CRAWL_ERR_INVALID);
+}
+
+static void test_problem(void **state)
+{
+  (void)state;
+  const char *j = "{\"type\":\"urn:wpfs:problem:no-page\",\"title\":\"No page\","
+                  "\"outcome\":\"robots_disallowed\",\"detail\":7}";
+  struct gw_problem p;
+  assert_int_equal(gwproto_problem(j, strlen(j), &p), CRAWL_OK);
+  assert_string_equal(p.type, "urn:wpfs:problem:no-page");
+  assert_string_equal(p.outcome, "robots_disallowed");
+  assert_null(p.detail);  /* not a string: absent */
+  gwproto_problem_free(&p);
+  assert_int_equal(gwproto_problem("nope", 4, &p), CRAWL_ERR_INVALID);
+  assert_null(p.type);
+  uint64_t n = 9;
+  assert_int_equal(gwproto_acked("{\"acked\":3}", 11, &n), CRAWL_OK);
+  assert_int_equal(n, 3);
+  assert_int_equal(gwproto_acked("{}", 2, &n), CRAWL_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(gwproto_acked("{", 1, &n), CRAWL_ERR_INVALID);
+}
+
+static void test_indent(void **state)
+{
+  (void)state;
+  struct buf b;
+  buf_init(&b, 1024);
+  const char *j = "{\"b\":1,\"a\":{\"d\":[1,2.5],\"c\":null}}";
+  assert_int_equal(gwproto_indent(j, strlen(j), &b), CRAWL_OK);
+  assert_string_equal(b.data, "{\n  \"a\": {\n    \"c\": null,\n    \"d\": [\n      1,\n"
+                              "      2.5\n    ]\n  },\n  \"b\": 1\n}");
+  buf_free(&b);
+  buf_init(&b, 8);
+  assert_int_equal(gwproto_indent(j, strlen(j), &b), CRAWL_ERR_TOO_LARGE);
+  buf_free(&b);
+  char why[200];
+  assert_true(gwproto_is_object("{}", 2, why, sizeof why));
+  assert_false(gwproto_is_object("[1,2]", 5, why, sizeof why));
+  assert_string_equal(why, "another JSON value");
+  assert_false(gwproto_is_object("{\"a\":", 5, why, sizeof why));
+  assert_non_null(strstr(why, "end of file"));
+}
+
 static void results_framed(void)
 {
   static const char ok[] =
@@ -677,6 +778,10 @@ int main(void)
     cmocka_unit_test(test_tally),
     cmocka_unit_test(test_batch_body),
     cmocka_unit_test(test_batch_answer),
+    cmocka_unit_test(test_kept),
+    cmocka_unit_test(test_robots_answer),
+    cmocka_unit_test(test_problem),
+    cmocka_unit_test(test_indent),
     cmocka_unit_test(test_results),
     cmocka_unit_test(test_results_robots),
     cmocka_unit_test(test_fetch),

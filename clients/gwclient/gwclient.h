@@ -13,7 +13,7 @@
  * Retry-After header (-1 when absent). */
 #include <uv.h>
 
-#include "clients/gw/gwproto.h"
+#include "clients/gwclient/gwproto.h"
 
 struct gwclient_opts {
   const char *base_url;      /* "http://127.0.0.1:8080" */

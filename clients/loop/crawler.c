@@ -1,5 +1,5 @@
 /* What every crawler program shares (crawler.h). */
-#include "clients/crawl/crawler.h"
+#include "clients/loop/crawler.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -88,7 +88,7 @@ void crawler_fill_crawl(const struct crawler_cfg *c, struct crawl_opts *o)
   o->write_queue_bytes = c->write_queue_bytes;
 }
 
-void crawler_fill_loop(const struct crawler_cfg *c, const char *agent, struct discover_opts *o)
+void crawler_fill_loop(const struct crawler_cfg *c, const char *agent, struct crawl_loop_opts *o)
 {
   o->gw.base_url = c->gateway;
   o->gw.token = c->token;
@@ -117,7 +117,7 @@ int crawler_open(const struct crawler_cfg *c, bool resume, const char *prog,
   }
   if(e) {
     fprintf(stderr, "%s: cannot open %s: %s\n", prog, c->out, crawl_err_text(e));
-    return DISCOVER_EXIT_LOCAL;
+    return CRAWL_LOOP_EXIT_LOCAL;
   }
   return 0;
 }

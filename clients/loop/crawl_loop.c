@@ -1,6 +1,5 @@
-#include "clients/crawl/discover.h"
+#include "clients/loop/crawl_loop.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,14 +7,14 @@
 
 #include "clients/base/fpmap.h"
 #include "clients/base/fpset.h"
-#include "clients/crawl/progress.h"
+#include "clients/loop/loop.h"
+#include "clients/loop/progress.h"
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
 
-#define DSC_MAGIC      0x2d15c0e7u
-#define TICK_MS        50
+#define CL_MAGIC      0x2d15c0e7u
 #define ROBOTS_PARALLEL 4
 #define ROBOTS_QUEUE   4096   /* hosts waiting for their sitemaps question */
 #define BACKOFF_MIN_MS 500
@@ -23,24 +22,21 @@
 
 /* A question of a host's sitemaps in flight: its URL, for the log. */
 struct robots_ask {
-  struct dsc *d;
+  struct crawl_loop *d;
   char       *url;  /* NULL: the slot is free */
 };
 
-struct dsc {
+struct crawl_loop {
   unsigned             magic;
-  struct discover_opts o;
+  struct crawl_loop_opts o;
   struct crawl        *c;
-  uv_loop_t            loop;
-  struct gwclient     *gw;
-  uv_timer_t           tick;
-  uv_signal_t          sig_int, sig_term;
+  struct loop          lp;           /* libuv, the gateway client, tick, signals */
   uv_poll_t            disk;         /* the engine's disk thread has finished writes */
   bool                 submitting, polling, done;
   char               **sub;          /* URLs of the batch in flight */
   size_t               nsub;
   uint64_t             pause_until, poll_pause_until, backoff_ms;
-  uint64_t             last_ckpt, last_useful;
+  uint64_t             last_ckpt;
   struct progress      prog;
   struct fpset         hosts_asked;
   char                *robots_q[ROBOTS_QUEUE];
@@ -52,12 +48,12 @@ struct dsc {
   FILE                *summary;
   size_t               disk_soft;    /* backlog past which no more results are read */
   bool                 disk_behind;  /* it was, at the last look */
-  bool                 loop_ready;
+  bool                 disk_ready;
 };
 
-struct discover_opts discover_opts_default(void)
+struct crawl_loop_opts crawl_loop_opts_default(void)
 {
-  struct discover_opts o;
+  struct crawl_loop_opts o;
   memset(&o, 0, sizeof o);
   o.gw.timeout_ms = 30000;
   o.gw.max_answer = 256u << 20;
@@ -74,20 +70,20 @@ struct discover_opts discover_opts_default(void)
   return o;
 }
 
-static void dsc_pump(struct dsc *d);
+static void cl_pump(struct crawl_loop *d);
 
 /* Every callback's opaque pointer is checked before use. */
-static struct dsc *dsc_of(void *arg)
+static struct crawl_loop *cl_of(void *arg)
 {
-  struct dsc *d = arg;
-  if(!d || d->magic != DSC_MAGIC)
+  struct crawl_loop *d = arg;
+  if(!d || d->magic != CL_MAGIC)
     abort();
   return d;
 }
 
 /* ---- The end --------------------------------------------------------------- */
 
-static void dsc_progress(struct dsc *d, bool force)
+static void cl_progress(struct crawl_loop *d, bool force)
 {
   struct crawl_stats st;
   struct crawl_sizes sz;
@@ -104,7 +100,7 @@ static void dsc_progress(struct dsc *d, bool force)
 
 /* Said once at the end, on or off a terminal: what ended without a page,
  * by cause; and a crawl none of whose seeds gave a page did nothing. */
-static int dsc_verdict(struct dsc *d, int code)
+static int cl_verdict(struct crawl_loop *d, int code)
 {
   struct crawl_stats st;
   crawl_stats(d->c, &st);
@@ -113,15 +109,15 @@ static int dsc_verdict(struct dsc *d, int code)
   if(st.causes.total)
     LOG(LOG_INFO, "%llu URLs ended without a page: %s", (unsigned long long)st.causes.total,
         causes);
-  if(code != DISCOVER_EXIT_DONE || st.seeds_fetched || !(st.seeds || st.seeds_refused))
+  if(code != CRAWL_LOOP_EXIT_DONE || st.seeds_fetched || !(st.seeds || st.seeds_refused))
     return code;
   LOG(LOG_ERROR, "no seed could be crawled: %llu refused, %llu without a 2xx or 3xx answer "
       "(%s)", (unsigned long long)st.seeds_refused, (unsigned long long)st.seeds,
       st.causes.total ? causes : "no result");
-  return DISCOVER_EXIT_NO_SEED;
+  return CRAWL_LOOP_EXIT_NO_SEED;
 }
 
-static void dsc_finish(struct dsc *d, int code)
+static void cl_finish(struct crawl_loop *d, int code)
 {
   if(d->done)
     return;
@@ -133,11 +129,11 @@ static void dsc_finish(struct dsc *d, int code)
     e = crawl_error(d->c);
   if(e) {
     LOG(LOG_ERROR, "final checkpoint failed: %s", crawl_err_text(e));
-    if(code == DISCOVER_EXIT_DONE)
-      d->exit_code = DISCOVER_EXIT_LOCAL;
+    if(code == CRAWL_LOOP_EXIT_DONE)
+      d->exit_code = CRAWL_LOOP_EXIT_LOCAL;
   }
-  d->exit_code = dsc_verdict(d, d->exit_code);
-  dsc_progress(d, true);
+  d->exit_code = cl_verdict(d, d->exit_code);
+  cl_progress(d, true);
   progress_end(&d->prog);
   struct buf sum;
   buf_init(&sum, 1u << 20);
@@ -151,30 +147,22 @@ static void dsc_finish(struct dsc *d, int code)
     crawl_where(d->c, where, sizeof where);
     fprintf(stderr, "%s\n", where);
   }
-  /* The handles go at the next tick: this may run inside a gateway
-   * callback, whose request must not be freed under it. */
-}
-
-static void dsc_teardown(struct dsc *d)
-{
-  gwclient_close(&d->gw);  /* cancels requests under way: no callback after this */
-  uv_close((uv_handle_t *)&d->tick, NULL);
-  uv_close((uv_handle_t *)&d->disk, NULL);
-  uv_close((uv_handle_t *)&d->sig_int, NULL);
-  uv_close((uv_handle_t *)&d->sig_term, NULL);
+  /* The loop returns once this turn's callbacks have run: this may run
+   * inside a gateway callback, whose request must not be freed under it. */
+  loop_stop(&d->lp);
 }
 
 /* A local error (disk, memory) ends the crawl. */
-static bool dsc_fatal(struct dsc *d, crawl_err e, const char *what)
+static bool cl_fatal(struct crawl_loop *d, crawl_err e, const char *what)
 {
   if(!e)
     return false;
   LOG(LOG_ERROR, "%s: %s", what, crawl_err_text(e));
-  dsc_finish(d, DISCOVER_EXIT_LOCAL);
+  cl_finish(d, CRAWL_LOOP_EXIT_LOCAL);
   return true;
 }
 
-static void dsc_backoff(struct dsc *d, uint64_t *until, long retry_after_ms)
+static void cl_backoff(struct crawl_loop *d, uint64_t *until, long retry_after_ms)
 {
   d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
   if(d->backoff_ms > BACKOFF_MAX_MS)
@@ -187,7 +175,7 @@ static void dsc_backoff(struct dsc *d, uint64_t *until, long retry_after_ms)
 
 /* ---- Submitting ------------------------------------------------------------- */
 
-static void sub_free(struct dsc *d)
+static void sub_free(struct crawl_loop *d)
 {
   for(size_t i = 0; i < d->nsub; i++)
     mem_free(d->sub[i]);
@@ -196,14 +184,14 @@ static void sub_free(struct dsc *d)
   d->nsub = 0;
 }
 
-static void sub_requeue_all(struct dsc *d)
+static void sub_requeue_all(struct crawl_loop *d)
 {
   for(size_t i = 0; i < d->nsub; i++)
     crawl_requeue(d->c, d->sub[i]);
 }
 
 /* The gateway will call it canonical_url; results carry that. */
-static void note_alias(struct dsc *d, const char *ours, const char *theirs)
+static void note_alias(struct crawl_loop *d, const char *ours, const char *theirs)
 {
   uint64_t *v;
   if(!theirs || !strcmp(ours, theirs))
@@ -218,7 +206,7 @@ static bool reason_is_temporary(const char *r)
                !strcmp(r, "store_unavailable"));
 }
 
-static void on_item(struct dsc *d, const char *ours, const struct gw_item *it, long *retry)
+static void on_item(struct crawl_loop *d, const char *ours, const struct gw_item *it, long *retry)
 {
   if(it->status != GW_REJECTED) {
     note_alias(d, ours, it->canonical_url);
@@ -232,12 +220,12 @@ static void on_item(struct dsc *d, const char *ours, const struct gw_item *it, l
   }
   crawl_err e = crawl_reject(d->c, ours, it->reason ? it->reason : "rejected");
   if(e && e != CRAWL_ERR_NOT_FOUND)
-    dsc_fatal(d, e, "recording a rejected URL");
+    cl_fatal(d, e, "recording a rejected URL");
 }
 
 static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch_answer *b)
 {
-  struct dsc *d = dsc_of(arg);
+  struct crawl_loop *d = cl_of(arg);
   d->submitting = false;
   if(d->done) {
     sub_free(d);  /* after the final checkpoint: nothing changes any more */
@@ -247,7 +235,7 @@ static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch
     LOG(LOG_WARN, "batch not taken (HTTP %d, %s): %zu URLs back in the queue", a->http,
         crawl_err_name(a->err), d->nsub);
     sub_requeue_all(d);
-    dsc_backoff(d, &d->pause_until, a->retry_after_ms);
+    cl_backoff(d, &d->pause_until, a->retry_after_ms);
     sub_free(d);
     return;
   }
@@ -257,18 +245,18 @@ static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch
   if(a->http == 429 && a->retry_after_ms > retry)
     retry = a->retry_after_ms;
   if(retry >= 0)
-    dsc_backoff(d, &d->pause_until, retry);
+    cl_backoff(d, &d->pause_until, retry);
   else
     d->backoff_ms = 0;
-  d->last_useful = clock_mono_ms();
+  loop_useful(&d->lp);
   sub_free(d);
   if(!d->done)
-    dsc_pump(d);
+    cl_pump(d);
 }
 
 /* The disk is behind: take no more work until it catches up (past the
  * whole write_queue_bytes the engine would wait, and the loop with it). */
-static bool dsc_disk_behind(struct dsc *d)
+static bool cl_disk_behind(struct crawl_loop *d)
 {
   size_t backlog = crawl_backlog(d->c);
   bool behind = backlog > d->disk_soft;
@@ -279,11 +267,11 @@ static bool dsc_disk_behind(struct dsc *d)
   return behind;
 }
 
-static void dsc_submit(struct dsc *d)
+static void cl_submit(struct crawl_loop *d)
 {
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
-  if(d->submitting || dsc_disk_behind(d) || clock_mono_ms() < d->pause_until || sz.frontier.outstanding >= d->o.window ||
+  if(d->submitting || cl_disk_behind(d) || clock_mono_ms() < d->pause_until || sz.frontier.outstanding >= d->o.window ||
      (sz.frontier.queued == 0 && sz.seen_pending == 0 && sz.frontier.on_disk == 0))
     return;
   size_t room = d->o.window - sz.frontier.outstanding;
@@ -299,7 +287,7 @@ static void dsc_submit(struct dsc *d)
     if(!d->sub[i])
       n = 0;
   }
-  crawl_err e = n ? gwclient_batch(d->gw, u, n, on_batch, d) : CRAWL_OK;
+  crawl_err e = n ? gwclient_batch(d->lp.gw, u, n, on_batch, d) : CRAWL_OK;
   if(n && e)
     sub_requeue_all(d);
   if(!n || e)
@@ -308,12 +296,12 @@ static void dsc_submit(struct dsc *d)
   mem_free(it);
   mem_free(u);
   if(e)
-    dsc_backoff(d, &d->pause_until, -1);
+    cl_backoff(d, &d->pause_until, -1);
 }
 
 /* ---- Sitemaps ------------------------------------------------------------------- */
 
-static void robots_enqueue(struct dsc *d, const char *url)
+static void robots_enqueue(struct crawl_loop *d, const char *url)
 {
   struct url_parts p;
   if(!d->o.sitemaps || url_split(url, &p) != URL_OK)
@@ -336,7 +324,7 @@ static void robots_enqueue(struct dsc *d, const char *url)
 static void on_sitemaps(void *arg, const struct gwclient_answer *a, char **v)
 {
   struct robots_ask *ra = arg;
-  struct dsc *d = dsc_of(ra->d);
+  struct crawl_loop *d = cl_of(ra->d);
   d->robots_in_flight--;
   if(!d->done && (a->err || a->http != 200)) {  /* sitemaps are a bonus: no retry */
     char why[96];
@@ -350,12 +338,12 @@ static void on_sitemaps(void *arg, const struct gwclient_answer *a, char **v)
     return;
   for(size_t i = 0; v && v[i] && !d->done; i++) {
     crawl_err e = crawl_add_sitemap(d->c, v[i]);
-    if(e && e != CRAWL_ERR_INVALID && dsc_fatal(d, e, "queueing a sitemap"))
+    if(e && e != CRAWL_ERR_INVALID && cl_fatal(d, e, "queueing a sitemap"))
       return;
   }
 }
 
-static void dsc_robots(struct dsc *d)
+static void cl_robots(struct crawl_loop *d)
 {
   while(d->robots_n && d->robots_in_flight < ROBOTS_PARALLEL) {
     char *url = d->robots_q[d->robots_head];
@@ -371,7 +359,7 @@ static void dsc_robots(struct dsc *d)
     }
     ra->d = d;
     ra->url = url;
-    if(gwclient_sitemaps(d->gw, url, on_sitemaps, ra) == CRAWL_OK) {
+    if(gwclient_sitemaps(d->lp.gw, url, on_sitemaps, ra) == CRAWL_OK) {
       d->robots_in_flight++;
     } else {
       crawl_sitemaps_unasked(d->c, url, "the question could not be sent");
@@ -385,7 +373,7 @@ static void dsc_robots(struct dsc *d)
 
 /* Our URL for a result: the one submitted (the gateway may have written it
  * its own canonical way). */
-static const char *result_url(struct dsc *d, const struct gw_result *g, char **own)
+static const char *result_url(struct crawl_loop *d, const struct gw_result *g, char **own)
 {
   *own = NULL;
   uint64_t key = hash_fp64(g->url, strlen(g->url)), *v = fpmap_get(&d->alias, key);
@@ -397,7 +385,7 @@ static const char *result_url(struct dsc *d, const struct gw_result *g, char **o
   return *own ? *own : g->url;
 }
 
-static crawl_err deliver(struct dsc *d, const struct gw_result *g)
+static crawl_err deliver(struct crawl_loop *d, const struct gw_result *g)
 {
   char *own;
   const char *url = result_url(d, g, &own);
@@ -428,7 +416,7 @@ static void on_ack(void *arg, const struct gwclient_answer *a)
 
 /* Deliveries to acknowledge once their pages are on disk. */
 struct ack_wait {
-  struct dsc *d;
+  struct crawl_loop *d;
   size_t      n;
   char       *id[];
 };
@@ -436,9 +424,9 @@ struct ack_wait {
 static void ack_written(void *arg, crawl_err e)
 {
   struct ack_wait *aw = arg;
-  struct dsc *d = dsc_of(aw->d);
-  if(!e && !d->done && d->gw)
-    gwclient_ack(d->gw, (const char *const *)aw->id, aw->n, on_ack, d);
+  struct crawl_loop *d = cl_of(aw->d);
+  if(!e && !d->done && d->lp.gw)
+    gwclient_ack(d->lp.gw, (const char *const *)aw->id, aw->n, on_ack, d);
   for(size_t i = 0; i < aw->n; i++)
     mem_free(aw->id[i]);
   mem_free(aw);
@@ -446,7 +434,7 @@ static void ack_written(void *arg, crawl_err e)
 
 /* A result is acknowledged only once its crawl log line is on disk: a
  * crash before then gets it again from the gateway, never loses it. */
-static void dsc_ack(struct dsc *d, const struct gw_results *res)
+static void cl_ack(struct crawl_loop *d, const struct gw_results *res)
 {
   struct ack_wait *aw = mem_calloc(1, sizeof *aw + res->n * sizeof aw->id[0]);
   if(!aw)
@@ -461,122 +449,110 @@ static void dsc_ack(struct dsc *d, const struct gw_results *res)
 
 static void on_results(void *arg, const struct gwclient_answer *a, struct gw_results *res)
 {
-  struct dsc *d = dsc_of(arg);
+  struct crawl_loop *d = cl_of(arg);
   d->polling = false;
   if(d->done)
     return;  /* not acknowledged: they come again to the next run */
   if(!res) {
     LOG(LOG_WARN, "reading results failed (HTTP %d, %s)", a->http, crawl_err_name(a->err));
-    dsc_backoff(d, &d->poll_pause_until, a->retry_after_ms);
+    cl_backoff(d, &d->poll_pause_until, a->retry_after_ms);
     return;
   }
   d->backoff_ms = 0;
   crawl_hold(d->c);  /* the disk thread wakes once for the batch's records */
   for(size_t i = 0; i < res->n && !d->done; i++)
-    if(dsc_fatal(d, deliver(d, &res->v[i]), "recording a result")) {
+    if(cl_fatal(d, deliver(d, &res->v[i]), "recording a result")) {
       crawl_release(d->c);
       return;
     }
   crawl_release(d->c);
   if(res->n)
-    d->last_useful = clock_mono_ms();
-  dsc_ack(d, res);
-  dsc_pump(d);
+    loop_useful(&d->lp);
+  cl_ack(d, res);
+  cl_pump(d);
 }
 
-static void dsc_poll(struct dsc *d)
+static void cl_poll(struct crawl_loop *d)
 {
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
   if(d->polling || sz.frontier.outstanding == 0 || clock_mono_ms() < d->poll_pause_until ||
-     dsc_disk_behind(d))
+     cl_disk_behind(d))
     return;
-  if(gwclient_results(d->gw, d->o.results_max, d->o.wait_ms, on_results, d) == CRAWL_OK)
+  if(gwclient_results(d->lp.gw, d->o.results_max, d->o.wait_ms, on_results, d) == CRAWL_OK)
     d->polling = true;
 }
 
 /* ---- The loop ---------------------------------------------------------------------- */
 
-static void dsc_checkpoint(struct dsc *d)
+static void cl_checkpoint(struct crawl_loop *d)
 {
   uint64_t now = clock_mono_ms();
   if(now - d->last_ckpt < d->o.checkpoint_ms || crawl_checkpoints_out(d->c) > 0)
     return;
   d->last_ckpt = now;
-  dsc_fatal(d, crawl_checkpoint(d->c), "checkpoint");
+  cl_fatal(d, crawl_checkpoint(d->c), "checkpoint");
 }
 
-static void dsc_pump(struct dsc *d)
+static void cl_pump(struct crawl_loop *d)
 {
   if(d->done)
     return;
-  dsc_checkpoint(d);
+  cl_checkpoint(d);
   if(!d->done)
-    dsc_submit(d);
+    cl_submit(d);
   if(!d->done)
-    dsc_poll(d);
+    cl_poll(d);
   if(!d->done)
-    dsc_robots(d);
+    cl_robots(d);
   if(d->done)
     return;
-  dsc_progress(d, false);
+  cl_progress(d, false);
   if(!d->submitting && !d->polling && d->robots_in_flight == 0 && !d->robots_n &&
      crawl_finished(d->c))
-    dsc_finish(d, crawl_error(d->c) ? DISCOVER_EXIT_LOCAL : DISCOVER_EXIT_DONE);
-  else if(clock_mono_ms() - d->last_useful > d->o.stall_ms) {
-    LOG(LOG_ERROR, "no answer from the gateway for %llu ms: giving up",
-        (unsigned long long)d->o.stall_ms);
-    dsc_finish(d, DISCOVER_EXIT_STALLED);
-  }
+    cl_finish(d, crawl_error(d->c) ? CRAWL_LOOP_EXIT_LOCAL : CRAWL_LOOP_EXIT_DONE);
+  else if(loop_stalled(&d->lp, d->o.stall_ms))
+    cl_finish(d, CRAWL_LOOP_EXIT_STALLED);
 }
 
-static void on_tick(uv_timer_t *t)
+static void on_tick(void *arg)
 {
-  struct dsc *d = dsc_of(t->data);
-  if(d->done)
-    dsc_teardown(d);
-  else
-    dsc_pump(d);
+  struct crawl_loop *d = cl_of(arg);
+  if(!d->done)
+    cl_pump(d);
 }
 
 static void on_disk(uv_poll_t *p, int status, int events)
 {
-  struct dsc *d = dsc_of(p->data);
+  struct crawl_loop *d = cl_of(p->data);
   (void)status;
   (void)events;
   crawl_poll(d->c);
   if(!d->done)
-    dsc_pump(d);
+    cl_pump(d);
 }
 
-static void on_signal(uv_signal_t *s, int signum)
+static void on_signal(void *arg, int signum)
 {
-  struct dsc *d = dsc_of(s->data);
+  struct crawl_loop *d = cl_of(arg);
   LOG(LOG_WARN, "signal %d: checkpoint and stop (--resume continues)", signum);
-  dsc_finish(d, DISCOVER_EXIT_STOPPED);
+  cl_finish(d, CRAWL_LOOP_EXIT_STOPPED);
 }
 
-static crawl_err dsc_start(struct dsc *d)
+static crawl_err cl_start(struct crawl_loop *d)
 {
-  if(uv_loop_init(&d->loop) != 0)
-    return CRAWL_ERR_NOMEM;
-  d->loop_ready = true;
-  crawl_err e = gwclient_open(&d->loop, &d->o.gw, &d->gw);
+  static const struct loop_hooks hooks = { on_tick, on_signal };
+  crawl_err e = loop_open(&d->lp, &d->o.gw, &hooks, d);
   if(e)
     return e;
-  uv_timer_init(&d->loop, &d->tick);
-  uv_signal_init(&d->loop, &d->sig_int);
-  uv_signal_init(&d->loop, &d->sig_term);
-  uv_poll_init(&d->loop, &d->disk, crawl_fd(d->c));
-  d->tick.data = d->sig_int.data = d->sig_term.data = d->disk.data = d;
+  uv_poll_init(&d->lp.uv, &d->disk, crawl_fd(d->c));
+  d->disk.data = d;
+  d->disk_ready = true;
   uv_poll_start(&d->disk, UV_READABLE, on_disk);
-  uv_timer_start(&d->tick, on_tick, 0, TICK_MS);
-  uv_signal_start(&d->sig_int, on_signal, SIGINT);
-  uv_signal_start(&d->sig_term, on_signal, SIGTERM);
   return CRAWL_OK;
 }
 
-static void dsc_free(struct dsc *d)
+static void cl_free(struct crawl_loop *d)
 {
   while(d->robots_n--) {
     mem_free(d->robots_q[d->robots_head]);
@@ -591,34 +567,32 @@ static void dsc_free(struct dsc *d)
   mem_free(d);
 }
 
-int discover_run(struct crawl *c, const struct discover_opts *o, FILE *summary)
+int crawl_loop_run(struct crawl *c, const struct crawl_loop_opts *o, FILE *summary)
 {
-  struct dsc *d = mem_calloc(1, sizeof *d);
+  struct crawl_loop *d = mem_calloc(1, sizeof *d);
   if(!d)
-    return DISCOVER_EXIT_LOCAL;
-  d->magic = DSC_MAGIC;
+    return CRAWL_LOOP_EXIT_LOCAL;
+  d->magic = CL_MAGIC;
   d->o = *o;
   d->c = c;
   d->summary = summary;
   d->disk_soft = o->write_soft_bytes;
-  d->last_ckpt = d->last_useful = clock_mono_ms();
+  d->last_ckpt = clock_mono_ms();
   fpset_init(&d->hosts_asked, 16u << 20);
   fpmap_init(&d->alias, 16u << 20);
   progress_init(&d->prog, o->progress ? STDERR_FILENO : -1);
-  crawl_err e = dsc_start(d);
+  crawl_err e = cl_start(d);
   if(e) {
     LOG(LOG_ERROR, "cannot start: %s", crawl_err_text(e));
-    d->exit_code = DISCOVER_EXIT_LOCAL;
+    d->exit_code = CRAWL_LOOP_EXIT_LOCAL;
   } else {
-    uv_run(&d->loop, UV_RUN_DEFAULT);
+    loop_run(&d->lp);
   }
-  gwclient_close(&d->gw);
-  crawl_sync(c);  /* fences waiting to acknowledge point at d */
-  if(d->loop_ready) {
-    uv_run(&d->loop, UV_RUN_DEFAULT);  /* let closed handles go */
-    uv_loop_close(&d->loop);
-  }
+  if(d->disk_ready)
+    uv_close((uv_handle_t *)&d->disk, NULL);
+  loop_close(&d->lp);  /* the gateway client first: no callback after it */
+  crawl_sync(c);       /* fences waiting to acknowledge point at d */
   int code = d->exit_code;
-  dsc_free(d);
+  cl_free(d);
   return code;
 }

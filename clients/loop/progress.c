@@ -1,4 +1,4 @@
-#include "clients/crawl/progress.h"
+#include "clients/loop/progress.h"
 
 #include <stdio.h>
 #include <string.h>
