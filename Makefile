@@ -16,8 +16,10 @@
 # tests/testweb are static libraries
 # (every .c file but main.c), linked in that order, most dependent first
 # (tests/e2e/layers.sh checks that no library calls one above it); a
-# program is a main file listed in PROGS. Unit tests are
-# tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
+# program is a main file listed in PROGS. Unit tests (cmocka) mirror the
+# tree: tests/unit/FOLDER/FILE.c tests FOLDER/FILE.c, #includes it (so it
+# reaches its static functions, and the library's copy is not linked) and
+# becomes bin/test/FOLDER/FILE. Fuzz targets are tests/fuzz/fuzz_*.c.
 
 CC       ?= cc
 # Quiet by default; V=1 shows every command.
@@ -113,7 +115,7 @@ prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
 
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_SRC  := $(shell find tests/unit -name '*.c')
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BIN)/test/%,$(UNIT_SRC))
 # Integration test programs need servers: e2e scripts start those, then run them.
 ITEST_SRC  := $(wildcard tests/integ/itest_*.c)

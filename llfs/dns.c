@@ -15,12 +15,12 @@
 #include "common/str.h"
 #include "llfs/dns_int.h"
 
-void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w)
+static void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w)
 {
   DLT_PUSH_BACK(l->first, l->last, w, prev, next);
 }
 
-void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w)
+static void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w)
 {
   DLT_UNLINK(l->first, l->last, w, prev, next);
 }

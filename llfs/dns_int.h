@@ -117,8 +117,6 @@ struct dns {
 };
 
 /* dns.c */
-void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w);
-void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w);
 /* A query ended: addresses (n > 0) when o is OUTCOME_OK; ttl_s is the
  * smallest TTL of the answer (before clamping). On e->d's thread, without
  * shared->mu. */

@@ -188,7 +188,8 @@ static void fwd_on_mail(uv_async_t *a)
   }
 }
 
-unsigned fetch_fwd_owner(const struct fetch_shared *sh, const char *host)
+/* Which of the route_n fetchers carries host. */
+static unsigned fetch_fwd_owner(const struct fetch_shared *sh, const char *host)
 {
   return (unsigned)(hash_fp64(host, strlen(host)) % sh->route_n);
 }

@@ -206,8 +206,6 @@ struct fetch_mbox {
   struct fetch_fwd *first, *last;
 };
 #define FETCH_ROUTE_MAX 256
-/* Which of the route_n fetchers carries host. */
-unsigned fetch_fwd_owner(const struct fetch_shared *sh, const char *host);
 /* 1: the job (filled, not yet on a list) went to the fetcher of its host;
  * 0: run it here; -1: out of memory. */
 int  fetch_fwd_try(struct fetch_job *j, const struct fetch_req *rq);

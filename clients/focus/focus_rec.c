@@ -12,7 +12,8 @@
 
 #define FOCUS_CKPT_VERSION 1
 
-uint64_t focus_at(size_t i)
+/* The page count of harvest point i (100, 200, 500, 1000, ...). */
+static uint64_t focus_at(size_t i)
 {
   static const unsigned step[] = { 1, 2, 5 };
   uint64_t p = 100;

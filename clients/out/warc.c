@@ -93,7 +93,7 @@ static void digest_text(const unsigned char md[20], char out[WARC_DIGEST_LEN])
   base32(md, 20, out + 5);  /* 20 bytes = 160 bits = 32 characters, no padding */
 }
 
-void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN])
+static void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN])
 {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

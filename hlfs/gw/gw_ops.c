@@ -1,5 +1,5 @@
 /* What the scheduler calls: fetches through the fetcher service, pages into
- * the page store, and robots.txt decisions through hlfs/robots*.h. */
+ * the page store, and robots.txt decisions through hlfs/policy/robots*.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -123,7 +123,7 @@ struct sched_robots_answer {
   uint64_t                    now_ms;  /* Redis clock */
 };
 
-/* The robots engine, seen through two calls (hlfs/robots*.h plugs in here). */
+/* The robots engine, seen through two calls (hlfs/policy/robots*.h plugs in here). */
 struct sched_robots_ops {
   /* A robots.txt answer arrived. Return true to follow o->location: the
    * scheduler fetches it under the politeness of the site it is on and

@@ -1,6 +1,6 @@
 #ifndef WPFS_HLFS_SCHED_INT_H
 #define WPFS_HLFS_SCHED_INT_H
-/* Shared by hlfs/sched*.c only. */
+/* Shared by hlfs/sched/sched*.c only. */
 #include "common/hrtimer.h"
 #include "hlfs/sched/sched.h"
 

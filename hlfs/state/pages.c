@@ -81,12 +81,8 @@ void page_key_variant(const char *url, const char *variant, const char *owner, c
            owner ? ":" : "", owner ? owner : "");
 }
 
-void page_key(const char *url, char *out, size_t outlen)
-{
-  page_key_owned(url, NULL, out, outlen);
-}
-
-const char *page_key_owner(const char *key)
+/* The owner a key names, NULL for a shared copy (or a key of another form). */
+static const char *page_key_owner(const char *key)
 {
   /* the host ends at the last '}': neither the hash nor a client name
    * (state_client_ok) has one */

@@ -36,19 +36,16 @@ struct page {
                                 headers_json is the text page_put stored */
 };
 
-/* Key of url's page into out (PAGE_KEY_MAX bytes); url is canonical. The
- * hash tag is the URL's host, whatever the politeness unit, so that a page
- * is found from its URL alone. */
-void page_key(const char *url, char *out, size_t outlen);
-/* The key of owner's own copy of url (owner NULL: the shared copy). */
+/* The key of owner's own copy of url (owner NULL: the shared copy) into
+ * out (PAGE_KEY_MAX bytes); url is canonical. The hash tag is the URL's
+ * host, whatever the politeness unit, so that a page is found from its URL
+ * alone. */
 void page_key_owned(const char *url, const char *owner, char *out, size_t outlen);
 /* The key of a variant of url's page: fetched with other request options
  * than the plain GET (hlfs/gw/gw_reqopt.h: method, client headers), it is
  * another page. variant NULL or "": page_key_owned. */
 void page_key_variant(const char *url, const char *variant, const char *owner, char *out,
                       size_t outlen);
-/* The owner a key names, NULL for a shared copy (or a key of another form). */
-const char *page_key_owner(const char *key);
 /* Whether reader may read key's copy: a private reader (reader_private)
  * only its own copies, any other reader only shared ones. */
 bool page_key_readable(const char *key, const char *reader, bool reader_private);

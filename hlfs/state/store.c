@@ -264,7 +264,9 @@ static struct store *store_of(const redisAsyncContext *ac)
   return s;
 }
 
-bool store_fd_self_connected(int fd)
+/* Whether a connected socket is connected to itself (a connect to an
+ * unused local port of the ephemeral range can be). */
+static bool store_fd_self_connected(int fd)
 {
   struct sockaddr_storage a, b;
   socklen_t al = sizeof a, bl = sizeof b;

@@ -100,9 +100,6 @@ struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg);
 /* Called on every change between connected (scripts loaded) and not. */
 void  store_on_state(struct store *s, store_state_fn *fn, void *arg);
 void  store_on_change(struct store *s, store_change_fn *fn, void *arg);
-/* Whether a connected socket is connected to itself (a connect to an
- * unused local port of the ephemeral range can be); exposed for tests. */
-bool  store_fd_self_connected(int fd);
 /* Whether the sentinels of cfg parsed (false: store_new logged why). */
 bool  store_uses_sentinel(const struct store *s);
 /* Register a script before store_start; returns its id. Aborts on OOM. */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/out/warc.h"
+#include "clients/out/warc.c"  /* the file itself: warc_sha1_base32 is static */
 #include "common/robots_tag.h"
 #include "common/mem.h"
 
