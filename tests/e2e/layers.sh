@@ -2,7 +2,7 @@
 # timeout: 60
 # The layers use only those below them: no library calls a function that
 # a library above it defines. Order, most dependent first:
-#   hlfs/gw  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
+#   hlfs/gw  hlfs/fetch  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
 #   clients/focus  clients/crawl  clients/gw  clients/web  clients/out
 #   clients/base  common
 # and no crawler library uses gateway or fetcher code. Read from the built
@@ -19,7 +19,7 @@ calls() {
            <(nm --defined-only -g "$2" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u) |
     head -5 | tr '\n' ' '
 }
-ORDER=(hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api common)
+ORDER=(hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs api common)
 CLIENTS=(clients/focus clients/crawl clients/gw clients/web clients/out clients/base common)
 for l in "${ORDER[@]}" "${CLIENTS[@]}"; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
 for i in "${!ORDER[@]}"; do
@@ -32,7 +32,7 @@ for i in "${!CLIENTS[@]}"; do
     is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "${CLIENTS[$j]}")")" "" "${CLIENTS[$i]} calls nothing of ${CLIENTS[$j]}"
   done
   [ "${CLIENTS[$i]}" = common ] && continue
-  for high in hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs; do
+  for high in hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs; do
     is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "$high")")" "" "${CLIENTS[$i]} calls nothing of $high"
   done
 done
@@ -41,4 +41,10 @@ printf 'const void *gw_auth(void *, void *);\nconst void *up(void) { return gw_a
 cc -c -o "$T_DIR/up.o" "$T_DIR/up.c" && cp "$(lib hlfs/policy)" "$T_DIR/policy.a" &&
   ar rcs "$T_DIR/policy.a" "$T_DIR/up.o"
 is "$(calls "$T_DIR/policy.a" "$(lib hlfs/gw)")" "gw_auth " "a call from policy up into gw is caught"
+# and one from the scheduler up into the fetch layer, the seam it may only
+# call through its table (struct sched_fetch_ops)
+printf 'struct fetch;\nvoid fetch_fini(struct fetch *);\nvoid up2(void) { fetch_fini(0); }\n' >"$T_DIR/up2.c"
+cc -c -o "$T_DIR/up2.o" "$T_DIR/up2.c" && cp "$(lib hlfs/sched)" "$T_DIR/sched.a" &&
+  ar rcs "$T_DIR/sched.a" "$T_DIR/up2.o"
+is "$(calls "$T_DIR/sched.a" "$(lib hlfs/fetch)")" "fetch_fini " "a call from sched up into fetch is caught"
 done_testing

@@ -134,7 +134,38 @@ static void fake_cancel(void *arg, struct sched_job *job)
   uv_close((uv_handle_t *)&f->t, fake_closed);
 }
 
-static const struct sched_fetch_ops fake_ops = { fake_start, fake_cancel, NULL };
+/* The identities robots.txt is read for: one, the scheduler's checks and
+ * digests counted, and slowed or stalled where a test asks (fake_agent,
+ * fake_agents). */
+static unsigned robots_checks;
+static bool robots_digest_slow;
+static unsigned stall_checks;
+static bool stall_on;
+static const struct robots_agent fake_ids[] = { { "wpfs", 4 } };
+
+static void fake_agent(void *arg, const struct sched_job_info *in, struct robots_agent *out)
+{
+  (void)arg;
+  robots_checks++;
+  /* the first check of st0.test's page stalls the loop past its lease */
+  if(stall_on && in && strstr(in->origin, "st0.test") && stall_checks++ == 0)
+    nanosleep(&(struct timespec){ .tv_nsec = 450 * 1000000L }, NULL);
+  *out = fake_ids[0];
+}
+
+/* Asked right before each digest: a digest that ends in the next
+ * millisecond (plan_robots). */
+static const struct robots_agent *fake_agents(void *arg, size_t *n)
+{
+  (void)arg;
+  for(uint64_t ms = clock_mono_ms(); robots_digest_slow && clock_mono_ms() == ms;)
+    ;
+  *n = 1;
+  return fake_ids;
+}
+
+static const struct sched_fetch_ops fake_ops = { fake_start, fake_cancel, fake_agent,
+                                                 fake_agents, NULL };
 
 /* ---- set-up ------------------------------------------------------------ */
 
@@ -184,9 +215,9 @@ static void on_stopped(void *arg)
  * early, and the teardown must stop them before the next test. */
 static struct sched *live_scheds[4];
 
-static struct sched *sc_new(const struct sched_cfg *c, const struct sched_robots_ops *r)
+static struct sched *sc_new(const struct sched_cfg *c)
 {
-  struct sched *s = sched_new(it_loop, ts_st, c, &fake_ops, r);
+  struct sched *s = sched_new(it_loop, ts_st, c, &fake_ops);
   for(int i = 0; i < 4; i++)
     if(!live_scheds[i]) {
       live_scheds[i] = s;
@@ -277,7 +308,7 @@ static void test_politeness_gaps_and_budget(void **state)
   plan = plan_20ms;
   submit_urls("c1", "http://p%d.test/%d", 60, 6);
   struct sched_cfg c = sc_cfg(4, 5000, 150);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 60, 20000);
   uint64_t min_gap = check_site_gaps(150);
@@ -312,7 +343,7 @@ static void test_delay_counts_from_the_answer(void **state)
   plan = plan_lagging;
   submit_urls("c1", "http://lag%d.test/%d", 4, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 400);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 4, 10000);
   uint64_t most = 0, least = UINT64_MAX;
@@ -363,7 +394,7 @@ static void test_retry_after_and_backoff(void **state)
   assert_int_equal(ts_submit("c1", it, 7), STORE_OK);
   struct sched_cfg c = sc_cfg(4, 5000, 10);
   c.max_attempts = 1;  /* the politeness of single answers: no retry (gateway_retry.sh) */
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 7, 20000);
   uint64_t t_ra_end = 0, t_after = 0, b[5] = { 0 }, b_end[5] = { 0 };
@@ -396,51 +427,12 @@ static void test_retry_after_and_backoff(void **state)
 
 /* ---- robots.txt first ------------------------------------------------------ */
 
-static unsigned robots_checks;
-static bool robots_digest_slow;
-static bool fake_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
-                        struct state_robots *rec)
-{
-  const struct sched_outcome *o = a->o;
-  (void)arg;
-  (void)origin;
-  /* a digest that ends in the next millisecond (plan_robots) */
-  for(uint64_t ms = clock_mono_ms(); robots_digest_slow && clock_mono_ms() == ms;)
-    ;
-  if(o->location && a->hops < 5)
-    return true;  /* follow the redirect */
-  rec->status = o->http_status == 200 ? 2 : 1;  /* 2: rules, 1: allow all */
-  rec->hops = a->hops;
-  rec->final_url = a->hops ? a->url : NULL;
-  rec->body = o->body;
-  rec->body_len = o->body_len;
-  rec->crawl_delay_ms = 300;
-  rec->ttl_ms = 60000;
-  return false;
-}
-
-static enum sched_verdict fake_check(void *arg, const char *origin,
-                                     const struct state_robots *rec, const char *url,
-                                     const struct sched_job_info *in)
-{
-  (void)arg;
-  (void)in;
-  (void)origin;
-  robots_checks++;
-  if(rec->status == 2 && rec->body && strstr(rec->body, "Disallow: /private")
-     && strstr(url, "/private"))
-    return SCHED_DISALLOW;
-  return SCHED_ALLOW;
-}
-
-static const struct sched_robots_ops fake_robots = { fake_digest, fake_check, NULL };
-
 static void plan_robots(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
 {
   (void)nth;
   a->ms = 10;
   if(info->kind == SCHED_ROBOTS)
-    a->body = "User-agent: *\nDisallow: /private\n";
+    a->body = "User-agent: *\nCrawl-delay: 0.3\nDisallow: /private\n";
   /* The answer comes at the end of a millisecond and the digest ends in
    * the next: a delay counted from whole milliseconds read at both ends
    * took 1 ms off for 0.1 (sched_hop.c), and the first page came early. */
@@ -459,7 +451,7 @@ static void test_robots_first_and_crawl_delay(void **state)
   submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 50);
   c.robots = true;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   /* robots.txt's completion leaves the site's next allowed time in this
    * process's clock too (lo: "<instance>:<us>|<na>"), so that its own
@@ -495,7 +487,7 @@ static void test_robots_first_and_crawl_delay(void **state)
   sc_reset();
   plan = plan_robots;
   submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
-  s = sc_new(&c, &fake_robots);
+  s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 6, 20000);
   assert_int_equal(nev, 1);
@@ -548,7 +540,7 @@ static void test_robots_redirect_hops(void **state)
   submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
   struct sched_cfg c = sc_cfg(8, 5000, 200);
   c.robots = true;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 6, 30000);
   run_until_results("c2", 3, 30000);
@@ -601,7 +593,7 @@ static void test_robots_hop_gives_up(void **state)
   struct sched_cfg c = sc_cfg(4, 5000, 0);
   c.robots = true;
   c.robots_hop_wait_ms = 300;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   /* e.test's robots.txt, then its long page is under way */
   uint64_t end = clock_mono_ms() + 10000;
@@ -614,8 +606,10 @@ static void test_robots_hop_gives_up(void **state)
   check_site_gaps(0);  /* e.test: never two in flight */
   assert_int_equal(count_url("http://e.test/r"), 0);
   assert_true(sched_stats(s)->robots_hop_waits >= 1);
-  /* the fake digest files a failed hop as "allow all" (1), after one hop */
-  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), "1");
+  /* a hop not made is a network error: robots.txt unreachable, after one hop */
+  char st[8];
+  snprintf(st, sizeof st, "%d", ROBOTS_P_UNREACHABLE_DISALLOW);
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), st);
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 rh"), "1");
   sc_stop(&s);
   ts_close();
@@ -626,18 +620,6 @@ static void test_robots_hop_gives_up(void **state)
  * someone else's: it must not start the fetch. The first robots check of
  * the page stalls for longer than the lease; the page is fetched once, at
  * its second claim. */
-static unsigned stall_checks;
-static enum sched_verdict stall_check(void *arg, const char *origin,
-                                      const struct state_robots *rec, const char *url,
-                                      const struct sched_job_info *in)
-{
-  if(strstr(url, "/stall") && stall_checks++ == 0)
-    nanosleep(&(struct timespec){ .tv_nsec = 450 * 1000000L }, NULL);  /* the loop stalls */
-  return fake_check(arg, origin, rec, url, in);
-}
-
-static const struct sched_robots_ops stall_robots = { fake_digest, stall_check, NULL };
-
 static void test_stall_past_lease_does_not_fetch(void **state)
 {
   (void)state;
@@ -645,10 +627,11 @@ static void test_stall_past_lease_does_not_fetch(void **state)
   sc_reset();
   plan = plan_robots;
   stall_checks = 0;
+  stall_on = true;
   submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
   struct sched_cfg c = sc_cfg(4, 300, 0);
   c.robots = true;
-  struct sched *s = sc_new(&c, &stall_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 1, 20000);
   assert_int_equal(count_url("http://st0.test/stall/0"), 1);
@@ -687,8 +670,8 @@ static void test_renewal_keeps_long_fetch(void **state)
   plan = plan_slower;
   submit_urls("c1", "http://long%d.test/%d", 2, 1);
   struct sched_cfg c = sc_cfg(2, 2000, 0);
-  struct sched *s1 = sc_new(&c, NULL);
-  struct sched *s2 = sc_new(&c, NULL);
+  struct sched *s1 = sc_new(&c);
+  struct sched *s2 = sc_new(&c);
   sched_start(s1);
   ts_sleep(30);
   sched_start(s2);
@@ -716,7 +699,7 @@ static void test_lost_lease_cancels_fetch(void **state)
   plan = plan_slow;
   submit_urls("c1", "http://lost%d.test/%d", 1, 1);
   struct sched_cfg c = sc_cfg(2, 300, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   while(nev == 0)
     ts_sleep(10);
@@ -747,7 +730,7 @@ static void test_stop_gives_back(void **state)
   plan = plan_slow;
   submit_urls("c1", "http://stop%d.test/%d", 4, 4);
   struct sched_cfg c = sc_cfg(4, 30000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   while(nev < 4)
     ts_sleep(10);
@@ -756,7 +739,7 @@ static void test_stop_gives_back(void **state)
   for(unsigned i = 0; i < 4; i++)
     assert_true(evs[i].cancelled);
   plan = plan_20ms;
-  s = sc_new(&c, NULL);
+  s = sc_new(&c);
   sched_start(s);
   run_until_results("c1", 4, 5000);
   const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
@@ -782,7 +765,7 @@ static void test_fair_share_with_scheduler(void **state)
   }
   submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
   struct sched_cfg c = sc_cfg(32, 30000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   run_until_results("B", 100, 30000);
   unsigned last_b = 0, nb = 0;
@@ -842,7 +825,7 @@ static void child_main(const char *logpath, bool hangs)
   /* a lease of 1 s: a child starved of CPU for a few hundred ms (a loaded CI
    * machine) keeps its claims, so only the SIGKILL moves work */
   struct sched_cfg c = sc_cfg(8, 1000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   uv_signal_t sig;
   uv_signal_init(it_loop, &sig);
   uv_signal_start(&sig, child_on_term, SIGTERM);

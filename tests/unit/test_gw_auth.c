@@ -1,4 +1,4 @@
-/* hlfs/gw/auth.c: the tokens file's roles and private flag (a key without
+/* hlfs/fetch/auth.c: the tokens file's roles and private flag (a key without
  * a role is an operator; a bad role, or two keys of one client that
  * disagree, stop the load), and hlfs/state/pages.c: whose copy a page
  * cache key is, and who may read it. */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 #include "hlfs/state/pages.h"
 #include "tests/unit/auth_file.h"
 

@@ -1,6 +1,6 @@
 /* Pages just fetched by this replica, by page key, on common/lru.h. See
- * page_fresh.h. */
-#include "hlfs/gw/page_fresh.h"
+ * fresh_pages.h. */
+#include "hlfs/fetch/fresh_pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,31 +16,31 @@ struct pf_ent {
   const char     *key, *rid;
 };
 
-struct page_fresh {
+struct fresh_pages {
   struct lru lru;
   size_t     max_bytes;
-  struct page_fresh_stats st;
+  struct fresh_pages_stats st;
 };
 
-struct page_fresh *page_fresh_new(size_t max_bytes)
+struct fresh_pages *fresh_pages_new(size_t max_bytes)
 {
-  struct page_fresh *f = xalloc(sizeof *f);
+  struct fresh_pages *f = xalloc(sizeof *f);
   size_t buckets = max_bytes / 8192;
   f->max_bytes = max_bytes;
-  f->st = (struct page_fresh_stats){ 0 };
+  f->st = (struct fresh_pages_stats){ 0 };
   CHECK(lru_init(&f->lru, buckets < 1024 ? 1024 : buckets) == 0);  /* set-up memory */
   return f;
 }
 
-static void pf_remove(struct page_fresh *f, struct pf_ent *e)
+static void pf_remove(struct fresh_pages *f, struct pf_ent *e)
 {
   lru_remove(&f->lru, &e->node);
   mem_free(e);
 }
 
-void page_fresh_free(struct page_fresh **fp)
+void fresh_pages_free(struct fresh_pages **fp)
 {
-  struct page_fresh *f = *fp;
+  struct fresh_pages *f = *fp;
   if(!f)
     return;
   *fp = NULL;
@@ -55,14 +55,14 @@ static bool pf_eq(const struct lru_node *n, const void *key)
   return !strcmp(LRU_ENTRY(n, const struct pf_ent, node)->key, key);
 }
 
-static struct pf_ent *pf_find(const struct page_fresh *f, const char *key)
+static struct pf_ent *pf_find(const struct fresh_pages *f, const char *key)
 {
   struct lru_node *n = f->max_bytes ? lru_find(&f->lru, hash_fp64(key, strlen(key)), pf_eq, key)
                                     : NULL;
   return n ? LRU_ENTRY(n, struct pf_ent, node) : NULL;
 }
 
-void page_fresh_drop(struct page_fresh *f, const char *key)
+void fresh_pages_drop(struct fresh_pages *f, const char *key)
 {
   struct pf_ent *e = pf_find(f, key);
   if(e)
@@ -106,9 +106,9 @@ static struct pf_ent *pf_make(const char *key, const char *rid, const struct pag
   return e;
 }
 
-void page_fresh_put(struct page_fresh *f, const char *key, const char *rid, const struct page *p)
+void fresh_pages_put(struct fresh_pages *f, const char *key, const char *rid, const struct page *p)
 {
-  page_fresh_drop(f, key);
+  fresh_pages_drop(f, key);
   if(p->body_len >= f->max_bytes)
     return;
   struct pf_ent *e = pf_make(key, rid, p);
@@ -124,7 +124,7 @@ void page_fresh_put(struct page_fresh *f, const char *key, const char *rid, cons
   f->st.puts++;
 }
 
-bool page_fresh_get(struct page_fresh *f, const char *key, const char *rid, struct page *out)
+bool fresh_pages_get(struct fresh_pages *f, const char *key, const char *rid, struct page *out)
 {
   struct pf_ent *e = pf_find(f, key);
   if(!e || !rid || strcmp(e->rid, rid))
@@ -135,7 +135,7 @@ bool page_fresh_get(struct page_fresh *f, const char *key, const char *rid, stru
   return true;
 }
 
-void page_fresh_stats(const struct page_fresh *f, struct page_fresh_stats *st)
+void fresh_pages_stats(const struct fresh_pages *f, struct fresh_pages_stats *st)
 {
   *st = f->st;
   st->entries = f->lru.n;
