@@ -85,6 +85,10 @@ static void sched_defaults(struct sched_cfg *c)
     c->robots_cache_bytes = 16u << 20;
   if(!c->robots_hop_wait_ms)
     c->robots_hop_wait_ms = c->lease_ms;
+  if(!c->robots_limits.max_bytes)  /* unset: RFC 9309's */
+    c->robots_limits = robots_limits_default();
+  if(!c->robots_policy.max_ttl_ms)
+    c->robots_policy = robots_policy_defaults();
 }
 
 static char *sched_replica_name(const char *given)
