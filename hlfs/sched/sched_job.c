@@ -236,7 +236,7 @@ static const char *const sj_transient[] = {
 };
 /* ... and those that say the fetcher, or this gateway, could not make
  * or keep the fetch: page_store_error is a page the page cache could not
- * take while the gateway held it (gw_ops.c, page_hold_ms). */
+ * take while the gateway held it (hlfs/fetch/fetch.c, page_hold_ms). */
 static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down",
                                                 "page_store_error", NULL };
 

@@ -25,10 +25,11 @@ static double check_rate(struct sched_robots *g, const char *body, size_t len, u
   struct state_robots rec = { .status = ROBOTS_P_OK, .body = body, .body_len = len,
                               .fetched_at = 1700000000000ULL, .expires_at = UINT64_MAX };
   char origin[64];
-  for(unsigned i = 0; i < norigins && i < 100; i++) {  /* first parses out of the timing */
+  for(unsigned i = 0; i < norigins; i++) {  /* as claims' lookups keep them */
     snprintf(origin, sizeof origin, "http://o%u.test:80", i);
-    sched_robots_put(g, origin, &rec, NULL);  /* as a claim's lookup keeps it */
-    sched_robots_check(g, origin, &rec, urls[0], &wpfs);
+    sched_robots_put(g, origin, &rec, NULL);
+    if(i < 100)  /* first parses out of the timing */
+      sched_robots_check(g, origin, &rec, urls[0], &wpfs);
   }
   uint64_t t0 = clock_mono_us(), t;
   unsigned long n = 0;
