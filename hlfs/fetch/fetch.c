@@ -256,7 +256,7 @@ static bool hold_page(struct fetch_job *f, const struct page *p)
 /* Whose copy a fetch for client reads and writes: the client's own when its
  * key is private (hlfs/state/pages.h), else the shared one (NULL). The
  * synchronous pseudo-clients are no key: theirs is shared (a private key
- * fetches in batches: gw_fetch.c). */
+ * fetches in batches: hlfs/gw/gw_fetch.c). */
 static const char *fetch_owner(const struct fetch *fx, const char *client)
 {
   if(!auth_any_private(fx->auth))

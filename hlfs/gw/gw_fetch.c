@@ -327,7 +327,7 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p, cons
     fetch_queue(g, w);
     return;
   }
-  g->fetch->stats.cache_hits++;  /* one count with the scheduler's cache answers */
+  g->fetch->stats.cache_hits++;  /* the fetch layer counts cache answers (FETCH_COUNTERS) */
   g->stats.sync_cache_hits++;
   tenant_result(&g->tenants, w->client->name, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
@@ -351,7 +351,7 @@ static void fetch_raw_got(void *arg, store_err err, const struct page *p)
     fetch_queue(g, w);
     return;
   }
-  g->fetch->stats.cache_hits++;  /* one count with the scheduler's cache answers */
+  g->fetch->stats.cache_hits++;  /* the fetch layer counts cache answers (FETCH_COUNTERS) */
   g->stats.sync_cache_hits++;
   tenant_result(&g->tenants, w->client->name, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
