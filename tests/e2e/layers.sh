@@ -7,7 +7,10 @@
 #   clients/base  common
 # and no crawler library uses gateway or fetcher code. Read from the built
 # libraries (nm), so a new call across a boundary fails here whether or not
-# the link happened to resolve it.
+# the link happened to resolve it; and for the gateway's side from the
+# sources' #include lines, which a type or an inline function crosses
+# without a symbol. The scheduler reaches hlfs/fetch only through the
+# table it is given (struct sched_fetch_ops).
 . "$WPFS_ROOT/tests/lib.sh"
 OBJ=$(dirname "$WPFS_BIN")/build/rel
 [ -d "$OBJ" ] || OBJ=$WPFS_ROOT/build/rel
@@ -25,6 +28,18 @@ for l in "${ORDER[@]}" "${CLIENTS[@]}"; do [ -f "$(lib "$l")" ] || bail "no $(li
 for i in "${!ORDER[@]}"; do
   for ((j = 0; j < i; j++)); do
     is "$(calls "$(lib "${ORDER[$i]}")" "$(lib "${ORDER[$j]}")")" "" "${ORDER[$i]} calls nothing of ${ORDER[$j]}"
+  done
+done
+# Headers too: a type or an inline function crosses a floor without a
+# symbol nm would see. includes DIR HIGH: DIR's files that include a
+# header of HIGH.
+includes() {
+  grep -l "#include \"$2/[^/\"]*\"" "$1"/*.[ch] 2>/dev/null | head -3 | tr '\n' ' '
+}
+for i in "${!ORDER[@]}"; do
+  for ((j = 0; j < i; j++)); do
+    is "$(includes "$WPFS_ROOT/${ORDER[$i]}" "${ORDER[$j]}")" "" \
+      "${ORDER[$i]} includes no header of ${ORDER[$j]}"
   done
 done
 for i in "${!CLIENTS[@]}"; do
@@ -47,4 +62,6 @@ printf 'struct fetch;\nvoid fetch_fini(struct fetch *);\nvoid up2(void) { fetch_
 cc -c -o "$T_DIR/up2.o" "$T_DIR/up2.c" && cp "$(lib hlfs/sched)" "$T_DIR/sched.a" &&
   ar rcs "$T_DIR/sched.a" "$T_DIR/up2.o"
 is "$(calls "$T_DIR/sched.a" "$(lib hlfs/fetch)")" "fetch_fini " "a call from sched up into fetch is caught"
+mkdir -p "$T_DIR/sched" && printf '#include "hlfs/fetch/fetch.h"\n' >"$T_DIR/sched/up.c"
+is "$(includes "$T_DIR/sched" hlfs/fetch)" "$T_DIR/sched/up.c " "a header of fetch included below it is caught"
 done_testing
