@@ -10,7 +10,7 @@
 #   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
-# Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
+# Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/fetch, hlfs/sched,
 # hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/loop, clients/focus,
 # clients/crawl, clients/gwclient, clients/web, clients/out, clients/base, and
 # tests/testweb are static libraries
@@ -92,7 +92,7 @@ endif
 MALLOC_PROGS := hlfs llfs
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
+LIBDIRS := hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs api \
            clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base \
            tests/testweb common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
@@ -177,7 +177,7 @@ $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 # change (build/pkg.mk, remade with the Makefile).
 CRAWLER_LIBS    := clients/loop clients/crawl clients/gwclient clients/web clients/out clients/base common
 LIBS_llfs       := llfs api common
-LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
+LIBS_hlfs       := hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy api common
 LIBS_wpfs-url   := common
 LIBS_wpfs-robots := hlfs/policy common
 LIBS_testweb    := tests/testweb common

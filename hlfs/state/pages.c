@@ -349,7 +349,7 @@ uint64_t page_age_ms(const struct page *p, uint64_t now_ms)
 
 /* In milliseconds: whole seconds would take a copy up to N + 0.999 s old
  * for max_age_s N, and any copy of the last second for 0 ("always fetch"). */
-bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
+bool page_is_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
 {
   if(!p->outcome || strcmp(p->outcome, "ok") || page_transient(p->status))
     return false;

@@ -31,7 +31,7 @@
 #define QENC_ATTEMPTS_MAX 3
 #define QENC_MAXAGE_ANY   UINT64_MAX  /* any cached copy will do */
 /* A request with options of its own (method, headers, identity:
- * hlfs/gw/gw_reqopt.h) has them after this byte at the end of its member,
+ * hlfs/fetch/reqopt.h) has them after this byte at the end of its member,
  * and so of the URL the scripts decode from it: a canonical URL never
  * holds a control character. */
 #define QENC_OPT_SEP      '\x1f'

@@ -127,7 +127,7 @@ struct state_item {
                               record (hlfs/sched/sched_follow.h) */
   unsigned    max_attempts; /* 0: the gateway's; else 1..QENC_ATTEMPTS_MAX + 1,
                               the request's own (docs/retries.md) */
-  const char *opts;        /* the request's own options (hlfs/gw/gw_reqopt.h), NULL
+  const char *opts;        /* the request's own options (hlfs/fetch/reqopt.h), NULL
                               or "" for none: kept in its member after QENC_OPT_SEP */
   /* out */
   enum state_sub_code code;

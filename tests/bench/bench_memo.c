@@ -1,6 +1,6 @@
 /* The gateway's two string-keyed page caches (common/cache.h under them):
  * the rendered-page memo (hlfs/gw/page_memo.h) and the fresh pages
- * (hlfs/gw/page_fresh.h). KEYS pages of about 4 KiB against a bound that
+ * (hlfs/fetch/fresh_pages.h). KEYS pages of about 4 KiB against a bound that
  * holds a third of them; then OPS lookups with a bias to low keys (the
  * popular pages), each miss followed by a put, as the gateway does. Prints
  * CPU ns per lookup and the hits, which two builds must agree on
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hlfs/gw/page_fresh.h"
+#include "hlfs/fetch/fresh_pages.h"
 #include "hlfs/gw/page_memo.h"
 #include "tests/bench/args.h"
 
@@ -73,22 +73,22 @@ static double memo_run(long keys, long ops, const char *body, long *hits)
 
 static double fresh_run(long keys, long ops, const char *body, long *hits)
 {
-  struct page_fresh *f = page_fresh_new((size_t)keys * (BODY + 400) / 3);
+  struct fresh_pages *f = fresh_pages_new((size_t)keys * (BODY + 400) / 3);
   uint64_t s = 0x9E3779B97F4A7C15ull;
   char key[64];
   double t0 = cpu_ns();
   for(long i = 0; i < ops; i++) {
     snprintf(key, sizeof key, "p:{h.test}:http://h.test/%ld", draw(&s, keys));
     struct page out;
-    if(page_fresh_get(f, key, "rid-1", &out))
+    if(fresh_pages_get(f, key, "rid-1", &out))
       (*hits)++;
     else {
       struct page p = page_of(key, body);
-      page_fresh_put(f, key, "rid-1", &p);
+      fresh_pages_put(f, key, "rid-1", &p);
     }
   }
   double t = cpu_ns() - t0;
-  page_fresh_free(&f);
+  fresh_pages_free(&f);
   return t / (double)ops;
 }
 
@@ -106,6 +106,6 @@ int main(int argc, char **argv)
   double mns = memo_run(keys, ops, body, &mh);
   double fns = fresh_run(keys, ops, body, &fh);
   printf("page_memo_ns_per_op %.1f hits %ld\n", mns, mh);
-  printf("page_fresh_ns_per_op %.1f hits %ld\n", fns, fh);
+  printf("fresh_pages_ns_per_op %.1f hits %ld\n", fns, fh);
   return 0;
 }

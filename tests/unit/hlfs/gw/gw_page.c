@@ -2,8 +2,8 @@
  * must parse as the same members jansson would give: strings escaped
  * (quotes, controls, invalid UTF-8), the stored header list spliced only
  * when it looks like one, the body in base64, the two forms (Page, and
- * the Result of a cache answer). Also hlfs/policy/robots_memo.c and
- * hlfs/gw/page_memo.c. */
+ * the Result of a cache answer). Also hlfs/gw/page_memo.c and
+ * hlfs/fetch/fresh_pages.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,9 +15,8 @@
 
 #include "hlfs/gw/gw_page.c"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/page_fresh.h"
+#include "hlfs/fetch/fresh_pages.h"
 #include "hlfs/gw/page_memo.h"
-#include "hlfs/policy/robots_memo.h"
 #include "hlfs/state/qenc.h"
 #include "hlfs/state/state.h"
 
@@ -69,20 +68,20 @@ static void test_page_freshness(void **state)
   (void)state;
   struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200,
                     .fetched_at = 1000000 };
-  assert_false(page_fresh(&p, 0, 1000000));
-  assert_false(page_fresh(&p, 0, 1000400));
-  assert_true(page_fresh(&p, 1, 1000999));
-  assert_false(page_fresh(&p, 1, 1001000));
-  assert_false(page_fresh(&p, 1, 1001500));
-  assert_true(page_fresh(&p, 60, 1059999));
-  assert_false(page_fresh(&p, 60, 1060000));
-  assert_true(page_fresh(&p, UINT64_MAX, 999999999999));  /* any age */
-  assert_true(page_fresh(&p, 31536000000ull, 999999999));  /* the API's largest */
-  assert_true(page_fresh(&p, 5, 999000));  /* stored "later" than now: age 0 */
+  assert_false(page_is_fresh(&p, 0, 1000000));
+  assert_false(page_is_fresh(&p, 0, 1000400));
+  assert_true(page_is_fresh(&p, 1, 1000999));
+  assert_false(page_is_fresh(&p, 1, 1001000));
+  assert_false(page_is_fresh(&p, 1, 1001500));
+  assert_true(page_is_fresh(&p, 60, 1059999));
+  assert_false(page_is_fresh(&p, 60, 1060000));
+  assert_true(page_is_fresh(&p, UINT64_MAX, 999999999999));  /* any age */
+  assert_true(page_is_fresh(&p, 31536000000ull, 999999999));  /* the API's largest */
+  assert_true(page_is_fresh(&p, 5, 999000));  /* stored "later" than now: age 0 */
   assert_int_equal(page_age_ms(&p, 1000400), 400);
   assert_int_equal(page_age_s(&p, 1001999), 1);
   p.outcome = "http_error";
-  assert_false(page_fresh(&p, UINT64_MAX, 1000000));
+  assert_false(page_is_fresh(&p, UINT64_MAX, 1000000));
 }
 
 /* X-Robots-Tag lines read for the agent given, both forms alike. */
@@ -143,24 +142,6 @@ static void test_too_large(void **state)
   buf_free(&b);
 }
 
-static void test_robots_memo(void **state)
-{
-  (void)state;
-  struct robots_memo *m = robots_memo_new(1);  /* one slot: every origin collides */
-  struct robots_memo_rec r = { 1, 10, 20, 30 }, out;
-  assert_false(robots_memo_get(m, "http://a.test:80", &out));
-  robots_memo_put(m, "http://a.test:80", &r);
-  assert_true(robots_memo_get(m, "http://a.test:80", &out));
-  assert_int_equal(out.expires_at, 20);
-  r.expires_at = 40;
-  robots_memo_put(m, "http://b.test:80", &r);
-  assert_false(robots_memo_get(m, "http://a.test:80", &out));
-  assert_true(robots_memo_get(m, "http://b.test:80", &out));
-  assert_int_equal(out.expires_at, 40);
-  robots_memo_free(&m);
-  assert_null(m);
-}
-
 /* page_memo: kept by key, replaced, dropped, bounded by bytes (least
  * recently used first), never without a hash, nothing at max_bytes 0. */
 static void test_page_memo(void **state)
@@ -209,11 +190,11 @@ static void test_page_memo(void **state)
   page_memo_free(&m);
 }
 
-/* page_fresh: a copy given only to the result of the fetch that made it,
+/* fresh_pages: a copy given only to the result of the fetch that made it,
  * byte for byte (a body with NULs too), replaced by a newer fetch,
  * dropped, bounded by bytes (least recently used first), nothing at
  * max_bytes 0. */
-static void test_page_fresh(void **state)
+static void test_fresh_pages(void **state)
 {
   (void)state;
   char body[1000];
@@ -222,13 +203,13 @@ static void test_page_fresh(void **state)
   struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200, .fetched_at = 7,
                     .headers_json = "[[\"a\",\"b\"]]", .body = body, .body_len = sizeof body },
               out;
-  struct page_fresh_stats st;
-  struct page_fresh *f = page_fresh_new(4000);  /* three entries of ~1.2 KB */
-  assert_false(page_fresh_get(f, "k1", "0-1", &out));
-  page_fresh_put(f, "k1", "0-1", &p);
-  assert_false(page_fresh_get(f, "k1", "0-2", &out));  /* another request's result */
-  assert_false(page_fresh_get(f, "k1", NULL, &out));
-  assert_true(page_fresh_get(f, "k1", "0-1", &out));
+  struct fresh_pages_stats st;
+  struct fresh_pages *f = fresh_pages_new(4000);  /* three entries of ~1.2 KB */
+  assert_false(fresh_pages_get(f, "k1", "0-1", &out));
+  fresh_pages_put(f, "k1", "0-1", &p);
+  assert_false(fresh_pages_get(f, "k1", "0-2", &out));  /* another request's result */
+  assert_false(fresh_pages_get(f, "k1", NULL, &out));
+  assert_true(fresh_pages_get(f, "k1", "0-1", &out));
   assert_string_equal(out.url, p.url);
   assert_string_equal(out.headers_json, p.headers_json);
   assert_null(out.redirect);
@@ -236,32 +217,32 @@ static void test_page_fresh(void **state)
   assert_int_equal(out.fetched_at, 7);
   assert_int_equal(out.body_len, sizeof body);
   assert_memory_equal(out.body, body, sizeof body);
-  page_fresh_put(f, "k1", "0-3", &p);  /* a newer fetch of the URL */
-  assert_false(page_fresh_get(f, "k1", "0-1", &out));
-  assert_true(page_fresh_get(f, "k1", "0-3", &out));
-  page_fresh_put(f, "k2", "0-4", &p);
-  page_fresh_put(f, "k3", "0-5", &p);
-  assert_true(page_fresh_get(f, "k1", "0-3", &out));  /* k2 is now the oldest */
-  page_fresh_put(f, "k4", "0-6", &p);
-  assert_false(page_fresh_get(f, "k2", "0-4", &out));
-  page_fresh_stats(f, &st);
+  fresh_pages_put(f, "k1", "0-3", &p);  /* a newer fetch of the URL */
+  assert_false(fresh_pages_get(f, "k1", "0-1", &out));
+  assert_true(fresh_pages_get(f, "k1", "0-3", &out));
+  fresh_pages_put(f, "k2", "0-4", &p);
+  fresh_pages_put(f, "k3", "0-5", &p);
+  assert_true(fresh_pages_get(f, "k1", "0-3", &out));  /* k2 is now the oldest */
+  fresh_pages_put(f, "k4", "0-6", &p);
+  assert_false(fresh_pages_get(f, "k2", "0-4", &out));
+  fresh_pages_stats(f, &st);
   assert_int_equal(st.entries, 3);
   assert_int_equal(st.evictions, 1);
   assert_true(st.bytes <= 4000);
-  page_fresh_drop(f, "k1");
-  assert_false(page_fresh_get(f, "k1", "0-3", &out));
+  fresh_pages_drop(f, "k1");
+  assert_false(fresh_pages_get(f, "k1", "0-3", &out));
   p.body_len = 4100;  /* larger than the bound: not kept, nothing evicted for it */
   char big[4100] = { 0 };
   p.body = big;
-  page_fresh_put(f, "k5", "0-7", &p);
-  assert_false(page_fresh_get(f, "k5", "0-7", &out));
-  assert_true(page_fresh_get(f, "k3", "0-5", &out));
-  page_fresh_free(&f);
+  fresh_pages_put(f, "k5", "0-7", &p);
+  assert_false(fresh_pages_get(f, "k5", "0-7", &out));
+  assert_true(fresh_pages_get(f, "k3", "0-5", &out));
+  fresh_pages_free(&f);
   assert_null(f);
-  f = page_fresh_new(0);
-  page_fresh_put(f, "k1", "0-1", &p);
-  assert_false(page_fresh_get(f, "k1", "0-1", &out));
-  page_fresh_free(&f);
+  f = fresh_pages_new(0);
+  fresh_pages_put(f, "k1", "0-1", &p);
+  assert_false(fresh_pages_get(f, "k1", "0-1", &out));
+  fresh_pages_free(&f);
 }
 
 int main(void)
@@ -269,11 +250,10 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_page_form),
     cmocka_unit_test(test_robots_tags),
-    cmocka_unit_test(test_page_fresh),
+    cmocka_unit_test(test_fresh_pages),
     cmocka_unit_test(test_page_freshness),
     cmocka_unit_test(test_result_form),
     cmocka_unit_test(test_too_large),
-    cmocka_unit_test(test_robots_memo),
     cmocka_unit_test(test_page_memo),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-#include "hlfs/gw/llfs_client.h"
+#include "hlfs/fetch/llfs_client.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

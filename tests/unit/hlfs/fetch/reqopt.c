@@ -1,5 +1,5 @@
-/* hlfs/gw/auth.c: a key's user_agent and product_token (checked, their
- * token derived, absent on an old tokens file), and hlfs/gw/gw_reqopt.c:
+/* hlfs/fetch/auth.c: a key's user_agent and product_token (checked, their
+ * token derived, absent on an old tokens file), and hlfs/fetch/reqopt.c:
  * the allow-list of client headers, a request's options as the queue
  * carries them, and their readers; hlfs/state/pages.c: a variant's key. */
 #include <setjmp.h>
@@ -12,13 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hlfs/gw/gw_reqopt.c"
+#include "hlfs/fetch/reqopt.c"
 #include "hlfs/state/pages.c"
-#include "hlfs/gw/auth.h"
-#include "hlfs/gw/gw_reqopt.h"
+#include "hlfs/fetch/auth.h"
+#include "hlfs/fetch/reqopt.h"
 #include "hlfs/state/pages.h"
 #include "hlfs/state/qenc.h"
-#include "tests/unit/hlfs/gw/auth_file.h"
+#include "tests/unit/hlfs/fetch/auth_file.h"
 
 static void test_identity(void **state)
 {

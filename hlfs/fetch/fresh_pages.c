@@ -1,6 +1,6 @@
 /* Pages just fetched by this replica, by page key, on common/cache.h. See
- * page_fresh.h. */
-#include "hlfs/gw/page_fresh.h"
+ * fresh_pages.h. */
+#include "hlfs/fetch/fresh_pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +14,22 @@ struct pf_ent {
   const char      *rid;
 };
 
-struct page_fresh {
+struct fresh_pages {
   struct cache c;
   uint64_t     hits;
 };
 
-struct page_fresh *page_fresh_new(size_t max_bytes)
+struct fresh_pages *fresh_pages_new(size_t max_bytes)
 {
-  struct page_fresh *f = xalloc(sizeof *f);
+  struct fresh_pages *f = xalloc(sizeof *f);
   cache_init(&f->c, max_bytes, 8192);
   f->hits = 0;
   return f;
 }
 
-void page_fresh_free(struct page_fresh **fp)
+void fresh_pages_free(struct fresh_pages **fp)
 {
-  struct page_fresh *f = *fp;
+  struct fresh_pages *f = *fp;
   if(!f)
     return;
   *fp = NULL;
@@ -37,7 +37,7 @@ void page_fresh_free(struct page_fresh **fp)
   free(f);  /* xalloc: set-up memory */
 }
 
-void page_fresh_drop(struct page_fresh *f, const char *key)
+void fresh_pages_drop(struct fresh_pages *f, const char *key)
 {
   cache_drop(&f->c, key);
 }
@@ -79,7 +79,7 @@ static struct pf_ent *pf_make(const char *key, const char *rid, const struct pag
   return e;
 }
 
-void page_fresh_put(struct page_fresh *f, const char *key, const char *rid, const struct page *p)
+void fresh_pages_put(struct fresh_pages *f, const char *key, const char *rid, const struct page *p)
 {
   if(p->body_len >= f->c.max_bytes) {
     cache_drop(&f->c, key);
@@ -88,7 +88,7 @@ void page_fresh_put(struct page_fresh *f, const char *key, const char *rid, cons
   cache_put(&f->c, key, (struct cache_ent *)pf_make(key, rid, p));
 }
 
-bool page_fresh_get(struct page_fresh *f, const char *key, const char *rid, struct page *out)
+bool fresh_pages_get(struct fresh_pages *f, const char *key, const char *rid, struct page *out)
 {
   struct pf_ent *e = (struct pf_ent *)cache_find(&f->c, key);
   if(!e || !rid || strcmp(e->rid, rid))
@@ -99,8 +99,8 @@ bool page_fresh_get(struct page_fresh *f, const char *key, const char *rid, stru
   return true;
 }
 
-void page_fresh_stats(const struct page_fresh *f, struct page_fresh_stats *st)
+void fresh_pages_stats(const struct fresh_pages *f, struct fresh_pages_stats *st)
 {
-  *st = (struct page_fresh_stats){ f->c.puts, f->hits, f->c.evictions, f->c.lru.n,
+  *st = (struct fresh_pages_stats){ f->c.puts, f->hits, f->c.evictions, f->c.lru.n,
                                    f->c.lru.bytes };
 }

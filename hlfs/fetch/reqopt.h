@@ -1,5 +1,5 @@
-#ifndef WPFS_HLFS_GW_REQOPT_H
-#define WPFS_HLFS_GW_REQOPT_H
+#ifndef WPFS_HLFS_FETCH_REQOPT_H
+#define WPFS_HLFS_FETCH_REQOPT_H
 /* A request's own options, carried through the queue with it: the method
  * (GET or HEAD), the client's headers (within the operator's allow-list,
  * --client-headers) and the key whose identity fetches it (its User-Agent

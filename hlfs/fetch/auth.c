@@ -1,4 +1,4 @@
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 
 #include <jansson.h>
 #include <openssl/crypto.h>

@@ -1,5 +1,9 @@
-/* What the scheduler calls: fetches through the fetcher service, pages into
- * the page store, and robots.txt decisions through hlfs/policy/robots*.h. */
+/* The fetch path the scheduler calls through (fetch.h): a page's stored
+ * copy first, then the fetcher service, the answer into the page cache
+ * (or held while it is down) and back to the scheduler. */
+#include "hlfs/fetch/fetch.h"
+
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,24 +13,18 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/url.h"
-#include "hlfs/gw/gw.h"
-#include "hlfs/gw/gw_reqopt.h"
-#include "hlfs/gw/llfs_client.h"
-#include "hlfs/gw/page_fresh.h"
-#include "hlfs/policy/robots_memo.h"
-#include "hlfs/policy/rules_cache.h"
-#include "hlfs/sched/sched.h"
+#include "hlfs/fetch/fresh_pages.h"
+#include "hlfs/fetch/llfs_client.h"
+#include "hlfs/fetch/reqopt.h"
+#include "hlfs/state/pages.h"
 #include "hlfs/state/state.h"
 #include "llfs/outcome.h"
 
-#define GW_FETCH_MAGIC 0x6f37c4a1u
-/* Records expiring sooner than this are not trusted by gw_robots_allows_now:
- * their expiry is on Redis' clock, compared with this replica's. */
-#define GW_ROBOTS_MARGIN_MS 1000
+#define FETCH_JOB_MAGIC 0x6f37c4a1u
 
-struct gw_fetch {
+struct fetch_job {
   unsigned magic;
-  struct gw *g;
+  struct fetch *fx;
   struct sched_job *job;
   struct llfs_client_job *lj;
   struct sched_outcome out;
@@ -37,7 +35,7 @@ struct gw_fetch {
   bool cancelled;
   bool revalidating;  /* conditional headers sent: a 304 refreshes the copy */
   bool touching;      /* the store call is page_touch (a 304), not page_put */
-  struct gw_hold *hold;  /* the page held while the page cache is down */
+  struct fetch_hold *hold;  /* the page held while the page cache is down */
   char addr[64];      /* the address the fetch dials, when gated (--addr-max-conns) */
   char tok[80];       /* the slot's holder: the request id (the job may be gone first) */
   bool addr_held;     /* a slot of addr is ours: given back when the fetch ends */
@@ -51,8 +49,8 @@ struct gw_fetch {
  * then does the request go back to its queue (page_store_error, retried
  * as a lost fetch: docs/retries.md). All held pages of a replica share
  * page_hold_bytes. */
-struct gw_hold {
-  struct gw_fetch *f;
+struct fetch_hold {
+  struct fetch_job *f;
   uv_timer_t  timer;
   struct page page;      /* its strings in block */
   char       *block;
@@ -66,26 +64,26 @@ struct gw_hold {
 
 static void hold_closed(uv_handle_t *h)
 {
-  struct gw_hold *hd = h->data;
+  struct fetch_hold *hd = h->data;
   mem_free(hd->block);
   mem_free(hd);
 }
 
-static void hold_end(struct gw_fetch *f)
+static void hold_end(struct fetch_job *f)
 {
-  struct gw_hold *hd = f->hold;
+  struct fetch_hold *hd = f->hold;
   if(!hd)
     return;
   f->hold = NULL;
-  f->g->held_bytes -= hd->bytes;
+  f->fx->held_bytes -= hd->bytes;
   uv_timer_stop(&hd->timer);
   uv_close((uv_handle_t *)&hd->timer, hold_closed);
 }
 
-static void fetch_free(struct gw_fetch *f)
+static void job_free(struct fetch_job *f)
 {
   if(f->addr_held)
-    state_addr_give(f->g->st, f->addr, f->tok);
+    state_addr_give(f->fx->st, f->addr, f->tok);
   hold_end(f);
   mem_free(f->strs);
   f->magic = 0;
@@ -116,7 +114,7 @@ static bool fetch_contacted(const struct llfs_answer *a)
   return true;
 }
 
-static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
+static void fetch_fill(struct fetch_job *f, const struct llfs_answer *a)
 {
   struct sched_outcome *o = &f->out;
   bool ok = a->reached && (!strcmp(a->outcome, "ok") || !strcmp(a->outcome, "too_large"));
@@ -134,67 +132,67 @@ static void fetch_fill(struct gw_fetch *f, const struct llfs_answer *a)
 }
 
 /* sched_job_done copies strings; ours only need to live until then. */
-static void fetch_finish(struct gw_fetch *f)
+static void fetch_finish(struct fetch_job *f)
 {
   if(!f->cancelled)
     sched_job_done(f->job, &f->out);
-  fetch_free(f);
+  job_free(f);
 }
 
-static bool hold_page(struct gw_fetch *f, const struct page *p);
-static void fetch_refused(struct gw_fetch *f);
-static bool hold_again(struct gw_fetch *f);
+static bool hold_page(struct fetch_job *f, const struct page *p);
+static void fetch_refused(struct fetch_job *f);
+static bool hold_again(struct fetch_job *f);
 
 /* A put that failed after it was sent (the page cache went down with it
  * in flight): the answer's bytes are gone, but this replica kept a copy
- * for the result (page_fresh.h), unless it had no room. */
-static bool hold_fresh(struct gw_fetch *f)
+ * for the result (fresh_pages.h), unless it had no room. */
+static bool hold_fresh(struct fetch_job *f)
 {
   struct page p;
   if(f->hold)
     return true;
   if(f->touching)  /* a 304's touch needs no copy */
     return hold_page(f, NULL);
-  return page_fresh_get(f->g->fresh, f->key, sched_job_info(f->job)->rid, &p) &&
+  return fresh_pages_get(f->fx->fresh, f->key, sched_job_info(f->job)->rid, &p) &&
          hold_page(f, &p);
 }
 
 static void fetch_stored(void *arg, store_err err)
 {
-  struct gw_fetch *f = arg;
+  struct fetch_job *f = arg;
   if(err && !f->cancelled && hold_fresh(f) && hold_again(f))
     return;
   if(err) {
-    f->g->stats.page_store_errors++;
+    f->fx->stats.page_store_errors++;
     f->out.ref = NULL;
     f->out.outcome = "page_store_error";
     f->out.error = store_err_text(err);
   } else {
-    f->g->stats.pages_stored++;
+    f->fx->stats.pages_stored++;
     if(f->hold) {
-      f->g->stats.pages_held_stored++;
-      if(!f->touching)  /* the result of this fetch takes it from here (page_fresh.h) */
-        page_fresh_put(f->g->fresh, f->key, sched_job_info(f->job)->rid, &f->hold->page);
+      f->fx->stats.pages_held_stored++;
+      if(!f->touching)  /* the result of this fetch takes it from here (fresh_pages.h) */
+        fresh_pages_put(f->fx->fresh, f->key, sched_job_info(f->job)->rid, &f->hold->page);
     }
   }
   fetch_finish(f);
 }
 
 /* The store call of f, again (the held page, or the touch of a 304). */
-static store_err fetch_store_call(struct gw_fetch *f, const struct page *p)
+static store_err fetch_store_call(struct fetch_job *f, const struct page *p)
 {
   if(f->touching)
-    return page_touch(f->g->pages, f->key, clock_wall_ms(), f->g->cfg.page_ttl_s, fetch_stored,
+    return page_touch(f->fx->pages, f->key, clock_wall_ms(), f->fx->cfg.page_ttl_s, fetch_stored,
                       f);
-  return page_put(f->g->pages, f->key, p, f->g->cfg.page_ttl_s, fetch_stored, f);
+  return page_put(f->fx->pages, f->key, p, f->fx->cfg.page_ttl_s, fetch_stored, f);
 }
 
 static void hold_on_timer(uv_timer_t *t)
 {
-  struct gw_hold *hd = t->data;
-  struct gw_fetch *f = hd->f;
+  struct fetch_hold *hd = t->data;
+  struct fetch_job *f = hd->f;
   if(f->cancelled) {  /* the job is gone: nothing waits for the page */
-    fetch_free(f);
+    job_free(f);
     return;
   }
   store_err e = fetch_store_call(f, &hd->page);
@@ -203,9 +201,9 @@ static void hold_on_timer(uv_timer_t *t)
 }
 
 /* Offer the page again later, if it may still be held. */
-static bool hold_again(struct gw_fetch *f)
+static bool hold_again(struct fetch_job *f)
 {
-  struct gw_hold *hd = f->hold;
+  struct fetch_hold *hd = f->hold;
   if(!hd || clock_mono_ms() >= hd->until_ms)
     return false;
   uv_timer_start(&hd->timer, hold_on_timer, hd->wait_ms, 0);
@@ -225,18 +223,18 @@ static char *hold_str(char **at, const char *s)
 
 /* Copy p (or nothing, for a touch) to be offered again: false when it
  * cannot be held (no room within page_hold_bytes, no memory, holding off). */
-static bool hold_page(struct gw_fetch *f, const struct page *p)
+static bool hold_page(struct fetch_job *f, const struct page *p)
 {
-  struct gw *g = f->g;
+  struct fetch *fx = f->fx;
   const char *strs[] = { p ? p->url : NULL, p ? p->outcome : NULL,
                          p ? p->headers_json : NULL, p ? p->redirect : NULL };
-  size_t bytes = sizeof(struct gw_hold) + (p ? p->body_len : 0);
+  size_t bytes = sizeof(struct fetch_hold) + (p ? p->body_len : 0);
   for(size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
     bytes += strs[i] ? strlen(strs[i]) + 1 : 0;
-  if(!g->cfg.page_hold_bytes || !g->cfg.page_hold_ms || f->hold ||
-     g->held_bytes + bytes > g->cfg.page_hold_bytes)
+  if(!fx->cfg.page_hold_bytes || !fx->cfg.page_hold_ms || f->hold ||
+     fx->held_bytes + bytes > fx->cfg.page_hold_bytes)
     return false;
-  struct gw_hold *hd = mem_calloc(1, sizeof *hd);
+  struct fetch_hold *hd = mem_calloc(1, sizeof *hd);
   char *at = hd ? hd->block = mem_alloc(bytes - sizeof *hd + 1) : NULL;
   if(!at) {
     mem_free(hd);
@@ -252,12 +250,12 @@ static bool hold_page(struct gw_fetch *f, const struct page *p)
   }
   hd->f = f;
   hd->bytes = bytes;
-  hd->until_ms = clock_mono_ms() + g->cfg.page_hold_ms;
+  hd->until_ms = clock_mono_ms() + fx->cfg.page_hold_ms;
   hd->wait_ms = HOLD_FIRST_MS;
-  uv_timer_init(g->loop, &hd->timer);
+  uv_timer_init(fx->loop, &hd->timer);
   hd->timer.data = hd;
-  g->held_bytes += bytes;
-  g->stats.pages_held++;
+  fx->held_bytes += bytes;
+  fx->stats.pages_held++;
   f->hold = hd;
   return true;
 }
@@ -265,16 +263,16 @@ static bool hold_page(struct gw_fetch *f, const struct page *p)
 /* Whose copy a fetch for client reads and writes: the client's own when its
  * key is private (hlfs/state/pages.h), else the shared one (NULL). The
  * synchronous pseudo-clients are no key: theirs is shared (a private key
- * fetches in batches: gw_fetch.c). */
-static const char *fetch_owner(const struct gw *g, const char *client)
+ * fetches in batches: hlfs/gw/gw_fetch.c). */
+static const char *fetch_owner(const struct fetch *fx, const char *client)
 {
-  if(!auth_any_private(g->auth))
+  if(!auth_any_private(fx->auth))
     return NULL;
-  const struct state_client *c = auth_find(g->auth, client);
-  return c && auth_private(g->auth, c) ? c->name : NULL;
+  const struct state_client *c = auth_find(fx->auth, client);
+  return c && auth_private(fx->auth, c) ? c->name : NULL;
 }
 
-static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const char *url)
+static void fetch_page(struct fetch_job *f, const struct llfs_answer *a, const char *url)
 {
   char *hdrs = json_dumps(json_object_get(a->meta, "headers"), JSON_COMPACT);
   struct page p = {
@@ -284,9 +282,9 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
   };
   f->out.ref = f->key;  /* ops_start named it */
   f->storing = true;
-  store_err e = page_put(f->g->pages, f->key, &p, f->g->cfg.page_ttl_s, fetch_stored, f);
-  if(!e)  /* the result of this fetch takes it from here (page_fresh.h) */
-    page_fresh_put(f->g->fresh, f->key, sched_job_info(f->job)->rid, &p);
+  store_err e = page_put(f->fx->pages, f->key, &p, f->fx->cfg.page_ttl_s, fetch_stored, f);
+  if(!e)  /* the result of this fetch takes it from here (fresh_pages.h) */
+    fresh_pages_put(f->fx->fresh, f->key, sched_job_info(f->job)->rid, &p);
   if(e && !f->cancelled && hold_page(f, &p))  /* while the answer's bytes are still here */
     hold_again(f);
   else if(e)
@@ -297,11 +295,11 @@ static void fetch_page(struct gw_fetch *f, const struct llfs_answer *a, const ch
 /* A page's redirect target as a canonical URL, the form a followed hop is
  * queued in; NULL when there is none or it cannot be one (another scheme,
  * too long). mem_alloc'd. */
-static char *fetch_target(const struct gw *g, const char *redirect)
+static char *fetch_target(const struct fetch *fx, const char *redirect)
 {
   struct url_opts o = url_opts_default();
   char *canon = NULL;
-  o.max_len = g->cfg.max_url_len;
+  o.max_len = fx->cfg.max_url_len;
   if(!redirect || url_canon(redirect, strlen(redirect), &o, &canon) != URL_OK)
     return NULL;
   return canon;
@@ -309,7 +307,7 @@ static char *fetch_target(const struct gw *g, const char *redirect)
 
 /* Copy the strings the outcome points to: the answer dies with its callback
  * and the page store answers later. */
-static int fetch_keep(struct gw_fetch *f, const char *url)
+static int fetch_keep(struct fetch_job *f, const char *url)
 {
   const char **slot[] = { &f->out.outcome, &f->out.error, &f->out.retry_after, &f->out.date,
                           &f->out.location };
@@ -333,16 +331,16 @@ static int fetch_keep(struct gw_fetch *f, const char *url)
 
 /* No fetcher would take it: the claim goes back, nothing is said of the
  * site (no result, no robots record, no politeness debt). */
-static void fetch_refused(struct gw_fetch *f)
+static void fetch_refused(struct fetch_job *f)
 {
   if(!f->cancelled)
     sched_job_refused(f->job);
-  fetch_free(f);
+  job_free(f);
 }
 
 static void fetch_answer(void *arg, const struct llfs_answer *a)
 {
-  struct gw_fetch *f = arg;
+  struct fetch_job *f = arg;
   struct sched_job_info *in = sched_job_info(f->job);
   f->lj = NULL;
   if(a->refused) {
@@ -351,7 +349,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
   }
   fetch_fill(f, a);
   if(!a->reached)
-    f->g->stats.fetcher_errors++;
+    f->fx->stats.fetcher_errors++;
   if(in->kind == SCHED_ROBOTS || !a->reached) {
     f->out.body = a->body;
     f->out.body_len = a->body_len;
@@ -363,7 +361,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
     fetch_finish(f);
     return;
   }
-  char *target = fetch_target(f->g, a->redirect);
+  char *target = fetch_target(f->fx, a->redirect);
   f->out.location = target;
   int kept = fetch_keep(f, in->url);
   mem_free(target);
@@ -376,7 +374,7 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
   if(f->revalidating && a->status == 304 && !strcmp(a->outcome, "ok")) {
     f->out.outcome = "not_modified";
     f->out.ref = f->key;
-    f->g->stats.revalidated++;
+    f->fx->stats.revalidated++;
     f->touching = true;
     store_err e = fetch_store_call(f, NULL);
     if(e)
@@ -389,15 +387,15 @@ static void fetch_answer(void *arg, const struct llfs_answer *a)
 /* Send the fetch to the fetcher; extra: conditional headers, or none. A
  * page goes as its request asked (method, headers) under its client's
  * identity; robots.txt under the gateway's, plain GET. */
-static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
+static int fetch_go(struct fetch_job *f, const char *const *extra, size_t nextra)
 {
   struct sched_job_info *in = sched_job_info(f->job);
-  struct gw_ident id;
+  struct fetch_ident id;
   char ua[AUTH_UA_MAX + 16], hbuf[REQOPT_MAX + REQOPT_HEADERS_MAX * 2];
   const char *hdrs[3 + REQOPT_HEADERS_MAX];
   size_t n = 0;
   bool page = in->kind == SCHED_PAGE;
-  gw_ident_of(f->g, page ? in->client : NULL, page ? in->opts : NULL, &id);
+  fetch_ident_of(f->fx, page ? in->client : NULL, page ? in->opts : NULL, &id);
   snprintf(ua, sizeof ua, "User-Agent: %s", id.ua);
   hdrs[n++] = ua;
   for(size_t i = 0; i < nextra && i < 2; i++)
@@ -408,7 +406,7 @@ static int fetch_go(struct gw_fetch *f, const char *const *extra, size_t nextra)
                                .head = page && reqopt_head(in->opts),
                                .req_id = in->rid, .not_before_us = in->not_before_us,
                                .pin = f->addr[0] ? f->addr : NULL };
-  return llfs_client_fetch(f->g->llfs, &r, fetch_answer, f, &f->lj);
+  return llfs_client_fetch(f->fx->llfs, &r, fetch_answer, f, &f->lj);
 }
 
 /* Validators of a stored page, as conditional request headers. */
@@ -438,17 +436,17 @@ static size_t cached_validators(const struct page *p, char *inm, char *ims, size
 /* The page store answered: serve the copy, revalidate it, or fetch. */
 static void fetch_cached(void *arg, store_err err, const struct page *p)
 {
-  struct gw_fetch *f = arg;
+  struct fetch_job *f = arg;
   char inm[1024] = "", ims[1024] = "";
   const char *cond[2];
   size_t ncond = 0;
   if(f->cancelled) {
-    fetch_free(f);
+    job_free(f);
     return;
   }
-  if(!err && p && page_fresh(p, sched_job_info(f->job)->max_age_s, clock_wall_ms())) {
-    f->g->stats.cache_hits++;
-    char *target = fetch_target(f->g, p->redirect);
+  if(!err && p && page_is_fresh(p, sched_job_info(f->job)->max_age_s, clock_wall_ms())) {
+    f->fx->stats.cache_hits++;
+    char *target = fetch_target(f->fx, p->redirect);
     f->out = (struct sched_outcome){ .outcome = "cached", .http_status = (int)p->status,
                                      .ref = f->key, .stored = true, .age_ms = page_age_ms(p, clock_wall_ms()),
                                      .location = target };
@@ -465,20 +463,20 @@ static void fetch_cached(void *arg, store_err err, const struct page *p)
 
 /* The fetch proper, once its address (if gated) has a slot: the page
  * cache first for a page, else the fetcher. */
-static int fetch_begin(struct gw_fetch *f)
+static int fetch_begin(struct fetch_job *f)
 {
   struct sched_job_info *in = sched_job_info(f->job);
-  if(in->kind == SCHED_PAGE && page_get(f->g->pages, f->key, fetch_cached, f) == STORE_OK)
+  if(in->kind == SCHED_PAGE && page_get(f->fx->pages, f->key, fetch_cached, f) == STORE_OK)
     return 0;
   return fetch_go(f, NULL, 0);
 }
 
+/* ---- politeness per address (--addr-max-conns, --addr-min-gap-ms) ---- */
+
 /* The least wait when every slot of an address is held (lua_addr waits
  * the share of the requests before, measured); each try is a claim and a
  * give-back. */
-#define GW_ADDR_BUSY_MS 20
-
-/* ---- politeness per address (--addr-max-conns, --addr-min-gap-ms) ---- */
+#define FETCH_ADDR_BUSY_MS 20
 
 /* The hosts of one address share its slots (hlfs/state/lua/addr.lua): the
  * fetcher resolves the host (its DNS cache), the address gets a slot in
@@ -487,7 +485,7 @@ static int fetch_begin(struct gw_fetch *f)
  * the fetcher's own outcome (dns_nxdomain, blocked_address...). All slots
  * held: the claim goes back and the site rests until the address may have
  * one (sched_job_deferred), its attempts untouched. */
-static void gate_go(struct gw_fetch *f)
+static void gate_go(struct fetch_job *f)
 {
   if(fetch_begin(f))
     fetch_refused(f);
@@ -495,14 +493,14 @@ static void gate_go(struct gw_fetch *f)
 
 static void gate_taken(void *arg, store_err err, uint32_t wait_ms)
 {
-  struct gw_fetch *f = arg;
+  struct fetch_job *f = arg;
   f->addr_held = !err && !wait_ms;
   if(f->cancelled) {
-    fetch_free(f);
+    job_free(f);
   } else if(!err && wait_ms) {
     struct sched_job *job = f->job;
     sched_job_info(job)->user = NULL;
-    fetch_free(f);
+    job_free(f);
     sched_job_deferred(job, wait_ms);
   } else {
     gate_go(f);  /* a slot, or Redis failing: the claim's own writes will tell */
@@ -511,13 +509,13 @@ static void gate_taken(void *arg, store_err err, uint32_t wait_ms)
 
 static void gate_resolved(void *arg, const char *addr)
 {
-  struct gw_fetch *f = arg;
-  struct gw *g = f->g;
-  const struct state_addr_limit lim = { g->cfg.addr_max_conns ? g->cfg.addr_max_conns : 1000000,
-                                        g->cfg.addr_min_gap_ms,
-                                        g->cfg.addr_lease_ms, GW_ADDR_BUSY_MS };
+  struct fetch_job *f = arg;
+  const struct fetch_cfg *c = &f->fx->cfg;
+  const struct state_addr_limit lim = { c->addr_max_conns ? c->addr_max_conns : 1000000,
+                                        c->addr_min_gap_ms, c->addr_lease_ms,
+                                        FETCH_ADDR_BUSY_MS };
   if(f->cancelled) {
-    fetch_free(f);
+    job_free(f);
     return;
   }
   if(!addr || strlen(addr) >= sizeof f->addr) {
@@ -526,34 +524,34 @@ static void gate_resolved(void *arg, const char *addr)
   }
   snprintf(f->addr, sizeof f->addr, "%s", addr);
   snprintf(f->tok, sizeof f->tok, "%s", sched_job_info(f->job)->rid);
-  if(state_addr_take(g->st, f->addr, f->tok, &lim, gate_taken, f))
+  if(state_addr_take(f->fx->st, f->addr, f->tok, &lim, gate_taken, f))
     gate_go(f);
 }
 
-static int gate_begin(struct gw_fetch *f)
+static int gate_begin(struct fetch_job *f)
 {
   struct url_parts p;
   if(url_split(sched_job_info(f->job)->url, &p) != URL_OK)
     return fetch_begin(f);
-  return llfs_client_resolve(f->g->llfs, p.host, gate_resolved, f);
+  return llfs_client_resolve(f->fx->llfs, p.host, gate_resolved, f);
 }
 
 static int ops_start(void *arg, struct sched_job *job)
 {
-  struct gw *g = arg;
+  struct fetch *fx = arg;
   struct sched_job_info *in = sched_job_info(job);
-  struct gw_fetch *f = mem_calloc(1, sizeof *f);
+  struct fetch_job *f = mem_calloc(1, sizeof *f);
   if(!f)
     return -1;
-  f->magic = GW_FETCH_MAGIC;
-  f->g = g;
+  f->magic = FETCH_JOB_MAGIC;
+  f->fx = fx;
   f->job = job;
   in->user = f;
-  page_key_variant(in->url, reqopt_variant(in->opts), fetch_owner(g, in->client), f->key,
+  page_key_variant(in->url, reqopt_variant(in->opts), fetch_owner(fx, in->client), f->key,
                    sizeof f->key);
-  if(g->cfg.addr_max_conns || g->cfg.addr_min_gap_ms ? gate_begin(f) : fetch_begin(f)) {
+  if(fx->cfg.addr_max_conns || fx->cfg.addr_min_gap_ms ? gate_begin(f) : fetch_begin(f)) {
     in->user = NULL;
-    fetch_free(f);
+    job_free(f);
     return -1;
   }
   return 0;
@@ -562,215 +560,80 @@ static int ops_start(void *arg, struct sched_job *job)
 static void ops_cancel(void *arg, struct sched_job *job)
 {
   (void)arg;
-  struct gw_fetch *f = sched_job_info(job)->user;
-  if(!f || f->magic != GW_FETCH_MAGIC)
+  struct fetch_job *f = sched_job_info(job)->user;
+  if(!f || f->magic != FETCH_JOB_MAGIC)
     abort();
   if(f->lj) {
     llfs_client_cancel(&f->lj);
-    fetch_free(f);
+    job_free(f);
     return;
   }
   f->cancelled = true;  /* the page store answers later and frees it */
 }
 
-const struct sched_fetch_ops gw_fetch_ops_proto = { ops_start, ops_cancel, NULL };
 
 /* ---- identities ------------------------------------------------------------ */
 
-void gw_ident_of(const struct gw *g, const char *client, const char *opts, struct gw_ident *id)
+void fetch_ident_of(const struct fetch *fx, const char *client, const char *opts,
+                    struct fetch_ident *id)
 {
   char name[STATE_CLIENT_MAX + 1];
-  id->ua = g->cfg.agent;
-  id->tok = g->cfg.agent;
-  id->tok_len = robots_agent_token(g->cfg.agent, strlen(g->cfg.agent));
-  if(!g->auth)
+  id->ua = fx->cfg.agent;
+  id->tok = fx->cfg.agent;
+  id->tok_len = robots_agent_token(fx->cfg.agent, strlen(fx->cfg.agent));
+  if(!fx->auth)
     return;
   const struct state_client *c =
-    auth_find(g->auth, reqopt_ident(opts, name, sizeof name) ? name : client);
-  auth_identity(g->auth, c, &id->ua, &id->tok, &id->tok_len);
+    auth_find(fx->auth, reqopt_ident(opts, name, sizeof name) ? name : client);
+  auth_identity(fx->auth, c, &id->ua, &id->tok, &id->tok_len);
 }
 
-/* ---- robots -------------------------------------------------------------- */
 
-bool gw_robots_has_rules(int status)
+/* ---- the scheduler's table --------------------------------------------------- */
+
+static void ops_agent(void *arg, const struct sched_job_info *in, struct robots_agent *out)
 {
-  return status == ROBOTS_P_OK || status == ROBOTS_P_STALE_FALLBACK ||
-         status == ROBOTS_P_NOT_MODIFIED;
+  struct fetch_ident id;
+  fetch_ident_of(arg, in ? in->client : NULL, in ? in->opts : NULL, &id);
+  *out = (struct robots_agent){ id.tok, id.tok_len };
 }
 
-const struct robots *gw_robots_rules(struct gw *g, const char *origin,
-                                     const struct state_robots *rec)
+/* The gateway's own identity first, then each key's that has one; made
+ * once (the keys are loaded once, at start). */
+static const struct robots_agent *ops_agents(void *arg, size_t *n)
 {
-  struct rules_cache_stats st;
-  const struct robots *r = rules_cache_get(g->rules, origin, rec->fetched_at, rec->body,
-                                           rec->body_len, &g->cfg.robots_limits);
-  rules_cache_stats(g->rules, &st);
-  g->stats.robots_parses = st.parses;
-  g->stats.robots_rule_hits = st.hits;
-  return r;
-}
-
-static void robots_delay_for(const struct robots *r, const char *tok, size_t len, uint32_t *ms)
-{
-  struct robots_verdict v;
-  if(robots_query(r, tok, len, "/", 1, &v) == 0 && v.crawl_delay >= 0 &&
-     (uint32_t)(v.crawl_delay * 1000.0) > *ms)
-    *ms = (uint32_t)(v.crawl_delay * 1000.0);
-}
-
-/* The site's one Crawl-delay: every client shares its politeness (one
- * request at a time, one next allowed time), so the strictest delay that
- * robots.txt gives any identity of this gateway applies to all of them. */
-static uint32_t robots_delay_ms(struct gw *g, const char *body, size_t len)
-{
-  struct robots *r = NULL;
-  uint32_t ms = 0;
-  if(robots_parse(body, len, &g->cfg.robots_limits, &r) == 0) {
-    struct gw_ident id;
-    gw_ident_of(g, NULL, NULL, &id);
-    robots_delay_for(r, id.tok, id.tok_len, &ms);
-    for(size_t i = 0; g->auth && i < auth_count(g->auth); i++) {
-      const struct state_client *c = auth_nth(g->auth, i);
-      if(auth_identity(g->auth, c, &id.ua, &id.tok, &id.tok_len))
-        robots_delay_for(r, id.tok, id.tok_len, &ms);
-    }
+  struct fetch *fx = arg;
+  if(!fx->agents) {
+    size_t cap = 1 + (fx->auth ? auth_count(fx->auth) : 0);
+    struct fetch_ident id;
+    fx->agents = xalloc(cap * sizeof *fx->agents);  /* set-up memory, once */
+    fetch_ident_of(fx, NULL, NULL, &id);
+    fx->agents[fx->nagents++] = (struct robots_agent){ id.tok, id.tok_len };
+    for(size_t i = 0; fx->auth && i < auth_count(fx->auth); i++)
+      if(auth_identity(fx->auth, auth_nth(fx->auth, i), &id.ua, &id.tok, &id.tok_len))
+        fx->agents[fx->nagents++] = (struct robots_agent){ id.tok, id.tok_len };
   }
-  robots_free(&r);
-  return ms;
+  *n = fx->nagents;
+  return fx->agents;
 }
 
-static void robots_fetch_of(const struct sched_robots_answer *a, struct robots_fetch *f)
+struct sched_fetch_ops fetch_ops(struct fetch *fx)
 {
-  const struct sched_outcome *o = a->o;
-  *f = (struct robots_fetch){
-    .net_error = o->transport_err || !o->contacted, .status = o->http_status,
-    .redirects = a->hops, .has_location = o->location != NULL,
-    .cache_control = o->cache_control, .expires = o->expires, .date = o->date,
-    .retry_after = o->retry_after, .now_ms = a->now_ms,
-  };
+  return (struct sched_fetch_ops){ .start = ops_start, .cancel = ops_cancel,
+                                   .agent = ops_agent, .agents = ops_agents, .arg = fx };
 }
 
-/* The body a record keeps: the answer's (capped: the parser reads no more
- * than max_bytes, and one byte past tells it the file was cut), the last
- * good copy, or none. */
-static void robots_rules_of(struct gw *g, const struct sched_robots_answer *a,
-                            const struct robots_decision *d, struct state_robots *rec)
+void fetch_init(struct fetch *fx, uv_loop_t *loop, const struct fetch_cfg *cfg,
+                struct store *pages, struct state *st, struct llfs_client *llfs,
+                const struct auth *auth, struct fresh_pages *fresh)
 {
-  size_t cap = g->cfg.robots_limits.max_bytes + 1;
-  if(d->rules == ROBOTS_SRC_BODY) {
-    rec->body = a->o->body ? a->o->body : "";
-    rec->body_len = a->o->body ? a->o->body_len : 0;
-    if(rec->body_len > cap)
-      rec->body_len = cap;
-  } else if(d->next.good_at_ms && a->prev->body) {
-    rec->body = a->prev->body;  /* still the last good copy */
-    rec->body_len = a->prev->body_len;
-  }
-  if(gw_robots_has_rules(rec->status) && rec->body)
-    rec->crawl_delay_ms = robots_delay_ms(g, rec->body, rec->body_len);
-  else
-    rec->crawl_delay_ms = a->prev->crawl_delay_ms;  /* nothing fetched: keep spacing */
+  *fx = (struct fetch){ .magic = FETCH_MAGIC, .loop = loop, .cfg = *cfg, .pages = pages,
+                        .st = st, .llfs = llfs, .auth = auth, .fresh = fresh };
 }
 
-/* Why robots.txt counts as unreachable, kept with the record for the
- * requests it refuses: the fetch's outcome and text, or the site's status. */
-static void robots_cause(const struct sched_outcome *o, struct state_robots *rec)
+void fetch_fini(struct fetch *fx)
 {
-  bool answered = o->contacted && !o->transport_err && o->http_status > 0;
-  snprintf(rec->cause, sizeof rec->cause, "%s", o->outcome ? o->outcome : "ok");
-  rec->cause_status = answered ? o->http_status : 0;
-  if(answered)
-    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt answered HTTP %d",
-             o->http_status);
-  else
-    snprintf(rec->cause_detail, sizeof rec->cause_detail, "robots.txt: %s%s%s", rec->cause,
-             o->error ? ": " : "", o->error ? o->error : "");
+  free(fx->agents);  /* xalloc: set-up memory */
+  fx->agents = NULL;
+  fx->nagents = 0;
 }
-
-static bool ops_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
-                       struct state_robots *rec)
-{
-  struct gw *g = arg;
-  const struct state_robots *p = a->prev;
-  struct robots_state prev = { p->good_at, p->outage_since, p->error_streak };
-  struct robots_fetch f;
-  struct robots_decision d;
-  robots_fetch_of(a, &f);
-  if(!p->body)
-    prev.good_at_ms = 0;  /* no copy to fall back to, whatever the state says */
-  robots_policy(&g->cfg.robots, &f, &prev, &d);
-  LOG(LOG_DEBUG, "robots %s: %s (%d, hop %u)", origin, robots_pstatus_name(d.status),
-      a->o->http_status, a->hops);
-  if(d.status == ROBOTS_P_REDIRECT)
-    return true;
-  rec->status = (int)d.status;
-  rec->good_at = d.next.good_at_ms;
-  rec->outage_since = d.next.outage_since_ms;
-  rec->error_streak = d.next.error_streak;
-  rec->hops = a->hops;
-  rec->final_url = a->hops ? a->url : NULL;
-  robots_rules_of(g, a, &d, rec);
-  rec->ttl_ms = d.expires_at_ms > a->now_ms ? d.expires_at_ms - a->now_ms : 0;
-  rec->retry_ms = d.retry_at_ms > a->now_ms ? d.retry_at_ms - a->now_ms : 0;
-  if(d.status == ROBOTS_P_UNREACHABLE_DISALLOW)
-    robots_cause(a->o, rec);
-  return false;
-}
-
-/* A request target (path and query) under parsed rules r (NULL: none
- * could be had). */
-static enum sched_verdict robots_verdict(const struct gw_ident *id, const struct robots *r,
-                                         const char *target, size_t tlen)
-{
-  struct robots_verdict v;
-  if(!r || robots_query(r, id->tok, id->tok_len, target, tlen, &v))
-    return SCHED_UNAVAILABLE;
-  return v.allowed ? SCHED_ALLOW : SCHED_DISALLOW;
-}
-
-static enum sched_verdict ops_check(void *arg, const char *origin,
-                                    const struct state_robots *rec, const char *url,
-                                    const struct sched_job_info *in)
-{
-  struct gw *g = arg;
-  struct gw_ident id;
-  struct robots_memo_rec m = { rec->status, rec->fetched_at, rec->expires_at,
-                               rec->body ? rec->body_len : 0 };
-  robots_memo_put(g->robots_seen, origin, &m);
-  if(rec->status == ROBOTS_P_UNREACHABLE_DISALLOW)
-    return SCHED_UNAVAILABLE;
-  if(!gw_robots_has_rules(rec->status))
-    return SCHED_ALLOW;
-  char *target = NULL;
-  size_t tlen = 0;
-  if(robots_url_target(url, strlen(url), &target, &tlen))
-    return SCHED_UNAVAILABLE;
-  gw_ident_of(g, in ? in->client : NULL, in ? in->opts : NULL, &id);
-  enum sched_verdict v = robots_verdict(&id, gw_robots_rules(g, origin, rec), target, tlen);
-  mem_free(target);
-  return v;
-}
-
-/* On every cache hit: one split of the canonical URL, no allocation. */
-bool gw_robots_allows_now(struct gw *g, const struct gw_ident *id, const char *url)
-{
-  struct gw_ident mine;
-  char origin[SITE_ORIGIN_MAX];
-  struct url_parts up;
-  struct robots_memo_rec m;
-  if(url_split(url, &up) || site_origin_split(&up, origin, sizeof origin) ||
-     !robots_memo_get(g->robots_seen, origin, &m) ||
-     m.expires_at < clock_wall_ms() + GW_ROBOTS_MARGIN_MS ||
-     m.status == ROBOTS_P_UNREACHABLE_DISALLOW)
-    return false;
-  if(!gw_robots_has_rules(m.status))
-    return true;
-  const struct robots *r = rules_cache_peek(g->rules, origin, m.fetched_at, m.body_len);
-  if(!id) {
-    gw_ident_of(g, NULL, NULL, &mine);
-    id = &mine;
-  }
-  return robots_verdict(id, r, up.target, up.target_len) == SCHED_ALLOW;
-}
-
-const struct sched_robots_ops gw_robots_ops_proto = { ops_digest, ops_check, NULL };

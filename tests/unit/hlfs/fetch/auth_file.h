@@ -1,13 +1,13 @@
 #ifndef WPFS_TESTS_UNIT_AUTH_FILE_H
 #define WPFS_TESTS_UNIT_AUTH_FILE_H
-/* A tokens file with json as its text, loaded (hlfs/gw/auth.h) and
+/* A tokens file with json as its text, loaded (hlfs/fetch/auth.h) and
  * removed: for the unit tests of the tokens file's fields. Include after
  * cmocka.h. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 
 static struct auth *load(const char *json, char *err, size_t errlen)
 {

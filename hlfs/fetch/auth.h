@@ -7,7 +7,10 @@
  *                 "max_attempts": 3, "role": "crawler", "private": false,
  *                 "user_agent": "newsbot/2.0 (+https://...)", "product_token": "newsbot"}]}
  * and/or one development client from the environment (WPFS_TOKEN).
- * docs/operations.md, "Security", says what each role may do. */
+ * docs/operations.md, "Security", says what each role may do. The keys
+ * live in the fetch layer, below the REST handlers that check them,
+ * because a key also names who its requests fetch as (auth_identity) and
+ * whose pages they read (auth_private), which the fetch path asks. */
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-/* hlfs/gw/auth.c: the tokens file's roles and private flag (a key without
+/* hlfs/fetch/auth.c: the tokens file's roles and private flag (a key without
  * a role is an operator; a bad role, or two keys of one client that
  * disagree, stop the load), and hlfs/state/pages.c: whose copy a page
  * cache key is, and who may read it. */
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hlfs/gw/auth.c"
+#include "hlfs/fetch/auth.c"
 #include "hlfs/state/pages.c"
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 #include "hlfs/state/pages.h"
-#include "tests/unit/hlfs/gw/auth_file.h"
+#include "tests/unit/hlfs/fetch/auth_file.h"
 
 static void test_roles(void **state)
 {

@@ -1,5 +1,5 @@
-#ifndef WPFS_HLFS_PAGE_FRESH_H
-#define WPFS_HLFS_PAGE_FRESH_H
+#ifndef WPFS_HLFS_FRESH_PAGES_H
+#define WPFS_HLFS_FRESH_PAGES_H
 /* Pages this replica has just fetched and stored, kept so that the results
  * it delivers carry their page without reading it back from the page cache
  * (one command, the compressed page over the wire and a decompression per
@@ -19,23 +19,23 @@
 
 #include "hlfs/state/pages.h"
 
-struct page_fresh;
+struct fresh_pages;
 
-struct page_fresh_stats {
+struct fresh_pages_stats {
   uint64_t puts, hits, evictions;
   size_t   entries, bytes;
 };
 
 /* max_bytes 0: nothing is kept. */
-struct page_fresh *page_fresh_new(size_t max_bytes);
-void page_fresh_free(struct page_fresh **fp);
+struct fresh_pages *fresh_pages_new(size_t max_bytes);
+void fresh_pages_free(struct fresh_pages **fp);
 /* Keep a copy of p under key, made by the fetch of request rid, replacing
  * what was there; not kept when larger than the bound or out of memory. */
-void page_fresh_put(struct page_fresh *f, const char *key, const char *rid, const struct page *p);
+void fresh_pages_put(struct fresh_pages *f, const char *key, const char *rid, const struct page *p);
 /* key's copy if the fetch of rid made it: *out points into it until the
  * next put or drop. */
-bool page_fresh_get(struct page_fresh *f, const char *key, const char *rid, struct page *out);
-void page_fresh_drop(struct page_fresh *f, const char *key);
-void page_fresh_stats(const struct page_fresh *f, struct page_fresh_stats *st);
+bool fresh_pages_get(struct fresh_pages *f, const char *key, const char *rid, struct page *out);
+void fresh_pages_drop(struct fresh_pages *f, const char *key);
+void fresh_pages_stats(const struct fresh_pages *f, struct fresh_pages_stats *st);
 
 #endif

@@ -1,4 +1,4 @@
-#include "hlfs/gw/gw_reqopt.h"
+#include "hlfs/fetch/reqopt.h"
 
 #include <ctype.h>
 #include <stdio.h>

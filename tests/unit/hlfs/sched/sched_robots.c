@@ -1,7 +1,9 @@
-/* The gateway's robots ops (hlfs/gw/gw_ops.c) without a network: how each
- * robots.txt answer becomes the record stored in Redis (status, last good
- * copy, policy state, lifetime, redirects), and the check of a URL against
- * a record. The policy table itself is tested in tests/unit/hlfs/policy/robots_policy.c. */
+/* The scheduler's robots book (hlfs/sched/sched_robots.c) without a
+ * network: how each robots.txt answer becomes the record stored in Redis
+ * (status, last good copy, policy state, lifetime, redirects, Crawl-delay
+ * from the one parse), and the check of a URL against a record. The policy
+ * table itself is tested in test_robots_policy.c, the verdicts in
+ * test_robots_decide.c, the cache in test_sched_robots_cache.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,39 +11,46 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "hlfs/gw/gw_ops.c"
+#include "hlfs/sched/sched_robots.c"
 #include "common/clock.h"
-#include "hlfs/gw/gw.h"
-#include "hlfs/policy/robots_memo.h"
-#include "hlfs/policy/rules_cache.h"
-#include "hlfs/sched/sched.h"
+#include "hlfs/sched/sched_robots.h"
 
 #define NOW 1700000000000ULL
 #define DAY (24ULL * 3600 * 1000)
 
 static const char good[] = "User-agent: *\nCrawl-delay: 2\nDisallow: /private/\n";
+static const struct robots_agent wpfs = { "wpfs", 4 };
 
-static struct gw *gw_new(void)
+static struct sched_cfg cfg(void)
 {
-  static struct gw g;
-  rules_cache_free(&g.rules);
-  robots_memo_free(&g.robots_seen);
-  g = (struct gw){ .cfg = { .agent = "wpfs/0.1", .robots = robots_policy_defaults(),
-                            .robots_limits = robots_limits_default() } };
-  g.rules = rules_cache_new(16, 1 << 20);
-  g.robots_seen = robots_memo_new(16);
-  return &g;
+  return (struct sched_cfg){ .robots_cache = 16, .robots_cache_bytes = 1 << 20,
+                             .robots_rules_max = 16, .robots_rules_bytes = 1 << 20,
+                             .robots_policy = robots_policy_defaults(),
+                             .robots_limits = robots_limits_default() };
 }
 
-/* One answer; rec is filled unless the answer is a redirect to follow. */
-static bool digest(struct gw *g, const struct sched_outcome *o, unsigned hops,
+/* One book per test, freed by the next. */
+static struct sched_robots *book_new(void)
+{
+  static struct sched_robots *b;
+  sched_robots_free(&b);
+  struct sched_cfg c = cfg();
+  return b = sched_robots_new(&c);
+}
+
+/* One answer; rec is filled unless the answer is a redirect to follow. The
+ * parse the digest made is kept with the record, as the scheduler does. */
+static bool digest(struct sched_robots *b, const struct sched_outcome *o, unsigned hops,
                    const struct state_robots *prev, uint64_t now, struct state_robots *rec)
 {
   static const struct state_robots none = { 0 };
   struct sched_robots_answer a = { .o = o, .url = "http://o.test/robots.txt", .hops = hops,
                                    .prev = prev ? prev : &none, .now_ms = now };
+  struct robots *rules = NULL;
   memset(rec, 0, sizeof *rec);
-  return gw_robots_ops_proto.digest(g, "http://o.test:80", &a, rec);
+  bool follow = sched_robots_digest(b, "http://o.test:80", &a, &wpfs, 1, rec, &rules);
+  robots_free(&rules);
+  return follow;
 }
 
 static struct sched_outcome answer(int status, const char *body)
@@ -50,15 +59,16 @@ static struct sched_outcome answer(int status, const char *body)
                                  .body_len = body ? strlen(body) : 0 };
 }
 
-static enum sched_verdict check(struct gw *g, const struct state_robots *rec, const char *url)
+static enum robots_answer check(struct sched_robots *b, const struct state_robots *rec,
+                                const char *url)
 {
-  return gw_robots_ops_proto.check(g, "http://o.test:80", rec, url, NULL);
+  return sched_robots_check(b, "http://o.test:80", rec, url, &wpfs);
 }
 
 static void test_ok_then_outage_then_fallback(void **state)
 {
   (void)state;
-  struct gw *g = gw_new();
+  struct sched_robots *g = book_new();
   struct state_robots rec, prev;
   struct sched_outcome o = answer(200, good);
   assert_false(digest(g, &o, 0, NULL, NOW, &rec));
@@ -67,8 +77,8 @@ static void test_ok_then_outage_then_fallback(void **state)
   assert_int_equal(rec.crawl_delay_ms, 2000);
   assert_int_equal(rec.ttl_ms, DAY);  /* no caching header: the 24 h cap */
   rec.fetched_at = NOW;
-  assert_int_equal(check(g, &rec, "http://o.test/private/x"), SCHED_DISALLOW);
-  assert_int_equal(check(g, &rec, "http://o.test/public"), SCHED_ALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/private/x"), ROBOTS_DISALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/public"), ROBOTS_ALLOW);
   /* a 503 a day later: everything disallowed, the copy kept, retry in 1 min */
   prev = rec;
   o = answer(503, "down");
@@ -80,7 +90,7 @@ static void test_ok_then_outage_then_fallback(void **state)
   assert_int_equal(rec.retry_ms, 60000);
   assert_memory_equal(rec.body, good, strlen(good));
   assert_int_equal(rec.crawl_delay_ms, 2000);
-  assert_int_equal(check(g, &rec, "http://o.test/public"), SCHED_UNAVAILABLE);
+  assert_int_equal(check(g, &rec, "http://o.test/public"), ROBOTS_UNAVAILABLE);
   /* a network error 30 days into the outage: the last good copy */
   prev = rec;
   struct sched_outcome net = { .contacted = true, .transport_err = true };
@@ -88,8 +98,8 @@ static void test_ok_then_outage_then_fallback(void **state)
   assert_int_equal(rec.status, ROBOTS_P_STALE_FALLBACK);
   assert_int_equal(rec.error_streak, 2);
   rec.fetched_at = NOW + 31 * DAY;
-  assert_int_equal(check(g, &rec, "http://o.test/private/x"), SCHED_DISALLOW);
-  assert_int_equal(check(g, &rec, "http://o.test/public"), SCHED_ALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/private/x"), ROBOTS_DISALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/public"), ROBOTS_ALLOW);
   /* back: the state is reset */
   prev = rec;
   o = answer(200, "User-agent: *\nDisallow:\n");
@@ -103,7 +113,7 @@ static void test_ok_then_outage_then_fallback(void **state)
 static void test_unavailable_drops_copy(void **state)
 {
   (void)state;
-  struct gw *g = gw_new();
+  struct sched_robots *g = book_new();
   struct state_robots rec, prev;
   struct sched_outcome o = answer(200, good);
   digest(g, &o, 0, NULL, NOW, &rec);
@@ -113,7 +123,7 @@ static void test_unavailable_drops_copy(void **state)
   assert_int_equal(rec.status, ROBOTS_P_UNAVAILABLE_ALLOW);
   assert_null(rec.body);
   assert_int_equal(rec.good_at, 0);
-  assert_int_equal(check(g, &rec, "http://o.test/private/x"), SCHED_ALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/private/x"), ROBOTS_ALLOW);
   /* an outage with no copy ends in "allow" */
   prev = rec;
   struct sched_outcome net = { .contacted = false, .transport_err = true };
@@ -122,13 +132,13 @@ static void test_unavailable_drops_copy(void **state)
   prev = rec;
   digest(g, &net, 0, &prev, NOW + 31 * DAY, &rec);
   assert_int_equal(rec.status, ROBOTS_P_UNREACHABLE_ALLOW);
-  assert_int_equal(check(g, &rec, "http://o.test/private/x"), SCHED_ALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/private/x"), ROBOTS_ALLOW);
 }
 
 static void test_redirects_and_lifetimes(void **state)
 {
   (void)state;
-  struct gw *g = gw_new();
+  struct sched_robots *g = book_new();
   struct state_robots rec;
   struct sched_outcome o = answer(301, NULL);
   o.location = "http://www.o.test/robots.txt";
@@ -152,7 +162,7 @@ static void test_redirects_and_lifetimes(void **state)
   assert_int_equal(rec.ttl_ms, DAY);
   o.cache_control = "no-store";
   digest(g, &o, 0, NULL, NOW, &rec);
-  assert_int_equal(rec.ttl_ms, g->cfg.robots.min_ttl_ms);
+  assert_int_equal(rec.ttl_ms, cfg().robots_policy.min_ttl_ms);
   o.cache_control = NULL;
   o.date = "Tue, 14 Nov 2023 22:13:20 GMT";  /* NOW */
   o.expires = "Tue, 14 Nov 2023 23:13:20 GMT";
@@ -163,54 +173,89 @@ static void test_redirects_and_lifetimes(void **state)
 static void test_body_capped(void **state)
 {
   (void)state;
-  struct gw *g = gw_new();
+  struct sched_robots *g = book_new();
   struct state_robots rec;
-  size_t n = g->cfg.robots_limits.max_bytes + 1000;
+  size_t n = cfg().robots_limits.max_bytes + 1000;
   char *big = test_malloc(n + 1);
   memset(big, '#', n);
   memcpy(big, "User-agent: *\nDisallow: /x\n", 27);
   big[n] = '\0';
   struct sched_outcome o = answer(200, big);
   digest(g, &o, 0, NULL, NOW, &rec);
-  assert_int_equal(rec.body_len, g->cfg.robots_limits.max_bytes + 1);
+  assert_int_equal(rec.body_len, cfg().robots_limits.max_bytes + 1);
   rec.fetched_at = NOW;
-  assert_int_equal(check(g, &rec, "http://o.test/x"), SCHED_DISALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/x"), ROBOTS_DISALLOW);
   test_free(big);
-  rules_cache_free(&g->rules);
 }
 
-/* A cache answer without queueing is allowed only under the record the
- * last check of the origin used, while it is valid for another second,
- * its rules still parsed in memory, and only for URLs they allow. */
+/* A cache answer without queueing is allowed only under the record kept
+ * for the origin, while it is valid for another second, its rules parsed
+ * and kept, and only for URLs they allow. */
 static void test_allows_now(void **state)
 {
   (void)state;
-  struct gw *g = gw_new();
+  struct sched_robots *g = book_new();
   uint64_t now = clock_wall_ms();
+  const char *o = "http://o.test:80";
   struct state_robots rec = { .status = ROBOTS_P_OK, .body = good, .body_len = strlen(good),
                               .fetched_at = 5, .expires_at = now + DAY };
-  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));  /* never checked */
-  assert_int_equal(check(g, &rec, "http://o.test/a"), SCHED_ALLOW);
-  assert_true(gw_robots_allows_now(g, NULL, "http://o.test/a"));
-  assert_true(gw_robots_allows_now(g, NULL, "http://o.test/b?c=d"));
-  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/private/x"));
-  assert_false(gw_robots_allows_now(g, NULL, "http://other.test/a"));
-  assert_false(gw_robots_allows_now(g, NULL, "https://o.test/a"));  /* another origin */
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://o.test/a"));  /* never seen */
+  sched_robots_put(g, o, &rec, NULL);
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://o.test/a"));  /* not parsed yet */
+  assert_int_equal(check(g, &rec, "http://o.test/a"), ROBOTS_ALLOW);  /* parses, keeps */
+  assert_true(sched_robots_allows_now(g, &wpfs, "http://o.test/a"));
+  assert_true(sched_robots_allows_now(g, &wpfs, "http://o.test/b?c=d"));
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://o.test/private/x"));
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://other.test/a"));
+  assert_false(sched_robots_allows_now(g, &wpfs, "https://o.test/a"));  /* another origin */
   rec.expires_at = now + 500;  /* valid, but not for another second */
-  check(g, &rec, "http://o.test/a");
-  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));
+  sched_robots_put(g, o, &rec, NULL);
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://o.test/a"));
   rec.expires_at = now + DAY;
   rec.fetched_at = 6;  /* a new fetch whose rules are not parsed yet */
-  robots_memo_put(g->robots_seen, "http://o.test:80",
-                  &(struct robots_memo_rec){ rec.status, rec.fetched_at, rec.expires_at,
-                                             rec.body_len });
-  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));
+  sched_robots_put(g, o, &rec, NULL);
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://o.test/a"));
   struct state_robots gone = { .status = ROBOTS_P_UNREACHABLE_DISALLOW, .expires_at = now + DAY };
-  check(g, &gone, "http://o.test/a");
-  assert_false(gw_robots_allows_now(g, NULL, "http://o.test/a"));
+  sched_robots_put(g, o, &gone, NULL);
+  assert_false(sched_robots_allows_now(g, &wpfs, "http://o.test/a"));
   struct state_robots none = { .status = ROBOTS_P_UNAVAILABLE_ALLOW, .expires_at = now + DAY };
-  check(g, &none, "http://o.test/a");
-  assert_true(gw_robots_allows_now(g, NULL, "http://o.test/private/x"));  /* no rules: all allowed */
+  sched_robots_put(g, o, &none, NULL);
+  assert_true(sched_robots_allows_now(g, &wpfs, "http://o.test/private/x"));  /* no rules */
+}
+
+/* Crawl-delay is the strictest any identity gets, from the digest's one
+ * parse, which the record then keeps: the first check parses nothing. */
+static void test_delay_of_every_agent_one_parse(void **state)
+{
+  (void)state;
+  struct sched_robots *g = book_new();
+  static const char body[] = "User-agent: *\nCrawl-delay: 1\nDisallow: /p/\n\n"
+                             "User-agent: newsbot\nCrawl-delay: 5\nDisallow: /n/\n";
+  const struct robots_agent two[] = { wpfs, { "newsbot", 7 } };
+  struct sched_outcome o = answer(200, body);
+  struct sched_robots_answer a = { .o = &o, .url = "http://o.test/robots.txt",
+                                   .prev = &(struct state_robots){ 0 }, .now_ms = NOW };
+  struct state_robots rec = { 0 };
+  struct robots *rules = NULL;
+  struct sched_robots_stats st;
+  assert_false(sched_robots_digest(g, "http://o.test:80", &a, two, 2, &rec, &rules));
+  assert_int_equal(rec.crawl_delay_ms, 5000);
+  assert_non_null(rules);
+  robots_free(&rules);
+  assert_false(sched_robots_digest(g, "http://o.test:80", &a, two, 1, &rec, &rules));
+  assert_int_equal(rec.crawl_delay_ms, 1000);  /* wpfs alone */
+  rec.fetched_at = NOW;
+  rec.expires_at = NOW + DAY;
+  sched_robots_put(g, "http://o.test:80", &rec, &rules);
+  assert_null(rules);  /* the book took it */
+  sched_robots_stats(g, &st);
+  assert_int_equal(st.parses, 2);
+  assert_int_equal(sched_robots_check(g, "http://o.test:80", &rec, "http://o.test/n/1", &two[1]),
+                   ROBOTS_DISALLOW);
+  assert_int_equal(check(g, &rec, "http://o.test/n/1"), ROBOTS_ALLOW);
+  sched_robots_stats(g, &st);
+  assert_int_equal(st.parses, 2);  /* robots.txt is parsed once per fetch, not per check */
+  assert_int_equal(st.hits, 2);
 }
 
 int main(void)
@@ -221,6 +266,7 @@ int main(void)
     cmocka_unit_test(test_redirects_and_lifetimes),
     cmocka_unit_test(test_body_capped),
     cmocka_unit_test(test_allows_now),
+    cmocka_unit_test(test_delay_of_every_agent_one_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
