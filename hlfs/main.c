@@ -600,6 +600,7 @@ static void proc_sched(struct hlfs_proc *p)
                            .submit_replicas = (uint32_t)proc_submit_replicas(p),
                            .submit_wait_ms = (uint32_t)p->cfg.submit_wait_ms };
   p->g.st = state_new(p->g.store, p->g.nstores, &stc);
+  p->fetch.st = p->g.st;  /* slots per address; made here, after fetch_init */
   state_on_mismatch(p->g.st, proc_mismatch, p);
   struct sched_cfg sc = {
     .replica = p->replica,
@@ -686,7 +687,7 @@ static int proc_start(struct hlfs_proc *p)
     .addr_min_gap_ms = (uint32_t)p->cfg.addr_min_gap_ms,
     .addr_lease_ms = (uint32_t)p->cfg.lease_ms,
   };
-  fetch_init(&p->fetch, p->loop, &fc, p->g.pages, p->g.st, p->llfs, p->g.auth, p->fresh);
+  fetch_init(&p->fetch, p->loop, &fc, p->g.pages, p->llfs, p->g.auth, p->fresh);
   p->g.fetch = &p->fetch;
   proc_sched(p);
   gw_sync_start(&p->g);

@@ -624,11 +624,11 @@ struct sched_fetch_ops fetch_ops(struct fetch *fx)
 }
 
 void fetch_init(struct fetch *fx, uv_loop_t *loop, const struct fetch_cfg *cfg,
-                struct store *pages, struct state *st, struct llfs_client *llfs,
-                const struct auth *auth, struct fresh_pages *fresh)
+                struct store *pages, struct llfs_client *llfs, const struct auth *auth,
+                struct fresh_pages *fresh)
 {
   *fx = (struct fetch){ .magic = FETCH_MAGIC, .loop = loop, .cfg = *cfg, .pages = pages,
-                        .st = st, .llfs = llfs, .auth = auth, .fresh = fresh };
+                        .llfs = llfs, .auth = auth, .fresh = fresh };
 }
 
 void fetch_fini(struct fetch *fx)

@@ -54,7 +54,8 @@ struct fetch {
   uv_loop_t          *loop;
   struct fetch_cfg    cfg;
   struct store       *pages;    /* the page cache */
-  struct state       *st;       /* the state Redis: slots per address (--addr-max-conns) */
+  struct state       *st;       /* the state Redis: slots per address (--addr-max-conns);
+                                   set once the state is made, before the scheduler starts */
   struct llfs_client *llfs;     /* the fetcher service */
   const struct auth  *auth;     /* API keys: identities, private pages */
   struct fresh_pages *fresh;    /* pages just fetched, for their results */
@@ -66,8 +67,8 @@ struct fetch {
 
 /* Fill f from its parts (none is owned); fetch_fini frees what it made. */
 void fetch_init(struct fetch *f, uv_loop_t *loop, const struct fetch_cfg *cfg,
-                struct store *pages, struct state *st, struct llfs_client *llfs,
-                const struct auth *auth, struct fresh_pages *fresh);
+                struct store *pages, struct llfs_client *llfs, const struct auth *auth,
+                struct fresh_pages *fresh);
 void fetch_fini(struct fetch *f);
 
 /* The table the scheduler calls (hlfs/sched/sched.h): arg is f. */
