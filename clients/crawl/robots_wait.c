@@ -78,23 +78,23 @@ void rwait_close(struct rwait **rp)
   mem_free(r);
 }
 
-/* Grow *v (of *cap elements of size sz) to hold one more, within the
- * byte budget. */
-static bool grow(struct rwait *r, void **v, size_t *cap, size_t n, size_t sz)
+/* v (of *cap elements of size sz, n used) with room for one more, within
+ * the byte budget: v itself, or moved; NULL when there is no room (v is
+ * left as it was). */
+static void *grow(struct rwait *r, void *v, size_t *cap, size_t n, size_t sz)
 {
   if(n < *cap)
-    return true;
+    return v;
   size_t ncap = *cap ? *cap * 2 : 8;
   size_t more = (ncap - *cap) * sz;
   if(r->bytes + more > r->o.max_bytes / 2)
-    return false;
-  void *p = mem_realloc(*v, ncap * sz);
+    return NULL;
+  void *p = mem_realloc(v, ncap * sz);
   if(!p)
-    return false;
-  *v = p;
+    return NULL;
   *cap = ncap;
   r->bytes += more;
-  return true;
+  return p;
 }
 
 static struct rw_host *host_get(struct rwait *r, uint64_t key, bool make)
@@ -102,8 +102,10 @@ static struct rw_host *host_get(struct rwait *r, uint64_t key, bool make)
   uint64_t *v = fpmap_get(&r->idx, key);
   if(v)
     return &r->h[*v];
-  if(!make || !grow(r, (void **)&r->h, &r->caph, r->nh, sizeof *r->h))
+  struct rw_host *grown = make ? grow(r, r->h, &r->caph, r->nh, sizeof *r->h) : NULL;
+  if(!grown)
     return NULL;
+  r->h = grown;
   bool added;
   if(fpmap_put(&r->idx, key, &v, &added) != CRAWL_OK)
     return NULL;
@@ -134,8 +136,10 @@ enum rwait_verdict rwait_park(struct rwait *r, uint64_t host, uint64_t fp, uint6
     return RWAIT_FULL;
   if(!h->due && h->rounds >= r->o.rounds)
     return RWAIT_SPENT;
-  if(!grow(r, (void **)&h->fp, &h->cap, h->n, sizeof *h->fp))
+  uint64_t *fps = grow(r, h->fp, &h->cap, h->n, sizeof *h->fp);
+  if(!fps)
     return RWAIT_FULL;
+  h->fp = fps;
   uint64_t *v;
   bool added;
   if(fpmap_put(&r->parked, fp, &v, &added) != CRAWL_OK)
@@ -168,9 +172,13 @@ static size_t host_release(struct rwait *r, struct rw_host *h, uint64_t *out, si
     out[k++] = fp;
   }
   r->waiting -= k;
-  if(!h->n) {
+  if(!h->n) {  /* the round is over; its list's memory goes back to the budget */
     h->due = 0;
     r->busy--;
+    r->bytes -= h->cap * sizeof *h->fp;
+    mem_free(h->fp);
+    h->fp = NULL;
+    h->cap = 0;
   }
   return k;
 }
@@ -203,6 +211,7 @@ void rwait_stats(const struct rwait *r, struct rwait_stats *st)
   st->waiting = r->waiting;
   st->hosts = r->busy;
   st->next_due = r->next_due;
+  st->bytes = r->bytes;
 }
 
 void rwait_save(const struct rwait *r, struct ckfile *c)

@@ -43,6 +43,7 @@ struct rwait_stats {
   size_t   waiting;     /* URLs waiting now */
   size_t   hosts;       /* hosts with a round under way */
   uint64_t next_due;    /* the earliest end of a round (0: none) */
+  size_t   bytes;       /* of hosts and URL lists (the indexes apart) */
 };
 
 struct rwait;

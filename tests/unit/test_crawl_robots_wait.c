@@ -184,6 +184,10 @@ static void test_no_rounds_and_budget(void **state)
   while((n = rwait_due(r, 30000, out, 64)) > 0)
     back += n;
   assert_int_equal(back, waits);
+  /* the rounds are over: their URL lists' memory is free again */
+  size_t held = st.bytes;
+  rwait_stats(r, &st);
+  assert_true(st.bytes > 0 && st.bytes <= held - waits * sizeof(uint64_t));
   rwait_close(&r);
 }
 
