@@ -12,7 +12,8 @@
 #    counted robots_gave_up, its robots.txt asked again in each round;
 #  - a name that does not exist (dns_nxdomain) ends at once, no round;
 #  - --robots-retries 0 is the old behaviour: the flaky host's URLs lost;
-#  - wpfs-focus, on the same engine, gives up after its rounds too.
+#  - wpfs-focus, on the same engine, gives up after its rounds too; its
+#    waits, longer than --stall-ms, are not a stall.
 # timeout: 180
 . "$WPFS_ROOT/tests/lib.sh"
 TOKEN=robots-retry-token
@@ -130,9 +131,9 @@ is "$(tail -1 "$T_DIR/d0.sum" | jq -c '[.robots_rounds, .robots_retried, .robots
 # ---- wpfs-focus: the same engine gives up after its rounds --------------------
 grep "$DOWN" "$T_DIR/seeds" >"$T_DIR/seeds-down"
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-focus" --gateway "$HLFS_URL" --log-level info \
-  --seeds "$T_DIR/seeds-down" --out "$T_DIR/f" --topic "page words" --stall-ms 60s \
+  --seeds "$T_DIR/seeds-down" --out "$T_DIR/f" --topic "page words" --stall-ms 1s \
   --progress false --robots-retries 2 --robots-retry-ms 1500ms >"$T_DIR/f.sum" 2>"$T_DIR/f.err"
-is "$?" 5 "focus: the dead host's seeds get no page (exit 5)"
+is "$?" 5 "focus: the dead host's seeds get no page (exit 5; waiting 1.5 and 3 s is no stall at --stall-ms 1s)"
 F=$(tail -1 "$T_DIR/f.sum")
 is "$(jq -c '[.robots_rounds, .robots_gave_up, .causes.robots_5xx]' <<<"$F")" '[2,2,2]' \
   "focus: 2 rounds, then both URLs given up with cause robots_5xx"
