@@ -59,7 +59,8 @@ struct fetch_cfg {
   long   max_in_flight;
   long   max_queue;
   char  *proxy;                /* NULL or "": direct; else every connection goes there */
-  long   timeout_ms;           /* total, from fetch_start to the last byte */
+  long   timeout_ms;           /* from leaving the queue to the last byte; the queue
+                                  wait has the same bound (then: overloaded) */
   char  *tls_ca_file;          /* NULL: the system store */
   char  *user_agent;
 };
@@ -109,7 +110,7 @@ struct fetch_cfg {
   { "proxy", CFG_STR, FETCH_CFG_OFF(base, proxy), NULL, 1, 0, NULL,                       \
     "outgoing proxy, http://, https:// or socks5://HOST:PORT (targets still pass the guard)" }, \
   { "timeout_ms", CFG_MSEC, FETCH_CFG_OFF(base, timeout_ms), "30s", 1, 600000, NULL,      \
-    "total time of one fetch: default and maximum per request" },                         \
+    "time of one fetch from leaving the queue to the last byte (a longer wait in the queue: overloaded): default and maximum per request" },                         \
   { "tls_ca_file", CFG_STR, FETCH_CFG_OFF(base, tls_ca_file), NULL, 1, 0, NULL,           \
     "CA bundle for TLS verification (default: the system store)" },                       \
   { "user_agent", CFG_STR, FETCH_CFG_OFF(base, user_agent), "wpfs-llfs/0.1", 1, 0, NULL,  \
@@ -201,6 +202,8 @@ struct fetch_stats {
   uint64_t held;                     /* gauge: waiting for their hold_us */
   uint64_t conn_opened;              /* new TCP connections */
   uint64_t conn_reused;              /* transfers on a kept-alive connection */
+  uint64_t conn_hosts;               /* hosts (HOST:PORT) given a first connection */
+  uint64_t tls_full, tls_resumed;    /* TLS handshakes: full, resumed session */
   uint64_t bytes_raw, bytes_decoded, bytes_header;
   uint64_t blocked[GUARD__COUNT];    /* addresses refused, by range */
   struct dns_stats   dns;
@@ -219,13 +222,23 @@ struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *
  * (its dns_* settings are cfg's), libcurl's TLS session cache, so a
  * session one of them made is resumed by the others, and the admission
  * limits (cfg's max_in_flight and max_queue, over all of them).
- * Connections stay each fetcher's own. NULL with a reason in err. */
+ * Connections stay each fetcher's own (libcurl cannot share them between
+ * threads): fetch_shared_affinity sends each host to one fetcher. NULL
+ * with a reason in err. */
 struct fetch_shared;
 struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, size_t errlen);
 /* fetcher_new, sharing sh (its dns_* settings are ignored); call it on
  * loop's thread, or before that thread runs the loop. */
 struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
                                    struct fetch_shared *sh, char *err, size_t errlen);
+/* Site affinity: every fetch of one host runs on the same one of the next
+ * n fetchers made with sh (a hash of the host picks it), whichever of
+ * them fetch_start was called on, so that one kept-alive connection
+ * carries all the host's requests; the result comes back to the caller's
+ * fetcher and loop. Call it once, before the first fetcher_new_shared;
+ * n < 2 does nothing. Limits and counters stay as without it (a fetch is
+ * counted by the fetcher that runs it). */
+void fetch_shared_affinity(struct fetch_shared *sh, unsigned n);
 /* Once every fetcher made with it is freed and its loop has run. */
 void fetch_shared_free(struct fetch_shared **shp);
 

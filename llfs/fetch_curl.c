@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "common/clock.h"
@@ -30,6 +32,11 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  f->hosts = f->shared ? &f->shared->hosts : &f->own_hosts;
+  if(!f->shared && fetch_hosts_init(&f->own_hosts)) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   fetch_sock_init(f);
   curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, f->cfg.max_host_connections);
   curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->cfg.max_connections);
@@ -46,6 +53,9 @@ void fetch_curl_fini(struct fetcher *f)
     curl_multi_cleanup(f->multi);   /* closes the kept-alive connections */
   if(f->share && !f->shared)
     curl_share_cleanup(f->share);
+  if(f->hosts == &f->own_hosts)
+    fetch_hosts_fini(&f->own_hosts);   /* after the connections that point at it */
+  f->hosts = NULL;
   f->multi = NULL;
   f->share = NULL;
   fetch_sock_fini(f);
@@ -129,15 +139,39 @@ static size_t fc_on_write(char *p, size_t sz, size_t n, void *ud)
   return len;
 }
 
+/* "Keep-Alive: timeout=5, max=100" (RFC 2068 19.7.1.1): the seconds the
+ * server keeps an idle connection; 0 if the line is not that. */
+static long fc_keepalive_timeout(const char *p, size_t len)
+{
+  char line[128];
+  if(len < 11 || len >= sizeof line || strncasecmp(p, "keep-alive:", 11))
+    return 0;
+  memcpy(line, p, len);
+  line[len] = '\0';
+  for(char *s = line + 11; (s = strcasestr(s, "timeout=")); s += 8) {
+    if(s[-1] != ' ' && s[-1] != ',' && s[-1] != ':')
+      continue;
+    long v = strtol(s + 8, NULL, 10);
+    return v > 0 && v < 86400 ? v : 0;
+  }
+  return 0;
+}
+
 static size_t fc_on_header(char *p, size_t sz, size_t n, void *ud)
 {
   struct fetch_job *j = ud;
   size_t len = sz * n;
+  /* The first line: the connection is the transfer's now (by the end it
+   * may be back in the cache, or closed). */
+  if(!j->hdr_bytes && j->opened)
+    j->tls = fetch_hosts_tls_resumed(j->easy);
   j->hdr_bytes += len;
   if(j->hdr_bytes > j->f->cfg.max_header_bytes) {
     j->over = OVER_HEADER;
     return 0;
   }
+  if((p[0] == 'K' || p[0] == 'k') && !j->hdr_done)
+    j->keepalive_s = fc_keepalive_timeout(p, len);
   if(fetch_res_header_line(&j->res, p, len)) {
     j->over = OVER_NOMEM;
     return 0;
@@ -195,9 +229,13 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
   }
   curl_socket_t fd = fetch_sock_open(j->f, a->family, a->socktype, a->protocol);
   if(fd != CURL_SOCKET_BAD) {
+    char key[FETCH_HOST_KEY];
+    fetch_host_key(&j->u, key, sizeof key);
+    bool first = fetch_hosts_opened(j->f->hosts, key);
     j->opened = true;
     fetch_stats_lock(j->f);
     j->f->st.conn_opened++;
+    j->f->st.conn_hosts += first;
     fetch_stats_unlock(j->f);
   }
   return fd;
@@ -362,9 +400,17 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &sz);
   r->bytes_raw = sz > 0 ? (uint64_t)sz : 0;
   r->reused = !j->opened && r->addr[0];
+  if(j->keepalive_s && j->hdr_done) {
+    char key[FETCH_HOST_KEY];
+    fetch_host_key(&j->u, key, sizeof key);
+    fetch_hosts_set_keepalive(j->f->hosts, key, j->keepalive_s);
+  }
+  int tls = j->opened && j->hdr_bytes ? j->tls : -1;
   fetch_stats_lock(j->f);
   if(r->reused)
     j->f->st.conn_reused++;
+  if(tls >= 0)
+    (*(tls ? &j->f->st.tls_resumed : &j->f->st.tls_full))++;
   j->f->st.bytes_header += j->hdr_bytes;
   fetch_stats_unlock(j->f);
   fc_timings(j);
@@ -465,6 +511,16 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
     rc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
   if(!rc && c->tls_ca_file)
     rc = curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
+  /* The CA store is parsed once per multi handle and kept
+   * (CURLOPT_CA_CACHE_TIMEOUT, 24 h by default) only when it comes from a
+   * file alone: Debian's libcurl also names a CA directory by default
+   * (/etc/ssl/certs), and with one the file was read and parsed for every
+   * connection. The system bundle (/etc/ssl/certs/ca-certificates.crt)
+   * holds the same certificates as the directory. */
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_CA_CACHE_TIMEOUT, 86400L);
   if(rc)
     return rc;
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
@@ -477,6 +533,8 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(e, CURLOPT_SHARE, f->share);
+  curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, fetch_hosts_ssl_ctx);
+  curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, f);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
   curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
@@ -489,6 +547,21 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
   }
   return CURLE_OK;
+}
+
+/* How long a kept-alive connection to the host may have been idle and
+ * still carry this fetch: within what the host said it keeps one
+ * (Keep-Alive: timeout=N, a second less for the way there), so that a
+ * request is not sent on a connection the server is closing; else
+ * libcurl's default. A connection is kept, and reused, across the
+ * host's crawl delay otherwise (docs/llfs-engine.md, "Site affinity"). */
+#define FC_MAX_IDLE_S 118   /* libcurl's default; a connection the server closed is seen as such */
+static long fc_max_idle(const struct fetch_job *j)
+{
+  char key[FETCH_HOST_KEY];
+  fetch_host_key(&j->u, key, sizeof key);
+  long ka = fetch_hosts_keepalive(j->f->hosts, key);
+  return ka > 1 ? ka - 1 : ka == 1 ? 0 : FC_MAX_IDLE_S;
 }
 
 /* What is the job's: every one of these is set for each fetch. */
@@ -507,6 +580,7 @@ static CURLcode fc_setopts(struct fetch_job *j)
   curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
   curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
+  curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, fc_max_idle(j));
   fc_limits(j);
   return CURLE_OK;
 }

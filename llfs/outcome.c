@@ -2,35 +2,26 @@
 
 #include <string.h>
 
-static const struct {
-  const char *name;
-  const char *text;
-  bool        err;
-} outcome_tab[] = {
-#define X(e, name, err, contact, txt) { #name, txt, err },
-  OUTCOMES(X)
-#undef X
-};
+#include "common/err.h"
 
-const char *outcome_name(enum outcome o)
-{
-  return (unsigned)o < OUTCOME__COUNT ? outcome_tab[o].name : "unknown";
-}
-
-const char *outcome_text(enum outcome o)
-{
-  return (unsigned)o < OUTCOME__COUNT ? outcome_tab[o].text : "unknown outcome";
-}
+#define OUTCOME_TEXT_OF(e, name, err, contact, txt) txt,
+ERR_DEFINE_NAME(outcome_name, enum outcome, OUTCOMES)
+ERR_DEFINE_TEXT(outcome_text, enum outcome, OUTCOMES, OUTCOME_TEXT_OF)
 
 bool outcome_is_error(enum outcome o)
 {
-  return (unsigned)o < OUTCOME__COUNT ? outcome_tab[o].err : true;
+  static const bool err[] = {
+#define X(e, name, err, contact, txt) err,
+    OUTCOMES(X)
+#undef X
+  };
+  return (unsigned)o < OUTCOME__COUNT ? err[o] : true;
 }
 
 int outcome_parse(const char *name, enum outcome *out)
 {
   for(unsigned i = 0; i < OUTCOME__COUNT; i++)
-    if(!strcmp(outcome_tab[i].name, name)) {
+    if(!strcmp(outcome_name((enum outcome)i), name)) {
       *out = (enum outcome)i;
       return 0;
     }

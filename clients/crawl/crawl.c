@@ -96,7 +96,7 @@ static bool holds_crawl(const struct crawl *c)
 
 static crawl_err crawl_modules(struct crawl *c)
 {
-  struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
+  struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext, c->o.rules };
   crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
   if(!e)
     wq_set_flush(c->wq, crawl_out_flush, c);
@@ -515,6 +515,10 @@ static cm_err summary_counters(const struct crawl *c, struct buf *b)
     e = buf_addf(b, ",\"drop_%s\":%llu", drop_name((enum drop_reason)r),
                  (unsigned long long)c->st.drop[r]);
   if(!e)
+    e = buf_adds(b, ",\"scope_rules\":");
+  if(!e)
+    e = scope_json(c->o.rules, b);
+  if(!e)
     e = buf_adds(b, ",\"causes\":");
   if(!e)
     e = tally_json(&c->st.causes, b);
@@ -622,5 +626,5 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_paths(c, out);
   if(!e)
     e = buf_addc(out, '}');
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }

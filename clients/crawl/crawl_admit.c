@@ -22,6 +22,8 @@ static void admit_drop(struct crawl *c, const char *url, enum drop_reason r)
   struct log_ctx ctx = { .url = url, .action = "discovering links" };
   if(drop_is_trap(r))
     LOGC(LOG_INFO, &ctx, "trap: %s (%s)", drop_name(r), drop_text(r));
+  else if(r == DROP_RULE)
+    LOGC(LOG_DEBUG, &ctx, "not crawled: rule (%s)", linkfilter_rule(c->lf));
   else
     LOGC(LOG_DEBUG, &ctx, "not crawled: %s", drop_name(r));
 }

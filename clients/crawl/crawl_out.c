@@ -95,7 +95,7 @@ static void meta_copy(struct page_job *pj, const struct warc_meta *m)
   struct warc_outlink *v = job_align(pj, m->noutlinks * sizeof *v);
   for(size_t i = 0; i < m->noutlinks; i++)
     v[i] = (struct warc_outlink){ job_str(pj, m->outlinks[i].url), m->outlinks[i].context };
-  pj->meta = (struct warc_meta){ v, m->noutlinks, job_str(pj, m->fields) };
+  pj->meta = (struct warc_meta){ v, m->noutlinks, job_str(pj, m->fields), m->robots };
   pj->page.meta = &pj->meta;
 }
 

@@ -395,7 +395,7 @@ static crawl_err page_warc(struct crawl *c, const struct crawl_result *r, uint32
   char fields[160], of_id[WARC_ID_LEN] = "";
   snprintf(fields, sizeof fields, "fetchTimeMs: %llu\r\noutcome: %s\r\ndepth: %u\r\n",
            (unsigned long long)r->elapsed_ms, le->outcome, depth);
-  struct warc_meta meta = { NULL, 0, fields };
+  struct warc_meta meta = { NULL, 0, fields, po->robots };
   struct warc_outlink *outlinks = po->record ? page_outlinks(po, &meta.noutlinks) : NULL;
   if(po->record && !outlinks)
     return CRAWL_ERR_NOMEM;

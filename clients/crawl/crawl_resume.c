@@ -25,13 +25,14 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 9  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+#define CKPT_VERSION 10  /* 2: sitemap counters; 3: ascents; 4: written by the disk
                            * thread; 5: frontier on disk; 6: records_too_large;
                            * 7: scored frontiers, the scorer, drop_off_topic;
                            * 8: causes, seed refusals, the originals' link-set
                            *    fingerprints and WARC records (id, date);
-                           * 9: robots.txt rounds per host, robots_retried,
-                           *    robots_rounds, robots_gave_up */
+                           * 9: drop_rule, the scope rules' counters;
+                           * 10: robots.txt rounds per host, robots_retried,
+                           *     robots_rounds, robots_gave_up */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)

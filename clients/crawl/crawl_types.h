@@ -67,6 +67,7 @@ struct crawl_opts {
   uint32_t              max_depth;    /* link hops from a seed */
   enum linkfilter_scope scope;
   const char           *deny_ext;     /* NULL = LINKFILTER_DENY_EXT_DEFAULT */
+  struct scope         *rules;        /* --scope-rules (the caller's, outlives the crawl); NULL: none */
   bool                  obey_nofollow;
   const char           *robots_agent; /* <meta name=TOKEN> for this crawler (html_links.h) */
   bool                  path_ascend;  /* also queue the directories above fetched URLs */

@@ -165,7 +165,7 @@ static crawl_err host_get(struct frontier *f, const char *name, struct fhost **o
     return CRAWL_ERR_NOMEM;
   }
   h->key = key;
-  h->hpos = FSCORE_NONE;
+  heap_node_init(&h->hnode);
   memcpy(h->name, name, n + 1);
   *v = (uint64_t)(uintptr_t)h;
   f->bytes += sizeof *h + n + 1;
@@ -251,7 +251,8 @@ static crawl_err entry_new(struct frontier *f, const char *url, struct fhost *h,
   en->base = (uint8_t)(in->base < L ? in->base : L - 1);
   memcpy(en->url, url, n + 1);
   if(f->o.scored) {
-    en->hpos = en->wpos = FSCORE_NONE;
+    heap_node_init(&en->hnode);
+    heap_node_init(&en->wnode);
     en->seq = in->seq ? in->seq : ++f->seq;
     if(en->seq > f->seq)
       f->seq = en->seq;

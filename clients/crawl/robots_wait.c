@@ -43,7 +43,8 @@ bool rwait_transient(const char *cause)
   return false;
 }
 
-uint64_t rwait_delay(const struct rwait_opts *o, unsigned round)
+/* The wait of a host's round'th round (1 first): base doubled, capped. */
+static uint64_t rwait_delay(const struct rwait_opts *o, unsigned round)
 {
   uint64_t d = o->base_ms;
   for(unsigned i = 1; i < round && d < o->max_ms; i++)
@@ -198,12 +199,6 @@ size_t rwait_due(struct rwait *r, uint64_t now, uint64_t *out, size_t max)
   }
   r->next_due = next;
   return k;
-}
-
-unsigned rwait_rounds(struct rwait *r, uint64_t host)
-{
-  struct rw_host *h = host_get(r, host, false);
-  return h ? h->rounds : 0;
 }
 
 void rwait_stats(const struct rwait *r, struct rwait_stats *st)

@@ -53,8 +53,6 @@ struct rwait;
  * answered 5xx or 429, the gateway's own faults. The table is in
  * docs/crawler.md. */
 bool      rwait_transient(const char *cause);
-/* The wait of a host's round'th round (1 first): base doubled, capped. */
-uint64_t  rwait_delay(const struct rwait_opts *o, unsigned round);
 
 crawl_err rwait_open(const struct rwait_opts *o, struct rwait **out);
 void      rwait_close(struct rwait **rp);
@@ -66,8 +64,6 @@ enum rwait_verdict rwait_park(struct rwait *r, uint64_t host, uint64_t fp, uint6
 /* URLs whose round has ended by now, up to max into out (their waits are
  * over; the rest come at the next call). */
 size_t    rwait_due(struct rwait *r, uint64_t now, uint64_t *out, size_t max);
-/* Rounds host has had (0: none, or unknown). */
-unsigned  rwait_rounds(struct rwait *r, uint64_t host);
 void      rwait_stats(const struct rwait *r, struct rwait_stats *st);
 /* Checkpoints keep each host's rounds and the end of a round under way,
  * not the URLs: the frontier keeps them (as queued), and when they fail

@@ -200,10 +200,13 @@ static int focus_main(const struct fopts *d)
   struct crawl_loop_opts lo;
   struct focus *f = NULL;
   struct crawl *c = NULL;
+  struct scope *rules = NULL;
   if(!fill_focus(d, &fo)) {
     fprintf(stderr, "%s: --strategy is shark, best-first or bfs\n", prog_name);
     return 1;
   }
+  if(crawler_scope(&d->c, prog_name, &rules))
+    return 1;
   fill_loop(d, &lo);
   int rc = focus_open(&fo, &f) ? CRAWL_LOOP_EXIT_LOCAL : 0;
   bool topic_kept = d->resume && has_checkpoint(d->c.out);
@@ -215,6 +218,7 @@ static int focus_main(const struct fopts *d)
     fprintf(stderr, "%s: --scope is any, domain or host\n", prog_name);
     rc = 1;
   }
+  co.rules = rules;
   if(!rc)
     rc = crawler_open(&d->c, d->resume, prog_name, &co, &c);
   if(!rc && d->c.seeds && !d->resume)
@@ -223,6 +227,7 @@ static int focus_main(const struct fopts *d)
     rc = crawl_loop_run(c, &lo, stdout);
   crawl_close(&c);
   focus_close(&f);
+  scope_free(&rules);
   return rc;
 }
 

@@ -35,13 +35,15 @@ struct gw_req {
   void              *arg;
 };
 
+CLIST_HEAD(gw_reqs, struct gw_req);
+CLIST_FUNCS(gr, gw_reqs, struct gw_req, prev, next)
+
 struct gwclient {
   struct curluv *cu;
   char          *base, *auth, *agent;
   long           timeout_ms;
   size_t         max_answer;
-  struct gw_req *reqs;
-  unsigned       in_flight;
+  struct gw_reqs reqs;  /* under way */
 };
 
 crawl_err gwclient_open(uv_loop_t *loop, const struct gwclient_opts *o, struct gwclient **out)
@@ -71,8 +73,7 @@ crawl_err gwclient_open(uv_loop_t *loop, const struct gwclient_opts *o, struct g
 static void req_free(struct gw_req *r)
 {
   struct gwclient *g = r->g;
-  DL_UNLINK(g->reqs, r, prev, next);
-  g->in_flight--;
+  gr_remove(&g->reqs, r);
   curl_easy_cleanup(r->easy);
   curl_slist_free_all(r->hdrs);
   buf_free(&r->body);
@@ -87,9 +88,9 @@ void gwclient_close(struct gwclient **gp)
   if(!g)
     return;
   *gp = NULL;
-  while(g->reqs) {
-    curluv_remove(g->cu, g->reqs->easy);
-    req_free(g->reqs);
+  while(g->reqs.first) {
+    curluv_remove(g->cu, g->reqs.first->easy);
+    req_free(g->reqs.first);
   }
   curluv_free(&g->cu);
   mem_free(g->base);
@@ -222,8 +223,7 @@ static struct gw_req *req_new(struct gwclient *g, enum req_kind kind, union req_
     mem_free(r);
     return NULL;
   }
-  g->in_flight++;
-  DL_PUSH_FRONT(g->reqs, r, prev, next);
+  gr_push_front(&g->reqs, r);
   return r;
 }
 

@@ -25,7 +25,7 @@ crawl_err gwproto_batch_body(const struct gw_url *u, size_t n, struct buf *out)
   }
   if(!e)
     e = buf_adds(out, "]}");
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *out)
@@ -39,7 +39,7 @@ crawl_err gwproto_ack_body(const char *const *deliveries, size_t n, struct buf *
   }
   if(!e)
     e = buf_adds(out, "]}");
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 /* ---- Answers ---------------------------------------------------------------- */
@@ -339,7 +339,7 @@ crawl_err gwproto_fetch_body(const char *url, unsigned wait_ms, long max_age_s, 
     e = buf_addf(out, ",\"max_age_s\":%ld", max_age_s);
   if(!e)
     e = buf_adds(out, "}");
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 static void result_free(struct gw_result *r);

@@ -94,7 +94,8 @@ static void cl_progress(struct crawl_loop *d, bool force)
   struct progress_counts pc = { st.pages, st.fetch_errors + st.http_errors + st.rejected,
                                 st.dup_exact + st.dup_near, sz.seen_distinct,
                                 sz.frontier.queued + sz.frontier.on_disk,
-                                sz.frontier.outstanding, note, sz.robots_waiting };
+                                sz.frontier.outstanding, note, st.drop[DROP_RULE],
+                                sz.robots_waiting };
   progress_update(&d->prog, &pc, force);
 }
 

@@ -18,6 +18,9 @@ static const struct cfg_key shared[CRAWLER_CFG_NKEYS] = {
     "debug, info, warn, error or off (JSON lines on stderr)" },
   { "max_age_s", CFG_INT, OFF(max_age_s), "-1", -1, 1e9, NULL,
     "a page the gateway fetched this recently is good enough (-1: any cached copy)" },
+  { "max_domain_hosts", CFG_INT, OFF(max_domain_hosts), "1000", 0, 1e9, NULL,
+    "host names per registrable domain (0: no limit); past it, URLs of more hosts under the "
+    "domain are dropped (domain_hosts), said once in the log" },
   { "max_pages", CFG_INT, OFF(max_pages), "0", 0, 1e15, NULL,
     "stop after recording this many results (0: no limit)" },
   { "out", CFG_STR, OFF(out), NULL, 1, 0, NULL,
@@ -34,6 +37,9 @@ static const struct cfg_key shared[CRAWLER_CFG_NKEYS] = {
   { "robots_agent", CFG_STR, OFF(robots_agent), "wpfs", 1, 0, NULL,
     "product token of the gateway's User-Agent: <meta name=TOKEN> speaks to the crawl as "
     "<meta name=robots> does (X-Robots-Tag the gateway reads for it)" },
+  { "scope_rules", CFG_STR, OFF(scope_rules), NULL, 1, 0, NULL,
+    "file of scope rules (accept/reject by regex, host, domain, SURT prefix; the last that "
+    "matches decides), applied after --scope (docs/crawler.md, \"Scope rules\")" },
   { "seeds", CFG_STR, OFF(seeds), NULL, 1, 0, NULL,
     "file of seed URLs, one per line (# comments)" },
   { "seen_mem", CFG_SIZE, OFF(seen_mem), "64m", 4096, 1e12, NULL,
@@ -87,6 +93,7 @@ void crawler_fill_crawl(const struct crawler_cfg *c, struct crawl_opts *o)
   o->robots_agent = c->robots_agent;
   o->max_pages = (uint64_t)c->max_pages;
   o->trap.site_budget = (uint64_t)c->site_budget;
+  o->trap.max_domain_hosts = (unsigned)c->max_domain_hosts;
   o->seen_mem = c->seen_mem;
   o->warc_max_bytes = c->warc_max_bytes;
   o->warc_level = (int)c->warc_level;
@@ -94,6 +101,20 @@ void crawler_fill_crawl(const struct crawler_cfg *c, struct crawl_opts *o)
   o->robots_rounds = (unsigned)c->robots_retries;
   o->robots_wait_ms = (uint64_t)c->robots_retry_ms;
   o->robots_wait_max_ms = 10 * (uint64_t)c->robots_retry_ms;
+}
+
+int crawler_scope(const struct crawler_cfg *c, const char *prog, struct scope **out)
+{
+  char err[SCOPE_ERR_MAX];
+  *out = NULL;
+  if(!c->scope_rules)
+    return 0;
+  if(scope_load(c->scope_rules, out, err, sizeof err)) {
+    fprintf(stderr, "%s: --scope-rules %s: %s\n", prog, c->scope_rules, err);
+    return -1;
+  }
+  LOG(LOG_INFO, "scope rules: %zu from %s", scope_count(*out), c->scope_rules);
+  return 0;
 }
 
 void crawler_fill_loop(const struct crawler_cfg *c, const char *agent, struct crawl_loop_opts *o)

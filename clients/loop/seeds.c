@@ -31,6 +31,8 @@ static const char *seed_why_text(const char *why)
     return "a duplicate: already queued or crawled";
   if(!strcmp(why, "extension"))
     return "file type that is not a page (the extension denylist, --deny-ext)";
+  if(!strcmp(why, "rule"))
+    return "rejected by a scope rule (--scope-rules; the summary's scope_rules names it)";
   return why;
 }
 

@@ -68,6 +68,9 @@ static void rfr_why(const struct rfr *r, struct buf *b)
   tally_json(&r->causes, b);
   buf_adds(b, ",\"input_refused\":");
   tally_json(r->o.input_refused ? r->o.input_refused : &none, b);
+  buf_addf(b, ",\"redirects_ruled_out\":%llu,\"scope_rules\":",
+           (unsigned long long)r->ps->ruled_out);
+  scope_json(r->ps->rules, b);
 }
 
 static void rfr_summary(struct rfr *r)
@@ -290,7 +293,8 @@ static crawl_err deliver(struct rfr *r, const struct gw_result *g)
   r->not_modified += j.not_modified;
   crawl_err e = rf_record(r->out, p, g, &j, prev, now);
   bool added;
-  if(!e && j.seen == RF_SEEN_MOVED && p->gone == 1)  /* follow a move once */
+  if(!e && j.seen == RF_SEEN_MOVED && p->gone == 1 &&  /* follow a move once */
+     rf_pages_keep_target(r->ps, g->redirect))
     e = rf_pages_add(r->ps, g->redirect, p->weight, now, &added);
   return e == CRAWL_ERR_FULL ? CRAWL_OK : e;
 }
@@ -397,9 +401,12 @@ static void rfr_progress(struct rfr *r, uint64_t now)
   double secs = (double)(now - r->start) / 1000;
   uint64_t judged = r->seen[RF_SEEN_CHANGED] + r->seen[RF_SEEN_UNCHANGED];
   fprintf(stderr, "\rrefresh: %zu pages, %llu fetches, %.2f/s, %.1f%% changed, "
-          "estimated freshness %.3f   ", r->ps->n, (unsigned long long)r->fetches,
+          "estimated freshness %.3f", r->ps->n, (unsigned long long)r->fetches,
           secs > 0 ? (double)r->fetches / secs : 0,
           judged ? 100.0 * (double)r->seen[RF_SEEN_CHANGED] / (double)judged : 0, r->fresh_est);
+  if(r->ps->ruled_out)
+    fprintf(stderr, ", %llu redirects ruled out", (unsigned long long)r->ps->ruled_out);
+  fprintf(stderr, "   ");
 }
 
 static void on_tick(void *arg)

@@ -4,7 +4,7 @@
  * The JSON text is written straight into one buffer, no JSON tree: the
  * base64 of the body goes where a string to escape would (its alphabet
  * needs no escaping), and the stored header list is spliced as the JSON
- * text it was stored as (hlfs/gw/gw_ops.c writes it with jansson). It comes
+ * text it was stored as (hlfs/fetch/fetch.c writes it with jansson). It comes
  * in two parts: the head (id, url, outcome, status, age), made for each
  * answer, and the tail (fetch time, headers, body), the same for every
  * answer of one stored copy, which hlfs/gw/page_memo.h keeps for hot pages.

@@ -114,6 +114,7 @@ void sched_job_free(struct sched_job **jp)
   mem_free(j->strs);
   mem_free(j->outstrs);
   mem_free(j->recstrs);
+  robots_free(&j->rules);
   j->magic = 0;
   mem_free(j);
 }
@@ -244,8 +245,8 @@ static const char *const sj_transient[] = {
 };
 /* ... and those that say the fetcher, or this gateway, could not make
  * or keep the fetch: page_store_error is a page the page cache could not
- * take while the gateway held it (gw_ops.c, page_hold_ms); proxy_error
- * is the fetcher's egress proxy down or refusing, not the site. */
+ * take while the gateway held it (hlfs/fetch/fetch.c, page_hold_ms);
+ * proxy_error is the fetcher's egress proxy down or refusing, not the site. */
 static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down",
                                                 "page_store_error", "proxy_error", NULL };
 
@@ -331,7 +332,7 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
-  sched_rcache_put(s->rcache, j->info.origin, &rec);
+  sched_robots_put(s->robots, j->info.origin, &rec, &j->rules);
   return state_robots_done(s->st, j->shard, d, j->info.origin, &rec, sj_on_stored, j);
 }
 
@@ -597,12 +598,14 @@ static void sj_fetch(struct sched_job *j, enum sched_kind kind)
 static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
 {
   struct sched *s = j->s;
+  struct robots_agent agent;
   j->crawl_delay_ms = rec->crawl_delay_ms;
-  switch(s->rops.check(s->rops.arg, j->info.origin, rec, j->page_url, &j->info)) {
-  case SCHED_ALLOW:
+  s->fops.agent(s->fops.arg, &j->info, &agent);
+  switch(sched_robots_check(s->robots, j->info.origin, rec, j->page_url, &agent)) {
+  case ROBOTS_ALLOW:
     sj_fetch(j, SCHED_PAGE);
     break;
-  case SCHED_DISALLOW:
+  case ROBOTS_DISALLOW:
     s->stats.robots_disallowed++;
     sj_finish_unfetched(j, "robots_disallowed", NULL);
     break;
@@ -625,7 +628,7 @@ static void sj_on_robots(void *arg, store_err err, const struct state_robots *re
     return;
   }
   if(rec->status && sched_srv_now(s) < rec->expires_at) {
-    sched_rcache_put(s->rcache, j->info.origin, rec);
+    sched_robots_put(s->robots, j->info.origin, rec, NULL);
     sj_verdict(j, rec);
     return;
   }
@@ -644,7 +647,7 @@ void sched_job_begin(struct sched_job *j)
     return;
   }
   struct state_robots rec;
-  if(sched_rcache_get(s->rcache, j->info.origin, sched_srv_now(s), &rec)) {
+  if(sched_robots_get(s->robots, j->info.origin, sched_srv_now(s), &rec)) {
     sj_verdict(j, &rec);
     return;
   }

@@ -127,7 +127,7 @@ struct state_item {
                               record (hlfs/sched/sched_follow.h) */
   unsigned    max_attempts; /* 0: the gateway's; else 1..QENC_ATTEMPTS_MAX + 1,
                               the request's own (docs/retries.md) */
-  const char *opts;        /* the request's own options (hlfs/gw/gw_reqopt.h), NULL
+  const char *opts;        /* the request's own options (hlfs/fetch/reqopt.h), NULL
                               or "" for none: kept in its member after QENC_OPT_SEP */
   /* out */
   enum state_sub_code code;
@@ -216,9 +216,6 @@ struct state_done {
  * back to its queue to be tried again (no result published). */
 typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
                            const char *entry_id);
-/* The smallest max_age code served by a complete (state_done's stored,
- * age_ms): the coalesced waiters below it go back to their queues. */
-unsigned state_age_need(bool stored, uint64_t age_ms);
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg);
 

@@ -150,9 +150,9 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
 }
 
 /* The smallest max_age code a copy age_ms old is younger than (pages.h,
- * page_fresh): waiters below it asked for a fresher copy than the one
+ * page_is_fresh): waiters below it asked for a fresher copy than the one
  * served. A fetch (not stored) satisfies every waiter, max_age 0 too. */
-unsigned state_age_need(bool stored, uint64_t age_ms)
+static unsigned state_age_need(bool stored, uint64_t age_ms)
 {
   if(!stored)
     return 0;

@@ -2,12 +2,15 @@
 # timeout: 60
 # The layers use only those below them: no library calls a function that
 # a library above it defines. Order, most dependent first:
-#   hlfs/gw  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
+#   hlfs/gw  hlfs/fetch  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
 #   clients/cli  clients/refresh  clients/loop  clients/focus  clients/crawl  clients/gwclient  clients/web  clients/out
 #   clients/base  common
 # and no crawler library uses gateway or fetcher code. Read from the built
 # libraries (nm), so a new call across a boundary fails here whether or not
-# the link happened to resolve it.
+# the link happened to resolve it; and for the gateway's side from the
+# sources' #include lines, which a type or an inline function crosses
+# without a symbol. The scheduler reaches hlfs/fetch only through the
+# table it is given (struct sched_fetch_ops).
 . "$WPFS_ROOT/tests/lib.sh"
 OBJ=$(dirname "$WPFS_BIN")/build/rel
 [ -d "$OBJ" ] || OBJ=$WPFS_ROOT/build/rel
@@ -19,7 +22,7 @@ calls() {
            <(nm --defined-only -g "$2" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u) |
     head -5 | tr '\n' ' '
 }
-ORDER=(hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api common)
+ORDER=(hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs api common)
 CLIENTS=(clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base common)
 for l in "${ORDER[@]}" "${CLIENTS[@]}"; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
 for i in "${!ORDER[@]}"; do
@@ -27,12 +30,24 @@ for i in "${!ORDER[@]}"; do
     is "$(calls "$(lib "${ORDER[$i]}")" "$(lib "${ORDER[$j]}")")" "" "${ORDER[$i]} calls nothing of ${ORDER[$j]}"
   done
 done
+# Headers too: a type or an inline function crosses a floor without a
+# symbol nm would see. includes DIR HIGH: DIR's files that include a
+# header of HIGH.
+includes() {
+  grep -l "#include \"$2/[^/\"]*\"" "$1"/*.[ch] 2>/dev/null | head -3 | tr '\n' ' '
+}
+for i in "${!ORDER[@]}"; do
+  for ((j = 0; j < i; j++)); do
+    is "$(includes "$WPFS_ROOT/${ORDER[$i]}" "${ORDER[$j]}")" "" \
+      "${ORDER[$i]} includes no header of ${ORDER[$j]}"
+  done
+done
 for i in "${!CLIENTS[@]}"; do
   for ((j = 0; j < i; j++)); do
     is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "${CLIENTS[$j]}")")" "" "${CLIENTS[$i]} calls nothing of ${CLIENTS[$j]}"
   done
   [ "${CLIENTS[$i]}" = common ] && continue
-  for high in hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs; do
+  for high in hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs; do
     is "$(calls "$(lib "${CLIENTS[$i]}")" "$(lib "$high")")" "" "${CLIENTS[$i]} calls nothing of $high"
   done
 done
@@ -57,4 +72,12 @@ printf 'const void *gw_auth(void *, void *);\nconst void *up(void) { return gw_a
 cc -c -o "$T_DIR/up.o" "$T_DIR/up.c" && cp "$(lib hlfs/policy)" "$T_DIR/policy.a" &&
   ar rcs "$T_DIR/policy.a" "$T_DIR/up.o"
 is "$(calls "$T_DIR/policy.a" "$(lib hlfs/gw)")" "gw_auth " "a call from policy up into gw is caught"
+# and one from the scheduler up into the fetch layer, the seam it may only
+# call through its table (struct sched_fetch_ops)
+printf 'struct fetch;\nvoid fetch_fini(struct fetch *);\nvoid up2(void) { fetch_fini(0); }\n' >"$T_DIR/up2.c"
+cc -c -o "$T_DIR/up2.o" "$T_DIR/up2.c" && cp "$(lib hlfs/sched)" "$T_DIR/sched.a" &&
+  ar rcs "$T_DIR/sched.a" "$T_DIR/up2.o"
+is "$(calls "$T_DIR/sched.a" "$(lib hlfs/fetch)")" "fetch_fini " "a call from sched up into fetch is caught"
+mkdir -p "$T_DIR/sched" && printf '#include "hlfs/fetch/fetch.h"\n' >"$T_DIR/sched/up.c"
+is "$(includes "$T_DIR/sched" hlfs/fetch)" "$T_DIR/sched/up.c " "a header of fetch included below it is caught"
 done_testing

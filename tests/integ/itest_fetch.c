@@ -750,11 +750,36 @@ static void test_queue_deadline(void **state)
   uint64_t t0 = clock_mono_ms();
   fx_start(f, &rb, &b);
   it_run_count(&b.calls, 1, 3000);
-  fx_expect(&b, OUTCOME_TIMEOUT);   /* its deadline passed while it waited */
+  /* Its time passed while it waited: the fetcher's fault, not the site's. */
+  fx_expect(&b, OUTCOME_OVERLOADED);
   assert_true(b.done_ms - t0 >= 250 && b.done_ms - t0 <= 800);
   it_run_count(&a.calls, 1, 3000);
   fx_expect(&a, OUTCOME_TIMEOUT);
   assert_int_equal(tw_site_field("site25.test", "request_count"), 0);
+  got_clear(&a);
+  got_clear(&b);
+  fx_free(&f);
+}
+
+/* A fetch that waited in the queue most of its timeout still gets the
+ * whole timeout at its site: the wait is the fetcher's, not the site's. */
+static void test_queue_wait_not_charged(void **state)
+{
+  (void)state;
+  struct fetch_cfg c = fx_cfg();
+  c.max_in_flight = 1;
+  struct fetcher *f = fx_new(&c);
+  struct got a = { 0 }, b = { 0 };
+  struct fetch_req ra = { .url = tw_url("site90.test", "/_b/body/x?size=10&hold_ms=500") };
+  struct fetch_req rb = { .url = tw_url("site91.test", "/_b/body/x?size=10&hold_ms=400"),
+                          .timeout_ms = 700 };
+  fx_start(f, &ra, &a);
+  fx_start(f, &rb, &b);
+  it_run_count(&b.calls, 1, 5000);
+  fx_expect(&b, OUTCOME_OK);        /* 500 ms queued + 400 ms at the site > 700 */
+  assert_true(b.t.queue_us >= 400000);
+  it_run_count(&a.calls, 1, 3000);
+  fx_expect(&a, OUTCOME_OK);
   got_clear(&a);
   got_clear(&b);
   fx_free(&f);
@@ -1175,6 +1200,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_refused_at_once, fx_setup, fx_teardown),
     cmocka_unit_test(test_queue_fifo_and_overloaded),
     cmocka_unit_test(test_queue_deadline),
+    cmocka_unit_test(test_queue_wait_not_charged),
     cmocka_unit_test(test_cancel),
     cmocka_unit_test_setup_teardown(test_hold, fx_setup, fx_teardown),
     cmocka_unit_test(test_graceful_shutdown),

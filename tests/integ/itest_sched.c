@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "hlfs/policy/robots_policy.h"
 #include "tests/integ/fixture/sched.h"
 
 /* ---- politeness ----------------------------------------------------------- */
@@ -36,7 +37,7 @@ static void test_politeness_gaps_and_budget(void **state)
   fake_plan = plan_20ms;
   sc_submit_urls("c1", "http://p%d.test/%d", 60, 6);
   struct sched_cfg c = sc_cfg(4, 5000, 150);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 60, 20000);
   uint64_t min_gap = sc_check_site_gaps(150);
@@ -68,7 +69,7 @@ static void test_delay_counts_from_the_answer(void **state)
   fake_plan = plan_lagging;
   sc_submit_urls("c1", "http://lag%d.test/%d", 4, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 400);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 4, 10000);
   uint64_t most = 0, least = UINT64_MAX;
@@ -116,7 +117,7 @@ static void test_retry_after_and_backoff(void **state)
   assert_int_equal(ts_submit("c1", it, 7), STORE_OK);
   struct sched_cfg c = sc_cfg(4, 5000, 10);
   c.max_attempts = 1;  /* the politeness of single answers: no retry (gateway_retry.sh) */
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 7, 20000);
   uint64_t t_ra_end = 0, t_after = 0, b[5] = { 0 }, b_end[5] = { 0 };
@@ -148,51 +149,13 @@ static void test_retry_after_and_backoff(void **state)
 
 /* ---- robots.txt first ------------------------------------------------------ */
 
-static unsigned robots_checks;
-static bool robots_digest_slow;
-static bool fake_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
-                        struct state_robots *rec)
-{
-  const struct sched_outcome *o = a->o;
-  (void)arg;
-  (void)origin;
-  /* a digest that ends in the next millisecond (plan_robots) */
-  for(uint64_t ms = clock_mono_ms(); robots_digest_slow && clock_mono_ms() == ms;)
-    ;
-  if(o->location && a->hops < 5)
-    return true;  /* follow the redirect */
-  rec->status = o->http_status == 200 ? 2 : 1;  /* 2: rules, 1: allow all */
-  rec->hops = a->hops;
-  rec->final_url = a->hops ? a->url : NULL;
-  rec->body = o->body;
-  rec->body_len = o->body_len;
-  rec->crawl_delay_ms = 300;
-  rec->ttl_ms = 60000;
-  return false;
-}
-
-static enum sched_verdict fake_check(void *arg, const char *origin,
-                                     const struct state_robots *rec, const char *url,
-                                     const struct sched_job_info *in)
-{
-  (void)arg;
-  (void)in;
-  (void)origin;
-  robots_checks++;
-  if(rec->status == 2 && rec->body && strstr(rec->body, "Disallow: /private")
-     && strstr(url, "/private"))
-    return SCHED_DISALLOW;
-  return SCHED_ALLOW;
-}
-
-static const struct sched_robots_ops fake_robots = { fake_digest, fake_check, NULL };
 
 static void plan_robots(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
 {
   (void)nth;
   a->ms = 10;
   if(info->kind == SCHED_ROBOTS)
-    a->body = "User-agent: *\nDisallow: /private\n";
+    a->body = "User-agent: *\nCrawl-delay: 0.3\nDisallow: /private\n";
   /* The answer comes at the end of a millisecond and the digest ends in
    * the next: a delay counted from whole milliseconds read at both ends
    * took 1 ms off for 0.1 (sched_hop.c), and the first page came early. */
@@ -209,7 +172,7 @@ static void test_robots_first_and_crawl_delay(void **state)
   sc_submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 50);
   c.robots = true;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   /* robots.txt's completion leaves the site's next allowed time in this
    * process's clock too (lo: "<instance>:<us>|<na>"), so that its own
@@ -245,7 +208,7 @@ static void test_robots_first_and_crawl_delay(void **state)
   sc_reset();
   fake_plan = plan_robots;
   sc_submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
-  s = sc_new(&c, &fake_robots);
+  s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 6, 20000);
   assert_int_equal(fake_nev, 1);
@@ -295,7 +258,7 @@ static void test_robots_redirect_hops(void **state)
   sc_submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
   struct sched_cfg c = sc_cfg(8, 5000, 200);
   c.robots = true;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 6, 30000);
   sc_run_until_results("c2", 3, 30000);
@@ -345,7 +308,7 @@ static void test_robots_hop_gives_up(void **state)
   struct sched_cfg c = sc_cfg(4, 5000, 0);
   c.robots = true;
   c.robots_hop_wait_ms = 300;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   /* e.test's robots.txt, then its long page is under way */
   uint64_t end = clock_mono_ms() + 10000;
@@ -358,8 +321,10 @@ static void test_robots_hop_gives_up(void **state)
   sc_check_site_gaps(0);  /* e.test: never two in flight */
   assert_int_equal(count_url("http://e.test/r"), 0);
   assert_true(sched_stats(s)->robots_hop_waits >= 1);
-  /* the fake digest files a failed hop as "allow all" (1), after one hop */
-  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), "1");
+  /* a hop not made is a network error: robots.txt unreachable, after one hop */
+  char st[8];
+  snprintf(st, sizeof st, "%d", ROBOTS_P_UNREACHABLE_DISALLOW);
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), st);
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 rh"), "1");
   sc_stop(&s);
 }
@@ -369,27 +334,17 @@ static void test_robots_hop_gives_up(void **state)
  * someone else's: it must not start the fetch. The first robots check of
  * the page stalls for longer than the lease; the page is fetched once, at
  * its second claim. */
-static unsigned stall_checks;
-static enum sched_verdict stall_check(void *arg, const char *origin,
-                                      const struct state_robots *rec, const char *url,
-                                      const struct sched_job_info *in)
-{
-  if(strstr(url, "/stall") && stall_checks++ == 0)
-    nanosleep(&(struct timespec){ .tv_nsec = 450 * 1000000L }, NULL);  /* the loop stalls */
-  return fake_check(arg, origin, rec, url, in);
-}
-
-static const struct sched_robots_ops stall_robots = { fake_digest, stall_check, NULL };
 
 static void test_stall_past_lease_does_not_fetch(void **state)
 {
   (void)state;
   fake_plan = plan_robots;
   stall_checks = 0;
+  stall_on = true;
   sc_submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
   struct sched_cfg c = sc_cfg(4, 300, 0);
   c.robots = true;
-  struct sched *s = sc_new(&c, &stall_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 1, 20000);
   assert_int_equal(count_url("http://st0.test/stall/0"), 1);
@@ -425,8 +380,8 @@ static void test_renewal_keeps_long_fetch(void **state)
   fake_plan = plan_slower;
   sc_submit_urls("c1", "http://long%d.test/%d", 2, 1);
   struct sched_cfg c = sc_cfg(2, 2000, 0);
-  struct sched *s1 = sc_new(&c, NULL);
-  struct sched *s2 = sc_new(&c, NULL);
+  struct sched *s1 = sc_new(&c);
+  struct sched *s2 = sc_new(&c);
   sched_start(s1);
   ts_sleep(30);
   sched_start(s2);
@@ -451,7 +406,7 @@ static void test_lost_lease_cancels_fetch(void **state)
   fake_plan = plan_slow;
   sc_submit_urls("c1", "http://lost%d.test/%d", 1, 1);
   struct sched_cfg c = sc_cfg(2, 300, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   while(fake_nev == 0)
     ts_sleep(10);
@@ -479,7 +434,7 @@ static void test_stop_gives_back(void **state)
   fake_plan = plan_slow;
   sc_submit_urls("c1", "http://stop%d.test/%d", 4, 4);
   struct sched_cfg c = sc_cfg(4, 30000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   while(fake_nev < 4)
     ts_sleep(10);
@@ -488,7 +443,7 @@ static void test_stop_gives_back(void **state)
   for(unsigned i = 0; i < 4; i++)
     assert_true(fake_evs[i].cancelled);
   fake_plan = plan_20ms;
-  s = sc_new(&c, NULL);
+  s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("c1", 4, 5000);
   const char *r = ts_stream("c1");
@@ -511,7 +466,7 @@ static void test_fair_share_with_scheduler(void **state)
   }
   sc_submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
   struct sched_cfg c = sc_cfg(32, 30000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   sc_run_until_results("B", 100, 30000);
   unsigned last_b = 0, nb = 0;
@@ -563,7 +518,7 @@ static void child_main(const char *logpath, bool hangs)
   /* a lease of 1 s: a child starved of CPU for a few hundred ms (a loaded CI
    * machine) keeps its claims, so only the SIGKILL moves work */
   struct sched_cfg c = sc_cfg(8, 1000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   uv_signal_t sig;
   uv_signal_init(it_loop, &sig);
   uv_signal_start(&sig, child_on_term, SIGTERM);
