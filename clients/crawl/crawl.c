@@ -44,6 +44,9 @@ struct crawl_opts crawl_opts_default(void)
   o.sitemap_max_text = SITEMAP_MAX_TEXT_DEFAULT;
   o.warc_prefix = "wpfs-discover";
   o.software = "wpfs-discover";
+  o.robots_rounds = 3;
+  o.robots_wait_ms = 60000;
+  o.robots_wait_max_ms = 600000;
   return o;
 }
 
@@ -101,6 +104,10 @@ static crawl_err crawl_modules(struct crawl *c)
                               c->o.frontier_seg_bytes, c->o.scorer != NULL };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
                           crawl_admit_on_new, c, c->wq };
+  struct rwait_opts ro = { c->o.robots_rounds, c->o.robots_wait_ms, c->o.robots_wait_max_ms,
+                           RWAIT_MAX_BYTES };
+  if(!e)
+    e = rwait_open(&ro, &c->rw);
   if(!e)
     e = linkfilter_open(&lo, &c->lf);
   if(!e)
@@ -169,6 +176,7 @@ void crawl_close(struct crawl **cp)
   seen_close(&c->seen);
   frontier_close(&c->fr);
   dedup_close(&c->dd);
+  rwait_close(&c->rw);
   wq_close(&c->wq);
   warc_close(&c->out.warc);
   crawllog_close(&c->out.log);
@@ -362,6 +370,7 @@ static void seen_kick(struct crawl *c)
 size_t crawl_take(struct crawl *c, size_t max, struct frontier_item *out)
 {
   crawl_poll(c);
+  crawl_robots_wake(c);
   max = page_room(c, max);
   if(max == 0 || c->err)
     return 0;
@@ -384,6 +393,8 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
     return CRAWL_OK;
   }
   /* The entry goes last: r->url (and own's meta) may be the frontier's. */
+  if(crawl_robots_hold(c, r, fp))
+    return c->err;  /* it waits, outstanding: no line, the scorer sees it later */
   struct frontier_score own;
   bool scored = c->o.scorer && frontier_score_of(c->fr, fp, &own);
   crawl_err e = crawl_visit(c, r, depth, scored ? &own : NULL);
@@ -442,9 +453,10 @@ bool crawl_finished(struct crawl *c)
     return true;
   if(c->o.max_pages && c->st.pages >= c->o.max_pages)
     return crawl_over(c);
+  crawl_robots_wake(c);
   struct frontier_stats fs;
   frontier_stats(c->fr, &fs);
-  if(fs.queued || fs.outstanding)
+  if(fs.queued || fs.outstanding)  /* URLs waiting for robots.txt are outstanding */
     return false;
   if(seen_pending(c->seen) > 0 || fs.on_disk > 0) {
     seen_kick(c);  /* the answers come at a later poll */
@@ -485,6 +497,7 @@ void crawl_sizes(const struct crawl *c, struct crawl_sizes *s)
   s->warc_records = c->warc_records;
   s->warc_bytes = c->warc_bytes;
   s->warc_files = c->warc_files;
+  s->robots_waiting = crawl_robots_waiting(c);
 }
 
 static cm_err summary_counters(const struct crawl *c, struct buf *b)
@@ -528,11 +541,13 @@ static cm_err summary_frontier(const struct crawl_sizes *s, struct buf *b)
                   "\"frontier_mem_bytes\":%zu,\"frontier_peak_urls\":%zu,"
                   "\"frontier_mem_bytes_per_url\":%.2f,\"frontier_on_disk\":%llu,"
                   "\"frontier_disk_bytes\":%llu,\"frontier_spilled\":%llu,"
-                  "\"frontier_refilled\":%llu,\"frontier_disk_bytes_per_url\":%.2f",
+                  "\"frontier_refilled\":%llu,\"frontier_disk_bytes_per_url\":%.2f,"
+                  "\"robots_waiting\":%zu",
                   f->queued, f->outstanding, f->hosts, f->bytes, f->peak_urls,
                   per(f->peak_bytes, f->peak_urls), (unsigned long long)f->on_disk,
                   (unsigned long long)f->disk_bytes, (unsigned long long)f->spilled,
-                  (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled));
+                  (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled),
+                  s->robots_waiting);
 }
 
 void crawl_note(const struct crawl *c, char *out, size_t n)

@@ -113,6 +113,7 @@ struct crawl_sizes {
   struct dedup_stats    dedup;
   uint64_t              warc_records, warc_bytes;
   unsigned              warc_files;
+  size_t                robots_waiting;  /* URLs waiting for robots.txt (outstanding) */
 };
 void      crawl_sizes(const struct crawl *c, struct crawl_sizes *s);
 /* One JSON object (no newline) with every counter and size. */

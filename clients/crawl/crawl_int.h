@@ -5,6 +5,7 @@
 #include "clients/out/crawllog.h"
 #include "clients/base/fpset.h"
 #include "clients/web/html_links.h"
+#include "clients/crawl/robots_wait.h"
 #include "clients/crawl/seen.h"
 #include "clients/out/wq.h"
 #include "common/buf.h"
@@ -40,6 +41,7 @@ struct crawl {
   bool               replaying;
   struct fpset       replayed;
   struct fpset       sitemaps;   /* URL fingerprints queued as sitemaps */
+  struct rwait      *rw;         /* URLs waiting for their host's robots.txt */
   crawl_err          err;        /* from seen's callback or a disk job: sticky */
   struct warc_ids    ids;        /* the WARC record ids of pages (crawl_page.c) */
   const unsigned char *replay_id;  /* a replayed page's record id (NULL: not read) */
@@ -169,6 +171,14 @@ size_t    crawl_out_poll(struct crawl *c);
 crawl_err crawl_out_fence(struct crawl *c, crawl_fence_fn *fn, void *arg);
 /* dir/name, on the heap (mem_free). */
 char     *crawl_path(const char *dir, const char *name);
+
+/* crawl_robots.c: a robots_unavailable result whose cause may pass: true
+ * when the URL waits for its host's round to end (nothing is written; it
+ * stays outstanding), false when it is final (recorded as any other).
+ * wake: the URLs whose round ended go back to the head of their queues. */
+bool      crawl_robots_hold(struct crawl *c, const struct crawl_result *r, uint64_t fp);
+void      crawl_robots_wake(struct crawl *c);
+size_t    crawl_robots_waiting(const struct crawl *c);
 
 /* crawl_resume.c: a checkpoint taken now (written by the disk thread);
  * at open, the last one loaded and the crawl log after it replayed. */

@@ -25,12 +25,14 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 9  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+#define CKPT_VERSION 10  /* 2: sitemap counters; 3: ascents; 4: written by the disk
                            * thread; 5: frontier on disk; 6: records_too_large;
                            * 7: scored frontiers, the scorer, drop_off_topic;
                            * 8: causes, seed refusals, the originals' link-set
                            *    fingerprints and WARC records (id, date);
-                           * 9: drop_rule, the scope rules' counters */
+                           * 9: drop_rule, the scope rules' counters;
+                           * 10: robots.txt rounds per host, robots_retried,
+                           *     robots_rounds, robots_gave_up */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -111,6 +113,7 @@ static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
   frontier_save(c->fr, ck);
   dedup_save(c->dd, ck);
   fpset_save(&c->sitemaps, ck);
+  rwait_save(c->rw, ck);
   if(c->o.scorer)
     c->o.scorer->save(c->o.scorer->arg, ck);
 }
@@ -168,6 +171,7 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
   frontier_load(c->fr, &ck);
   dedup_load(c->dd, &ck);
   fpset_load(&c->sitemaps, &ck);
+  rwait_load(c->rw, &ck);
   if(c->o.scorer)
     c->o.scorer->load(c->o.scorer->arg, &ck);
   crawl_err ce = ckfile_close(&ck);

@@ -89,6 +89,12 @@ struct crawl_opts {
   const char           *warc_prefix;
   const char           *software;     /* warcinfo */
   const struct crawl_scorer *scorer;  /* NULL: levels from in-links (discovery) */
+  /* robots.txt unavailable for a cause that may pass (robots_wait.h): a
+   * host's URLs are asked again after robots_wait_ms, doubled per round
+   * up to robots_wait_max_ms, for at most robots_rounds rounds (0: the
+   * first verdict is final). */
+  unsigned              robots_rounds;
+  uint64_t              robots_wait_ms, robots_wait_max_ms;
 };
 
 /* Counters: the interface tests assert on. */
@@ -131,7 +137,10 @@ struct crawl_opts {
   X(records_too_large) /* pages past the WARC record's caps: a log line, no record */ \
   X(seeds_refused)  /* seeds not queued: seed_refusals says why */          \
   X(seeds_fetched)  /* seeds answered 2xx or 3xx */                        \
-  X(sitemaps_unasked) /* hosts whose sitemaps were not asked or not answered */
+  X(sitemaps_unasked) /* hosts whose sitemaps were not asked or not answered */ \
+  X(robots_retried) /* robots_unavailable results put back to wait (a cause that may pass) */ \
+  X(robots_rounds)  /* waits begun, per host */                             \
+  X(robots_gave_up) /* robots_unavailable after every round of the host: final */
 
 struct crawl_stats {
 #define X(name) uint64_t name;

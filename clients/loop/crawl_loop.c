@@ -94,7 +94,8 @@ static void cl_progress(struct crawl_loop *d, bool force)
   struct progress_counts pc = { st.pages, st.fetch_errors + st.http_errors + st.rejected,
                                 st.dup_exact + st.dup_near, sz.seen_distinct,
                                 sz.frontier.queued + sz.frontier.on_disk,
-                                sz.frontier.outstanding, note, st.drop[DROP_RULE] };
+                                sz.frontier.outstanding, note, st.drop[DROP_RULE],
+                                sz.robots_waiting };
   progress_update(&d->prog, &pc, force);
 }
 
@@ -476,7 +477,9 @@ static void cl_poll(struct crawl_loop *d)
 {
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
-  if(d->polling || sz.frontier.outstanding == 0 || clock_mono_ms() < d->poll_pause_until ||
+  /* URLs waiting for robots.txt are outstanding here only: no result comes for them */
+  if(d->polling || sz.frontier.outstanding <= sz.robots_waiting ||
+     clock_mono_ms() < d->poll_pause_until ||
      cl_disk_behind(d))
     return;
   if(gwclient_results(d->lp.gw, d->o.results_max, d->o.wait_ms, on_results, d) == CRAWL_OK)
@@ -492,6 +495,15 @@ static void cl_checkpoint(struct crawl_loop *d)
     return;
   d->last_ckpt = now;
   cl_fatal(d, crawl_checkpoint(d->c), "checkpoint");
+}
+
+/* Nothing to do but wait for URLs whose robots.txt failed for now. */
+static bool cl_waits_robots(struct crawl_loop *d)
+{
+  struct crawl_sizes sz;
+  crawl_sizes(d->c, &sz);
+  return sz.robots_waiting && sz.frontier.outstanding <= sz.robots_waiting &&
+         sz.frontier.queued == 0 && !d->submitting && !d->polling;
 }
 
 static void cl_pump(struct crawl_loop *d)
@@ -511,6 +523,8 @@ static void cl_pump(struct crawl_loop *d)
   if(!d->submitting && !d->polling && d->robots_in_flight == 0 && !d->robots_n &&
      crawl_finished(d->c))
     cl_finish(d, crawl_error(d->c) ? CRAWL_LOOP_EXIT_LOCAL : CRAWL_LOOP_EXIT_DONE);
+  else if(cl_waits_robots(d))
+    loop_useful(&d->lp);  /* a wait the crawl chose, bounded by its rounds: not a stall */
   else if(loop_stalled(&d->lp, d->o.stall_ms))
     cl_finish(d, CRAWL_LOOP_EXIT_STALLED);
 }

@@ -29,6 +29,11 @@ static const struct cfg_key shared[CRAWLER_CFG_NKEYS] = {
     "one line of progress on stderr when it is a terminal" },
   { "results", CFG_INT, OFF(results), "500", 1, 1000, NULL,
     "results per GET /v1/results" },
+  { "robots_retries", CFG_INT, OFF(robots_retries), "3", 0, 100, NULL,
+    "rounds a host's URLs are asked again when its robots.txt failed for a cause that may "
+    "pass (timeout, reset, DNS server failure, 5xx, 429); 0: the first answer is final" },
+  { "robots_retry_ms", CFG_MSEC, OFF(robots_retry_ms), "1m", 100, 86400000, NULL,
+    "wait before a host's first round; doubled per round, at most 10 times as long" },
   { "robots_agent", CFG_STR, OFF(robots_agent), "wpfs", 1, 0, NULL,
     "product token of the gateway's User-Agent: <meta name=TOKEN> speaks to the crawl as "
     "<meta name=robots> does (X-Robots-Tag the gateway reads for it)" },
@@ -93,6 +98,9 @@ void crawler_fill_crawl(const struct crawler_cfg *c, struct crawl_opts *o)
   o->warc_max_bytes = c->warc_max_bytes;
   o->warc_level = (int)c->warc_level;
   o->write_queue_bytes = c->write_queue_bytes;
+  o->robots_rounds = (unsigned)c->robots_retries;
+  o->robots_wait_ms = (uint64_t)c->robots_retry_ms;
+  o->robots_wait_max_ms = 10 * (uint64_t)c->robots_retry_ms;
 }
 
 int crawler_scope(const struct crawler_cfg *c, const char *prog, struct scope **out)

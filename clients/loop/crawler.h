@@ -27,6 +27,8 @@ struct crawler_cfg {
   bool   progress;
   long   results;
   char  *robots_agent;
+  long   robots_retries;
+  long   robots_retry_ms;
   char  *scope_rules;
   char  *seeds;
   size_t seen_mem;
@@ -41,7 +43,7 @@ struct crawler_cfg {
 
 /* The program's table: its own rows and the shared ones, sorted by name,
  * into out (room for nown + CRAWLER_CFG_NKEYS). Returns the count. */
-#define CRAWLER_CFG_NKEYS 20
+#define CRAWLER_CFG_NKEYS 22
 size_t crawler_cfg_keys(const struct cfg_key *own, size_t nown, struct cfg_key *out);
 
 /* log_init with --log-level; -1 (said on stderr) when it is not a level. */

@@ -17,13 +17,15 @@ void progress_init(struct progress *p, int fd)
 int progress_format(char *out, size_t n, const struct progress_counts *c, double rate)
 {
   bool note = c->note && c->note[0];
-  char ruled[40] = "";
+  char ruled[40] = "", wait[48] = "";
   if(c->ruled)
     snprintf(ruled, sizeof ruled, "  ruled out %llu", (unsigned long long)c->ruled);
-  return snprintf(out, n, "%llu pages  %.1f pages/s  frontier %llu (%llu out)  "
+  if(c->waiting)
+    snprintf(wait, sizeof wait, ", %llu wait robots.txt", (unsigned long long)c->waiting);
+  return snprintf(out, n, "%llu pages  %.1f pages/s  frontier %llu (%llu out%s)  "
                   "seen %llu  dups %llu  errors %llu%s%s%s",
                   (unsigned long long)c->pages, rate, (unsigned long long)c->frontier,
-                  (unsigned long long)c->outstanding, (unsigned long long)c->seen,
+                  (unsigned long long)c->outstanding, wait, (unsigned long long)c->seen,
                   (unsigned long long)c->dups, (unsigned long long)c->errors, ruled,
                   note ? "  " : "", note ? c->note : "");
 }

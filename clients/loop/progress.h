@@ -14,6 +14,7 @@ struct progress_counts {
   uint64_t frontier, outstanding;
   const char *note;  /* more words at the end (a focused crawl's harvest), or NULL */
   uint64_t ruled;    /* links the scope rules rejected (shown when any) */
+  uint64_t waiting;  /* of outstanding: waiting for their host's robots.txt */
 };
 
 struct progress {

@@ -798,6 +798,163 @@ static void test_robots_replay(void **state)
   fetched_free(&f);
 }
 
+/* ---- robots.txt that fails for now --------------------------------------- */
+
+/* s2.test's robots.txt fails (503) until the crawl has begun down_rounds
+ * rounds of waiting for it; every other site answers. robots_5xx may pass:
+ * its URLs wait and are asked again. */
+static unsigned down_rounds;
+
+static crawl_err deliver_down(struct crawl *c, const struct frontier_item *it, struct fetched *f)
+{
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  if(strncmp(it->url, "http://s2.test/", 15) || st.robots_rounds >= down_rounds)
+    return deliver(c, it, f);
+  struct crawl_result r = { it->url, "robots_unavailable", 0, NULL, 0, NULL, 0, false, NULL,
+                            1700000000000ull, 3, "robots_5xx", 503, 0 };
+  return crawl_result(c, &r);
+}
+
+/* Crawl to the end, a round's wait (0 ms) ending at the next take. */
+static void run_down(struct crawl *c, struct fetched *f, size_t stop_after)
+{
+  struct frontier_item it[16];
+  size_t idle = 0, done = 0;
+  while(!crawl_finished(c)) {
+    size_t n = crawl_take(c, 16, it);
+    if(n == 0 && !crawl_wait(c))
+      assert_true(++idle < 1000);
+    for(size_t i = 0; i < n; i++) {
+      assert_int_equal(deliver_down(c, &it[i], f), CRAWL_OK);
+      if(++done == stop_after)
+        return;
+    }
+  }
+}
+
+/* Lines of the crawl log of dir whose URL begins with prefix and which
+ * carry needle. */
+static int log_count(const char *dir, const char *prefix, const char *needle)
+{
+  char path[600], line[8192], url[128];
+  snprintf(path, sizeof path, "%s/crawl.jsonl", dir);
+  snprintf(url, sizeof url, "\"url\":\"%s", prefix);
+  FILE *lg = fopen(path, "r");
+  int k = 0;
+  while(lg && fgets(line, sizeof line, lg))
+    k += strstr(line, url) && strstr(line, needle);
+  if(lg)
+    fclose(lg);
+  return k;
+}
+
+static struct crawl_opts opts_down(const char *sub, char *dir, size_t n, unsigned rounds)
+{
+  struct crawl_opts o = opts(sub, dir, n);
+  o.robots_rounds = rounds;
+  o.robots_wait_ms = 0;  /* the clock is not what is tested here (test_crawl_robots_wait) */
+  return o;
+}
+
+/* s2.test's robots.txt fails for 2 rounds then answers: every page of s2
+ * is fetched, none logged robots_unavailable; the rest of the crawl as
+ * ever. Without rounds (0), s2's seed ends robots_unavailable at once. */
+static void test_robots_comes_back(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts_down("robots-back", dir, sizeof dir, 3);
+  struct crawl *c;
+  static struct fetched f;
+  down_rounds = 2;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run_down(c, &f, 0);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(st.robots_rounds, 2);
+  assert_true(st.robots_retried >= 2);
+  assert_int_equal(st.robots_gave_up, 0);
+  assert_int_equal(tally_get(&st.causes, "robots_5xx"), 0);
+  assert_all_pages(&f);
+  assert_int_equal(log_count(dir, "http://s2.test/", "robots_unavailable"), 0);
+  assert_int_equal(log_count(dir, "http://s2.test/p/19.html\"", "\"status\":200"), 1);
+  struct crawl_sizes sz;
+  crawl_sizes(c, &sz);
+  assert_int_equal(sz.robots_waiting, 0);
+  crawl_close(&c);
+  fetched_free(&f);
+
+  o = opts_down("robots-back-0", dir, sizeof dir, 0);
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  add_seeds(c);
+  run_down(c, &f, 0);
+  crawl_stats(c, &st);
+  assert_int_equal(st.robots_rounds + st.robots_retried + st.robots_gave_up, 0);
+  /* every URL of s2 ends at its first answer: none fetched */
+  assert_true(tally_get(&st.causes, "robots_5xx") >= 1);
+  assert_int_equal(log_count(dir, "http://s2.test/", "\"cause\":\"robots_5xx\""),
+                   tally_get(&st.causes, "robots_5xx"));
+  assert_int_equal(count_prefix(&f, "http://s2.test/"), 0);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
+/* s2.test's robots.txt never answers: after 3 rounds its URLs end
+ * robots_unavailable with their cause, counted given up; a cause that
+ * does not pass (dns_nxdomain) ends at once. A crawl killed while URLs
+ * wait resumes with them queued and the rounds it had: 3 in all. */
+static void test_robots_gives_up(void **state)
+{
+  (void)state;
+  char dir[512];
+  struct crawl_opts o = opts_down("robots-gone", dir, sizeof dir, 3);
+  struct crawl *c;
+  struct frontier_item it[16];
+  static struct fetched f;
+  down_rounds = 1000;
+  assert_int_equal(crawl_open(&o, false, &c), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s2.test/"), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s2.test/p/3.html"), CRAWL_OK);
+  assert_int_equal(crawl_add_seed(c, "http://s1.test/p/3.html"), CRAWL_OK);
+  size_t n = crawl_take(c, 16, it);
+  assert_int_equal(n, 3);
+  struct crawl_result nx = { "http://s1.test/p/3.html", "robots_unavailable", 0, NULL, 0, NULL,
+                             0, false, NULL, 1700000000000ull, 3, "dns_nxdomain", 0, 0 };
+  for(size_t i = 0; i < n; i++)
+    if(!strncmp(it[i].url, "http://s1.test/", 15))
+      assert_int_equal(crawl_result(c, &nx), CRAWL_OK);
+    else
+      assert_int_equal(deliver_down(c, &it[i], &f), CRAWL_OK);
+  struct crawl_stats st;
+  crawl_stats(c, &st);
+  assert_int_equal(tally_get(&st.causes, "dns_nxdomain"), 1);  /* final at once */
+  assert_int_equal(st.robots_rounds, 1);
+  assert_int_equal(st.robots_retried, 2);
+  struct crawl_sizes sz;
+  crawl_sizes(c, &sz);
+  assert_int_equal(sz.robots_waiting, 2);
+  assert_int_equal(sz.frontier.outstanding, 2);
+  assert_false(crawl_finished(c));  /* they wait: the crawl is not over */
+  assert_int_equal(crawl_checkpoint(c), CRAWL_OK);
+  crawl_sync(c);
+  crawl_close(&c);  /* a kill while they wait */
+
+  assert_int_equal(crawl_open(&o, true, &c), CRAWL_OK);
+  crawl_sizes(c, &sz);
+  assert_int_equal(sz.frontier.queued, 2);  /* kept, queued again */
+  run_down(c, &f, 0);
+  crawl_stats(c, &st);
+  assert_int_equal(st.robots_rounds, 3);
+  assert_int_equal(st.robots_gave_up, 2);
+  assert_int_equal(tally_get(&st.causes, "robots_5xx"), 2);
+  assert_int_equal(log_count(dir, "http://s2.test/", "\"cause\":\"robots_5xx\""), 2);
+  assert_int_equal(log_count(dir, "http://s2.test/", "\"cause_status\":503"), 2);
+  crawl_close(&c);
+  fetched_free(&f);
+}
+
 /* A page whose headers are past the WARC record's caps keeps its crawl log
  * line (with the reason), gets no record, and the crawl goes on. */
 static void test_record_too_large(void **state)
@@ -1170,6 +1327,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_path_ascend, setup, teardown),
     cmocka_unit_test_setup_teardown(test_ascend_replay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_robots_replay, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_robots_comes_back, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_robots_gives_up, setup, teardown),
     cmocka_unit_test_setup_teardown(test_record_too_large, setup, teardown),
     cmocka_unit_test_setup_teardown(test_transport_charset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_slow_disk, setup, teardown),

@@ -749,7 +749,7 @@ static void test_sitemap_pieces(void **state)
 static void test_progress(void **state)
 {
   (void)state;
-  struct progress_counts c = { 1234, 5, 6, 7890, 321, 42, NULL, 0 };
+  struct progress_counts c = { 1234, 5, 6, 7890, 321, 42, NULL, 0, 0 };
   char line[256];
   progress_format(line, sizeof line, &c, 56.78);
   assert_string_equal(line, "1234 pages  56.8 pages/s  frontier 321 (42 out)  seen 7890  "
@@ -762,6 +762,12 @@ static void test_progress(void **state)
   progress_format(line, sizeof line, &c, 56.78);
   assert_string_equal(line, "1234 pages  56.8 pages/s  frontier 321 (42 out)  seen 7890  "
                             "dups 6  errors 5  ruled out 17  harvest 0.52 (641 relevant)");
+  c.note = NULL;
+  c.ruled = 0;
+  c.waiting = 40;  /* of the 42 outstanding, waiting for their host's robots.txt */
+  progress_format(line, sizeof line, &c, 56.78);
+  assert_string_equal(line, "1234 pages  56.8 pages/s  frontier 321 (42 out, 40 wait "
+                            "robots.txt)  seen 7890  dups 6  errors 5");
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   struct progress p;
