@@ -43,7 +43,7 @@ static void fetch_publish(struct fetcher *f)
 
 CLIST_FUNCS(jl, job_list, struct fetch_job, prev, next)
 
-void job_list_push(struct job_list *l, struct fetch_job *j)
+static void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   CHECK(!j->on);
   jl_push_back(l, j);
@@ -539,12 +539,6 @@ void fetch_shared_free(struct fetch_shared **shp)
   pthread_mutex_destroy(&sh->fetchers_mu);
   sh->magic = 0;
   mem_free(sh);
-}
-
-struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *err,
-                            size_t errlen)
-{
-  return fetcher_new_shared(loop, cfg, NULL, err, errlen);
 }
 
 struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,

@@ -68,7 +68,7 @@ struct fetch_cfg {
 /* The config rows, for merging into a program's table. base is the
  * offset of the struct fetch_cfg inside the program's config struct:
  *   static const struct cfg_key keys[] = { FETCH_CFG_KEYS(offsetof(struct x, fetch)), ... };
- * fetch_cfg_keys is the same table with base 0. */
+ * fetch_cfg.c holds the same table with base 0. */
 #define FETCH_CFG_OFF(base, f) ((base) + offsetof(struct fetch_cfg, f))
 #define FETCH_CFG_KEYS(base)                                                              \
   { "allow_cidr", CFG_LIST, FETCH_CFG_OFF(base, allow_cidrs), NULL, 1, 0, "WPFS_ALLOW_CIDRS",\
@@ -115,9 +115,6 @@ struct fetch_cfg {
     "CA bundle for TLS verification (default: the system store)" },                       \
   { "user_agent", CFG_STR, FETCH_CFG_OFF(base, user_agent), "wpfs-llfs/0.1", 1, 0, NULL,  \
     "User-Agent header unless the request sets one" }
-
-extern const struct cfg_key fetch_cfg_keys[];
-extern const size_t fetch_cfg_nkeys;
 
 /* Fill c with the defaults of the table (its strings are owned by c, from
  * malloc as cfg allocates them;
@@ -213,10 +210,6 @@ struct fetch_stats {
 struct fetcher;
 struct fetch_job;
 
-/* NULL with a reason in err (bad allow list, bad DNS servers, libcurl). */
-struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *err,
-                            size_t errlen);
-
 /* What the fetchers of one process share when each runs on its own thread
  * (llfs --workers): one DNS cache, so a name is asked once for all of them
  * (its dns_* settings are cfg's), libcurl's TLS session cache, so a
@@ -227,8 +220,10 @@ struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *
  * with a reason in err. */
 struct fetch_shared;
 struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, size_t errlen);
-/* fetcher_new, sharing sh (its dns_* settings are ignored); call it on
- * loop's thread, or before that thread runs the loop. */
+/* A fetcher on loop, sharing sh (its dns_* settings are then ignored; NULL:
+ * nothing shared, a fetcher of its own); call it on loop's thread, or
+ * before that thread runs the loop. NULL with a reason in err (bad allow
+ * list, bad DNS servers, libcurl). */
 struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
                                    struct fetch_shared *sh, char *err, size_t errlen);
 /* Site affinity: every fetch of one host runs on the same one of the next

@@ -154,7 +154,6 @@ struct fetcher {
 /* fetch.c */
 /* Admit queued fetches while slots are free. */
 void fetch_pump(struct fetcher *f);
-void job_list_push(struct job_list *l, struct fetch_job *j);
 void job_list_remove(struct fetch_job *j);
 /* After 'after' (NULL: first). */
 void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_job *j);

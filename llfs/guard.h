@@ -54,8 +54,5 @@ void          guard_free(struct guard **gp);
 
 /* family is AF_INET (4 bytes) or AF_INET6 (16 bytes), network order. */
 enum guard_verdict guard_check(const struct guard *g, int family, const unsigned char *bytes);
-/* The same for a textual address ("10.0.0.1", "::ffff:10.0.0.1");
- * GUARD_BAD_FAMILY when text is not an address. */
-enum guard_verdict guard_check_str(const struct guard *g, const char *text);
 
 #endif

@@ -46,8 +46,5 @@ enum outcome {
 const char *outcome_name(enum outcome o);
 /* One-line description for docs and logs. */
 const char *outcome_text(enum outcome o);
-bool        outcome_is_error(enum outcome o);
-/* Inverse of outcome_name; -1 when name is not in the table. */
-int         outcome_parse(const char *name, enum outcome *out);
 
 #endif

@@ -21,7 +21,6 @@ struct fetch_proxy {
   bool tunnel;
   size_t naddr;
   struct proxy_addr addr[PROXY_MAX_ADDRS];
-  char safe_url[512];
 };
 
 /* Schemes whose proxy is handed the target's address, not its name. */
@@ -91,10 +90,8 @@ static int proxy_parse(struct fetch_proxy *p, CURLU *u, const char *url, char *e
              "not resolve the target's name)", scheme ? scheme : "(none)");
   else if(!host || !port)
     snprintf(err, errlen, "proxy URL needs a host and a port");
-  else if(!proxy_resolve(p, host, err, errlen)) {
-    snprintf(p->safe_url, sizeof p->safe_url, "%s://%s:%s", scheme, host, port);
+  else if(!proxy_resolve(p, host, err, errlen))
     rc = 0;
-  }
   curl_free(scheme);
   curl_free(host);
   curl_free(port);
@@ -134,9 +131,4 @@ bool fetch_proxy_is(const struct fetch_proxy *p, int family, const unsigned char
 bool fetch_proxy_tunnels(const struct fetch_proxy *p)
 {
   return p->tunnel;
-}
-
-const char *fetch_proxy_safe_url(const struct fetch_proxy *p)
-{
-  return p->safe_url;
 }

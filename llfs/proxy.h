@@ -27,7 +27,5 @@ void fetch_proxy_free(struct fetch_proxy **pp);
 bool fetch_proxy_is(const struct fetch_proxy *p, int family, const unsigned char *bytes);
 /* HTTP(S) proxies tunnel every fetch with CONNECT; SOCKS5 needs none. */
 bool fetch_proxy_tunnels(const struct fetch_proxy *p);
-/* The URL without its user information, for logs. */
-const char *fetch_proxy_safe_url(const struct fetch_proxy *p);
 
 #endif

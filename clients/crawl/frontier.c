@@ -12,7 +12,7 @@
 #define REC_MAX   2560u  /* a record of a URL of 2,048 bytes and a host of 253 */
 #define TOMB_BYTES (16u << 20)
 
-unsigned frontier_level_for(uint32_t inlinks)
+static unsigned frontier_level_for(uint32_t inlinks)
 {
   if(inlinks == 0)
     return 0;
@@ -378,11 +378,6 @@ crawl_err frontier_push_scored(struct frontier *f, const char *url, const char *
   return e;
 }
 
-bool frontier_has(struct frontier *f, uint64_t fp)
-{
-  return entry_find(f, fp) != NULL;
-}
-
 const char *frontier_url(struct frontier *f, uint64_t fp)
 {
   struct fentry *e = entry_find(f, fp);
@@ -579,6 +574,9 @@ char **frontier_retired(struct frontier *f)
   return f->disk ? frontier_disk_retired(f->disk) : NULL;
 }
 
+/* Forget fp whatever its state. */
+static bool frontier_remove(struct frontier *f, uint64_t fp);
+
 crawl_err frontier_done(struct frontier *f, uint64_t fp, uint32_t *depth)
 {
   struct fentry *e = entry_find(f, fp);
@@ -608,7 +606,7 @@ crawl_err frontier_retry(struct frontier *f, uint64_t fp)
   return r;
 }
 
-bool frontier_remove(struct frontier *f, uint64_t fp)
+static bool frontier_remove(struct frontier *f, uint64_t fp)
 {
   struct fentry *e = entry_find(f, fp);
   if(!e)

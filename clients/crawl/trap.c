@@ -159,12 +159,6 @@ enum drop_reason trap_admit(struct trap *t, const struct url_parts *p)
   return DROP_NONE;
 }
 
-void trap_stats(const struct trap *t, struct trap_stats *st)
-{
-  st->untracked = t->untracked;
-  st->mem_bytes = fpmap_bytes(&t->sites) + fpmap_bytes(&t->queries) + fpmap_bytes(&t->domains);
-}
-
 static void map_save(const struct fpmap *m, struct ckfile *c)
 {
   size_t pos = 0;

@@ -16,14 +16,12 @@ struct pf_ent {
 
 struct fresh_pages {
   struct cache c;
-  uint64_t     hits;
 };
 
 struct fresh_pages *fresh_pages_new(size_t max_bytes)
 {
   struct fresh_pages *f = xalloc(sizeof *f);
   cache_init(&f->c, max_bytes, 8192);
-  f->hits = 0;
   return f;
 }
 
@@ -95,12 +93,5 @@ bool fresh_pages_get(struct fresh_pages *f, const char *key, const char *rid, st
     return false;
   cache_touch(&f->c, &e->ce);
   *out = e->p;
-  f->hits++;
   return true;
-}
-
-void fresh_pages_stats(const struct fresh_pages *f, struct fresh_pages_stats *st)
-{
-  *st = (struct fresh_pages_stats){ f->c.puts, f->hits, f->c.evictions, f->c.lru.n,
-                                   f->c.lru.bytes };
 }

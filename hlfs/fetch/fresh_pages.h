@@ -21,11 +21,6 @@
 
 struct fresh_pages;
 
-struct fresh_pages_stats {
-  uint64_t puts, hits, evictions;
-  size_t   entries, bytes;
-};
-
 /* max_bytes 0: nothing is kept. */
 struct fresh_pages *fresh_pages_new(size_t max_bytes);
 void fresh_pages_free(struct fresh_pages **fp);
@@ -36,6 +31,5 @@ void fresh_pages_put(struct fresh_pages *f, const char *key, const char *rid, co
  * next put or drop. */
 bool fresh_pages_get(struct fresh_pages *f, const char *key, const char *rid, struct page *out);
 void fresh_pages_drop(struct fresh_pages *f, const char *key);
-void fresh_pages_stats(const struct fresh_pages *f, struct fresh_pages_stats *st);
 
 #endif

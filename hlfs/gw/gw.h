@@ -215,24 +215,16 @@ void gw_result_render(struct gw *g, const struct state_result *r,
 void gw_h_page(struct api_req *rq, void *arg);             /* gw_pages.c */
 
 /* gw_xrobots.c: the X-Robots-Tag directives of a stored header list (JSON
- * text) that apply to the product token of agent (a User-Agent), an
- * unavailable_after not later than now_s adding noindex; false when there
- * are none. _render adds them to a result: "robots_tags" (names, in
- * ROBOTS_TAGS order) and "robots_unavailable_after" (ms since the epoch). */
-struct robots_tag;
-bool gw_xrobots(const char *headers_json, const char *agent, int64_t now_s,
-                struct robots_tag *t);
+ * text) that apply to the product token of agent (a User-Agent), added to
+ * a result: "robots_tags" (names, in ROBOTS_TAGS order) and
+ * "robots_unavailable_after" (ms since the epoch). */
 void gw_xrobots_render(json_t *res, const char *headers_json, const char *agent);
 /* The same members as JSON text, ",\"robots_tags\":[...]...", or nothing. */
 cm_err gw_xrobots_text(struct buf *b, const char *headers_json, const char *agent);
 
-/* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
- * age, body in base64) when rid is NULL, else the Result of a synchronous
- * fetch answered from the page cache (outcome "cached", id rid); with the
- * X-Robots-Tag directives for agent (gw_xrobots). */
-cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms,
-                    const char *agent);
-/* A key's stored copy: head has url, outcome, status, fetched_at (and
+/* gw_page.c: a stored page as JSON text (a Page, or the Result of a
+ * synchronous fetch answered from the page cache), read and answered.
+ * A key's stored copy: head has url, outcome, status, fetched_at (and
  * hash); tail is the rest of its JSON text. NULL head: no such copy (err
  * STORE_OK) or err. Everything lives only during the callback. */
 typedef void gw_page_cb(void *arg, store_err err, const struct page *head, const char *tail,
@@ -256,7 +248,6 @@ void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const
                  uint64_t now_ms);
 /* Answer rq with a rendered Result: its page, or 502 no-page. */
 void gw_raw_result(struct api_req *rq, json_t *res, uint64_t now_ms);
-void gw_raw_none(struct api_req *rq, json_t *res);
 
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);

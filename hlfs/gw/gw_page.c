@@ -125,13 +125,6 @@ static cm_err text_tail(struct buf *b, const struct page *p, const char *agent)
   return e ? e : buf_addc(b, '}');
 }
 
-cm_err gw_page_text(struct buf *b, const struct page *p, const char *rid, uint64_t now_ms,
-                    const char *agent)
-{
-  cm_err e = text_head(b, p, rid, now_ms);
-  return e ? e : text_tail(b, p, agent);
-}
-
 /* Bytes a string member can take: escaping grows a string 6-fold at worst
  * (\u00XX). */
 static size_t text_str_max(const char *s) { return s ? 6 * strlen(s) + 16 : 16; }

@@ -94,8 +94,3 @@ bool page_memo_put(struct page_memo *m, const char *key, const struct page *p,
   }
   return cache_put(&m->c, key, (struct cache_ent *)pm_make(key, p, tail, tail_len));
 }
-
-void page_memo_stats(const struct page_memo *m, struct page_memo_stats *st)
-{
-  *st = (struct page_memo_stats){ m->c.puts, m->c.evictions, m->c.lru.n, m->c.lru.bytes };
-}

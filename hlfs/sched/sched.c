@@ -36,7 +36,7 @@ struct renew_ctx {
   const char       **sites, **tokens;
 };
 
-void sched_check(const struct sched *s)
+static void sched_check(const struct sched *s)
 {
   assert(s && s->magic == SCHED_MAGIC);
 }

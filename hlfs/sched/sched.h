@@ -104,7 +104,6 @@ enum sched_retry {
 /* Fetcher losses a request may meet before it ends as fetcher_unavailable:
  * a URL that kills every fetcher it meets must not loop for ever. */
 #define SCHED_LOST_MAX 5
-enum sched_retry sched_retry_class(const struct sched_outcome *o);
 
 struct sched_job;
 

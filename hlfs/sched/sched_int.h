@@ -84,7 +84,6 @@ struct sched {
   struct sched_stats      stats;
 };
 
-void     sched_check(const struct sched *s);
 uint64_t sched_srv_now(const struct sched *s);
 /* Uniform in [0, 1): the jitter of a backoff. */
 double   sched_jitter(struct sched *s);

@@ -258,7 +258,7 @@ static bool sj_listed(const char *const *list, const char *name)
   return false;
 }
 
-enum sched_retry sched_retry_class(const struct sched_outcome *o)
+static enum sched_retry sched_retry_class(const struct sched_outcome *o)
 {
   if(o->fetcher_lost || sj_listed(sj_fetcher_fault, o->outcome))
     return SCHED_LOST;

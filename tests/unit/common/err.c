@@ -68,12 +68,6 @@ static void test_tables(void **st)
   assert_string_equal(store_err_text(STORE_TIMEOUT), "redis did not answer in time");
   assert_string_equal(outcome_name(OUTCOME_BAD_REQUEST), "bad_request");
   assert_string_equal(outcome_text(OUTCOME_OK), "an HTTP response was received");
-  assert_true(outcome_is_error(OUTCOME_NOMEM));
-  assert_false(outcome_is_error(OUTCOME_OK));
-  enum outcome o;
-  assert_int_equal(outcome_parse("dns_timeout", &o), 0);
-  assert_int_equal(o, OUTCOME_DNS_TIMEOUT);
-  assert_int_equal(outcome_parse("nomem", &o), -1);
 }
 
 /* Out of memory: one row, the same name and text in every table but the
@@ -89,9 +83,6 @@ static void test_nomem(void **st)
   assert_string_equal(store_err_text(STORE_NOMEM), "out of memory");
   assert_string_equal(outcome_name(OUTCOME_NOMEM), "no_memory");
   assert_string_equal(outcome_text(OUTCOME_NOMEM), "out of memory");
-  enum outcome o;
-  assert_int_equal(outcome_parse("no_memory", &o), 0);
-  assert_int_equal(o, OUTCOME_NOMEM);
 }
 
 /* The one mapping of a common-library code into the crawlers'. */

@@ -1,4 +1,4 @@
-/* llfs/fetch*.c without servers: the config table, header-block parsing,
+/* llfs/fetch*.c without servers: header-block parsing,
  * requests refused at once, and out-of-memory at every allocation of
  * fetch_start (a fetch to a closed loopback port: refused at once). */
 #include <setjmp.h>
@@ -14,42 +14,6 @@
 #include "llfs/fetch_int.h"
 
 static uv_loop_t *loop;
-
-static void test_cfg_table(void **state)
-{
-  (void)state;
-  struct fetch_cfg c;
-  fetch_cfg_defaults(&c);
-  assert_int_equal(c.timeout_ms, 30000);
-  assert_int_equal(c.connect_timeout_ms, 10000);
-  assert_int_equal(c.max_body_bytes, 10 << 20);
-  assert_int_equal(c.max_decoded_bytes, 20 << 20);
-  assert_int_equal(c.max_header_bytes, 64 << 10);
-  assert_int_equal(c.low_speed_time_ms, 20000);
-  assert_int_equal(c.max_in_flight, 256);
-  assert_null(c.allow_cidrs);
-  assert_string_equal(c.user_agent, "wpfs-llfs/0.1");
-  for(size_t i = 1; i < fetch_cfg_nkeys; i++)   /* sorted by name */
-    assert_true(strcmp(fetch_cfg_keys[i - 1].name, fetch_cfg_keys[i].name) < 0);
-  fetch_cfg_clear(&c);
-  assert_null(c.user_agent);
-}
-
-static void test_cfg_allow_list_sources(void **state)
-{
-  (void)state;
-  struct fetch_cfg c;
-  memset(&c, 0, sizeof c);
-  const struct cfg_prog p = { "t", "", fetch_cfg_keys, fetch_cfg_nkeys, NULL };
-  setenv("WPFS_ALLOW_CIDRS", "127.0.0.0/8", 1);
-  char *argv[] = { "t", "--allow-cidr", "::1", "--allow-cidr=10.9.0.0/16", "--dns-servers",
-                   "127.0.0.1:5353", NULL };
-  assert_int_equal(cfg_load(&p, &c, 6, argv), CFG_OK);
-  unsetenv("WPFS_ALLOW_CIDRS");
-  assert_string_equal(c.allow_cidrs, "127.0.0.0/8,::1,10.9.0.0/16");
-  assert_string_equal(c.dns_servers, "127.0.0.1:5353");
-  cfg_free(&p, &c);
-}
 
 static void test_header_block(void **state)
 {
@@ -106,7 +70,7 @@ static struct fetcher *make(long in_flight, long queue)
   c.dns_timeout_ms = 300;   /* a query whose socket watcher was lost times out fast */
   c.timeout_ms = 2000;
   char err[128];
-  struct fetcher *f = fetcher_new(loop, &c, err, sizeof err);
+  struct fetcher *f = fetcher_new_shared(loop, &c, NULL, err, sizeof err);
   fetch_cfg_clear(&c);
   assert_non_null(f);
   return f;
@@ -197,8 +161,6 @@ int main(void)
 {
   loop = uv_default_loop();
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_cfg_table),
-    cmocka_unit_test(test_cfg_allow_list_sources),
     cmocka_unit_test(test_header_block),
     cmocka_unit_test(test_refused_at_once),
     cmocka_unit_test(test_nomem_each_allocation),

@@ -13,6 +13,18 @@
 #include "common/mem.h"
 #include "llfs/guard.h"
 
+/* guard_check of a textual address ("10.0.0.1", "::ffff:10.0.0.1");
+ * GUARD_BAD_FAMILY when text is not an address (the cases write them so). */
+static enum guard_verdict check_str(const struct guard *g, const char *text)
+{
+  unsigned char b[16];
+  if(inet_pton(AF_INET, text, b) == 1)
+    return guard_check(g, AF_INET, b);
+  if(inet_pton(AF_INET6, text, b) == 1)
+    return guard_check(g, AF_INET6, b);
+  return GUARD_BAD_FAMILY;
+}
+
 struct gcase {
   const char        *addr;
   enum guard_verdict want;
@@ -117,7 +129,7 @@ static void run_cases(const struct guard *g, const struct gcase *c, size_t n)
 {
   int bad = 0;
   for(size_t i = 0; i < n; i++) {
-    enum guard_verdict v = guard_check_str(g, c[i].addr);
+    enum guard_verdict v = check_str(g, c[i].addr);
     if(v != c[i].want) {
       print_error("%s: got %s, want %s\n", c[i].addr, guard_verdict_name(v),
                   guard_verdict_name(c[i].want));
@@ -166,13 +178,13 @@ static void test_allow_list_host_bits(void **state)
   /* bits beyond the prefix are ignored, as routers do */
   struct guard *g = guard_new("10.1.2.3/16", err, sizeof err);
   assert_non_null(g);
-  assert_int_equal(guard_check_str(g, "10.1.255.255"), GUARD_OK);
-  assert_int_equal(guard_check_str(g, "10.2.0.0"), GUARD_PRIVATE);
+  assert_int_equal(check_str(g, "10.1.255.255"), GUARD_OK);
+  assert_int_equal(check_str(g, "10.2.0.0"), GUARD_PRIVATE);
   guard_free(&g);
   g = guard_new("0.0.0.0/0", err, sizeof err);
   assert_non_null(g);
-  assert_int_equal(guard_check_str(g, "10.0.0.1"), GUARD_OK);
-  assert_int_equal(guard_check_str(g, "fe80::1"), GUARD_LINK_LOCAL);
+  assert_int_equal(check_str(g, "10.0.0.1"), GUARD_OK);
+  assert_int_equal(check_str(g, "fe80::1"), GUARD_LINK_LOCAL);
   guard_free(&g);
 }
 

@@ -130,7 +130,7 @@ static void test_per_host_bound_retry_done(void **state)
   assert_int_equal(frontier_push(f, "http://big.test/4", "big.test", 1, 1), CRAWL_ERR_INVALID);
   assert_true(frontier_remove(f, fp_of("big.test", 4)));
   assert_true(frontier_remove(f, fp_of("big.test", 1)));
-  assert_false(frontier_has(f, fp_of("big.test", 1)));
+  assert_null(frontier_url(f, fp_of("big.test", 1)));
   frontier_close(&f);
 }
 

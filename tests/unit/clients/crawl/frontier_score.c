@@ -181,8 +181,8 @@ static void test_bound(void **state)
   struct frontier_stats st;
   frontier_stats(f, &st);
   assert_int_equal(st.evicted, 1);
-  assert_false(frontier_has(f, fp_of("h.test", n - 1)));  /* the newest of the worst */
-  assert_true(frontier_has(f, fp_of("h.test", 0)));
+  assert_null(frontier_url(f, fp_of("h.test", n - 1)));  /* the newest of the worst */
+  assert_non_null(frontier_url(f, fp_of("h.test", 0)));
   assert_true(st.bytes <= cap);
   struct frontier_item it[1];
   assert_int_equal(frontier_take(f, 1, it), 1);

@@ -596,23 +596,6 @@ static void test_sitemap_hints(void **state)
   assert_string_equal(h.loc[4], "http://a.test/stray");
 }
 
-static void test_sitemap_date(void **state)
-{
-  (void)state;
-  static const struct { const char *s; int64_t want; } cases[] = {
-    { "2024", 1704067200 }, { "2024-02", 1706745600 }, { "2024-01-02", 1704153600 },
-    { "2024-01-02T00:00Z", 1704153600 }, { "2024-01-02T01:30:15.25Z", 1704159015 },
-    { "2024-01-02T00:00:00-01:00", 1704157200 }, { " 2024-01-02 ", 1704153600 },
-    { "2024-13-01", -1 }, { "2024-1-02", -1 }, { "24-01-02", -1 }, { "2024-01-02T", -1 },
-    { "2024-01-02T00:00:00+0100", -1 }, { "", -1 }, { "2024-01-02x", -1 },
-  };
-  for(size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    int64_t got = sitemap_date(cases[i].s, strlen(cases[i].s));
-    if(got != cases[i].want)
-      fail_msg("%s: %lld, want %lld", cases[i].s, (long long)got, (long long)cases[i].want);
-  }
-}
-
 /* gzip of p[0..n) as one member (level 1: fast on megabytes of zeros). */
 static void gz(const void *p, size_t n, struct buf *out)
 {
@@ -799,7 +782,6 @@ int main(void)
     cmocka_unit_test(test_crawllog_add),
     cmocka_unit_test(test_sitemap),
     cmocka_unit_test(test_sitemap_hints),
-    cmocka_unit_test(test_sitemap_date),
     cmocka_unit_test(test_sitemap_gzip),
     cmocka_unit_test(test_sitemap_bomb),
     cmocka_unit_test(test_sitemap_pieces),

@@ -136,12 +136,33 @@ static void test_events_nest(void **state)
   }
 }
 
+/* A meta refresh content: the URL after the delay, quoted or not. */
+static void test_refresh_syntax(void **state)
+{
+  (void)state;
+  size_t n;
+  const char *u = html_refresh_url("0;url='/a b'", &n);
+  assert_non_null(u);
+  assert_int_equal(n, 4);
+  assert_memory_equal(u, "/a b", 4);
+  u = html_refresh_url(" 3 , http://x.test/ ", &n);
+  assert_non_null(u);
+  assert_int_equal(n, 14);
+  u = html_refresh_url("1.5 URL = \"q\"", &n);
+  assert_non_null(u);
+  assert_memory_equal(u, "q", 1);
+  assert_null(html_refresh_url("5", &n));
+  assert_null(html_refresh_url("5;", &n));
+  assert_null(html_refresh_url("5x;url=/a", &n));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_anchors),
     cmocka_unit_test(test_text_cap),
     cmocka_unit_test(test_events_nest),
+    cmocka_unit_test(test_refresh_syntax),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,7 @@
  * must parse as the same members jansson would give: strings escaped
  * (quotes, controls, invalid UTF-8), the stored header list spliced only
  * when it looks like one, the body in base64, the two forms (Page, and
- * the Result of a cache answer). Also hlfs/gw/page_memo.c and
- * hlfs/fetch/fresh_pages.c. */
+ * the Result of a cache answer). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,17 +14,25 @@
 
 #include "hlfs/gw/gw_page.c"
 #include "hlfs/gw/gw.h"
-#include "hlfs/fetch/fresh_pages.h"
-#include "hlfs/gw/page_memo.h"
 #include "hlfs/state/qenc.h"
 #include "hlfs/state/state.h"
+
+/* A page's whole text as the gateway answers it: its head (text_head), then
+ * the tail rendered once and kept (text_tail, in the page memo). A Page
+ * when rid is NULL, else the Result of a cache answer. */
+static cm_err page_text(struct buf *b, const struct page *p, const char *rid, uint64_t now_ms,
+                        const char *agent)
+{
+  cm_err e = text_head(b, p, rid, now_ms);
+  return e ? e : text_tail(b, p, agent);
+}
 
 static json_t *render(const struct page *p, const char *rid, uint64_t now)
 {
   struct buf b;
   json_error_t je;
   buf_init(&b, 1 << 20);
-  assert_int_equal(gw_page_text(&b, p, rid, now, NULL), CM_OK);
+  assert_int_equal(page_text(&b, p, rid, now, NULL), CM_OK);
   json_t *j = json_loadb(b.data, b.len, 0, &je);
   if(!j)
     fail_msg("not JSON (%s): %s", je.text, b.data);
@@ -95,7 +102,7 @@ static void test_robots_tags(void **state)
                     .body = "", .body_len = 0 };
   struct buf b;
   buf_init(&b, 1 << 20);
-  assert_int_equal(gw_page_text(&b, &p, NULL, 2000, "wpfs/0.1 (+http://x.test/)"), CM_OK);
+  assert_int_equal(page_text(&b, &p, NULL, 2000, "wpfs/0.1 (+http://x.test/)"), CM_OK);
   json_t *j = json_loadb(b.data, b.len, 0, NULL);
   assert_non_null(j);
   char *tags = json_dumps(json_object_get(j, "robots_tags"), JSON_COMPACT);
@@ -105,7 +112,7 @@ static void test_robots_tags(void **state)
   json_decref(j);
   buf_reset(&b);
   p.headers_json = "[[\"X-Robots-Tag\",\"otherbot: noindex\"]]";
-  assert_int_equal(gw_page_text(&b, &p, NULL, 2000, "wpfs/0.1"), CM_OK);
+  assert_int_equal(page_text(&b, &p, NULL, 2000, "wpfs/0.1"), CM_OK);
   j = json_loadb(b.data, b.len, 0, NULL);
   assert_null(json_object_get(j, "robots_tags"));
   json_decref(j);
@@ -138,111 +145,8 @@ static void test_too_large(void **state)
   struct page p = { .url = "http://a.test/", .outcome = "ok", .body = "0123456789",
                     .body_len = 10 };
   buf_init(&b, 64);
-  assert_int_equal(gw_page_text(&b, &p, NULL, 0, NULL), CM_TOO_LARGE);
+  assert_int_equal(page_text(&b, &p, NULL, 0, NULL), CM_TOO_LARGE);
   buf_free(&b);
-}
-
-/* page_memo: kept by key, replaced, dropped, bounded by bytes (least
- * recently used first), never without a hash, nothing at max_bytes 0. */
-static void test_page_memo(void **state)
-{
-  (void)state;
-  char tail[1000];
-  memset(tail, 'x', sizeof tail);
-  struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200,
-                    .fetched_at = 7, .hash = "abc" }, head;
-  const char *t;
-  size_t tn;
-  struct page_memo_stats st;
-  struct page_memo *m = page_memo_new(3500);  /* three entries of ~1.1 KB */
-  assert_false(page_memo_get(m, "k1", &head, &t, &tn));
-  assert_true(page_memo_put(m, "k1", &p, tail, 100));
-  assert_true(page_memo_get(m, "k1", &head, &t, &tn));
-  assert_string_equal(head.url, p.url);
-  assert_string_equal(head.hash, "abc");
-  assert_int_equal(head.fetched_at, 7);
-  assert_int_equal(tn, 100);
-  p.hash = "def";
-  assert_true(page_memo_put(m, "k1", &p, tail, sizeof tail));  /* replaces */
-  assert_true(page_memo_get(m, "k1", &head, &t, &tn));
-  assert_string_equal(head.hash, "def");
-  assert_int_equal(tn, sizeof tail);
-  assert_true(page_memo_put(m, "k2", &p, tail, sizeof tail));
-  assert_true(page_memo_put(m, "k3", &p, tail, sizeof tail));
-  assert_true(page_memo_get(m, "k1", &head, &t, &tn));  /* k2 is now the oldest */
-  assert_true(page_memo_put(m, "k4", &p, tail, sizeof tail));
-  assert_false(page_memo_get(m, "k2", &head, &t, &tn));
-  assert_true(page_memo_get(m, "k1", &head, &t, &tn));
-  page_memo_stats(m, &st);
-  assert_int_equal(st.entries, 3);
-  assert_int_equal(st.evictions, 1);
-  assert_true(st.bytes <= 3500);
-  page_memo_drop(m, "k1");
-  assert_false(page_memo_get(m, "k1", &head, &t, &tn));
-  assert_false(page_memo_put(m, "big", &p, tail, 4000));
-  p.hash = NULL;
-  assert_false(page_memo_put(m, "k5", &p, tail, 10));
-  page_memo_free(&m);
-  p.hash = "abc";
-  m = page_memo_new(0);
-  assert_false(page_memo_put(m, "k1", &p, tail, 10));
-  assert_false(page_memo_get(m, "k1", &head, &t, &tn));
-  page_memo_free(&m);
-}
-
-/* fresh_pages: a copy given only to the result of the fetch that made it,
- * byte for byte (a body with NULs too), replaced by a newer fetch,
- * dropped, bounded by bytes (least recently used first), nothing at
- * max_bytes 0. */
-static void test_fresh_pages(void **state)
-{
-  (void)state;
-  char body[1000];
-  memset(body, 'b', sizeof body);
-  body[10] = '\0';
-  struct page p = { .url = "http://a.test/", .outcome = "ok", .status = 200, .fetched_at = 7,
-                    .headers_json = "[[\"a\",\"b\"]]", .body = body, .body_len = sizeof body },
-              out;
-  struct fresh_pages_stats st;
-  struct fresh_pages *f = fresh_pages_new(4000);  /* three entries of ~1.2 KB */
-  assert_false(fresh_pages_get(f, "k1", "0-1", &out));
-  fresh_pages_put(f, "k1", "0-1", &p);
-  assert_false(fresh_pages_get(f, "k1", "0-2", &out));  /* another request's result */
-  assert_false(fresh_pages_get(f, "k1", NULL, &out));
-  assert_true(fresh_pages_get(f, "k1", "0-1", &out));
-  assert_string_equal(out.url, p.url);
-  assert_string_equal(out.headers_json, p.headers_json);
-  assert_null(out.redirect);
-  assert_true(out.verified);
-  assert_int_equal(out.fetched_at, 7);
-  assert_int_equal(out.body_len, sizeof body);
-  assert_memory_equal(out.body, body, sizeof body);
-  fresh_pages_put(f, "k1", "0-3", &p);  /* a newer fetch of the URL */
-  assert_false(fresh_pages_get(f, "k1", "0-1", &out));
-  assert_true(fresh_pages_get(f, "k1", "0-3", &out));
-  fresh_pages_put(f, "k2", "0-4", &p);
-  fresh_pages_put(f, "k3", "0-5", &p);
-  assert_true(fresh_pages_get(f, "k1", "0-3", &out));  /* k2 is now the oldest */
-  fresh_pages_put(f, "k4", "0-6", &p);
-  assert_false(fresh_pages_get(f, "k2", "0-4", &out));
-  fresh_pages_stats(f, &st);
-  assert_int_equal(st.entries, 3);
-  assert_int_equal(st.evictions, 1);
-  assert_true(st.bytes <= 4000);
-  fresh_pages_drop(f, "k1");
-  assert_false(fresh_pages_get(f, "k1", "0-3", &out));
-  p.body_len = 4100;  /* larger than the bound: not kept, nothing evicted for it */
-  char big[4100] = { 0 };
-  p.body = big;
-  fresh_pages_put(f, "k5", "0-7", &p);
-  assert_false(fresh_pages_get(f, "k5", "0-7", &out));
-  assert_true(fresh_pages_get(f, "k3", "0-5", &out));
-  fresh_pages_free(&f);
-  assert_null(f);
-  f = fresh_pages_new(0);
-  fresh_pages_put(f, "k1", "0-1", &p);
-  assert_false(fresh_pages_get(f, "k1", "0-1", &out));
-  fresh_pages_free(&f);
 }
 
 int main(void)
@@ -250,11 +154,9 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_page_form),
     cmocka_unit_test(test_robots_tags),
-    cmocka_unit_test(test_fresh_pages),
     cmocka_unit_test(test_page_freshness),
     cmocka_unit_test(test_result_form),
     cmocka_unit_test(test_too_large),
-    cmocka_unit_test(test_page_memo),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

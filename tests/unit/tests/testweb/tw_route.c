@@ -124,23 +124,6 @@ static int teardown(void **state)
   return 0;
 }
 
-static void test_generated_names(void **state)
-{
-  (void)state;
-  static const struct { size_t i; const char *name, *addr; } tab[] = {
-    { 0, "site0.test", "127.10.0.1" },       { 249, "site249.test", "127.10.0.250" },
-    { 250, "site250.test", "127.10.1.1" },   { 63999, "site63999.test", "127.10.255.250" },
-  };
-  for(size_t k = 0; k < 4; k++) {
-    char name[32], addr[16];
-    uint32_t a;
-    tw_gen_name(tab[k].i, name, sizeof name, &a);
-    tw_addr_format(a, addr);
-    assert_string_equal(name, tab[k].name);
-    assert_string_equal(addr, tab[k].addr);
-  }
-}
-
 static void test_pages_deterministic_and_duplicates(void **state)
 {
   (void)state;
@@ -598,7 +581,6 @@ static void test_fetch_counts_cap(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_generated_names),
     cmocka_unit_test(test_pages_deterministic_and_duplicates),
     cmocka_unit_test(test_page_links),
     cmocka_unit_test(test_robots_chain),
