@@ -107,6 +107,23 @@ def bodies(port, n, size, key=None):
     print(" ".join(f"{k} x{v}" for k, v in sorted(counts.items())))
 
 
+def whole(port, size, key=None):
+    """A client that writes its whole request before it reads: the status
+    it then reads, or "reset" when the connection was reset under it (a
+    server that answered at the head and closed with the body unread)."""
+    s = connect(port)
+    body = b'{"urls": ["' + b"x" * max(0, size - 13) + b'"]}'
+    try:
+        s.sendall(head("POST", "/v1/batches", key,
+                       f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n") + body)
+        time.sleep(0.2)
+        resp, _ = read_all(s, 10)
+    except OSError:
+        resp = b""
+    s.close()
+    print(status_of(resp) if resp else "reset")
+
+
 def framing(port, key):
     path = "/v1/fetch" if port_is_hlfs(port, key) else "/internal/v1/fetch"
     hidden = b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -232,6 +249,8 @@ def main():
     cmd, port = a[0], int(a[1])
     if cmd == "bodies":
         bodies(port, int(a[2]), int(a[3]), a[4] if len(a) > 4 else None)
+    elif cmd == "whole":
+        whole(port, int(a[2]), a[3] if len(a) > 3 else None)
     elif cmd == "framing":
         framing(port, a[2])
     elif cmd == "hoard":
