@@ -37,6 +37,7 @@ struct rf_page {
   double   weight, lambda, f;   /* importance; changes/s; visits/s */
   double   sd;                  /* of log(lambda): how uncertain it is */
   double   flat, flat_sd;       /* the estimate from this page alone */
+  double   p_static;            /* the probability it never changes (never seen to) */
   struct rf_prior prior;        /* its site's, as of the last plan */
   uint64_t last_ms;    /* wall time of the copy last seen (0: never) */
   uint64_t base_ms;    /* wall time the next interval counts from: the
@@ -62,6 +63,7 @@ struct rf_pages {
   struct fpmap    by_site;     /* hash of the URL's host -> site number */
   uint32_t        nsites;
   double          typical;     /* the typical rate of the estimated pages */
+  double          static_share;  /* the share of pages estimated never to change */
   size_t         *heap;        /* indices of pages not retired, by due_ms */
   size_t          nheap;
   unsigned        gone_after;  /* 404/410 in a row that retire a page */

@@ -8,8 +8,9 @@
 #   mixed-1..3  200 pages on 10 sites, mean change intervals log-uniform
 #               3 s .. 30 min, a tenth never changing, 5 fetches/s, 900 s,
 #               measured over the last 450 s (seeds 1, 2, 3);
-#   cluster-4   the same with each site's pages in a band of 15 % of that
-#               log range (rates clustered by site), seed 4;
+#   cluster-4, cluster-5  the same with each site's pages in a band of
+#               15 % of that log range (rates clustered by site), seeds 4
+#               and 5;
 #   legacy-600  300 pages on 30 sites, 5 s .. 30 min, 6.5 fetches/s,
 #               600 s, measured over the last 400 s (seed 11).
 # testweb measures the time-averaged binary freshness at the server over
@@ -32,6 +33,7 @@ WEBS="mixed-1 200 10 1 3 1800 0 5 900 450
 mixed-2 200 10 2 3 1800 0 5 900 450
 mixed-3 200 10 3 3 1800 0 5 900 450
 cluster-4 200 10 4 3 1800 0.15 5 900 450
+cluster-5 200 10 5 3 1800 0.15 5 900 450
 legacy-600 300 30 11 5 1800 0 6.5 600 400"
 
 if [ "${1:-}" = one ]; then
@@ -66,26 +68,26 @@ if [ "${1:-}" = one ]; then
 fi
 
 # The per-page table of one web (docs/refresh.md, "Where the freshness
-# goes"): j true_mean_s estimated_rate planned_f achieved_f measured.
+# goes"): j true_mean_s estimated_rate planned_f achieved_f measured p_static.
 page_table() {
   local d=$1 t1 t2
   read -r t1 t2 <"$d/window"
   jq -r '.pages[] | "\(.j) \(.fresh_s) \(.fetches)"' "$d/fresh1" | sort -k1,1 >"$d/f1"
   jq -r '.pages[] | "\(.j) \(.fresh_s) \(.fetches)"' "$d/fresh2" | sort -k1,1 >"$d/f2"
-  jq -r 'select(.time_ms != null and .rate != null) | "\(.url) \(.time_ms) \(.rate) \(.visits_per_s)"' \
+  jq -r 'select(.time_ms != null and .rate != null) | "\(.url) \(.time_ms) \(.rate) \(.visits_per_s) \(.static // 0)"' \
     "$d/crawl/changes.jsonl" | sed 's|.*/_b/churn/||' >"$d/visits"
   awk '{ print NR - 1, $2 }' "$d/truth" | sort -k1,1 >"$d/true"
   join "$d/f1" "$d/f2" | join "$d/true" - | awk -v t1="$t1" -v t2="$t2" -v vf="$d/visits" '
     BEGIN {
       while((getline l < vf) > 0) {
         split(l, a, " ")
-        if(a[2] <= t2) { est[a[1]] = a[3]; last_f[a[1]] = a[4] }
+        if(a[2] <= t2) { est[a[1]] = a[3]; last_f[a[1]] = a[4]; stat[a[1]] = a[5] }
         if(a[2] > t1 && a[2] <= t2) { fs[a[1]] += a[4]; fn[a[1]]++ }
       }
       dt = (t2 - t1) / 1000
     }
     { j = $1; pf = fn[j] ? fs[j] / fn[j] : last_f[j]
-      printf "%s %s %s %s %.6g %.6g\n", j, $2, (j in est) ? est[j] : 0, pf, ($6 - $4) / dt, ($5 - $3) / dt }'
+      printf "%s %s %s %s %.6g %.6g %s\n", j, $2, (j in est) ? est[j] : 0, pf, ($6 - $4) / dt, ($5 - $3) / dt, (j in stat) ? stat[j] : 0 }'
 }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")

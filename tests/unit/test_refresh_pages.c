@@ -168,14 +168,14 @@ static void test_explore(void **st)
   for(int i = 0; i < 4; i++) {
     snprintf(url, sizeof url, "http://a.test/%d", i);
     add(&ps, url, 1, t);
-    visits_lm(&ps, &ps.v[i], t, 16, 90000);  /* unchanged for 90 s at each change */
+    visits_lm(&ps, &ps.v[i], t, 16, 15000);  /* unchanged for 15 s at each change */
   }
   add(&ps, "http://b.test/fast", 1, t);
   struct rf_page *fast = &ps.v[4];
-  visits_lm(&ps, fast, t, 2, 700);
+  visits_lm(&ps, fast, t, 2, 3000);
   rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 400000);
   print_message("two visits: rate %.3f sd %.2f f %.4f\n", fast->lambda, fast->sd, fast->f);
-  assert_true(fast->lambda > 0.5 && fast->sd > 0.5);
+  assert_true(fast->lambda > 0.1 && fast->sd > 0.5);
   assert_true(fast->explore);
   assert_true(fast->f > 1e-3 && fast->f <= 0.05 / 5 + 1e-12);
   double sum = 0;
@@ -184,7 +184,7 @@ static void test_explore(void **st)
   assert_true(fabs(sum - 0.05) < 1e-9);
   for(int i = 1; i < 16; i++)
     rf_page_observe_lm(&ps, fast, RF_SEEN_CHANGED, t + 20000u * i, (uint64_t)i + 1,
-                       t + 20000u * i - 700);
+                       t + 20000u * i - 3000);
   rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 400000);
   print_message("sixteen visits: rate %.3f sd %.2f f %.6f\n", fast->lambda, fast->sd, fast->f);
   assert_false(fast->explore);
