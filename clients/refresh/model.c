@@ -148,24 +148,10 @@ struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf
   return (struct rf_est){ exp(u), info > 1e-2 ? 1 / sqrt(info) : 10 };
 }
 
-struct rf_prior rf_prior_from(const struct rf_est *e, size_t n, double var_min, double sd_cap)
-{
-  double s = 0, q = 0, v = 0;
-  size_t k = 0;
-  for(size_t i = 0; i < n; i++) {
-    if(!(e[i].rate > 0))
-      continue;
-    double u = log(e[i].rate), sd = e[i].sd < sd_cap ? e[i].sd : sd_cap;
-    s += u;
-    q += u * u;
-    v += sd * sd;
-    k++;
-  }
-  if(k < 3)
-    return (struct rf_prior){ 0, 0 };
-  double m = s / (double)k, var = (q - (double)k * m * m) / (double)(k - 1) - v / (double)k;
-  return (struct rf_prior){ m, var > var_min ? var : var_min };
-}
+/* The vague variance of log-rates (rates within a factor e^4 at two sd)
+ * and how many observations it counts for in the pooled variances. */
+#define PRIOR_VAGUE   4.0
+#define PRIOR_VAGUE_N 1.0
 
 /* Per site: the count and sum of the log rates (site nsites: all). */
 struct site_sums {
@@ -217,10 +203,13 @@ void rf_priors_pooled(const struct rf_est *e, const uint32_t *site, size_t n, si
     }
   /* Within: the scatter around each site's mean, on k - sites degrees of
    * freedom; between: the site means' scatter less what the within
-   * variance puts in a mean of k pages. */
-  double vw = k > sites ? within / (k - sites) - noise : 0;
+   * variance puts in a mean of k pages. Each with PRIOR_VAGUE_N
+   * observations of a vague variance: a few pages alike, or one site,
+   * say little of how alike the next page will be. */
+  double vw = (within + PRIOR_VAGUE_N * PRIOR_VAGUE) / (k - sites + PRIOR_VAGUE_N) - noise;
   vw = vw > var_min ? vw : var_min;
-  double vb = sites > 1 ? between / (sites - 1) - vw * inv_k / sites : vw;
+  double vb = (between + PRIOR_VAGUE_N * PRIOR_VAGUE) / (sites - 1 + PRIOR_VAGUE_N) -
+              vw * inv_k / sites;
   vb = vb > var_min ? vb : var_min;
   /* Each page's prior is from its site's other pages: its own estimate
    * in it would count its visits twice (a site of one page would have a

@@ -59,12 +59,6 @@ double rf_estimate(const struct rf_obs *o, size_t n, double prior);
  * was seen. sd is from the curvature of the log posterior at its mode. */
 struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf_prior *prior);
 
-/* The prior of one page's rate from its site's pages (empirical Bayes):
- * n flat estimates (their rates > 0 and sds) give the mean of the log
- * rates and their variance less the mean sampling variance (each at most
- * sd_cap^2), at least var_min. Fewer than three: no prior (var 0). */
-struct rf_prior rf_prior_from(const struct rf_est *e, size_t n, double var_min, double sd_cap);
-
 /* Two-part prior: a share pi of pages never change, the others have
  * log-rates of prior. The probability that a page seen unchanged for
  * `exposure` seconds (its intervals, and the age of its first copy's
