@@ -13,7 +13,14 @@
  * uniform, proportional and optimal allocations of the same fetches with
  * the true rates, the share of the gap closed, and the loss split
  * (estimation: the optimum for the crawler's last estimates, judged with
- * the true rates; allocation: the visit rates it planned; the rest). */
+ * the true rates and the crawler's chance that each never changes;
+ * allocation: the visit rates it planned; the rest). "expected" is the
+ * freshness expected from the visit times alone (e^(-lambda (s - v)) at
+ * time s after a visit at v): it leaves out when the changes happened to
+ * fall, the noise of one run, and so tells two versions of the planner
+ * apart on fewer seeds. SIM_DIAG=1 adds, on stderr, the estimation loss
+ * left when each class of pages (static, changing in under 30 s, ...)
+ * gets its true rate, and a line per page. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +33,6 @@
 #define TICK_MS 50
 #define FLOOR   (1.0 / 86400)
 #define T0_MS   1700000000000ull
-#ifdef SIM_OLD
-#define SIM_PSTATIC(p) 0.0
-#define SIM_SHARE(ps)  0.0
-#else
-#define SIM_PSTATIC(p) (p).p_static
-#define SIM_SHARE(ps)  (ps).static_share
-#endif
 
 struct web {
   double   mean_s;
@@ -117,6 +117,177 @@ struct pending {
   uint64_t at;
 };
 
+struct sim {
+  size_t          n, sites, nq;
+  double          rate;
+  uint64_t        dur, w0, lat;
+  struct web     *web;
+  uint64_t       *seen_at;   /* freshness integrated up to here, per page */
+  struct pending *q;         /* fetches under way */
+  struct rf_pages ps;
+};
+
+/* wpfs-refresh's plan (refresh.c: rfr_plan), at t ms from the start. */
+static void sim_plan(struct sim *m, uint64_t t)
+{
+  double sum = 0;
+  size_t k = 0;
+  for(size_t i = 0; i < m->n; i++)
+    if(m->ps.v[i].nobs) {
+      sum += m->ps.v[i].lambda;
+      k++;
+    }
+  rf_pages_plan(&m->ps, RF_OPTIMAL, m->rate, k ? sum / (double)k : m->rate / (double)m->n,
+                T0_MS + t);
+}
+
+/* A fetch at `at`: what the page shows, observed as refresh.c does. */
+static void sim_fetch(struct sim *m, size_t j, uint64_t at)
+{
+  struct web *w = &m->web[j];
+  struct rf_page *p = &m->ps.v[j];
+  web_advance(w, m->seen_at[j], at, m->w0);
+  m->seen_at[j] = at;
+  enum rf_seen s = !w->ever ? RF_SEEN_FIRST
+                   : w->served == w->version ? RF_SEEN_UNCHANGED : RF_SEEN_CHANGED;
+  web_expect(w, at, m->w0);
+  w->ever = true;
+  w->visit_ms = at;
+  w->served = w->version;
+  if(at > m->w0) {
+    w->fetches++;
+    w->plan_f += p->f;
+  }
+  uint64_t lm = (T0_MS + w->changed_ms) / 1000 * 1000;
+  rf_page_observe_lm(&m->ps, p, s, T0_MS + at, w->version + 1, lm);
+  p->outstanding = false;
+  rf_page_replan(&m->ps, p, T0_MS + at);
+}
+
+/* refresh.c's rfr_submit: the page due first, never more than half its
+ * interval early, while there are tokens. */
+static void sim_send(struct sim *m, uint64_t t, double *tokens)
+{
+  for(struct rf_page *p; *tokens >= 1 && (p = rf_pages_top(&m->ps));) {
+    double half = p->f > 0 ? 500 / p->f : 0;
+    if(p->due_ms > T0_MS + t && (double)(p->due_ms - T0_MS - t) > half)
+      break;
+    double iv = p->f > 0 ? 1 / p->f : 86400;
+    p->outstanding = true;
+    rf_pages_set_due(&m->ps, p, T0_MS + t + 300000 + (uint64_t)(2000 * iv));
+    m->q[m->nq++] = (struct pending){ (size_t)(p - m->ps.v), t + m->lat };
+    *tokens -= 1;
+  }
+}
+
+static void sim_run(struct sim *m)
+{
+  double tokens = 0, cap = m->rate > 1 ? m->rate : 1;
+  uint64_t last_plan = 0;
+  for(uint64_t t = 0; t <= m->dur; t += TICK_MS) {
+    tokens += m->rate * TICK_MS / 1000;
+    tokens = tokens > cap ? cap : tokens;
+    if(t == 0 || t - last_plan >= PLAN_MS) {
+      last_plan = t;
+      sim_plan(m, t);
+    }
+    for(size_t i = 0; i < m->nq;)
+      if(m->q[i].at <= t) {
+        sim_fetch(m, m->q[i].page, m->q[i].at);
+        m->q[i] = m->q[--m->nq];
+      } else {
+        i++;
+      }
+    sim_send(m, t, &tokens);
+  }
+}
+
+static double mean_fresh(size_t n, const double *lambda, const double *f)
+{
+  double s = 0;
+  for(size_t i = 0; i < n; i++)
+    s += rf_freshness(lambda[i], f[i]) / (double)n;
+  return s;
+}
+
+/* SIM_DIAG: per class of true rate, the estimation loss left when those
+ * pages get their true rate; and one line per page. */
+static void sim_diag(const struct sim *m, const double *lambda, const double *est,
+                     const double *pf, double budget, double opt)
+{
+  static const double lo[] = { -1, 0, 0, 30, 300 }, hi[] = { 0, 30, 300, 1e9, 1e9 };
+  size_t n = m->n;
+  double *e2 = mem_calloc(n, sizeof *e2), *w = mem_calloc(n, sizeof *w),
+         *f = mem_calloc(n, sizeof *f), span = (double)(m->dur - m->w0);
+  fprintf(stderr, "static share %.3f\n", m->ps.static_share);
+  for(int c = 0; e2 && w && f && c < 5; c++) {
+    for(size_t j = 0; j < n; j++) {
+      double s = m->web[j].mean_s;
+      bool in = c == 0 ? s == 0 : s > lo[c] && s <= hi[c];
+      e2[j] = in ? (s > 0 ? 1 / s : 1e-9) : est[j];
+      w[j] = in ? 1 : 1 - m->ps.v[j].p_static;
+    }
+    rf_allocate(RF_OPTIMAL, n, e2, w, budget, FLOOR, f);
+    fprintf(stderr, "class %d (%g..%g s): estimation loss left %.4f\n", c, lo[c], hi[c],
+            opt - mean_fresh(n, lambda, f));
+  }
+  for(size_t j = 0; e2 && w && f && j < n; j++)
+    fprintf(stderr, "page %zu true_s %.1f est_s %.1f sd %.2f static %.3f fetches %llu "
+            "site %zu planned %.3f expected %.3f measured %.3f\n", j, m->web[j].mean_s,
+            est[j] > 0 ? 1 / est[j] : 0, m->ps.v[j].sd, m->ps.v[j].p_static,
+            (unsigned long long)m->web[j].fetches, j % m->sites,
+            rf_freshness(lambda[j], pf[j]), m->web[j].expect_ms / span,
+            m->web[j].fresh_ms / span);
+  mem_free(e2);
+  mem_free(w);
+  mem_free(f);
+}
+
+static void sim_report(struct sim *m, uint64_t seed)
+{
+  size_t n = m->n, ne = 0;
+  double *lambda = mem_calloc(n, sizeof *lambda), *w = mem_calloc(n, sizeof *w),
+         *f = mem_calloc(n, sizeof *f), *est = mem_calloc(n, sizeof *est),
+         *pf = mem_calloc(n, sizeof *pf), budget = 0, meas = 0, esum = 0, expect = 0,
+         span = (double)(m->dur - m->w0);
+  for(size_t j = 0; lambda && w && f && est && pf && j < n; j++) {
+    struct web *p = &m->web[j];
+    web_advance(p, m->seen_at[j], m->dur, m->w0);
+    web_expect(p, m->dur, m->w0);
+    m->seen_at[j] = m->dur;
+    expect += p->expect_ms / span / (double)n;
+    meas += p->fresh_ms / span / (double)n;
+    budget += (double)p->fetches / (span / 1000);
+    lambda[j] = p->mean_s > 0 ? 1 / p->mean_s : 0;
+    w[j] = 1;
+    est[j] = m->ps.v[j].lambda;
+    esum += est[j];
+    ne += est[j] > 0;
+    pf[j] = p->fetches ? p->plan_f / (double)p->fetches : m->ps.v[j].f;
+  }
+  for(size_t j = 0; lambda && w && f && est && pf && j < n; j++)
+    est[j] = est[j] > 0 ? est[j] : ne ? esum / (double)ne : 1;
+  double opt = rf_allocate(RF_OPTIMAL, n, lambda, w, budget, FLOOR, f);
+  double uni = rf_allocate(RF_UNIFORM, n, lambda, w, budget, FLOOR, f);
+  if(getenv("SIM_DIAG"))
+    sim_diag(m, lambda, est, pf, budget, opt);
+  for(size_t j = 0; j < n; j++)
+    w[j] = 1 - m->ps.v[j].p_static;
+  rf_allocate(RF_OPTIMAL, n, est, w, budget, FLOOR, f);
+  double eopt = mean_fresh(n, lambda, f), plan = mean_fresh(n, lambda, pf);
+  printf("{\"seed\":%llu,\"fetches_per_s\":%.3f,\"measured\":%.4f,\"expected\":%.4f,"
+         "\"uniform\":%.4f,\"optimal\":%.4f,\"planned\":%.4f,\"closed\":%.3f,"
+         "\"closed_expected\":%.3f,\"loss_estimation\":%.4f,\"loss_allocation\":%.4f,"
+         "\"loss_rest\":%.4f}\n", (unsigned long long)seed, budget, meas, expect, uni, opt,
+         plan, (meas - uni) / (opt - uni), (expect - uni) / (opt - uni), opt - eopt,
+         eopt - plan, plan - meas);
+  mem_free(lambda);
+  mem_free(w);
+  mem_free(f);
+  mem_free(est);
+  mem_free(pf);
+}
+
 int main(int argc, char **argv)
 {
   if(argc < 10) {
@@ -124,156 +295,33 @@ int main(int argc, char **argv)
             "SECONDS WINDOW_S [LATENCY_MS]\n");
     return 1;
   }
-  size_t n = (size_t)atol(argv[1]), sites = (size_t)atol(argv[2]);
-  uint64_t seed = (uint64_t)atoll(argv[3]);
-  double min_s = atof(argv[4]), max_s = atof(argv[5]), cluster = atof(argv[6]),
-         rate = atof(argv[7]);
-  uint64_t dur = (uint64_t)(atof(argv[8]) * 1000), w0 = dur - (uint64_t)(atof(argv[9]) * 1000);
-  uint64_t lat = argc > 10 ? (uint64_t)atol(argv[10]) : 300;
-  struct web *web = mem_calloc(n, sizeof *web);
-  struct pending *q = mem_calloc(n + 1, sizeof *q);
-  uint64_t *seen_at = mem_calloc(n, sizeof *seen_at);
-  struct rf_pages ps;
-  rf_pages_init(&ps, n, 3, 86400);
-  for(size_t j = 0; j < n; j++) {
-    web_init(&web[j], seed, j, sites, min_s, max_s, cluster);
+  struct sim m = { .n = (size_t)atol(argv[1]), .sites = (size_t)atol(argv[2]),
+                   .rate = atof(argv[7]), .dur = (uint64_t)(atof(argv[8]) * 1000),
+                   .lat = argc > 10 ? (uint64_t)atol(argv[10]) : 300 };
+  uint64_t seed = (uint64_t)atoll(argv[3]), win = (uint64_t)(atof(argv[9]) * 1000);
+  if(m.n < 1 || m.n > 1000000 || m.sites < 1 || !(m.rate > 0) || win > m.dur) {
+    fprintf(stderr, "bench_refresh_sim: 1..1000000 pages, a site, a rate, WINDOW_S <= SECONDS\n");
+    return 1;
+  }
+  m.w0 = m.dur - win;
+  m.web = mem_calloc(m.n, sizeof *m.web);
+  m.q = mem_calloc(m.n + 1, sizeof *m.q);
+  m.seen_at = mem_calloc(m.n, sizeof *m.seen_at);
+  if(!m.web || !m.q || !m.seen_at)
+    return 1;
+  rf_pages_init(&m.ps, m.n, 3, 86400);
+  for(size_t j = 0; j < m.n; j++) {
+    web_init(&m.web[j], seed, j, m.sites, atof(argv[4]), atof(argv[5]), atof(argv[6]));
     char url[128];
     bool added;
-    snprintf(url, sizeof url, "http://s%zu.test/_b/churn/%zu", j % sites, j);
-    rf_pages_add(&ps, url, 1, T0_MS + (uint64_t)((double)j * 1000 / rate), &added);
+    snprintf(url, sizeof url, "http://s%zu.test/_b/churn/%zu", j % m.sites, j);
+    rf_pages_add(&m.ps, url, 1, T0_MS + (uint64_t)((double)j * 1000 / m.rate), &added);
   }
-  size_t nq = 0;
-  double tokens = 0;
-  uint64_t last_plan = 0, fetches = 0;
-  for(uint64_t t = 0; t <= dur; t += TICK_MS) {
-    tokens += rate * TICK_MS / 1000;
-    tokens = tokens > (rate > 1 ? rate : 1) ? (rate > 1 ? rate : 1) : tokens;
-    if(t == 0 || t - last_plan >= PLAN_MS) {
-      double sum = 0;
-      size_t k = 0;
-      for(size_t i = 0; i < n; i++)
-        if(ps.v[i].nobs) {
-          sum += ps.v[i].lambda;
-          k++;
-        }
-      last_plan = t;
-      rf_pages_plan(&ps, RF_OPTIMAL, rate, k ? sum / (double)k : rate / (double)n, T0_MS + t);
-    }
-    /* Results whose fetch time has come. */
-    for(size_t i = 0; i < nq;) {
-      if(q[i].at > t) {
-        i++;
-        continue;
-      }
-      size_t j = q[i].page;
-      struct web *w = &web[j];
-      struct rf_page *p = &ps.v[j];
-      web_advance(w, seen_at[j], q[i].at, w0);
-      seen_at[j] = q[i].at;
-      enum rf_seen s = !w->ever ? RF_SEEN_FIRST
-                       : w->served == w->version ? RF_SEEN_UNCHANGED : RF_SEEN_CHANGED;
-      web_expect(w, q[i].at, w0);
-      w->ever = true;
-      w->visit_ms = q[i].at;
-      w->served = w->version;
-      if(q[i].at > w0) {
-        w->fetches++;
-        w->plan_f += p->f;
-      }
-      uint64_t lm = (T0_MS + w->changed_ms) / 1000 * 1000;
-      rf_page_observe_lm(&ps, p, s, T0_MS + q[i].at, w->version + 1, lm);
-      p->outstanding = false;
-      rf_page_replan(&ps, p, T0_MS + q[i].at);
-      fetches++;
-      q[i] = q[--nq];
-    }
-    for(struct rf_page *p; tokens >= 1 && (p = rf_pages_top(&ps));) {
-      double half = p->f > 0 ? 500 / p->f : 0;
-      if(p->due_ms > T0_MS + t && (double)(p->due_ms - T0_MS - t) > half)
-        break;
-      double iv = p->f > 0 ? 1 / p->f : 86400;
-      p->outstanding = true;
-      rf_pages_set_due(&ps, p, T0_MS + t + 300000 + (uint64_t)(2000 * iv));
-      q[nq++] = (struct pending){ (size_t)(p - ps.v), t + lat };
-      tokens -= 1;
-    }
-  }
-  double *lambda = mem_calloc(n, sizeof *lambda), *wt = mem_calloc(n, sizeof *wt),
-         *f = mem_calloc(n, sizeof *f), *est = mem_calloc(n, sizeof *est),
-         *pf = mem_calloc(n, sizeof *pf), budget = 0, meas = 0, esum = 0;
-  size_t ne = 0;
-  double span = (double)(dur - w0), expect = 0;
-  for(size_t j = 0; j < n; j++) {
-    web_advance(&web[j], seen_at[j], dur, w0);
-    web_expect(&web[j], dur, w0);
-    expect += web[j].expect_ms / span / (double)n;
-    seen_at[j] = dur;
-    lambda[j] = web[j].mean_s > 0 ? 1 / web[j].mean_s : 0;
-    wt[j] = 1;
-    budget += (double)web[j].fetches / (span / 1000);
-    meas += web[j].fresh_ms / span;
-    est[j] = ps.v[j].lambda;
-    esum += est[j];
-    ne += est[j] > 0;
-    pf[j] = web[j].fetches ? web[j].plan_f / (double)web[j].fetches : ps.v[j].f;
-  }
-  for(size_t j = 0; j < n; j++)
-    est[j] = est[j] > 0 ? est[j] : ne ? esum / (double)ne : 1;
-  meas /= (double)n;
-  double opt = rf_allocate(RF_OPTIMAL, n, lambda, wt, budget, FLOOR, f);
-  double uni = rf_allocate(RF_UNIFORM, n, lambda, wt, budget, FLOOR, f);
-  rf_allocate(RF_OPTIMAL, n, est, wt, budget, FLOOR, f);
-  if(getenv("SIM_DIAG")) {
-    /* the estimation loss left when a class of pages gets its true rate */
-    static const double lo[] = { -1, 0, 0, 30, 300 }, hi[] = { 0, 30, 300, 1e9, 1e9 };
-    for(int c = 0; c < 5; c++) {
-      double *e2 = mem_calloc(n, sizeof *e2), fr = 0;
-      for(size_t j = 0; j < n; j++) {
-        double m = web[j].mean_s;
-        bool in = c == 0 ? m == 0 : m > lo[c] && m <= hi[c];
-        e2[j] = in ? (m > 0 ? 1 / m : 1e-9) : est[j];
-      }
-      rf_allocate(RF_OPTIMAL, n, e2, wt, budget, FLOOR, f);
-      for(size_t j = 0; j < n; j++)
-        fr += rf_freshness(lambda[j], f[j]) / (double)n;
-      if(c == 0) fprintf(stderr, "static share %.3f\n", SIM_SHARE(ps));
-    fprintf(stderr, "class %d (%g..%g): estimation loss left %.4f\n", c, lo[c], hi[c], opt - fr);
-      mem_free(e2);
-    }
-    double *fo = mem_calloc(n, sizeof *fo);
-    rf_allocate(RF_OPTIMAL, n, lambda, wt, budget, FLOOR, fo);
-    for(size_t j = 0; j < n; j++)
-      fprintf(stderr, "opt %zu true_s %.1f fopt %.5f Fopt %.4f expect %.4f fetches %llu\n", j,
-              web[j].mean_s, fo[j], rf_freshness(lambda[j], fo[j]), web[j].expect_ms / span,
-              (unsigned long long)web[j].fetches);
-    mem_free(fo);
-    for(size_t j = 0; j < n; j++)
-      fprintf(stderr, "page %zu true_s %.1f est_s %.1f sd %.2f ps %.3f fetches %llu site %zu "
-              "planF %.3f meas %.3f pf %.5f\n", j,
-              web[j].mean_s, est[j] > 0 ? 1 / est[j] : 0, ps.v[j].sd, SIM_PSTATIC(ps.v[j]),
-              (unsigned long long)web[j].fetches, j % sites, rf_freshness(lambda[j], pf[j]),
-              web[j].fresh_ms / span, pf[j]);
-  }
-  for(size_t j = 0; j < n; j++)
-    wt[j] = 1 - SIM_PSTATIC(ps.v[j]);
-  rf_allocate(RF_OPTIMAL, n, est, wt, budget, FLOOR, f);
-  double eopt = 0, plan = 0;
-  for(size_t j = 0; j < n; j++) {
-    eopt += rf_freshness(lambda[j], f[j]) / (double)n;
-    plan += rf_freshness(lambda[j], pf[j]) / (double)n;
-  }
-  printf("{\"seed\":%llu,\"fetches_per_s\":%.3f,\"measured\":%.4f,\"uniform\":%.4f,"
-         "\"optimal\":%.4f,\"planned\":%.4f,\"expected\":%.4f,\"closed\":%.3f,\"loss_estimation\":%.4f,\"loss_allocation\":%.4f,"
-         "\"loss_rest\":%.4f}\n", (unsigned long long)seed, budget, meas, uni, opt, plan, expect,
-         (meas - uni) / (opt - uni), opt - eopt, eopt - plan, plan - meas);
-  rf_pages_free(&ps);
-  mem_free(web);
-  mem_free(q);
-  mem_free(seen_at);
-  mem_free(lambda);
-  mem_free(wt);
-  mem_free(f);
-  mem_free(est);
-  mem_free(pf);
+  sim_run(&m);
+  sim_report(&m, seed);
+  rf_pages_free(&m.ps);
+  mem_free(m.web);
+  mem_free(m.q);
+  mem_free(m.seen_at);
   return 0;
 }
