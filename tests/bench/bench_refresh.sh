@@ -19,7 +19,10 @@
 # (docs/refresh.md): estimation (the optimal allocation for the rates the
 # crawler estimated, judged with the true ones), allocation (the visit
 # rates it planned), rate (the visit rates it achieved, evenly spaced) and
-# spacing (what testweb measured).
+# spacing (what testweb measured); and the freshness the visit times
+# promise (e^(-lambda (s - v)) at time s after a visit at v, averaged over
+# the window and the pages), which leaves out when the changes happened
+# to fall: the noise of one run.
 # Targets: every web closes at least half of the gap between uniform and
 # optimal and never falls below uniform; fetches/s within 5 % of --rate.
 # Knobs: REFRESH_WEBS (all five, space-separated names), REFRESH_POLICY
@@ -90,6 +93,33 @@ page_table() {
       printf "%s %s %s %s %.6g %.6g %s\n", j, $2, (j in est) ? est[j] : 0, pf, ($6 - $4) / dt, ($5 - $3) / dt, (j in stat) ? stat[j] : 0 }'
 }
 
+# The freshness expected from the visit times alone (docs/refresh.md):
+# after a visit at v a page of rate lambda is fresh at s with chance
+# e^(-lambda (s - v)); integrated over the window, averaged over pages.
+# It leaves out when the changes happened to fall, the noise of one run.
+expected_fresh() {
+  local d=$1 t1 t2
+  read -r t1 t2 <"$d/window"
+  sort -k1,1n -k2,2n "$d/visits" | awk -v t1="$t1" -v t2="$t2" -v tf="$d/true" '
+    BEGIN { while((getline l < tf) > 0) { split(l, a, " "); m[a[1]] = a[2]; n++ } }
+    function close_page(   a, b, l) {
+      if(j == "" || v == "") return
+      a = v > t1 ? v : t1; b = t2
+      if(b <= a) return
+      l = m[j] > 0 ? 1 / (m[j] * 1000) : 0
+      sum += l > 0 ? (exp(-l * (a - v)) - exp(-l * (b - v))) / l : b - a
+    }
+    function span(to,   a, b, l) {
+      a = v > t1 ? v : t1; b = to < t2 ? to : t2
+      if(b <= a) return
+      l = m[j] > 0 ? 1 / (m[j] * 1000) : 0
+      sum += l > 0 ? (exp(-l * (a - v)) - exp(-l * (b - v))) / l : b - a
+    }
+    $1 != j { close_page(); j = $1; v = "" }
+    { if(v != "" && $2 > v) span($2); if($2 <= t2) v = $2 }
+    END { close_page(); printf "%.4f\n", sum / (t2 - t1) / n }'
+}
+
 dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")
 webs=${REFRESH_WEBS:-$(cut -d' ' -f1 <<<"$WEBS" | tr '\n' ' ')}
 scale=${REFRESH_SCALE:-1}
@@ -106,10 +136,12 @@ for w in $webs; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 
-echo "   measured over each run's last half (legacy-600: last two thirds); analytic figures for the fetches testweb saw"
-printf "   %-10s %7s %6s %8s %8s %8s %8s %6s | %6s %6s %6s %6s\n" web fetch/s budget measured uniform proport optimal closed \
-  estim alloc rate spacing
+echo "   measured over each run's last half (legacy-600: last two thirds); analytic figures for the fetches testweb saw;"
+echo "   expected: the freshness the visit times promise (without the noise of when changes fell), and its share of the gap"
+printf "   %-10s %7s %6s %8s %8s %8s %8s %6s %8s %6s | %6s %6s %6s %6s\n" web fetch/s budget measured uniform proport optimal closed \
+  expected closed estim alloc rate spacing
 closed_all=()
+closed_exp=()
 rc=0
 for w in $webs; do
   d=$dir/$w
@@ -121,15 +153,25 @@ for w in $webs; do
   s=$("$WPFS_BIN/bench/bench_refresh_model" --split <"$d/table")
   f() { jq -r ".$1" <<<"$s"; }
   closed=$(awk -v m="$(f measured)" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
+  expect=$(expected_fresh "$d")
+  cexp=$(awk -v m="$expect" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
   closed_all+=("$closed")
-  printf "   %-10s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
-    "$(f measured)" "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" \
+  closed_exp+=("$cexp")
+  printf "   %-10s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
+    "$(f measured)" "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" "$expect" "$cexp" \
     "$(f loss_estimation)" "$(f loss_allocation)" "$(f loss_rate)" "$(f loss_spacing)"
 done
+# Mean and 95 % interval (t over webs) of the shares in "$@", labelled $1.
+share_ci() {
+  local what=$1
+  shift
+  printf '%s\n' "$@" | awk -v what="$what" '{ s += $1; q += $1 * $1; n++ }
+    END { m = s / n; sd = sqrt((q - n * m * m) / (n - 1)); t = n == 2 ? 12.71 : n == 3 ? 4.30 : n == 4 ? 3.18 : n == 5 ? 2.78 : n == 6 ? 2.57 : 2.45
+          printf "   share of the gap closed (%s): mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", what, m, m - t * sd / sqrt(n), m + t * sd / sqrt(n), n }'
+}
 if [ "${#closed_all[@]}" -gt 1 ]; then
-  printf '%s\n' "${closed_all[@]}" | awk '{ s += $1; q += $1 * $1; n++ }
-    END { m = s / n; sd = sqrt((q - n * m * m) / (n - 1)); t = n == 2 ? 12.71 : n == 3 ? 4.30 : n == 4 ? 3.18 : n == 5 ? 2.78 : 2.57
-          printf "   share of the gap closed: mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", m, m - t * sd / sqrt(n), m + t * sd / sqrt(n), n }'
+  share_ci measured "${closed_all[@]}"
+  share_ci expected "${closed_exp[@]}"
 fi
 echo "   (per-web files in $dir)"
 exit $rc
