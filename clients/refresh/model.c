@@ -372,7 +372,8 @@ static double solve_k(enum rf_policy p, size_t n, const double *lambda, const do
  * first visit is worth just mu rises from 0 ever more steeply (as
  * 1 / log(1 / (1 - mu lambda / w))): too steeply for mu in a double. The
  * true optimum gives the remainder to that page, the one left out with
- * the largest w / lambda; without one, every page gets its share. */
+ * the largest w / lambda; without one (or when no page is worth
+ * anything: every one taken for static), every page gets its share. */
 static void spend_rest(enum rf_policy p, size_t n, const double *lambda, const double *w,
                        double budget, double fmin, const double *floors, double *f)
 {
@@ -380,7 +381,7 @@ static void spend_rest(enum rf_policy p, size_t n, const double *lambda, const d
   size_t at = n;
   for(size_t i = 0; i < n; i++) {
     sum += f[i];
-    if(p == RF_OPTIMAL && f[i] <= floor_of(floors, i, fmin) && lambda[i] > 0 &&
+    if(p == RF_OPTIMAL && f[i] <= floor_of(floors, i, fmin) && lambda[i] > 0 && w[i] > 0 &&
        w[i] / lambda[i] > best) {
       best = w[i] / lambda[i];
       at = i;

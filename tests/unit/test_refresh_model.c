@@ -349,6 +349,11 @@ static void test_allocate_floors(void **st)
     floors[i] = 0.1;  /* 5 visits/s of floors for 1 */
   rf_allocate_floors(RF_OPTIMAL, N, lambda, w, 1.0, 1e-5, floors, g);
   assert_true(fabs(g[10] - f[10]) < 1e-9);
+  /* no page worth a visit (every weight 0: all taken for static): even */
+  double zero[N] = { 0 };
+  rf_allocate(RF_OPTIMAL, N, lambda, zero, 1.0, 1e-5, g);
+  for(int i = 0; i < N; i++)
+    assert_true(fabs(g[i] - 1.0 / N) < 1e-12);
 }
 
 static double objective(size_t n, const double *lambda, const double *w, const double *f)
