@@ -10,14 +10,16 @@
 #   make heldout    the held-out crawl of an ordinary web, 20 worlds
 #   make run        redis + llfs + hlfs in the foreground
 #
-# Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/sched,
-# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/focus,
-# clients/crawl, clients/gw, clients/web, clients/out, clients/base, and
+# Layout: common/ api/ llfs/, the gateway's layers hlfs/gw, hlfs/fetch, hlfs/sched,
+# hlfs/state, hlfs/policy, the crawlers' clients/refresh, clients/loop, clients/focus,
+# clients/crawl, clients/gwclient, clients/web, clients/out, clients/base, and
 # tests/testweb are static libraries
 # (every .c file but main.c), linked in that order, most dependent first
 # (tests/e2e/layers.sh checks that no library calls one above it); a
-# program is a main file listed in PROGS. Unit tests are
-# tests/unit/test_*.c (cmocka), fuzz targets tests/fuzz/fuzz_*.c.
+# program is a main file listed in PROGS. Unit tests (cmocka) mirror the
+# tree: tests/unit/FOLDER/FILE.c tests FOLDER/FILE.c, #includes it (so it
+# reaches its static functions, and the library's copy is not linked) and
+# becomes bin/test/FOLDER/FILE. Fuzz targets are tests/fuzz/fuzz_*.c.
 
 CC       ?= cc
 # Quiet by default; V=1 shows every command.
@@ -73,6 +75,10 @@ $(PKG_MK): $(if $(filter 1,$(NO_DEPS)),,$(DEPS_STAMP)) mk/pkgflags.sh Makefile
 # links the focused crawler's library needs it (the services must not load
 # it: the container image does not carry it).
 STEMMER_LIBS := -lstemmer
+# PCRE2 (libpcre2-dev) for the crawlers' scope rules (clients/base/scope.c
+# says why not libc's regex): only what links clients/base takes it, so
+# the services' images need not carry it.
+PCRE_LIBS := -lpcre2-8
 # The services allocate with jemalloc: with glibc's malloc, hlfs spent about
 # a tenth of its CPU in a crawl in malloc and free (a page-sized allocation
 # per answer makes glibc consolidate its small-chunk bins each time);
@@ -86,8 +92,8 @@ endif
 MALLOC_PROGS := hlfs llfs
 
 # Static libraries, most dependent first on the link line.
-LIBDIRS := hlfs/gw hlfs/sched hlfs/state hlfs/policy llfs api \
-           clients/cli clients/refresh clients/focus clients/crawl clients/gw clients/web clients/out clients/base \
+LIBDIRS := hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs api \
+           clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base \
            tests/testweb common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
@@ -109,7 +115,7 @@ prog_src    = $(word 2,$(subst =, ,$(filter $(1)=%,$(PROGS))))
 # Only programs whose main file exists yet.
 PROG_NAMES := $(foreach p,$(PROGS),$(if $(wildcard $(word 2,$(subst =, ,$(p)))),$(firstword $(subst =, ,$(p)))))
 
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_SRC  := $(shell find tests/unit -name '*.c')
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BIN)/test/%,$(UNIT_SRC))
 # Integration test programs need servers: e2e scripts start those, then run them.
 ITEST_SRC  := $(wildcard tests/integ/itest_*.c)
@@ -169,17 +175,17 @@ $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 # across a boundary it should not cross fails to link. (Tests and
 # benchmarks link them all.) A program is linked again when the link flags
 # change (build/pkg.mk, remade with the Makefile).
-CRAWLER_LIBS    := clients/crawl clients/gw clients/web clients/out clients/base common
+CRAWLER_LIBS    := clients/loop clients/crawl clients/gwclient clients/web clients/out clients/base common
 LIBS_llfs       := llfs api common
-LIBS_hlfs       := hlfs/gw hlfs/sched hlfs/state hlfs/policy api common
+LIBS_hlfs       := hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy api common
 LIBS_wpfs-url   := common
 LIBS_wpfs-robots := hlfs/policy common
 LIBS_testweb    := tests/testweb common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
-LIBS_wpfs       := clients/cli common
-LIBS_wpfs-refresh := clients/refresh clients/gw clients/web clients/out clients/base common
+LIBS_wpfs       := clients/cli clients/gwclient clients/base common
+LIBS_wpfs-refresh := clients/refresh clients/loop clients/gwclient clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
 define PROG_RULE
@@ -190,21 +196,28 @@ $(BIN)/$(1): $(OBJ)/$(patsubst %.c,%.o,$(call prog_src,$(1))) \
 	@$(if $(Q),echo "  LINK    $$@")
 	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call prog_libs,$(1)) $$(PKG_LIBS) \
 	  $(if $(filter clients/focus,$(LIBS_$(1))),$$(STEMMER_LIBS)) \
+	  $(if $(filter clients/base,$(LIBS_$(1))),$$(PCRE_LIBS)) \
 	  $(if $(filter $(1),$(MALLOC_PROGS)),$$(MALLOC_LIBS))
 endef
 $(foreach p,$(PROG_NAMES),$(eval $(call PROG_RULE,$(p))))
 
 $(BIN)/test/%: $(OBJ)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
-$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(LIBS)
+# The integration programs' shared set-up (tests/integ/fixture/: the loop,
+# a Redis store, the state, the scheduler's fake fetch, a fetcher, testweb
+# and dnsmasq seen from the test): a library of its own, linked before
+# the product's.
+ITEST_FX := $(OBJ)/libtests/integ/fixture.a
+$(eval $(call LIB_RULE,tests/integ/fixture))
+$(BIN)/itest/%: $(OBJ)/tests/integ/%.o $(ITEST_FX) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ITEST_FX) $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS) $(CMOCKA_LIBS)
 
 $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS)
 
 # Every library object, as the libFuzzer link (FUZZ_LIBOBJ) takes them: a
 # target defining what a library defines fails here too, in make test
@@ -212,7 +225,7 @@ $(BIN)/bench/%: $(OBJ)/tests/bench/%.o $(LIBS)
 $(BIN)/fuzz/%: $(OBJ)/tests/fuzz/%.o $(OBJ)/tests/fuzz/replay.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(OBJ)/tests/fuzz/replay.o -Wl,--whole-archive $(LIBS) \
-	  -Wl,--no-whole-archive $(PKG_LIBS) $(STEMMER_LIBS)
+	  -Wl,--no-whole-archive $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS)
 
 # Tests: the runner starts every unit binary and every e2e script, each
 # with its own timeout, and prints one "N passed, N failed" line.
@@ -243,7 +256,7 @@ build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
-	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) $(STEMMER_LIBS)
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) $(STEMMER_LIBS) $(PCRE_LIBS)
 fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
 

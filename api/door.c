@@ -127,12 +127,13 @@ long door_addrs_count(struct door_addrs *t, const struct sockaddr *sa)
 
 /* ---- per connection --------------------------------------------------- */
 
+CLIST_FUNCS(dc, door_conns, struct door_conn, prev, next)
+
 static void door_unlist(struct door *d, struct door_conn *c)
 {
   if(c->authed || c->forced)
     return;
-  DLT_UNLINK(d->first, d->last, c, prev, next);
-  d->nunauth--;
+  dc_remove(&d->unauth, c);
 }
 
 static void door_release_addr(struct door *d, struct door_conn *c)
@@ -153,13 +154,12 @@ static void door_force(struct door *d, struct door_conn *c, enum door_reason why
 struct door_conn *door_open(struct door *d, struct door_conn *c, uint64_t now_ms)
 {
   c->t_open_ms = c->t_wait_ms = now_ms;
-  DLT_PUSH_BACK(d->first, d->last, c, prev, next);
-  d->nunauth++;
-  if(d->max_unauth <= 0 || d->nunauth <= d->max_unauth)
+  dc_push_back(&d->unauth, c);
+  if(d->max_unauth <= 0 || d->unauth.n <= (size_t)d->max_unauth)
     return NULL;
   /* The oldest that is not being answered: a request under way on an
    * unauthenticated connection is answered without waiting for anything. */
-  for(struct door_conn *o = d->first; o && o != c; o = o->next)
+  for(struct door_conn *o = d->unauth.first; o && o != c; o = o->next)
     if(!o->busy) {
       door_force(d, o, DOOR_EVICTED);
       return o;
@@ -195,7 +195,7 @@ unsigned door_sweep(struct door *d, uint64_t now_ms)
   unsigned n = 0;
   if(!d->head_timeout_ms)
     return 0;
-  for(struct door_conn *c = d->first, *next; c; c = next) {
+  for(struct door_conn *c = d->unauth.first, *next; c; c = next) {
     next = c->next;
     if(!c->busy && now_ms - c->t_wait_ms >= d->head_timeout_ms) {
       door_force(d, c, DOOR_HEAD_TIMEOUT);

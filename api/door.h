@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "common/list.h"
+
 /* Why the server closed or refused a connection (a metric label). */
 enum door_reason {
   DOOR_ADDR_LIMIT,    /* refused: its address has too many unauthenticated ones */
@@ -47,10 +49,11 @@ struct door_conn {
 };
 
 /* The connections of one server (one thread). */
+CLIST_HEAD(door_conns, struct door_conn);
+
 struct door {
   struct door_addrs *addrs;
-  struct door_conn  *first, *last;   /* unauthenticated, oldest first */
-  long               nunauth;
+  struct door_conns  unauth;         /* unauthenticated, oldest first */
   long               max_unauth;     /* <= 0: no limit */
   uint64_t           head_timeout_ms;
   uint64_t           closed[DOOR__COUNT];   /* by the door itself */

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-const double metrics_lat_bounds_s[METRICS_LAT_BUCKETS] = {
+static const double metrics_lat_bounds_s[METRICS_LAT_BUCKETS] = {
   0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 };
 
@@ -27,9 +27,10 @@ void metrics_sample_u(struct buf *b, const char *name, const char *labels, uint6
     buf_addf(b, "%s %llu\n", name, (unsigned long long)v);
 }
 
-void metrics_histogram(struct buf *b, const char *name, const char *labels,
-                       const double *bounds, const uint64_t *counts, size_t nb,
-                       double sum)
+/* bounds in the unit of the metric (seconds); counts[nb] is the +Inf bucket. */
+static void metrics_histogram(struct buf *b, const char *name, const char *labels,
+                              const double *bounds, const uint64_t *counts, size_t nb,
+                              double sum)
 {
   const char *sep = labels && *labels ? "," : "";
   const char *lb = labels ? labels : "";

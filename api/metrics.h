@@ -12,10 +12,6 @@ void metrics_family(struct buf *b, const char *name, const char *type, const cha
 /* labels: "" or 'outcome="ok",client="a"' (values already escaped). */
 void metrics_sample(struct buf *b, const char *name, const char *labels, double v);
 void metrics_sample_u(struct buf *b, const char *name, const char *labels, uint64_t v);
-/* bounds in the unit of the metric (seconds); counts[nb] is the +Inf bucket. */
-void metrics_histogram(struct buf *b, const char *name, const char *labels,
-                       const double *bounds, const uint64_t *counts, size_t nb,
-                       double sum);
 
 /* A latency histogram with fixed millisecond bounds, cheap to update. */
 #define METRICS_LAT_BUCKETS 14
@@ -23,7 +19,6 @@ struct metrics_lat {
   uint64_t count[METRICS_LAT_BUCKETS + 1];
   double   sum_s;
 };
-extern const double metrics_lat_bounds_s[METRICS_LAT_BUCKETS];
 void metrics_lat_add(struct metrics_lat *h, uint64_t us);
 /* into += from (histograms of several servers or threads). */
 void metrics_lat_merge(struct metrics_lat *into, const struct metrics_lat *from);

@@ -178,7 +178,6 @@ void api_req_test_set_header(struct api_req *rq, const char *name, const char *v
 }
 
 unsigned api_req_test_status(const struct api_req *rq) { return rq->status; }
-const char *api_req_test_body(const struct api_req *rq) { return rq->resp_body; }
 
 void api_req_test_free(struct api_req **rq)
 {

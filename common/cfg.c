@@ -11,6 +11,10 @@
 
 #define FIELD(obj, k, T) ((T *)((char *)(obj) + (k)->off))
 
+/* --help and --print-config, written below the parsing they answer. */
+static void cfg_help(const struct cfg_prog *p, FILE *out);
+static void cfg_print(const struct cfg_prog *p, const void *obj, FILE *out);
+
 static void cfg_upper_name(const char *prefix, const char *name, char *out, size_t outlen)
 {
   size_t i = 0;
@@ -20,7 +24,9 @@ static void cfg_upper_name(const char *prefix, const char *name, char *out, size
   out[i] = '\0';
 }
 
-void cfg_env_name(const struct cfg_prog *p, const struct cfg_key *k, char *out, size_t outlen)
+/* Environment variable name of k into out. */
+static void cfg_env_name(const struct cfg_prog *p, const struct cfg_key *k, char *out,
+                         size_t outlen)
 {
   if(k->env)
     snprintf(out, outlen, "%s", k->env);
@@ -275,7 +281,7 @@ static const char *cfg_type_name(enum cfg_type t)
   return names[t];
 }
 
-void cfg_help(const struct cfg_prog *p, FILE *out)
+static void cfg_help(const struct cfg_prog *p, FILE *out)
 {
   char flag[128], env[128];
   fprintf(out, "usage: %s [--OPTION VALUE]...\n%s\n\noptions (flag / environment, default):\n",
@@ -314,7 +320,7 @@ static void cfg_print_value(const struct cfg_key *k, const void *obj, FILE *out)
   }
 }
 
-void cfg_print(const struct cfg_prog *p, const void *obj, FILE *out)
+static void cfg_print(const struct cfg_prog *p, const void *obj, FILE *out)
 {
   fputc('{', out);
   for(size_t i = 0; i < p->nkeys; i++) {

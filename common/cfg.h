@@ -54,11 +54,7 @@ struct cfg_prog {
 enum cfg_rc cfg_load(const struct cfg_prog *p, void *obj, int argc, char **argv);
 /* Parse one value into obj; err gets a reason on failure. */
 int  cfg_set(const struct cfg_key *k, void *obj, const char *val, char *err, size_t errlen);
-void cfg_help(const struct cfg_prog *p, FILE *out);
-void cfg_print(const struct cfg_prog *p, const void *obj, FILE *out);
 void cfg_markdown(const struct cfg_prog *p, FILE *out);
 void cfg_free(const struct cfg_prog *p, void *obj);
-/* Environment variable name of k into out. */
-void cfg_env_name(const struct cfg_prog *p, const struct cfg_key *k, char *out, size_t outlen);
 
 #endif

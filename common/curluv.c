@@ -7,13 +7,14 @@
 
 #define CURLUV_MAGIC 0x6375c0ffu
 
+CLIST_HEAD(curluv_xfers, struct curluv_xfer);
+
 struct curluv {
   unsigned magic;
   uv_loop_t *loop;
   CURLM *multi;
   uv_timer_t timer;
-  unsigned running;     /* handles added and not done */
-  struct curluv_xfer *xfers;
+  struct curluv_xfers xfers;  /* handles added and not done */
   unsigned open_socks;  /* uv_poll handles not yet closed */
   int closing;
 };
@@ -26,12 +27,9 @@ struct curluv_xfer {
   struct curluv_xfer *prev, *next;  /* on curluv.xfers, to remove all at free */
 };
 
+CLIST_FUNCS(cx, curluv_xfers, struct curluv_xfer, prev, next)
+
 /* One per socket curl asks us to watch, found through the socket pointer. */
-static void curluv_unlink(struct curluv *c, struct curluv_xfer *x)
-{
-  DL_UNLINK(c->xfers, x, prev, next);
-  c->running--;
-}
 
 struct curluv_sock {
   uv_poll_t poll;
@@ -51,7 +49,7 @@ static void curluv_check_done(struct curluv *c)
     struct curluv_xfer *x = NULL;
     curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&x);
     curl_multi_remove_handle(c->multi, e);
-    curluv_unlink(c, x);
+    cx_remove(&c->xfers, x);
     curluv_done_fn *done = x->done;
     void *arg = x->arg;
     mem_free(x);
@@ -180,8 +178,7 @@ int curluv_add(struct curluv *c, CURL *easy, curluv_done_fn *done, void *arg)
     return (int)rc;
   }
   x->easy = easy;
-  DL_PUSH_FRONT(c->xfers, x, prev, next);
-  c->running++;
+  cx_push_front(&c->xfers, x);
   return 0;
 }
 
@@ -193,7 +190,7 @@ void curluv_remove(struct curluv *c, CURL *easy)
     return;
   curl_multi_remove_handle(c->multi, easy);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, NULL);
-  curluv_unlink(c, x);
+  cx_remove(&c->xfers, x);
   mem_free(x);
 }
 
@@ -210,8 +207,8 @@ void curluv_free(struct curluv **cp)
   if(!c)
     return;
   *cp = NULL;
-  while(c->xfers)
-    curluv_remove(c, c->xfers->easy);
+  while(c->xfers.first)
+    curluv_remove(c, c->xfers.first->easy);
   curl_multi_cleanup(c->multi);  /* closes sockets: CURL_POLL_REMOVE for each */
   c->closing = 1;
   uv_close((uv_handle_t *)&c->timer, curluv_timer_closed);

@@ -68,8 +68,6 @@ void hrtimer_stop(struct hrtimer *t)
   t->armed = false;
 }
 
-bool hrtimer_armed(const struct hrtimer *t) { return t->armed; }
-
 static void hrtimer_on_closed(uv_handle_t *h)
 {
   struct hrtimer *t = h->data;

@@ -30,7 +30,6 @@ int  hrtimer_init(uv_loop_t *loop, struct hrtimer *t, hrtimer_cb *cb, void *data
  * replaces any earlier arming. */
 void hrtimer_at(struct hrtimer *t, uint64_t mono_us);
 void hrtimer_stop(struct hrtimer *t);
-bool hrtimer_armed(const struct hrtimer *t);
 /* Stops it; cb (may be NULL) runs once the loop has let go of it, with
  * the handle whose data is t->data. */
 void hrtimer_close(struct hrtimer *t, uv_close_cb cb);

@@ -1,5 +1,7 @@
 #ifndef WPFS_COMMON_LIST_H
 #define WPFS_COMMON_LIST_H
+#include <stddef.h>
+
 /* Intrusive doubly linked lists. An element has two pointer members (named
  * by the caller: prev/next, or pprev/pnext when it is on two lists); a list
  * is a pointer to its first element and, when the list keeps one, to its
@@ -14,7 +16,19 @@
  *   DLT_PUSH_BACK(first, last, x, prev, next)
  *   DLT_UNLINK(first, last, x, prev, next)
  *   DLT_INSERT_AFTER(first, last, at, x, prev, next)  (at: in the list)
- * An unlinked element has both members NULL. */
+ * An unlinked element has both members NULL.
+ *
+ * A counted list keeps its length beside first and last, changed only by
+ * the functions that link and unlink: a count kept by hand beside the
+ * macros drifts the day one path forgets it. CLIST_HEAD declares the list
+ * type; CLIST_FUNCS defines static inline functions typed for one element
+ * type, so that walks stay plain (for(x = l->first; x; x = x->next)):
+ *
+ *   CLIST_HEAD(job_list, struct job);          struct job_list { first, last, n }
+ *   CLIST_FUNCS(jl, job_list, struct job, prev, next)
+ *     jl_push_back(l, x)  jl_push_front(l, x)  jl_insert_after(l, at, x)
+ *     jl_remove(l, x)
+ */
 
 #define DL_PUSH_FRONT(first, x, prev, next)  \
   do {                                       \
@@ -81,5 +95,36 @@
       (last) = (x);                                      \
     (at)->next = (x);                                    \
   } while(0)
+
+#define CLIST_HEAD(name, type) \
+  struct name {                \
+    type  *first, *last;       \
+    size_t n;                  \
+  }
+
+/* A file uses some of the four: the others are no warning (clang warns of
+ * unused static inline functions outside headers). */
+#define CLIST_UNUSED __attribute__((unused))
+#define CLIST_FUNCS(fn, name, type, prev, next)                                            \
+  static inline CLIST_UNUSED void fn##_push_back(struct name *l, type *x)                  \
+  {                                                                                        \
+    DLT_PUSH_BACK(l->first, l->last, x, prev, next);                                       \
+    l->n++;                                                                                \
+  }                                                                                        \
+  static inline CLIST_UNUSED void fn##_push_front(struct name *l, type *x)                 \
+  {                                                                                        \
+    DLT_PUSH_FRONT(l->first, l->last, x, prev, next);                                      \
+    l->n++;                                                                                \
+  }                                                                                        \
+  static inline CLIST_UNUSED void fn##_insert_after(struct name *l, type *at, type *x)     \
+  {                                                                                        \
+    DLT_INSERT_AFTER(l->first, l->last, at, x, prev, next);                                \
+    l->n++;                                                                                \
+  }                                                                                        \
+  static inline CLIST_UNUSED void fn##_remove(struct name *l, type *x)                     \
+  {                                                                                        \
+    DLT_UNLINK(l->first, l->last, x, prev, next);                                          \
+    l->n--;                                                                                \
+  }
 
 #endif

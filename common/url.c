@@ -6,34 +6,10 @@
 #include "common/mem.h"
 #include "common/url_int.h"
 
-/* URL_OK is outside the table (it is not an error); index 0 is for it. */
-static const char *const url_err_names[] = {
-  "ok",
-#define X(e, name, txt) #name,
-  URL_ERRORS(X)
-#undef X
-};
-
-static const char *const url_err_texts[] = {
-  "no error",
-#define X(e, name, txt) txt,
-  URL_ERRORS(X)
-#undef X
-};
-
-const char *url_err_name(url_err e)
-{
-  if((unsigned)e >= URL_ERR__LAST)
-    return "unknown";
-  return url_err_names[e];
-}
-
-const char *url_err_text(url_err e)
-{
-  if((unsigned)e >= URL_ERR__LAST)
-    return "unknown error";
-  return url_err_texts[e];
-}
+/* URL_OK is outside the table (it is not an error): its row goes first. */
+#define URL_ERR_ROWS(X) X(OK, ok, "no error") URL_ERRORS(X)
+ERR_DEFINE_NAME(url_err_name, url_err, URL_ERR_ROWS)
+ERR_DEFINE_TEXT(url_err_text, url_err, URL_ERR_ROWS, ERR_TEXT_OF)
 
 url_err url_from_cm(cm_err e)
 {

@@ -13,10 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
+
 /* Errors. 0 is success; append only, never renumber or rename: the name
  * (second column) is part of the gateway's API answers. */
 #define URL_ERRORS(X)                                                          \
-  X(NOMEM,              nomem,              "out of memory")                   \
+  ERR_NOMEM(X)                                                                 \
   X(TOO_LONG,           too_long,           "URL longer than the maximum "     \
                                             "length (default 2048 bytes)")     \
   X(EMPTY,              empty,              "empty URL")                       \

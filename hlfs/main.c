@@ -13,18 +13,18 @@
 #include "common/log.h"
 #include "common/portfile.h"
 #include "common/secret.h"
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
+#include "hlfs/fetch/fetch.h"
+#include "hlfs/fetch/fresh_pages.h"
+#include "hlfs/fetch/llfs_client.h"
+#include "hlfs/fetch/reqopt.h"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/gw_reqopt.h"
-#include "hlfs/gw/llfs_client.h"
-#include "hlfs/gw/page_fresh.h"
 #include "hlfs/gw/page_memo.h"
-#include "hlfs/policy/robots_memo.h"
-#include "hlfs/policy/rules_cache.h"
 #include "hlfs/sched/sched.h"
 #include "hlfs/sched/sched_follow.h"
 
 struct hlfs_cfg {
+  long   addr_max_conns, addr_min_gap_ms;
   double backoff_base_ms, backoff_max_ms, backoff_jitter;
   long   budget;
   char  *cache_redis;
@@ -96,6 +96,11 @@ struct hlfs_cfg {
 
 #define OFF(f) offsetof(struct hlfs_cfg, f)
 static const struct cfg_key hlfs_keys[] = {
+  { "addr_max_conns", CFG_INT, OFF(addr_max_conns), "0", 0, 10000, NULL,
+    "fetches at once to one IP address, all its hosts together (shared hosting), on top of "
+    "each site's delay and one connection; the fetch is pinned to that address (0: no limit)" },
+  { "addr_min_gap_ms", CFG_MSEC, OFF(addr_min_gap_ms), "0", 0, 600000, NULL,
+    "least time between two fetches' starts at one IP address, all its hosts together (0: none)" },
   { "backoff_base_ms", CFG_DOUBLE, OFF(backoff_base_ms), "2000", 0, 3.6e6, NULL,
     "first delay after a connection error or 5xx, doubled per error" },
   { "backoff_jitter", CFG_DOUBLE, OFF(backoff_jitter), "0.5", 0, 1, NULL,
@@ -288,8 +293,11 @@ struct hlfs_proc {
   struct api_tls tls;
   int exit_code;
   struct proc_group { struct hlfs_proc *p; unsigned k; } group[STATE_STORES_MAX];
+  struct fetch        fetch;     /* the fetch layer the scheduler calls */
   struct sched_fetch_ops fops;
-  struct sched_robots_ops rops;
+  struct llfs_client *llfs;
+  struct fresh_pages *fresh;
+  struct robots_policy_cfg robots;
   struct reqopt_allow client_headers;
   uint64_t stop_deadline;
   char fetcher_secret[SECRET_MAX_LEN + 1];
@@ -305,7 +313,8 @@ static void proc_close(struct hlfs_proc *p)
   for(unsigned k = 0; k < p->g.nstores; k++)
     store_close(&p->g.sub[k]);
   sched_free(&p->g.sched);
-  llfs_client_free(&p->g.llfs);
+  fetch_fini(&p->fetch);
+  llfs_client_free(&p->llfs);
   state_free(&p->g.st);
   if(p->g.pages == p->g.store[0])
     p->g.pages = NULL;
@@ -313,10 +322,8 @@ static void proc_close(struct hlfs_proc *p)
   for(unsigned k = 0; k < p->g.nstores; k++)
     store_close(&p->g.store[k]);
   auth_free(&p->g.auth);
-  rules_cache_free(&p->g.rules);
-  robots_memo_free(&p->g.robots_seen);
   page_memo_free(&p->g.memo);
-  page_fresh_free(&p->g.fresh);
+  fresh_pages_free(&p->fresh);
   uv_close((uv_handle_t *)&p->sigterm, NULL);
   uv_close((uv_handle_t *)&p->sigint, NULL);
   uv_close((uv_handle_t *)&p->ping, NULL);
@@ -367,7 +374,7 @@ static void proc_on_ping(uv_timer_t *t)
   struct hlfs_proc *p = t->data;
   if(p->g.stopping)
     return;
-  llfs_client_ping(p->g.llfs, proc_pinged, p);
+  llfs_client_ping(p->llfs, proc_pinged, p);
   gw_fleet_tick(&p->g);
 }
 
@@ -505,12 +512,7 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     .max_wait_ms = (uint32_t)p->cfg.max_wait_ms, .max_url_len = (size_t)p->cfg.max_url_len,
     .max_redirects = (unsigned)p->cfg.max_redirects,
     .max_result_bytes = p->cfg.max_result_bytes, .site_mode = mode,
-    .robots = robots_policy_defaults(), .robots_limits = robots_limits_default(),
-    .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
-    .robots_rules_bytes = p->cfg.robots_rules_bytes,
     .page_memo_bytes = p->cfg.page_memo_bytes,
-    .fresh_pages_bytes = p->cfg.fresh_pages_bytes,
-    .page_hold_bytes = p->cfg.page_hold_bytes, .page_hold_ms = (uint32_t)p->cfg.page_hold_ms,
     .fleet_budget = (unsigned)p->cfg.fleet_budget, .budget = (unsigned)p->cfg.budget,
     .metrics_client_names = p->cfg.metrics_client_names,
     .client_headers = &p->client_headers,
@@ -520,19 +522,18 @@ static int proc_gw_cfg(struct hlfs_proc *p)
     LOG(LOG_ERROR, "%s", herr);
     return -1;
   }
-  c->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
-  c->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
-  c->robots.max_ttl_ms = (uint64_t)p->cfg.robots_max_ttl_ms;
-  c->robots.min_ttl_ms = (uint64_t)p->cfg.robots_min_ttl_ms;
-  c->robots.outage_ms = (uint64_t)p->cfg.robots_outage_ms;
-  if(c->robots.min_ttl_ms > c->robots.max_ttl_ms) {
+  p->robots = robots_policy_defaults();
+  p->robots.backoff_base_ms = (uint64_t)p->cfg.robots_backoff_base_ms;
+  p->robots.backoff_max_ms = (uint64_t)p->cfg.robots_backoff_max_ms;
+  p->robots.max_ttl_ms = (uint64_t)p->cfg.robots_max_ttl_ms;
+  p->robots.min_ttl_ms = (uint64_t)p->cfg.robots_min_ttl_ms;
+  p->robots.outage_ms = (uint64_t)p->cfg.robots_outage_ms;
+  if(p->robots.min_ttl_ms > p->robots.max_ttl_ms) {
     LOG(LOG_ERROR, "robots_min_ttl_ms is larger than robots_max_ttl_ms");
     return -1;
   }
-  p->g.rules = rules_cache_new(c->robots_rules_max, c->robots_rules_bytes);
-  p->g.robots_seen = robots_memo_new(c->robots_rules_max < 1024 ? 1024 : c->robots_rules_max);
   p->g.memo = page_memo_new(c->page_memo_bytes);
-  p->g.fresh = page_fresh_new(c->fresh_pages_bytes);
+  p->fresh = fresh_pages_new(p->cfg.fresh_pages_bytes);
   return 0;
 }
 
@@ -599,6 +600,7 @@ static void proc_sched(struct hlfs_proc *p)
                            .submit_replicas = (uint32_t)proc_submit_replicas(p),
                            .submit_wait_ms = (uint32_t)p->cfg.submit_wait_ms };
   p->g.st = state_new(p->g.store, p->g.nstores, &stc);
+  p->fetch.st = p->g.st;  /* slots per address; made here, after fetch_init */
   state_on_mismatch(p->g.st, proc_mismatch, p);
   struct sched_cfg sc = {
     .replica = p->replica,
@@ -609,6 +611,9 @@ static void proc_sched(struct hlfs_proc *p)
     .poll_ms = (uint32_t)p->cfg.poll_ms, .max_attempts = (unsigned)p->cfg.max_attempts,
     .reap_max = 64, .scan_clients = 1000, .robots = true, .robots_cache = 10000,
     .robots_cache_bytes = 64u << 20,
+    .robots_rules_max = (unsigned)p->cfg.robots_rules_cache,
+    .robots_rules_bytes = p->cfg.robots_rules_bytes,
+    .robots_policy = p->robots, .robots_limits = robots_limits_default(),
     .robots_hop_wait_ms = (uint32_t)p->cfg.robots_hop_wait_ms,
     .delay = { .min_delay_ms = (uint32_t)p->cfg.min_delay_ms, .factor = p->cfg.delay_factor,
                .max_delay_ms = (uint32_t)p->cfg.max_delay_ms,
@@ -617,11 +622,8 @@ static void proc_sched(struct hlfs_proc *p)
                .backoff_max_ms = (uint32_t)p->cfg.backoff_max_ms,
                .backoff_jitter = p->cfg.backoff_jitter },
   };
-  p->fops = gw_fetch_ops_proto;
-  p->fops.arg = &p->g;
-  p->rops = gw_robots_ops_proto;
-  p->rops.arg = &p->g;
-  p->g.sched = sched_new(p->loop, p->g.st, &sc, &p->fops, &p->rops);
+  p->fops = fetch_ops(&p->fetch);
+  p->g.sched = sched_new(p->loop, p->g.st, &sc, &p->fops);
 }
 
 /* 3/4 of max_conns for connections without a key yet, the rest kept for
@@ -672,11 +674,21 @@ static int proc_start(struct hlfs_proc *p)
   struct llfs_client_cfg lc = { .base_urls = p->cfg.llfs, .ca_file = p->cfg.llfs_ca_file,
                                 .secret = p->fetcher_secret, .slack_ms = 5000,
                                 .max_answer = (64u << 20), .max_conns = 1024 };
-  p->g.llfs = llfs_client_new(p->loop, &lc);
-  if(!p->g.llfs) {
+  p->llfs = llfs_client_new(p->loop, &lc);
+  if(!p->llfs) {
     LOG(LOG_ERROR, "llfs: no usable base URL in \"%s\"", p->cfg.llfs);
     return -1;
   }
+  struct fetch_cfg fc = {
+    .agent = p->cfg.user_agent, .page_ttl_s = (uint32_t)p->cfg.page_ttl_s,
+    .max_url_len = (size_t)p->cfg.max_url_len, .page_hold_bytes = p->cfg.page_hold_bytes,
+    .page_hold_ms = (uint32_t)p->cfg.page_hold_ms,
+    .addr_max_conns = (unsigned)p->cfg.addr_max_conns,
+    .addr_min_gap_ms = (uint32_t)p->cfg.addr_min_gap_ms,
+    .addr_lease_ms = (uint32_t)p->cfg.lease_ms,
+  };
+  fetch_init(&p->fetch, p->loop, &fc, p->g.pages, p->llfs, p->g.auth, p->fresh);
+  p->g.fetch = &p->fetch;
   proc_sched(p);
   gw_sync_start(&p->g);
   for(unsigned k = 0; k < p->g.nstores; k++) {

@@ -15,12 +15,12 @@
 #include "common/str.h"
 #include "llfs/dns_int.h"
 
-void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w)
+static void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w)
 {
   DLT_PUSH_BACK(l->first, l->last, w, prev, next);
 }
 
-void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w)
+static void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w)
 {
   DLT_UNLINK(l->first, l->last, w, prev, next);
 }
@@ -338,7 +338,7 @@ void dns_stats(const struct dns *d, struct dns_stats *out)
   pthread_mutex_lock(&sh->mu);
   *out = sh->st;
   out->entries = sh->cache.lru.n;
-  out->in_flight = sh->cache.npending;
+  out->in_flight = sh->cache.pending.n;
   pthread_mutex_unlock(&sh->mu);
 }
 
@@ -463,7 +463,7 @@ static void dns_drop_own(struct dns *d)
 {
   struct dns_shared *sh = d->sh;
   pthread_mutex_lock(&sh->mu);
-  for(struct dns_entry *e = sh->cache.pending; e; e = e->pnext)
+  for(struct dns_entry *e = sh->cache.pending.first; e; e = e->pnext)
     for(struct dns_waiter *w = e->waiters.first, *next; w; w = next) {
       next = w->next;
       if(w->d == d)

@@ -50,17 +50,7 @@ struct dns_entry *dns_cache_find(const struct dns_cache *c, const char *name, ui
   return n ? LRU_ENTRY(n, struct dns_entry, node) : NULL;
 }
 
-static void dns_pending_push(struct dns_cache *c, struct dns_entry *e)
-{
-  DL_PUSH_FRONT(c->pending, e, pprev, pnext);
-  c->npending++;
-}
-
-static void dns_pending_unlink(struct dns_cache *c, struct dns_entry *e)
-{
-  DL_UNLINK(c->pending, e, pprev, pnext);
-  c->npending--;
-}
+CLIST_FUNCS(dp, dns_pending, struct dns_entry, pprev, pnext)
 
 struct dns_entry *dns_cache_add(struct dns *d, const char *name, uint64_t h)
 {
@@ -75,7 +65,7 @@ struct dns_entry *dns_cache_add(struct dns *d, const char *name, uint64_t h)
   e->node.h = h;
   memcpy(e->name, name, n + 1);
   lru_hash_add(&c->lru, &e->node);
-  dns_pending_push(c, e);
+  dp_push_front(&c->pending, e);
   return e;
 }
 
@@ -84,7 +74,7 @@ void dns_cache_remove(struct dns_cache *c, struct dns_entry *e)
   CHECK(!e->waiters.first);
   lru_hash_del(&c->lru, &e->node);
   if(e->st == DNS_ENT_PENDING)
-    dns_pending_unlink(c, e);
+    dp_remove(&c->pending, e);
   else
     lru_order_del(&c->lru, &e->node);
   dns_entry_free(e);
@@ -94,7 +84,7 @@ size_t dns_cache_answered(struct dns_cache *c, struct dns_entry *e)
 {
   size_t evicted = 0;
   CHECK(e->st != DNS_ENT_PENDING);
-  dns_pending_unlink(c, e);
+  dp_remove(&c->pending, e);
   lru_order_push(&c->lru, &e->node);
   while(c->lru.n > c->max && c->lru.tail != &e->node) {
     dns_cache_remove(c, LRU_ENTRY(c->lru.tail, struct dns_entry, node));
@@ -112,7 +102,7 @@ void dns_cache_requery(struct dns_cache *c, struct dns_entry *e, struct dns *d)
 {
   CHECK(e->st != DNS_ENT_PENDING);
   lru_order_del(&c->lru, &e->node);
-  dns_pending_push(c, e);
+  dp_push_front(&c->pending, e);
   e->st = DNS_ENT_PENDING;
   e->naddr = 0;
   e->d = d;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 
 #include "common/err.h"
+#include "common/list.h"
 #include "common/lru.h"
 #include "llfs/dns.h"
 
@@ -61,10 +62,12 @@ struct dns_entry {
   char              name[];        /* lower case, no trailing dot */
 };
 
+CLIST_HEAD(dns_pending, struct dns_entry);
+
 struct dns_cache {
   struct lru         lru;          /* every name; answered ones in use order (lru.n) */
-  struct dns_entry  *pending;      /* queries in flight, any order */
-  size_t             npending, max;
+  struct dns_pending pending;      /* queries in flight, any order */
+  size_t             max;
 };
 
 struct dns_sock {
@@ -114,8 +117,6 @@ struct dns {
 };
 
 /* dns.c */
-void dns_wlist_push(struct dns_wlist *l, struct dns_waiter *w);
-void dns_wlist_remove(struct dns_wlist *l, struct dns_waiter *w);
 /* A query ended: addresses (n > 0) when o is OUTCOME_OK; ttl_s is the
  * smallest TTL of the answer (before clamping). On e->d's thread, without
  * shared->mu. */

@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "common/str.h"
 #include "llfs/fetch_int.h"
+#include "llfs/proxy.h"
 
 static const char *const job_st_names[] = {
 #define X(s) #s,
@@ -40,11 +41,12 @@ static void fetch_publish(struct fetcher *f)
   atomic_store_explicit(&f->n_held, f->held.n, memory_order_relaxed);
 }
 
-void job_list_push(struct job_list *l, struct fetch_job *j)
+CLIST_FUNCS(jl, job_list, struct fetch_job, prev, next)
+
+static void job_list_push(struct job_list *l, struct fetch_job *j)
 {
   CHECK(!j->on);
-  DLT_PUSH_BACK(l->first, l->last, j, prev, next);
-  l->n++;
+  jl_push_back(l, j);
   j->on = l;
   fetch_publish(j->f);
 }
@@ -53,10 +55,9 @@ void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_j
 {
   CHECK(!j->on);
   if(after)
-    DLT_INSERT_AFTER(l->first, l->last, after, j, prev, next);
+    jl_insert_after(l, after, j);
   else
-    DLT_PUSH_FRONT(l->first, l->last, j, prev, next);
-  l->n++;
+    jl_push_front(l, j);
   j->on = l;
   fetch_publish(j->f);
 }
@@ -65,8 +66,7 @@ void job_list_remove(struct fetch_job *j)
 {
   struct job_list *l = j->on;
   CHECK(l);
-  DLT_UNLINK(l->first, l->last, j, prev, next);
-  l->n--;
+  jl_remove(l, j);
   j->on = NULL;
   fetch_publish(j->f);
   if(l == &j->f->active)        /* the slot or place it took (fetch_slots.c) */
@@ -172,6 +172,11 @@ static void job_admit(struct fetch_job *j)
   job_list_push(&f->active, j);
   j->t_admit = clock_mono_us();
   j->res.t.queue_us = j->t_admit - j->t_start;
+  /* The site's time starts here: a fetch that waited in the queue gets its
+   * whole timeout for resolving and the transfer, or a busy fetcher would
+   * make slow-looking sites of fast ones (and the gateway back them off). */
+  j->deadline_ms = j->t_admit / 1000 + (uint64_t)j->timeout_ms;
+  job_rearm(j, (uint64_t)j->timeout_ms);
   JOB_STATE(j, RESOLVING);
   if(j->pinned) {
     j->t_resolved = j->t_admit;
@@ -186,6 +191,7 @@ static void job_admit(struct fetch_job *j)
 /* Take the job out of whatever it waits on (not the lists). */
 static void job_detach(struct fetch_job *j)
 {
+  fetch_fwd_detach(j);
   if(j->dw)
     dns_cancel(&j->dw);
   if(j->easy)
@@ -201,7 +207,11 @@ static void job_on_deadline(uv_timer_t *t)
   if(st == JOB_RESOLVING)
     job_finish(j, OUTCOME_DNS_TIMEOUT, "deadline passed while resolving");
   else if(st == JOB_QUEUED || st == JOB_HELD)
-    job_finish(j, OUTCOME_TIMEOUT, "deadline passed in the queue");
+    /* The site was never asked: the fetcher could not get to it in time,
+     * which is the fetcher's fault (overloaded), not the site's timeout. */
+    job_finish(j, OUTCOME_OVERLOADED, "waited in the fetcher's queue past its time");
+  else if(st == JOB_FORWARDED)
+    job_finish(j, OUTCOME_TIMEOUT, "no answer from the fetcher of the host");
   else
     job_finish(j, OUTCOME_TIMEOUT, "deadline passed during the transfer");
 }
@@ -233,7 +243,8 @@ bool job_go(struct fetch_job *j)
 
 static void fetch_check_stopped(struct fetcher *f)
 {
-  if(!f->shutting || f->done_called || f->held.n || f->queue.n || f->active.n || f->done.n)
+  if(!f->shutting || f->done_called || f->held.n || f->queue.n || f->active.n || f->done.n ||
+     f->fwd.n)
     return;
   f->done_called = true;
   uv_timer_stop(&f->stop_timer);
@@ -249,7 +260,8 @@ static void fetch_reap(struct fetcher *f)
   while((j = f->done.first)) {
     job_list_remove(j);
     if(!j->cancelled && !f->free_pending) {
-      fetch_stats_finish(f, j);
+      if(!j->forwarded)   /* the fetcher that ran it counted it */
+        fetch_stats_finish(f, j);
       JOB_STATE(j, CALLING);
       j->cb(&j->res, j->arg);
     }
@@ -346,9 +358,12 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
     j->t_start = clock_mono_us();
     o = job_fill(j, rq);
   }
-  /* A slot now, or a place in the queue (where a held job waits too), or
-   * neither. */
-  if(!o && !(now = !held && !f->queue.n && fetch_slot_take(f)) && !fetch_queue_take(f))
+  /* The fetcher of the host (fetch_fwd.c), or here: a slot now, or a
+   * place in the queue (where a held job waits too), or neither. */
+  int fw = 0;
+  if(!o && (fw = fetch_fwd_try(j, rq)) < 0)
+    o = OUTCOME_NOMEM;
+  if(!o && !fw && !(now = !held && !f->queue.n && fetch_slot_take(f)) && !fetch_queue_take(f))
     o = OUTCOME_OVERLOADED;
   if(o) {
     if(j)
@@ -361,6 +376,16 @@ enum outcome fetch_start(struct fetcher *f, const struct fetch_req *rq, fetch_cb
   f->open_handles++;
   uint64_t hold_ms = (rq->hold_us + 999) / 1000;
   j->deadline_ms = j->t_start / 1000 + hold_ms + (uint64_t)j->timeout_ms;
+  if(fw) {
+    /* The host's fetcher keeps the deadline (its queue's, then the
+     * fetch's own from admission); this one is the backstop. */
+    uv_timer_start(&j->timer, job_on_deadline, hold_ms + 2 * (uint64_t)j->timeout_ms + 5000, 0);
+    if(jobp)
+      *jobp = j;
+    JOB_STATE(j, FORWARDED);
+    job_list_push(&f->fwd, j);
+    return OUTCOME_OK;
+  }
   uv_timer_start(&j->timer, job_on_deadline, hold_ms + (uint64_t)j->timeout_ms, 0);
   fetch_stats_lock(f);
   f->st.accepted++;
@@ -403,8 +428,8 @@ static void fetch_on_stop_deadline(uv_timer_t *t)
 {
   struct fetcher *f = t->data;
   CHECK(f && f->magic == FETCHER_MAGIC);
-  struct job_list *lists[3] = { &f->held, &f->queue, &f->active };
-  for(int i = 0; i < 3; i++)
+  struct job_list *lists[4] = { &f->held, &f->queue, &f->active, &f->fwd };
+  for(int i = 0; i < 4; i++)
     while(lists[i]->first) {
       struct fetch_job *j = lists[i]->first;
       job_detach(j);
@@ -440,6 +465,7 @@ static int fetch_copy_cfg(struct fetch_cfg *dst, const struct fetch_cfg *src)
   int rc = fetch_copy_str(&dst->allow_cidrs, src->allow_cidrs);
   rc |= fetch_copy_str(&dst->dns_servers, src->dns_servers);
   rc |= fetch_copy_str(&dst->tls_ca_file, src->tls_ca_file);
+  rc |= fetch_copy_str(&dst->proxy, src->proxy);
   rc |= fetch_copy_str(&dst->user_agent, src->user_agent ? src->user_agent : "wpfs-llfs");
   return rc;
 }
@@ -449,6 +475,7 @@ static void fetch_free_cfg(struct fetch_cfg *c)
   mem_free(c->allow_cidrs);
   mem_free(c->dns_servers);
   mem_free(c->tls_ca_file);
+  mem_free(c->proxy);
   mem_free(c->user_agent);
   memset(c, 0, sizeof *c);
 }
@@ -484,9 +511,11 @@ struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, si
   for(int i = 0; i < CURL_LOCK_DATA_LAST; i++)
     pthread_mutex_init(&sh->locks[i], NULL);
   pthread_mutex_init(&sh->fetchers_mu, NULL);
+  pthread_mutex_init(&sh->fwd_mu, NULL);
   sh->slots.max_active = cfg->max_in_flight > 0 ? cfg->max_in_flight : 1;
   sh->slots.max_queued = cfg->max_queue;
-  if(!(sh->dns = dns_shared_new(&dc, err, errlen)) || fetch_curl_shared_init(sh, err, errlen)) {
+  if(!(sh->dns = dns_shared_new(&dc, err, errlen)) || fetch_curl_shared_init(sh, err, errlen) ||
+     fetch_hosts_init(&sh->hosts)) {
     fetch_shared_free(&sh);
     return NULL;
   }
@@ -500,19 +529,16 @@ void fetch_shared_free(struct fetch_shared **shp)
     return;
   *shp = NULL;
   CHECK(sh->magic == FETCH_SHARED_MAGIC);
+  fetch_fwd_shared_fini(sh);
+  pthread_mutex_destroy(&sh->fwd_mu);
   fetch_curl_shared_fini(sh);
+  fetch_hosts_fini(&sh->hosts);
   dns_shared_free(&sh->dns);
   for(int i = 0; i < CURL_LOCK_DATA_LAST; i++)
     pthread_mutex_destroy(&sh->locks[i]);
   pthread_mutex_destroy(&sh->fetchers_mu);
   sh->magic = 0;
   mem_free(sh);
-}
-
-struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *err,
-                            size_t errlen)
-{
-  return fetcher_new_shared(loop, cfg, NULL, err, errlen);
 }
 
 struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
@@ -539,9 +565,11 @@ struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
   uv_timer_init(loop, &f->stop_timer);
   f->kick.data = f->stop_timer.data = f;
   f->open_handles = 2;
+  fetch_fwd_join(f);
   fetch_slots_join(f);
   f->dns = sh ? dns_new_shared(loop, sh->dns, err, errlen) : fetch_dns_new(f, err, errlen);
   if(!(f->guard = guard_new(f->cfg.allow_cidrs, err, errlen)) || !f->dns ||
+     (f->cfg.proxy && *f->cfg.proxy && !(f->proxy = fetch_proxy_new(f->cfg.proxy, err, errlen))) ||
      fetch_curl_init(f, err, errlen) || fetch_hold_init(f, err, errlen)) {
     fetcher_teardown(f);
     return NULL;
@@ -579,8 +607,8 @@ void fetch_unref(struct fetcher *f)
 
 static void fetch_drop_all(struct fetcher *f)
 {
-  struct job_list *lists[4] = { &f->held, &f->queue, &f->active, &f->done };
-  for(int i = 0; i < 4; i++)
+  struct job_list *lists[5] = { &f->held, &f->queue, &f->active, &f->fwd, &f->done };
+  for(int i = 0; i < 5; i++)
     while(lists[i]->first) {
       struct fetch_job *j = lists[i]->first;
       job_list_remove(j);
@@ -593,12 +621,14 @@ static void fetcher_teardown(struct fetcher *f)
 {
   f->freeing = true;
   f->free_pending = false;
+  fetch_fwd_leave(f);
   fetch_drop_all(f);
   fetch_slots_leave(f);
   fetch_curl_fini(f);
   fetch_hold_fini(f);
   dns_free(&f->dns);
   guard_free(&f->guard);
+  fetch_proxy_free(&f->proxy);
   uv_close((uv_handle_t *)&f->kick, fetch_handle_closed);
   uv_close((uv_handle_t *)&f->stop_timer, fetch_handle_closed);
 }

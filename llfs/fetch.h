@@ -58,7 +58,9 @@ struct fetch_cfg {
   long   max_host_connections; /* per host:port */
   long   max_in_flight;
   long   max_queue;
-  long   timeout_ms;           /* total, from fetch_start to the last byte */
+  char  *proxy;                /* NULL or "": direct; else every connection goes there */
+  long   timeout_ms;           /* from leaving the queue to the last byte; the queue
+                                  wait has the same bound (then: overloaded) */
   char  *tls_ca_file;          /* NULL: the system store */
   char  *user_agent;
 };
@@ -66,7 +68,7 @@ struct fetch_cfg {
 /* The config rows, for merging into a program's table. base is the
  * offset of the struct fetch_cfg inside the program's config struct:
  *   static const struct cfg_key keys[] = { FETCH_CFG_KEYS(offsetof(struct x, fetch)), ... };
- * fetch_cfg_keys is the same table with base 0. */
+ * fetch_cfg.c holds the same table with base 0. */
 #define FETCH_CFG_OFF(base, f) ((base) + offsetof(struct fetch_cfg, f))
 #define FETCH_CFG_KEYS(base)                                                              \
   { "allow_cidr", CFG_LIST, FETCH_CFG_OFF(base, allow_cidrs), NULL, 1, 0, "WPFS_ALLOW_CIDRS",\
@@ -105,15 +107,14 @@ struct fetch_cfg {
     "fetches resolving or transferring at once (all llfs workers together)" },                                        \
   { "max_queue", CFG_INT, FETCH_CFG_OFF(base, max_queue), "10000", 0, 10000000, NULL,     \
     "fetches waiting for a slot (all llfs workers together); beyond: overloaded" },              \
+  { "proxy", CFG_STR, FETCH_CFG_OFF(base, proxy), NULL, 1, 0, NULL,                       \
+    "outgoing proxy, http://, https:// or socks5://HOST:PORT (targets still pass the guard)" }, \
   { "timeout_ms", CFG_MSEC, FETCH_CFG_OFF(base, timeout_ms), "30s", 1, 600000, NULL,      \
-    "total time of one fetch: default and maximum per request" },                         \
+    "time of one fetch from leaving the queue to the last byte (a longer wait in the queue: overloaded): default and maximum per request" },                         \
   { "tls_ca_file", CFG_STR, FETCH_CFG_OFF(base, tls_ca_file), NULL, 1, 0, NULL,           \
     "CA bundle for TLS verification (default: the system store)" },                       \
   { "user_agent", CFG_STR, FETCH_CFG_OFF(base, user_agent), "wpfs-llfs/0.1", 1, 0, NULL,  \
     "User-Agent header unless the request sets one" }
-
-extern const struct cfg_key fetch_cfg_keys[];
-extern const size_t fetch_cfg_nkeys;
 
 /* Fill c with the defaults of the table (its strings are owned by c, from
  * malloc as cfg allocates them;
@@ -198,6 +199,8 @@ struct fetch_stats {
   uint64_t held;                     /* gauge: waiting for their hold_us */
   uint64_t conn_opened;              /* new TCP connections */
   uint64_t conn_reused;              /* transfers on a kept-alive connection */
+  uint64_t conn_hosts;               /* hosts (HOST:PORT) given a first connection */
+  uint64_t tls_full, tls_resumed;    /* TLS handshakes: full, resumed session */
   uint64_t bytes_raw, bytes_decoded, bytes_header;
   uint64_t blocked[GUARD__COUNT];    /* addresses refused, by range */
   struct dns_stats   dns;
@@ -207,22 +210,30 @@ struct fetch_stats {
 struct fetcher;
 struct fetch_job;
 
-/* NULL with a reason in err (bad allow list, bad DNS servers, libcurl). */
-struct fetcher *fetcher_new(uv_loop_t *loop, const struct fetch_cfg *cfg, char *err,
-                            size_t errlen);
-
 /* What the fetchers of one process share when each runs on its own thread
  * (llfs --workers): one DNS cache, so a name is asked once for all of them
  * (its dns_* settings are cfg's), libcurl's TLS session cache, so a
  * session one of them made is resumed by the others, and the admission
  * limits (cfg's max_in_flight and max_queue, over all of them).
- * Connections stay each fetcher's own. NULL with a reason in err. */
+ * Connections stay each fetcher's own (libcurl cannot share them between
+ * threads): fetch_shared_affinity sends each host to one fetcher. NULL
+ * with a reason in err. */
 struct fetch_shared;
 struct fetch_shared *fetch_shared_new(const struct fetch_cfg *cfg, char *err, size_t errlen);
-/* fetcher_new, sharing sh (its dns_* settings are ignored); call it on
- * loop's thread, or before that thread runs the loop. */
+/* A fetcher on loop, sharing sh (its dns_* settings are then ignored; NULL:
+ * nothing shared, a fetcher of its own); call it on loop's thread, or
+ * before that thread runs the loop. NULL with a reason in err (bad allow
+ * list, bad DNS servers, libcurl). */
 struct fetcher *fetcher_new_shared(uv_loop_t *loop, const struct fetch_cfg *cfg,
                                    struct fetch_shared *sh, char *err, size_t errlen);
+/* Site affinity: every fetch of one host runs on the same one of the next
+ * n fetchers made with sh (a hash of the host picks it), whichever of
+ * them fetch_start was called on, so that one kept-alive connection
+ * carries all the host's requests; the result comes back to the caller's
+ * fetcher and loop. Call it once, before the first fetcher_new_shared;
+ * n < 2 does nothing. Limits and counters stay as without it (a fetch is
+ * counted by the fetcher that runs it). */
+void fetch_shared_affinity(struct fetch_shared *sh, unsigned n);
 /* Once every fetcher made with it is freed and its loop has run. */
 void fetch_shared_free(struct fetch_shared **shp);
 

@@ -6,8 +6,8 @@
 
 #include "llfs/fetch_int.h"
 
-const struct cfg_key fetch_cfg_keys[] = { FETCH_CFG_KEYS(0) };
-const size_t fetch_cfg_nkeys = sizeof fetch_cfg_keys / sizeof fetch_cfg_keys[0];
+static const struct cfg_key fetch_cfg_keys[] = { FETCH_CFG_KEYS(0) };
+static const size_t fetch_cfg_nkeys = sizeof fetch_cfg_keys / sizeof fetch_cfg_keys[0];
 
 int fetch_cfg_defaults(struct fetch_cfg *c)
 {

@@ -6,13 +6,16 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "common/clock.h"
 #include "common/mem.h"
 #include "common/str.h"
 #include "llfs/fetch_int.h"
+#include "llfs/proxy.h"
 
 /* ---- the multi handle ---- */
 
@@ -26,6 +29,11 @@ int fetch_curl_init(struct fetcher *f, char *err, size_t errlen)
   f->multi = curl_multi_init();
   f->share = f->shared ? f->shared->share : curl_share_init();
   if(!f->multi || !f->share) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  f->hosts = f->shared ? &f->shared->hosts : &f->own_hosts;
+  if(!f->shared && fetch_hosts_init(&f->own_hosts)) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
@@ -45,6 +53,9 @@ void fetch_curl_fini(struct fetcher *f)
     curl_multi_cleanup(f->multi);   /* closes the kept-alive connections */
   if(f->share && !f->shared)
     curl_share_cleanup(f->share);
+  if(f->hosts == &f->own_hosts)
+    fetch_hosts_fini(&f->own_hosts);   /* after the connections that point at it */
+  f->hosts = NULL;
   f->multi = NULL;
   f->share = NULL;
   fetch_sock_fini(f);
@@ -128,15 +139,39 @@ static size_t fc_on_write(char *p, size_t sz, size_t n, void *ud)
   return len;
 }
 
+/* "Keep-Alive: timeout=5, max=100" (RFC 2068 19.7.1.1): the seconds the
+ * server keeps an idle connection; 0 if the line is not that. */
+static long fc_keepalive_timeout(const char *p, size_t len)
+{
+  char line[128];
+  if(len < 11 || len >= sizeof line || strncasecmp(p, "keep-alive:", 11))
+    return 0;
+  memcpy(line, p, len);
+  line[len] = '\0';
+  for(char *s = line + 11; (s = strcasestr(s, "timeout=")); s += 8) {
+    if(s[-1] != ' ' && s[-1] != ',' && s[-1] != ':')
+      continue;
+    long v = strtol(s + 8, NULL, 10);
+    return v > 0 && v < 86400 ? v : 0;
+  }
+  return 0;
+}
+
 static size_t fc_on_header(char *p, size_t sz, size_t n, void *ud)
 {
   struct fetch_job *j = ud;
   size_t len = sz * n;
+  /* The first line: the connection is the transfer's now (by the end it
+   * may be back in the cache, or closed). */
+  if(!j->hdr_bytes && j->opened)
+    j->tls = fetch_hosts_tls_resumed(j->easy);
   j->hdr_bytes += len;
   if(j->hdr_bytes > j->f->cfg.max_header_bytes) {
     j->over = OVER_HEADER;
     return 0;
   }
+  if((p[0] == 'K' || p[0] == 'k') && !j->hdr_done)
+    j->keepalive_s = fc_keepalive_timeout(p, len);
   if(fetch_res_header_line(&j->res, p, len)) {
     j->over = OVER_NOMEM;
     return 0;
@@ -166,6 +201,14 @@ static int fc_on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_o
   return 0;
 }
 
+/* Through a proxy, every socket goes to the proxy; the target's address
+ * passed the guard before it was named to the proxy (fc_connect_to). */
+static enum guard_verdict fc_proxy_verdict(const struct fetcher *f, int family,
+                                           const unsigned char *b)
+{
+  return fetch_proxy_is(f->proxy, family, b) ? GUARD_OK : GUARD_NOT_PROXY;
+}
+
 /* The last gate before connect(2): whatever address libcurl is about to
  * use goes through the guard again, so nothing but a checked address is
  * ever contacted, even if a pin were bypassed. */
@@ -178,16 +221,21 @@ static curl_socket_t fc_on_open(void *ud, curlsocktype purpose, struct curl_sock
     b = (const unsigned char *)&((const struct sockaddr_in *)(const void *)&a->addr)->sin_addr;
   else if(a->family == AF_INET6)
     b = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)&a->addr)->sin6_addr;
-  enum guard_verdict v = b ? guard_check(j->f->guard, a->family, b) : GUARD_BAD_FAMILY;
+  enum guard_verdict v = !b ? GUARD_BAD_FAMILY : j->f->proxy ? fc_proxy_verdict(j->f, a->family, b)
+                                                             : guard_check(j->f->guard, a->family, b);
   if(v != GUARD_OK) {
     j->sock_blocked = v;
     return CURL_SOCKET_BAD;
   }
   curl_socket_t fd = fetch_sock_open(j->f, a->family, a->socktype, a->protocol);
   if(fd != CURL_SOCKET_BAD) {
+    char key[FETCH_HOST_KEY];
+    fetch_host_key(&j->u, key, sizeof key);
+    bool first = fetch_hosts_opened(j->f->hosts, key);
     j->opened = true;
     fetch_stats_lock(j->f);
     j->f->st.conn_opened++;
+    j->f->st.conn_hosts += first;
     fetch_stats_unlock(j->f);
   }
   return fd;
@@ -235,6 +283,46 @@ static enum outcome fc_map_curle(const struct fetch_job *j, CURLcode rc, long os
   }
 }
 
+/* A failure through a proxy is the site's only when the proxy says the
+ * site failed (a CONNECT answered 500, 502, 503 or 504 — tinyproxy says
+ * 500, squid 503, for a site that refuses — or a SOCKS reply naming the
+ * target); a proxy that cannot be reached or refuses the tunnel is the
+ * fetcher's (proxy_error: retried without blaming the site). */
+static enum outcome fc_map_proxied(const struct fetch_job *j, CURLcode rc, long os_errno)
+{
+  long code = 0, px = 0;
+  curl_easy_getinfo(j->easy, CURLINFO_HTTP_CONNECTCODE, &code);
+  curl_easy_getinfo(j->easy, CURLINFO_PROXY_ERROR, &px);
+  if(rc == CURLE_COULDNT_RESOLVE_PROXY)
+    return OUTCOME_PROXY_ERROR;
+  if(code == 500 || code == 502 || code == 503)
+    return OUTCOME_CONNECT_ERROR;
+  if(code == 504)
+    return OUTCOME_CONNECT_TIMEOUT;
+  if(code && code != 200)
+    return OUTCOME_PROXY_ERROR;
+  switch(px) {
+  case CURLPX_REPLY_CONNECTION_REFUSED: return OUTCOME_CONNECT_REFUSED;
+  case CURLPX_REPLY_HOST_UNREACHABLE:
+  case CURLPX_REPLY_NETWORK_UNREACHABLE: return OUTCOME_CONNECT_ERROR;
+  case CURLPX_REPLY_TTL_EXPIRED: return OUTCOME_CONNECT_TIMEOUT;
+  case CURLPX_OK: break;
+  default: return OUTCOME_PROXY_ERROR;
+  }
+  if(code)
+    return fc_map_curle(j, rc, os_errno);  /* the tunnel stood: the site's */
+  if(rc == CURLE_COULDNT_CONNECT)
+    return OUTCOME_PROXY_ERROR;             /* the proxy is not there */
+  if(rc == CURLE_OPERATION_TIMEDOUT) {
+    /* Connected to the proxy, no answer to CONNECT: it is still dialling
+     * the site. Not connected: the proxy is not answering. */
+    curl_off_t us = 0;
+    curl_easy_getinfo(j->easy, CURLINFO_CONNECT_TIME_T, &us);
+    return us ? OUTCOME_CONNECT_TIMEOUT : OUTCOME_PROXY_ERROR;
+  }
+  return fc_map_curle(j, rc, os_errno);
+}
+
 static enum outcome fc_outcome(struct fetch_job *j, CURLcode rc)
 {
   long os_errno = 0;
@@ -250,6 +338,8 @@ static enum outcome fc_outcome(struct fetch_job *j, CURLcode rc)
   case OVER_NONE:    break;
   }
   curl_easy_getinfo(j->easy, CURLINFO_OS_ERRNO, &os_errno);
+  if(j->f->proxy && rc != CURLE_OK)
+    return fc_map_proxied(j, rc, os_errno);
   return fc_map_curle(j, rc, os_errno);
 }
 
@@ -297,9 +387,11 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_RESPONSE_CODE, &r->status);
   curl_easy_getinfo(j->easy, CURLINFO_HTTP_VERSION, &v);
   r->http_version = r->status ? fc_http_version(v) : 0;
-  if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
+  /* Through a proxy, libcurl's peer is the proxy: the result keeps the
+   * target's address the guard allowed. */
+  if(!j->f->proxy && curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_IP, &s) == CURLE_OK && s && *s)
     str_copy(r->addr, sizeof r->addr, s);
-  if(curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
+  if(!j->f->proxy && curl_easy_getinfo(j->easy, CURLINFO_PRIMARY_PORT, &v) == CURLE_OK && v > 0)
     r->port = (unsigned)v;
   s = NULL;
   if(r->status / 100 == 3 && curl_easy_getinfo(j->easy, CURLINFO_REDIRECT_URL, &s) == CURLE_OK &&
@@ -308,9 +400,17 @@ static void fc_collect(struct fetch_job *j)
   curl_easy_getinfo(j->easy, CURLINFO_SIZE_DOWNLOAD_T, &sz);
   r->bytes_raw = sz > 0 ? (uint64_t)sz : 0;
   r->reused = !j->opened && r->addr[0];
+  if(j->keepalive_s && j->hdr_done) {
+    char key[FETCH_HOST_KEY];
+    fetch_host_key(&j->u, key, sizeof key);
+    fetch_hosts_set_keepalive(j->f->hosts, key, j->keepalive_s);
+  }
+  int tls = j->opened && j->hdr_bytes ? j->tls : -1;
   fetch_stats_lock(j->f);
   if(r->reused)
     j->f->st.conn_reused++;
+  if(tls >= 0)
+    (*(tls ? &j->f->st.tls_resumed : &j->f->st.tls_full))++;
   j->f->st.bytes_header += j->hdr_bytes;
   fetch_stats_unlock(j->f);
   fc_timings(j);
@@ -355,7 +455,10 @@ static int fc_connect_to(struct fetch_job *j, const struct dns_addr *a)
   const char *ip = j->res.addr;   /* formatted by the caller */
   unsigned char lit[sizeof(struct in6_addr)];
   bool v6 = a->family == AF_INET6;
-  j->resolve = !(inet_pton(AF_INET, j->u.host, lit) == 1 || inet_pton(AF_INET6, j->u.host, lit) == 1);
+  /* Through a proxy CONNECT_TO names the address in the proxy's CONNECT
+   * (or SOCKS request); RESOLVE would have it resolve the name itself. */
+  j->resolve = !j->f->proxy &&
+               !(inet_pton(AF_INET, j->u.host, lit) == 1 || inet_pton(AF_INET6, j->u.host, lit) == 1);
   int n = j->resolve
     ? snprintf(line, sizeof line, "+%s:%u:%s%s%s", j->u.host, j->u.port, v6 ? "[" : "", ip, v6 ? "]" : "")
     : snprintf(line, sizeof line, "::%s%s%s:%u", v6 ? "[" : "", ip, v6 ? "]" : "", j->u.port);
@@ -378,6 +481,23 @@ static void fc_limits(struct fetch_job *j)
   job_rearm(j, (uint64_t)left + 2000);
 }
 
+/* No proxy: "" makes libcurl ignore the *_proxy variables of the
+ * environment. A proxy: HTTP ones tunnel every fetch, plain http too, so
+ * that the proxy is told an address, never a name to resolve. */
+static CURLcode fc_proxy_setup(struct fetcher *f, CURL *e)
+{
+  if(!f->proxy)
+    return curl_easy_setopt(e, CURLOPT_PROXY, "");
+  CURLcode rc = curl_easy_setopt(e, CURLOPT_PROXY, f->cfg.proxy);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_HTTPPROXYTUNNEL, fetch_proxy_tunnels(f->proxy) ? 1L : 0L);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+  if(!rc && f->cfg.tls_ca_file)
+    rc = curl_easy_setopt(e, CURLOPT_PROXY_CAINFO, f->cfg.tls_ca_file);
+  return rc;
+}
+
 /* What is the same for every fetch, set once per handle: a kept handle is
  * not reset between fetches (curl_easy_reset and setting all of this
  * again cost more than a tenth of libcurl's work per fetch). */
@@ -386,11 +506,21 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
   const struct fetch_cfg *c = &f->cfg;
   CURLcode rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
   if(!rc)
-    rc = curl_easy_setopt(e, CURLOPT_PROXY, "");   /* ignore *_proxy variables */
+    rc = fc_proxy_setup(f, e);
   if(!rc)
     rc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent);
   if(!rc && c->tls_ca_file)
     rc = curl_easy_setopt(e, CURLOPT_CAINFO, c->tls_ca_file);
+  /* The CA store is parsed once per multi handle and kept
+   * (CURLOPT_CA_CACHE_TIMEOUT, 24 h by default) only when it comes from a
+   * file alone: Debian's libcurl also names a CA directory by default
+   * (/etc/ssl/certs), and with one the file was read and parsed for every
+   * connection. The system bundle (/etc/ssl/certs/ca-certificates.crt)
+   * holds the same certificates as the directory. */
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+  if(!rc)
+    rc = curl_easy_setopt(e, CURLOPT_CA_CACHE_TIMEOUT, 86400L);
   if(rc)
     return rc;
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
@@ -403,6 +533,8 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(e, CURLOPT_SHARE, f->share);
+  curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, fetch_hosts_ssl_ctx);
+  curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, f);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fc_on_write);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, fc_on_header);
   curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, fc_on_progress);
@@ -415,6 +547,21 @@ static CURLcode fc_easy_setup(struct fetcher *f, CURL *e)
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (c->low_speed_time_ms + 999) / 1000);
   }
   return CURLE_OK;
+}
+
+/* How long a kept-alive connection to the host may have been idle and
+ * still carry this fetch: within what the host said it keeps one
+ * (Keep-Alive: timeout=N, a second less for the way there), so that a
+ * request is not sent on a connection the server is closing; else
+ * libcurl's default. A connection is kept, and reused, across the
+ * host's crawl delay otherwise (docs/llfs-engine.md, "Site affinity"). */
+#define FC_MAX_IDLE_S 118   /* libcurl's default; a connection the server closed is seen as such */
+static long fc_max_idle(const struct fetch_job *j)
+{
+  char key[FETCH_HOST_KEY];
+  fetch_host_key(&j->u, key, sizeof key);
+  long ka = fetch_hosts_keepalive(j->f->hosts, key);
+  return ka > 1 ? ka - 1 : ka == 1 ? 0 : FC_MAX_IDLE_S;
 }
 
 /* What is the job's: every one of these is set for each fetch. */
@@ -433,6 +580,7 @@ static CURLcode fc_setopts(struct fetch_job *j)
   curl_easy_setopt(e, CURLOPT_XFERINFODATA, j);
   curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, j);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf);
+  curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, fc_max_idle(j));
   fc_limits(j);
   return CURLE_OK;
 }

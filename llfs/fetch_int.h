@@ -10,6 +10,8 @@
 
 #include "common/err.h"
 #include "common/hrtimer.h"
+#include "common/list.h"
+#include "common/lru.h"
 #include "llfs/fetch.h"
 #include "common/log.h"
 
@@ -18,7 +20,7 @@
 
 
 /* Job states; change only through job_state(). */
-#define JOB_STATES(X) X(NEW) X(HELD) X(QUEUED) X(RESOLVING) X(TRANSFER) X(DONE) X(CALLING)
+#define JOB_STATES(X) X(NEW) X(HELD) X(QUEUED) X(RESOLVING) X(TRANSFER) X(FORWARDED) X(DONE) X(CALLING)
 enum job_st {
 #define X(s) JOB_##s,
   JOB_STATES(X)
@@ -28,10 +30,7 @@ enum job_st {
 /* Why a transfer was cut short by our own callbacks. */
 enum job_over { OVER_NONE, OVER_HEADER, OVER_RAW, OVER_DECODED, OVER_NOMEM };
 
-struct job_list {
-  struct fetch_job *first, *last;
-  size_t n;
-};
+CLIST_HEAD(job_list, struct fetch_job);
 
 /* Fetches running and waiting, against their limits (fetch_slots.c). */
 struct fetch_slots {
@@ -55,6 +54,8 @@ struct fetch_job {
   fetch_cb         *cb;
   void             *arg;
   bool              cancelled;     /* on f->done: drop without calling */
+  struct fetch_fwd *fwd;           /* FORWARDED: the request another fetcher runs */
+  bool              forwarded;     /* another fetcher ran it (and counted it) */
   /* request */
   struct fetch_url  u;
   enum fetch_method method;
@@ -77,9 +78,20 @@ struct fetch_job {
   bool              hdr_done;      /* the final response's head is complete */
   enum job_over     over;
   bool              opened;        /* our open-socket callback ran */
+  long              keepalive_s;   /* the answer's Keep-Alive: timeout=N (0: none) */
+  int               tls;           /* on a connection it opened: -1 no TLS
+                                      handshake seen, 0 full, 1 resumed */
   enum guard_verdict sock_blocked; /* open-socket callback refused */
   char              errbuf[CURL_ERROR_SIZE];
   struct fetch_res  res;
+};
+
+/* What the fetchers remember per host (fetch_hosts.c). */
+#define FETCH_HOST_KEY 264   /* HOST:PORT */
+struct fetch_hosts {
+  pthread_mutex_t mu;
+  struct lru      l;
+  size_t          max;
 };
 
 /* The watcher of one socket libcurl opened (fetch_sock.c). */
@@ -101,11 +113,14 @@ struct fetcher {
   struct fetch_cfg  cfg;          /* strings owned */
   struct dns       *dns;
   struct guard     *guard;
+  struct fetch_proxy *proxy;      /* NULL: connections go to the targets */
   CURLM            *multi;
   CURLSH           *share;        /* f->shared's, or the fetcher's own */
   struct fetch_shared *shared;    /* NULL: nothing shared */
   struct fetch_slots *slots;      /* &shared->slots, or &own_slots */
   struct fetch_slots own_slots;
+  struct fetch_hosts *hosts;      /* &shared->hosts, or &own_hosts */
+  struct fetch_hosts own_hosts;
   uv_async_t        pump;         /* shared: another thread freed a slot */
   struct fetcher   *sprev, *snext;  /* on shared->fetchers */
   uv_timer_t        curl_timer;
@@ -114,6 +129,9 @@ struct fetcher {
   struct fetch_sock **sock_by_fd;  /* watchers by fd number */
   size_t            nsock_by_fd, nsocks;
   struct job_list   held, queue, active, done;  /* held: by start_at */
+  struct job_list   fwd;          /* FORWARDED: run by the host's fetcher */
+  int               route_idx;    /* this fetcher's mailbox; -1: none */
+  uv_async_t        mail;         /* a forward came in (fetch_fwd.c) */
   struct hrtimer    hold_timer;   /* the first held job's start */
   /* Counters are written on the fetcher's thread and read by
    * fetcher_stats from any thread: st under st_mu (uncontended but for a
@@ -136,7 +154,6 @@ struct fetcher {
 /* fetch.c */
 /* Admit queued fetches while slots are free. */
 void fetch_pump(struct fetcher *f);
-void job_list_push(struct job_list *l, struct fetch_job *j);
 void job_list_remove(struct fetch_job *j);
 /* After 'after' (NULL: first). */
 void job_list_insert(struct job_list *l, struct fetch_job *after, struct fetch_job *j);
@@ -180,6 +197,39 @@ enum outcome fetch_curl_start(struct fetch_job *j, const struct dns_addr *a);
 /* Take the job's transfer out of libcurl without a result. */
 void fetch_curl_abort(struct fetch_job *j);
 
+/* fetch_fwd.c: site affinity over the fetchers of a fetch_shared. */
+struct fetch_fwd;
+struct fetch_mbox {
+  pthread_mutex_t   mu;
+  uv_async_t       *async;        /* its fetcher's; NULL while none reads */
+  struct fetch_fwd *first, *last;
+};
+#define FETCH_ROUTE_MAX 256
+/* 1: the job (filled, not yet on a list) went to the fetcher of its host;
+ * 0: run it here; -1: out of memory. */
+int  fetch_fwd_try(struct fetch_job *j, const struct fetch_req *rq);
+/* The origin lets go of a forwarded job (cancel, deadline, release). */
+void fetch_fwd_detach(struct fetch_job *j);
+void fetch_fwd_join(struct fetcher *f);
+void fetch_fwd_leave(struct fetcher *f);
+void fetch_fwd_shared_fini(struct fetch_shared *sh);
+
+/* fetch_hosts.c */
+int  fetch_hosts_init(struct fetch_hosts *hs);
+void fetch_hosts_fini(struct fetch_hosts *hs);
+void fetch_host_key(const struct fetch_url *u, char *key, size_t len);
+/* A connection to key opened; true if it is the first the table knows. */
+bool fetch_hosts_opened(struct fetch_hosts *hs, const char *key);
+/* The idle time the host said it keeps a connection (Keep-Alive:
+ * timeout=N); 0 when it said none. */
+void fetch_hosts_set_keepalive(struct fetch_hosts *hs, const char *key, long secs);
+long fetch_hosts_keepalive(struct fetch_hosts *hs, const char *key);
+/* CURLOPT_SSL_CTX_FUNCTION (arg: the fetcher): session resumption. */
+CURLcode fetch_hosts_ssl_ctx(CURL *easy, void *sslctx, void *arg);
+/* -1: no TLS handshake known on the transfer's connection; 0: a full one;
+ * 1: a resumed one. */
+int  fetch_hosts_tls_resumed(CURL *easy);
+
 /* fetch_url.c */
 enum outcome fetch_url_split(const char *url, struct fetch_url *out);
 void fetch_url_clear(struct fetch_url *u);
@@ -206,8 +256,14 @@ struct fetch_shared {
   bool               curl_global;
   pthread_mutex_t    locks[CURL_LOCK_DATA_LAST];
   struct fetch_slots slots;       /* over every fetcher */
+  struct fetch_hosts hosts;       /* connections and TLS sessions by host */
   pthread_mutex_t    fetchers_mu;
   struct fetcher    *fetchers;    /* to wake when a slot is freed */
+  /* site affinity (fetch_fwd.c); route_n < 2: none */
+  unsigned           route_n, route_next;
+  struct fetch_mbox *mbox;        /* route_n of them, by fetcher index */
+  pthread_mutex_t    fwd_mu;
+  struct fetch_fwd  *fwd_first, *fwd_last;  /* live forwards */
 };
 
 /* fetch_slots.c */

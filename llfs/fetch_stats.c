@@ -80,6 +80,9 @@ void fetch_stats_merge(struct fetch_stats *into, const struct fetch_stats *from)
   into->held += from->held;
   into->conn_opened += from->conn_opened;
   into->conn_reused += from->conn_reused;
+  into->conn_hosts += from->conn_hosts;
+  into->tls_full += from->tls_full;
+  into->tls_resumed += from->tls_resumed;
   into->bytes_raw += from->bytes_raw;
   into->bytes_decoded += from->bytes_decoded;
   into->bytes_header += from->bytes_header;

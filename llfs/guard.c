@@ -260,13 +260,3 @@ enum guard_verdict guard_check(const struct guard *g, int family, const unsigned
         return guard_check(g, AF_INET, b + guard_embed_tab[i].off);
   return guard_deny_lookup(g, family, b);
 }
-
-enum guard_verdict guard_check_str(const struct guard *g, const char *text)
-{
-  unsigned char b[16];
-  if(inet_pton(AF_INET, text, b) == 1)
-    return guard_check(g, AF_INET, b);
-  if(inet_pton(AF_INET6, text, b) == 1)
-    return guard_check(g, AF_INET6, b);
-  return GUARD_BAD_FAMILY;
-}

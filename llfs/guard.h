@@ -30,7 +30,8 @@
   X(UNIQUE_LOCAL,   unique_local,   "IPv6 unique local (fc00::/7)")    \
   X(SITE_LOCAL,     site_local,     "IPv6 site-local (deprecated)")    \
   X(TUNNEL,         tunnel,         "tunnel or translation prefix")    \
-  X(BAD_FAMILY,     bad_family,     "not an IPv4 or IPv6 address")
+  X(BAD_FAMILY,     bad_family,     "not an IPv4 or IPv6 address")     \
+  X(NOT_PROXY,      not_proxy,      "not the configured proxy")
 
 enum guard_verdict {
 #define X(e, name, txt) GUARD_##e,
@@ -53,8 +54,5 @@ void          guard_free(struct guard **gp);
 
 /* family is AF_INET (4 bytes) or AF_INET6 (16 bytes), network order. */
 enum guard_verdict guard_check(const struct guard *g, int family, const unsigned char *bytes);
-/* The same for a textual address ("10.0.0.1", "::ffff:10.0.0.1");
- * GUARD_BAD_FAMILY when text is not an address. */
-enum guard_verdict guard_check_str(const struct guard *g, const char *text);
 
 #endif

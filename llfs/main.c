@@ -33,6 +33,7 @@ struct llfs_cfg {
   char  *secret;
   char  *secret_file;
   long   shutdown_grace_ms;
+  bool   site_affinity;
   char  *tls_cert_file;
   char  *tls_key_file;
   long   unauth_idle_timeout_ms;
@@ -77,6 +78,9 @@ static const struct cfg_key llfs_keys[] = {
     "file holding secret (a mounted secret; one line)" },
   { "shutdown_grace_ms", CFG_MSEC, OFF(shutdown_grace_ms), "10s", 0, 600000, NULL,
     "on SIGTERM, time given to fetches in flight before they are cut" },
+  { "site_affinity", CFG_BOOL, OFF(site_affinity), "true", 0, 0, NULL,
+    "run every fetch of one host on the same worker, where the host's kept-alive "
+    "connection is (false: on the worker that took the request)" },
   { "tls_cert_file", CFG_STR, OFF(tls_cert_file), NULL, 1, 0, NULL,
     "serve HTTPS with this PEM certificate chain (with tls_key_file); unset: plain HTTP" },
   { "tls_key_file", CFG_STR, OFF(tls_key_file), NULL, 1, 0, NULL,
@@ -192,6 +196,8 @@ static int proc_start(struct llfs_proc *p)
     LOG(LOG_ERROR, "fetcher: %s", err);
     return -1;
   }
+  if(p->cfg.site_affinity)
+    fetch_shared_affinity(p->fsh, proc_nworkers(&p->cfg));
   if(api_tls_load(&p->tls, p->cfg.tls_cert_file, p->cfg.tls_key_file, err, sizeof err)) {
     LOG(LOG_ERROR, "tls: %s", err);
     return -1;

@@ -32,7 +32,8 @@
   X(SHUTTING_DOWN,      shutting_down,      1, 0, "the engine is stopping") \
   X(INTERNAL,           internal,           1, 0, "unexpected internal error") \
   X(CONNECT_ERROR,      connect_error,      1, 1, "other connection failure (unreachable, no route)") \
-  X(BAD_REQUEST,        bad_request,        1, 1, "invalid request header or pinned address")
+  X(BAD_REQUEST,        bad_request,        1, 1, "invalid request header or pinned address") \
+  X(PROXY_ERROR,        proxy_error,        1, 0, "the outgoing proxy could not be reached or refused the tunnel")
 
 enum outcome {
 #define X(e, name, err, contact, txt) OUTCOME_##e,
@@ -45,8 +46,5 @@ enum outcome {
 const char *outcome_name(enum outcome o);
 /* One-line description for docs and logs. */
 const char *outcome_text(enum outcome o);
-bool        outcome_is_error(enum outcome o);
-/* Inverse of outcome_name; -1 when name is not in the table. */
-int         outcome_parse(const char *name, enum outcome *out);
 
 #endif

@@ -2,7 +2,7 @@
 #define WPFS_LLFS_REQ_H
 /* Decoding a FetchRequest (openapi.yaml) into what the engine needs, with an
  * answer naming the offending field for every invalid input. Pure: no I/O,
- * unit-tested in tests/unit/test_llfs_req.c. */
+ * unit-tested in tests/unit/llfs/req.c. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -94,6 +94,13 @@ void llfs_metrics(struct buf *b, void *arg)
   m_counter(b, "llfs_connections_opened_total", "New TCP connections.", st.conn_opened);
   m_counter(b, "llfs_connections_reused_total", "Fetches carried by a kept-alive connection.",
             st.conn_reused);
+  m_counter(b, "llfs_connection_hosts_total",
+            "Hosts (host:port) given their first connection: connections per host is "
+            "llfs_connections_opened_total over this.", st.conn_hosts);
+  m_counter(b, "llfs_tls_handshakes_total", "TLS handshakes, full or resumed.",
+            st.tls_full + st.tls_resumed);
+  m_counter(b, "llfs_tls_resumed_total", "TLS handshakes that resumed a session of the host.",
+            st.tls_resumed);
   m_counter(b, "llfs_received_bytes_total", "Body bytes received on the wire.", st.bytes_raw);
   m_counter(b, "llfs_decoded_bytes_total", "Body bytes after content decoding.",
             st.bytes_decoded);

@@ -2,10 +2,11 @@
 #define WPFS_LLFS_WORKER_H
 /* The worker threads of llfs. Each has its own libuv loop, fetcher (with
  * its own libcurl multi handle, connections and easy handles), service
- * and HTTP server, so a request is handled start to end on one thread,
- * with no hand-over to another thread and no lock on its path but those
- * of what is shared: the DNS and TLS session caches and the admission
- * limits (struct fetch_shared), the listening socket (struct
+ * and HTTP server, so a request is read and answered on one thread (its
+ * fetch runs on the worker of its host: fetch_shared_affinity), with no
+ * lock on its path but those of what is shared: the DNS cache, the hosts
+ * table (TLS sessions), the mailboxes and the admission limits (struct
+ * fetch_shared), the listening socket (struct
  * api_srv_group, whose loop is main's and which gives each connection to
  * the worker with the fewest), the stop flag and the counters read by
  * /metrics (struct llfs_shared).

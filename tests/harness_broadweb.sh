@@ -74,7 +74,7 @@ pid $n/nginx.pid;
 events { worker_connections 4096; }
 http {
   # the request's start is \$msec - \$request_time
-  log_format bw '\$host \$msec \$request_time \$connection \$status \$server_protocol \$request_uri \$bytes_sent';
+  log_format bw '\$host \$msec \$request_time \$connection \$status \$server_protocol \$request_uri \$bytes_sent \$scheme';
   access_log $n/access.log bw;
   client_body_temp_path $n/body;
   proxy_temp_path $n/proxy;
@@ -106,9 +106,12 @@ start_broadweb() {
   NGINX_PID=$BG_PID
   bg broadweb-hang broadweb_hang_server "$BW_TLS_PORT" "$BW_HTTP_PORT"
   wait_for 5 grep -q ready "$T_DIR/broadweb-hang.log" || bail "the hanging server did not start"
-  h=$(awk '$2 == "live" && $4 == "https" { print $1, $5; exit }' "$BW_DIR/world.tsv")
+  # a live host: "name address scheme port"
+  h=$(awk -v t="$BW_TLS_PORT" -v p="$BW_HTTP_PORT" \
+        '$2 == "live" { print $1, $5, $4, ($4 == "https" ? t : p); exit }' "$BW_DIR/world.tsv")
+  set -- $h
   wait_for 10 curl -s --cacert "$BW_CA" -o /dev/null \
-    --resolve "${h% *}:$BW_TLS_PORT:${h#* }" "https://${h% *}:$BW_TLS_PORT/" ||
+    --resolve "$1:$4:$2" "$3://$1:$4/" ||
     { cat "$T_DIR/nginx.log" "$T_DIR/nginx/error.log" >&2; bail "nginx did not start"; }
   BW_LOG=$T_DIR/nginx/access.log
   : >"$BW_LOG"

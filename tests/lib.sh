@@ -137,6 +137,80 @@ start_redis_cache() {
   bail "redis-server (page cache) did not start"
 }
 
+# ---- API cases as tables ------------------------------------------------
+# api_cases FN < TABLE: one request a line, checked as the line says (as
+# nginx's tests list limit_req's cases), and one TAP line each:
+#
+#   STATUS TYPE FIELD | LABEL | ARGS...
+#
+# "FN ARGS..." makes the request: ARGS are expanded when the case runs, as
+# on a command line ($vars, "$(...)", quotes). FN leaves the answer's
+# status in API_STATUS and its body and head in the files API_BODY and
+# API_HEAD (api_req does; API_LABEL holds LABEL meanwhile). The case passes
+# when the status is STATUS and, unless "-", the body is a problem
+# (Content-Type application/problem+json) of type urn:wpfs:problem:TYPE,
+# and its .field is FIELD. "- - -" makes the request and checks nothing
+# itself. A line
+#
+#   = WANT | LABEL | JQ
+#
+# checks one more thing of the answer before: jq -r JQ of its body is WANT.
+# A line ending in " \" goes on on the next. Blank lines and lines
+# starting with # are skipped; LABEL (never empty) and WANT hold no " | ",
+# ARGS and JQ may.
+api_cases() {
+  local fn=$1 line head label rest st ty fd got want
+  while IFS= read -r line; do
+    while [[ $line == *' \' ]] && IFS= read -r rest; do
+      line="${line% \\} ${rest#"${rest%%[![:space:]]*}"}"
+    done
+    line=${line#"${line%%[![:space:]]*}"}
+    case $line in '' | '#'*) continue ;; esac
+    head=${line%% | *} rest=${line#* | }
+    label=${rest%% | *} rest=${rest#* | }
+    if [[ $head == '='* ]]; then
+      want=${head#=} want=${want# }
+      is "$(jq -r "$rest" "$API_BODY" 2>/dev/null)" "$want" "$label"
+      continue
+    fi
+    read -r st ty fd <<<"$head"
+    # nothing of the last answer is left to pass a request that failed
+    API_LABEL=$label API_STATUS= API_BODY=/dev/null API_HEAD=/dev/null
+    eval "$fn $rest" </dev/null
+    [ "$st" = - ] && [ "$ty" = - ] && [ "$fd" = - ] && continue
+    got=$API_STATUS want=$st
+    if [ "$ty" != - ]; then
+      got+=" $(api_hdr Content-Type) $(jq -r '.type // "-"' "$API_BODY" 2>/dev/null)"
+      want+=" application/problem+json urn:wpfs:problem:$ty"
+    fi
+    if [ "$fd" != - ]; then
+      got+=" $(jq -r '.field // "-"' "$API_BODY" 2>/dev/null)"
+      want+=" $fd"
+    fi
+    is "$got" "$want" "$label"
+  done
+}
+# api_hdr NAME: a header of the last answer (the last of that name).
+api_hdr() { tr -d '\r' <"$API_HEAD" | awk -v k="${1,,}" -F': ' 'tolower($1) == k { v = $2 } END { print v }'; }
+# api_req [-H 'Name: value']... [-d BODY] METHOD URL: one request, for api_cases.
+# A body is sent as JSON unless a -H gives its Content-Type.
+api_req() {
+  local args=() OPTIND=1 opt ctype=json
+  while getopts 'H:d:' opt; do
+    case $opt in
+      H) args+=(-H "$OPTARG"); [[ ${OPTARG,,} == content-type:* ]] && ctype= ;;
+      d) args+=(--data-binary "$OPTARG") ;;
+      *) bail "api_req: bad option" ;;
+    esac
+  done
+  shift $((OPTIND - 1))
+  [ -n "$ctype" ] && [[ " ${args[*]} " == *" --data-binary "* ]] &&
+    args+=(-H 'Content-Type: application/json')
+  API_BODY=$T_DIR/api.body API_HEAD=$T_DIR/api.head
+  API_STATUS=$(curl -s -X "$1" -D "$API_HEAD" -o "$API_BODY" -w '%{http_code}' --max-time 30 \
+    "${args[@]}" "$2")
+}
+
 # Servers of the test world, each in its own file.
 for _h in "$WPFS_ROOT"/tests/harness_*.sh; do
   [ -f "$_h" ] && . "$_h"

@@ -1,25 +1,11 @@
 #include "clients/base/crawl_err.h"
 
-static const char *const crawl_err_names[] = {
-  "ok",
-#define X(e, name, txt) #name,
-  CRAWL_ERRORS(X)
-#undef X
-};
+/* CRAWL_OK is outside the table: its row goes first. */
+#define CRAWL_ERR_ROWS(X) X(OK, ok, "success") CRAWL_ERRORS(X)
+ERR_DEFINE_NAME(crawl_err_name, crawl_err, CRAWL_ERR_ROWS)
+ERR_DEFINE_TEXT(crawl_err_text, crawl_err, CRAWL_ERR_ROWS, ERR_TEXT_OF)
 
-static const char *const crawl_err_texts[] = {
-  "success",
-#define X(e, name, txt) txt,
-  CRAWL_ERRORS(X)
-#undef X
-};
-
-const char *crawl_err_name(crawl_err e)
+crawl_err crawl_from_cm(cm_err e)
 {
-  return (unsigned)e < CRAWL_ERR__LAST ? crawl_err_names[e] : "unknown";
-}
-
-const char *crawl_err_text(crawl_err e)
-{
-  return (unsigned)e < CRAWL_ERR__LAST ? crawl_err_texts[e] : "unknown";
+  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
 }

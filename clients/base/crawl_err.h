@@ -3,8 +3,10 @@
 /* Errors of the crawler modules (clients/). 0 is success; append only,
  * never renumber or rename: the names reach logs, the crawl log and tests.
  * Foreign codes (zlib, errno, jansson) are mapped where they occur. */
+#include "common/err.h"
+
 #define CRAWL_ERRORS(X)                                                     \
-  X(NOMEM,     nomem,     "out of memory")                                  \
+  ERR_NOMEM(X)                                                              \
   X(TOO_LARGE, too_large, "over a configured limit")                        \
   X(IO,        io,        "file input/output error")                        \
   X(CORRUPT,   corrupt,   "file is damaged or not in the expected format")  \
@@ -25,5 +27,8 @@ typedef enum {
  * the table. */
 const char *crawl_err_name(crawl_err e);
 const char *crawl_err_text(crawl_err e);
+/* A common-library code (a capped buffer's) as the crawlers': out of
+ * memory stays out of memory, any other failure is over a limit. */
+crawl_err   crawl_from_cm(cm_err e);
 
 #endif

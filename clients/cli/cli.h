@@ -2,15 +2,17 @@
 #define WPFS_CLIENTS_CLI_H
 /* bin/wpfs: the gateway from a shell, for people and scripts. One request
  * at a time with libcurl's easy API: a person or a script waits for each
- * answer anyway, so there is no event loop. Every verb returns an exit
- * status of enum cli_exit (docs/cli.md lists them). */
+ * answer anyway, so there is no event loop. The gateway's JSON, both ways,
+ * is the protocol library's (clients/gwclient/gwproto.h), as for the
+ * crawlers. Every verb returns an exit status of enum cli_exit (docs/cli.md
+ * lists them). */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include <curl/curl.h>
-#include <jansson.h>
 
+#include "clients/gwclient/gwproto.h"
 #include "common/buf.h"
 
 enum cli_exit {
@@ -25,6 +27,7 @@ enum cli_exit {
 
 #define CLI_MAX_ANSWER (512u << 20) /* bytes of one answer: pages are capped far below */
 #define CLI_MAX_HEAD   (64u << 10)  /* bytes of an answer's header block */
+#define CLI_MAX_BODY   (512u << 20) /* bytes of a request body: a batch of 5,000 long URLs */
 
 /* Set by SIGINT/SIGTERM: a request under way is abandoned (cli_call then
  * returns CLI_UNREACHABLE without a message) and the verb ends. */
@@ -55,15 +58,20 @@ int  cli_call(struct cli *c, const char *method, const char *path, const char *b
 void cli_resp_free(struct cli_resp *r);
 /* s escaped for a query string (free it), NULL when out of memory. */
 char *cli_escape(struct cli *c, const char *s);
-/* The answer as JSON: NULL, with a message, when it is not JSON. */
-json_t *cli_json(const struct cli *c, const struct cli_resp *r);
+/* A request body the protocol library made (e), or CLI_LOCAL with a
+ * message. */
+int  cli_body(const struct cli *c, crawl_err e);
+/* An answer the protocol library could not read (e): what was wrong with
+ * it said (what: when it is a JSON object, what it lacks), and the exit
+ * status, CLI_GATEWAY (or CLI_LOCAL when out of memory). */
+int  cli_unread(const struct cli *c, const struct cli_resp *r, crawl_err e, const char *what);
 /* An answer that is not a success: print the problem (type, title,
  * detail) on stderr, return the exit status its HTTP status calls for. */
 int  cli_fail(const struct cli *c, const struct cli_resp *r);
 /* Print a message "wpfs VERB: ..." on stderr. */
 void cli_err(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Write JSON as one line and flush: CLI_OK, or CLI_LOCAL (stdout closed). */
-int  cli_put_json(const struct cli *c, FILE *f, const json_t *j, size_t flags);
+/* Write s and a newline, and flush: CLI_OK, or CLI_LOCAL (stdout closed). */
+int  cli_put_line(const struct cli *c, FILE *f, const char *s);
 /* A non-negative integer option; false, with a message, when it is not. */
 bool cli_num(const struct cli *c, const char *opt, const char *s, long max, long *out);
 

@@ -9,33 +9,29 @@
  * site could not be reached): say which outcome, exit "no". */
 static int no_page(const struct cli *c, const struct cli_resp *r)
 {
-  json_t *j = json_loadb(r->body.data, r->body.len, 0, NULL);
-  const char *outcome = json_string_value(json_object_get(j, "outcome"));
-  const char *detail = json_string_value(json_object_get(j, "detail"));
-  if(!outcome) {
-    json_decref(j);
-    return cli_fail(c, r);
-  }
-  cli_err(c, "no page: %s%s%s", outcome, detail ? ": " : "", detail ? detail : "");
-  json_decref(j);
-  return CLI_NO;
+  struct gw_problem p;
+  gwproto_problem(r->body.data, r->body.len, &p);
+  int rc = p.outcome ? CLI_NO : cli_fail(c, r);
+  if(p.outcome)
+    cli_err(c, "no page: %s%s%s", p.outcome, p.detail ? ": " : "", p.detail ? p.detail : "");
+  gwproto_problem_free(&p);
+  return rc;
 }
 
 static int fetch_run(struct cli *c, const char *url, bool head, bool json, long max_age_s,
                      long wait_ms)
 {
-  json_t *req = json_pack("{s:s, s:I, s:I}", "url", url, "wait_ms", (json_int_t)wait_ms,
-                          "max_age_s", (json_int_t)max_age_s);
-  char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
-  json_decref(req);
-  if(!body) {
-    cli_err(c, "out of memory");
-    return CLI_LOCAL;
+  struct buf body;
+  buf_init(&body, CLI_MAX_BODY);
+  int rc = cli_body(c, gwproto_fetch_body(url, (unsigned)wait_ms, max_age_s, &body));
+  if(rc) {
+    buf_free(&body);
+    return rc;
   }
   struct cli_resp r;
-  int rc = cli_call(c, "POST", json ? "/v1/fetch?format=json" : "/v1/fetch?format=raw", body,
-                    json ? NULL : "*/*", wait_ms, &r);
-  free(body);
+  rc = cli_call(c, "POST", json ? "/v1/fetch?format=json" : "/v1/fetch?format=raw", body.data,
+                json ? NULL : "*/*", wait_ms, &r);
+  buf_free(&body);
   if(rc == CLI_OK) {
     if(head && fwrite(r.head.data, 1, r.head.len, stdout) != r.head.len)
       rc = CLI_LOCAL;

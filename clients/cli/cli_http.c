@@ -7,6 +7,8 @@
 #include "clients/cli/cli.h"
 #include "common/mem.h"
 
+#define JSON_WHY_MAX 200  /* jansson's error text is at most 160 bytes */
+
 volatile sig_atomic_t cli_stopped;
 
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
@@ -142,17 +144,27 @@ void cli_err(const struct cli *c, const char *fmt, ...)
   va_end(ap);
 }
 
-json_t *cli_json(const struct cli *c, const struct cli_resp *r)
+int cli_body(const struct cli *c, crawl_err e)
 {
-  json_error_t je;
-  json_t *j = json_loadb(r->body.data ? r->body.data : "", r->body.len, 0, &je);
-  if(!j || !json_is_object(j)) {
-    cli_err(c, "the gateway's answer (HTTP %ld) is not a JSON object: %s", r->status,
-            j ? "another JSON value" : je.text);
-    json_decref(j);
-    return NULL;
+  if(!e)
+    return CLI_OK;
+  cli_err(c, e == CRAWL_ERR_NOMEM ? "out of memory" : "the request is over %u bytes",
+          CLI_MAX_BODY);
+  return CLI_LOCAL;
+}
+
+int cli_unread(const struct cli *c, const struct cli_resp *r, crawl_err e, const char *what)
+{
+  char why[JSON_WHY_MAX];
+  if(e == CRAWL_ERR_NOMEM) {
+    cli_err(c, "out of memory");
+    return CLI_LOCAL;
   }
-  return j;
+  if(!gwproto_is_object(r->body.data, r->body.len, why, sizeof why))
+    cli_err(c, "the gateway's answer (HTTP %ld) is not a JSON object: %s", r->status, why);
+  else
+    cli_err(c, "%s", what);
+  return CLI_GATEWAY;
 }
 
 /* "urn:wpfs:problem:over-quota" -> "over-quota" */
@@ -164,25 +176,24 @@ static const char *problem_name(const char *type)
 
 int cli_fail(const struct cli *c, const struct cli_resp *r)
 {
-  json_t *j = strstr(r->ctype, "json") ? json_loadb(r->body.data, r->body.len, 0, NULL) : NULL;
-  const char *type = json_string_value(json_object_get(j, "type"));
-  const char *detail = json_string_value(json_object_get(j, "detail"));
-  const char *title = json_string_value(json_object_get(j, "title"));
-  if(j && (type || title))
-    cli_err(c, "HTTP %ld %s: %s", r->status, problem_name(type),
-            detail ? detail : title ? title : "");
+  struct gw_problem p = { 0 };
+  if(strstr(r->ctype, "json"))
+    gwproto_problem(r->body.data, r->body.len, &p);
+  if(p.type || p.title)
+    cli_err(c, "HTTP %ld %s: %s", r->status, problem_name(p.type),
+            p.detail ? p.detail : p.title ? p.title : "");
   else
     cli_err(c, "HTTP %ld from the gateway%s", r->status,
             r->status == 404 ? " (is this a wpfs gateway?)" : "");
-  json_decref(j);
+  gwproto_problem_free(&p);
   if(r->status >= 400 && r->status < 500)
     return CLI_REFUSED;
   return CLI_GATEWAY;
 }
 
-int cli_put_json(const struct cli *c, FILE *f, const json_t *j, size_t flags)
+int cli_put_line(const struct cli *c, FILE *f, const char *s)
 {
-  if(json_dumpf(j, f, flags) || fputc('\n', f) == EOF || fflush(f)) {
+  if(fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f)) {
     cli_err(c, "cannot write the output");
     return CLI_LOCAL;
   }

@@ -5,17 +5,24 @@
 
 #include "clients/cli/cli.h"
 
-/* GET path; the JSON answer in *out. */
-static int get_json(struct cli *c, const char *path, json_t **out)
+/* GET path: a 200 answer in *r (freed by the caller either way). */
+static int get_answer(struct cli *c, const char *path, struct cli_resp *r)
 {
-  struct cli_resp r;
-  *out = NULL;
-  int rc = cli_call(c, "GET", path, NULL, NULL, 0, &r);
-  if(rc == CLI_OK && r.status != 200)
-    rc = cli_fail(c, &r);
-  if(rc == CLI_OK && !(*out = cli_json(c, &r)))
-    rc = CLI_GATEWAY;
-  cli_resp_free(&r);
+  int rc = cli_call(c, "GET", path, NULL, NULL, 0, r);
+  if(rc == CLI_OK && r->status != 200)
+    rc = cli_fail(c, r);
+  return rc;
+}
+
+/* The answer indented for a person, keys sorted. */
+static int put_indented(struct cli *c, const struct cli_resp *r)
+{
+  struct buf out;
+  buf_init(&out, (size_t)CLI_MAX_ANSWER * 4);
+  crawl_err e = gwproto_indent(r->body.data, r->body.len, &out);
+  int rc = e ? cli_unread(c, r, e, "the gateway's answer cannot be laid out")
+             : cli_put_line(c, stdout, out.data);
+  buf_free(&out);
   return rc;
 }
 
@@ -33,12 +40,12 @@ static int show(struct cli *c, const char *prefix, const char *arg)
   }
   snprintf(path, n, "%s%s", prefix, e ? e : "");
   free(e);
-  json_t *j;
-  int rc = get_json(c, path, &j);
+  struct cli_resp r;
+  int rc = get_answer(c, path, &r);
   free(path);
   if(rc == CLI_OK)
-    rc = cli_put_json(c, stdout, j, JSON_INDENT(2) | JSON_SORT_KEYS);
-  json_decref(j);
+    rc = put_indented(c, &r);
+  cli_resp_free(&r);
   return rc;
 }
 
@@ -70,37 +77,53 @@ int cli_stats(struct cli *c, int argc, char **argv)
   return show(c, "/v1/stats", NULL);
 }
 
-static const char *str(const json_t *j, const char *k)
+static const char *str(const char *s)
 {
-  const char *s = json_string_value(json_object_get(j, k));
   return s ? s : "";
 }
 
 /* The robots.txt decision in words. */
-static void explain(const char *url, const json_t *j)
+static void explain(const char *url, const struct gw_robots_answer *a)
 {
-  bool allowed = json_is_true(json_object_get(j, "allowed"));
-  const char *st = str(j, "robots_status");
-  printf("%s: %s\n", url, allowed ? "allowed" : "disallowed");
-  if(*str(j, "rule"))
-    printf("  rule:        %s: %s (line %lld)\n", !strcmp(str(j, "rule_type"), "allow") ? "Allow"
-           : "Disallow", str(j, "rule"), (long long)json_integer_value(json_object_get(j, "line")));
+  const char *st = str(a->robots_status);
+  printf("%s: %s\n", url, a->allowed ? "allowed" : "disallowed");
+  if(*str(a->rule))
+    printf("  rule:        %s: %s (line %lld)\n", !strcmp(str(a->rule_type), "allow") ? "Allow"
+           : "Disallow", a->rule, a->line);
   else if(!strcmp(st, "ok") || !strcmp(st, "not_modified"))
     printf("  rule:        none matches: allowed\n");
   if(!strcmp(st, "none"))
     printf("  robots.txt:  not fetched yet (fetched before the site's first page)\n");
   else
-    printf("  robots.txt:  %s, %lld s old%s%s\n", st,
-           (long long)json_integer_value(json_object_get(j, "age_s")),
-           *str(j, "robots_url") ? ", from " : "", str(j, "robots_url"));
-  json_t *cd = json_object_get(j, "crawl_delay_s");
-  if(json_is_number(cd))
-    printf("  crawl-delay: %g s\n", json_number_value(cd));
-  if(json_is_integer(json_object_get(j, "retry_at")))
-    printf("  retry at:    %lld (ms since the epoch)\n",
-           (long long)json_integer_value(json_object_get(j, "retry_at")));
-  printf("  origin:      %s, agent %s (product token %s)\n", str(j, "origin"), str(j, "agent"),
-         str(j, "product_token"));
+    printf("  robots.txt:  %s, %lld s old%s%s\n", st, a->age_s,
+           *str(a->robots_url) ? ", from " : "", str(a->robots_url));
+  if(a->crawl_delay_s >= 0)
+    printf("  crawl-delay: %g s\n", a->crawl_delay_s);
+  if(a->retry_at >= 0)
+    printf("  retry at:    %lld (ms since the epoch)\n", a->retry_at);
+  printf("  origin:      %s, agent %s (product token %s)\n", str(a->origin), str(a->agent),
+         str(a->product_token));
+}
+
+/* The decision: as JSON, in words, or in one word. */
+static int robots_say(struct cli *c, const char *url, const struct cli_resp *r, bool json,
+                      bool why)
+{
+  struct gw_robots_answer a;
+  crawl_err e = gwproto_robots_answer(r->body.data, r->body.len, &a);
+  int rc = e ? cli_unread(c, r, e, "the gateway's answer cannot be read") : CLI_OK;
+  if(!rc && json)
+    rc = put_indented(c, r);
+  else if(!rc && why)
+    explain(url, &a);
+  else if(!rc)
+    puts(a.allowed ? "allowed" : "disallowed");
+  if(!e && fflush(stdout))
+    rc = CLI_LOCAL;
+  if(rc == CLI_OK && !a.allowed)
+    rc = CLI_NO;
+  gwproto_robots_answer_free(&a);
+  return rc;
 }
 
 int cli_robots(struct cli *c, int argc, char **argv)
@@ -141,21 +164,11 @@ int cli_robots(struct cli *c, int argc, char **argv)
   snprintf(path, n, "/v1/robots?url=%s%s%s", e, ea ? "&agent=" : "", ea ? ea : "");
   free(e);
   free(ea);
-  json_t *j;
-  int rc = get_json(c, path, &j);
+  struct cli_resp r;
+  int rc = get_answer(c, path, &r);
   free(path);
-  if(rc == CLI_OK) {
-    if(json)
-      rc = cli_put_json(c, stdout, j, JSON_INDENT(2) | JSON_SORT_KEYS);
-    else if(why)
-      explain(url, j);
-    else
-      puts(json_is_true(json_object_get(j, "allowed")) ? "allowed" : "disallowed");
-    if(fflush(stdout))
-      rc = CLI_LOCAL;
-    if(rc == CLI_OK && !json_is_true(json_object_get(j, "allowed")))
-      rc = CLI_NO;
-  }
-  json_decref(j);
+  if(rc == CLI_OK)
+    rc = robots_say(c, url, &r, json, why);
+  cli_resp_free(&r);
   return rc;
 }

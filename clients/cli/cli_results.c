@@ -24,52 +24,51 @@ static void rd_progress(const struct rd *r, bool end)
           r->follow && !end ? ", waiting for more" : "", end ? "\n" : "");
 }
 
-static int rd_ack(struct rd *r, json_t *ids)
+static int rd_ack(struct rd *r, const char *const *ids, size_t n)
 {
-  if(!json_array_size(ids) || !r->ack)
+  if(!n || !r->ack)
     return CLI_OK;
-  json_t *req = json_pack("{s:O}", "deliveries", ids);
-  char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
-  json_decref(req);
-  if(!body)
-    return CLI_LOCAL;
+  struct buf body;
+  buf_init(&body, CLI_MAX_BODY);
+  int rc = cli_body(r->c, gwproto_ack_body(ids, n, &body));
+  if(rc) {
+    buf_free(&body);
+    return rc;
+  }
   struct cli_resp a;
-  int rc = cli_call(r->c, "POST", "/v1/results/ack", body, NULL, 0, &a);
-  free(body);
+  rc = cli_call(r->c, "POST", "/v1/results/ack", body.data, NULL, 0, &a);
+  buf_free(&body);
   if(rc == CLI_OK && a.status != 200)
     rc = cli_fail(r->c, &a);
-  json_t *j = rc == CLI_OK ? cli_json(r->c, &a) : NULL;
-  if(rc == CLI_OK && !j)
-    rc = CLI_GATEWAY;
-  r->acked += (unsigned long long)json_integer_value(json_object_get(j, "acked"));
-  json_decref(j);
+  uint64_t acked = 0;
+  crawl_err e = rc == CLI_OK ? gwproto_acked(a.body.data, a.body.len, &acked) : CRAWL_OK;
+  if(e)
+    rc = cli_unread(r->c, &a, e, "the gateway's answer cannot be read");
+  r->acked += acked;
   cli_resp_free(&a);
   return rc;
 }
 
 /* Write the results of one answer, then acknowledge the written ones. */
-static int rd_take(struct rd *r, json_t *results)
+static int rd_take(struct rd *r, const struct gw_results *res)
 {
-  json_t *ids = json_array(), *it;
-  size_t i;
-  int rc = ids ? CLI_OK : CLI_LOCAL;
-  json_array_foreach(results, i, it) {
-    if(rc != CLI_OK)
-      break;
-    json_t *d = json_object_get(it, "delivery");
-    if(!json_is_string(d)) {
+  const char **ids = res->n ? malloc(res->n * sizeof *ids) : NULL;
+  size_t n = 0;
+  int rc = ids || !res->n ? CLI_OK : CLI_LOCAL;
+  for(size_t i = 0; rc == CLI_OK && i < res->n; i++) {
+    if(!res->v[i].delivery) {
       cli_err(r->c, "a result without a delivery id");
       rc = CLI_GATEWAY;
       break;
     }
-    rc = cli_put_json(r->c, stdout, it, JSON_COMPACT);
+    rc = cli_put_line(r->c, stdout, res->v[i].json);
     if(rc == CLI_OK) {
-      json_array_append(ids, d);
+      ids[n++] = res->v[i].delivery;
       r->read++;
     }
   }
-  int arc = rd_ack(r, ids);
-  json_decref(ids);
+  int arc = rd_ack(r, ids, n);
+  free(ids);
   return rc ? rc : arc;
 }
 
@@ -83,17 +82,15 @@ static int rd_once(struct rd *r, size_t *got)
   int rc = cli_call(r->c, "GET", path, NULL, NULL, wait_ms, &a);
   if(rc == CLI_OK && a.status != 200)
     rc = cli_fail(r->c, &a);
-  json_t *j = rc == CLI_OK ? cli_json(r->c, &a) : NULL;
+  struct gw_results res = { 0 };
+  crawl_err e = rc == CLI_OK ? gwproto_results_kept(a.body.data, a.body.len, &res) : CRAWL_OK;
+  if(e)
+    rc = cli_unread(r->c, &a, e, "the gateway's answer is not a list of results");
   cli_resp_free(&a);
-  json_t *res = json_object_get(j, "results");
-  if(rc == CLI_OK && !json_is_array(res)) {
-    cli_err(r->c, "the gateway's answer has no results list");
-    rc = CLI_GATEWAY;
-  }
-  *got = json_array_size(res);
+  *got = res.n;
   if(rc == CLI_OK)
-    rc = rd_take(r, res);
-  json_decref(j);
+    rc = rd_take(r, &res);
+  gwproto_results_free(&res);
   return rc;
 }
 

@@ -27,53 +27,43 @@ static bool retryable(const char *reason)
                     || !strcmp(reason, "store_unavailable"));
 }
 
-static char *batch_body(const struct submit *s)
+/* Without --priority or --max-age-s, the gateway's defaults for a batch
+ * (priority 0, any cached copy: openapi.yaml). */
+static crawl_err batch_body(const struct submit *s, struct buf *out)
 {
-  json_t *urls = json_array();
-  for(size_t i = 0; urls && i < s->n; i++) {
-    json_t *u = s->prio < 0 && s->max_age_s < 0
-                  ? json_string(s->urls[i])
-                  : json_pack("{s:s}", "url", s->urls[i]);
-    if(u && s->prio >= 0)
-      json_object_set_new(u, "priority", json_integer(s->prio));
-    if(u && s->max_age_s >= 0)
-      json_object_set_new(u, "max_age_s", json_integer(s->max_age_s));
-    if(!u || json_array_append_new(urls, u)) {
-      json_decref(urls);
-      return NULL;
-    }
-  }
-  json_t *req = urls ? json_pack("{s:o}", "urls", urls) : NULL;
-  char *out = req ? json_dumps(req, JSON_COMPACT) : NULL;
-  json_decref(req);
-  return out;
+  struct gw_url *u = malloc((s->n ? s->n : 1) * sizeof *u);
+  if(!u)
+    return CRAWL_ERR_NOMEM;
+  for(size_t i = 0; i < s->n; i++)
+    u[i] = (struct gw_url){ s->urls[i], s->prio < 0 ? 0 : (unsigned)s->prio, s->max_age_s };
+  crawl_err e = gwproto_batch_body(u, s->n, out);
+  free(u);
+  return e;
 }
 
 /* Print the final answers, keep the URLs to try again in s->urls. */
-static int take_items(struct submit *s, json_t *items, bool last, long *wait_ms)
+static int take_items(struct submit *s, const struct gw_batch_answer *b, bool last,
+                      long *wait_ms)
 {
   size_t keep = 0, i;
-  json_t *it;
-  json_array_foreach(items, i, it) {
-    const char *st = json_string_value(json_object_get(it, "status"));
-    const char *reason = json_string_value(json_object_get(it, "reason"));
-    if(i >= s->n || !st)
+  for(i = 0; i < b->n; i++) {
+    const struct gw_item *it = &b->items[i];
+    if(i >= s->n)
       return CLI_GATEWAY;
-    if(st[0] == 'r' && retryable(reason) && !last) {
-      json_int_t ra = json_integer_value(json_object_get(it, "retry_after_ms"));
-      if(ra > *wait_ms)
-        *wait_ms = (long)ra;
+    if(it->status == GW_REJECTED && retryable(it->reason) && !last) {
+      if(it->retry_after_ms > *wait_ms)
+        *wait_ms = it->retry_after_ms;
       char *u = s->urls[i];
       s->urls[i] = NULL;
       s->urls[keep++] = u;
       continue;
     }
-    s->accepted += st[0] == 'a';
-    s->duplicate += st[0] == 'd';
-    s->rejected += st[0] == 'r';
+    s->accepted += it->status == GW_ACCEPTED;
+    s->duplicate += it->status == GW_DUPLICATE;
+    s->rejected += it->status == GW_REJECTED;
     free(s->urls[i]);
     s->urls[i] = NULL;  /* an error below leaves s->urls freeable */
-    if(cli_put_json(s->c, stdout, it, JSON_COMPACT))
+    if(cli_put_line(s->c, stdout, it->json))
       return CLI_LOCAL;
   }
   if(i != s->n)
@@ -95,14 +85,16 @@ static int send_batch(struct submit *s)
   uint64_t give_up = clock_mono_ms() + (uint64_t)s->max_wait_ms;
   while(s->n) {
     bool last = clock_mono_ms() >= give_up;
-    char *body = batch_body(s);
-    if(!body) {
-      cli_err(s->c, "out of memory");
-      return CLI_LOCAL;
+    struct buf body;
+    buf_init(&body, CLI_MAX_BODY);
+    int rc = cli_body(s->c, batch_body(s, &body));
+    if(rc) {
+      buf_free(&body);
+      return rc;
     }
     struct cli_resp r;
-    int rc = cli_call(s->c, "POST", "/v1/batches", body, NULL, 0, &r);
-    free(body);
+    rc = cli_call(s->c, "POST", "/v1/batches", body.data, NULL, 0, &r);
+    buf_free(&body);
     long wait_ms = r.retry_after_ms > 0 ? r.retry_after_ms : 1000;
     /* a quota, or the shared state gone for a moment (a Redis failover:
      * 503 with Retry-After): the same batch again, later */
@@ -114,17 +106,19 @@ static int send_batch(struct submit *s)
     }
     if(rc == CLI_OK && r.status != 200)
       rc = cli_fail(s->c, &r);
-    json_t *j = rc == CLI_OK ? cli_json(s->c, &r) : NULL;
+    struct gw_batch_answer b = { 0 };
+    crawl_err e = rc == CLI_OK ? gwproto_batch_answer_kept(r.body.data, r.body.len, &b)
+                               : CRAWL_OK;
+    if(e)
+      rc = cli_unread(s->c, &r, e, "the gateway's answer does not match the batch");
     cli_resp_free(&r);
-    if(rc == CLI_OK && !j)
-      rc = CLI_GATEWAY;
     if(rc == CLI_OK) {
       wait_ms = 0;
-      rc = take_items(s, json_object_get(j, "items"), last, &wait_ms);
+      rc = take_items(s, &b, last, &wait_ms);
       if(rc == CLI_GATEWAY)
         cli_err(s->c, "the gateway's answer does not match the batch");
     }
-    json_decref(j);
+    gwproto_batch_free(&b);
     if(rc)
       return rc;
     if(s->n)

@@ -1,3 +1,5 @@
+#include "clients/crawl/crawl.h"
+
 #include "clients/crawl/crawl_int.h"
 
 #include <errno.h>
@@ -42,19 +44,10 @@ struct crawl_opts crawl_opts_default(void)
   o.sitemap_max_text = SITEMAP_MAX_TEXT_DEFAULT;
   o.warc_prefix = "wpfs-discover";
   o.software = "wpfs-discover";
+  o.robots_rounds = 3;
+  o.robots_wait_ms = 60000;
+  o.robots_wait_max_ms = 600000;
   return o;
-}
-
-char *crawl_path(const char *dir, const char *name)
-{
-  size_t a = strlen(dir), b = strlen(name);
-  char *p = mem_alloc(a + b + 2);
-  if(p) {
-    memcpy(p, dir, a);
-    p[a] = '/';
-    memcpy(p + a + 1, name, b + 1);
-  }
-  return p;
 }
 
 static crawl_err make_dir(const char *p)
@@ -103,14 +96,18 @@ static bool holds_crawl(const struct crawl *c)
 
 static crawl_err crawl_modules(struct crawl *c)
 {
-  struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext };
+  struct linkfilter_opts lo = { c->o.scope, c->o.deny_ext, c->o.rules };
   crawl_err e = wq_open(c->o.write_queue_bytes, &c->wq);
   if(!e)
     wq_set_flush(c->wq, crawl_out_flush, c);
   struct frontier_opts fo = { c->o.frontier_bytes, c->o.max_per_host, c->frontier_dir, c->wq,
                               c->o.frontier_seg_bytes, c->o.scorer != NULL };
   struct seen_opts so = { c->seen_dir, c->o.seen_mem, c->o.seen_max_runs,
-                          crawl_links_on_new, c, c->wq };
+                          crawl_admit_on_new, c, c->wq };
+  struct rwait_opts ro = { c->o.robots_rounds, c->o.robots_wait_ms, c->o.robots_wait_max_ms,
+                           RWAIT_MAX_BYTES };
+  if(!e)
+    e = rwait_open(&ro, &c->rw);
   if(!e)
     e = linkfilter_open(&lo, &c->lf);
   if(!e)
@@ -179,6 +176,7 @@ void crawl_close(struct crawl **cp)
   seen_close(&c->seen);
   frontier_close(&c->fr);
   dedup_close(&c->dd);
+  rwait_close(&c->rw);
   wq_close(&c->wq);
   warc_close(&c->out.warc);
   crawllog_close(&c->out.log);
@@ -201,7 +199,7 @@ static crawl_err canon(const struct crawl *c, const char *url, char **out)
   return ue == URL_OK ? CRAWL_OK : ue == URL_ERR_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_INVALID;
 }
 
-/* What crawl_links_one did with a seed, from the counters it moved. */
+/* What crawl_admit_one did with a seed, from the counters it moved. */
 struct seed_mark {
   uint64_t new, known, invalid, drop[DROP__LAST];
 };
@@ -257,7 +255,7 @@ crawl_err crawl_seed(struct crawl *c, const char *url, const char **refused)
   if(!e && c->o.scorer && c->o.scorer->seed)
     c->o.scorer->seed(c->o.scorer->arg, u, &sc);
   if(!e)
-    e = crawl_links_one(c, u, 0, 0, FRONTIER_LEVELS - 1, &sc);
+    e = crawl_admit_one(c, u, 0, 0, FRONTIER_LEVELS - 1, &sc);
   const char *why = seed_fate(c, &m);
   if(!e && why)
     seed_refuse(c, why, refused);
@@ -277,7 +275,7 @@ crawl_err crawl_add_url(struct crawl *c, const char *url, uint32_t depth, unsign
   char *u = NULL;
   crawl_err e = canon(c, url, &u);
   if(!e)
-    e = crawl_links_one(c, u, depth, 0, level, NULL);
+    e = crawl_admit_one(c, u, depth, 0, level, NULL);
   mem_free(u);
   return e ? e : c->err;
 }
@@ -287,11 +285,7 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url)
   char *u = NULL;
   crawl_err e = canon(c, url, &u);
   if(!e)
-    e = fpset_add(&c->sitemaps, hash_fp64(u, strlen(u)), NULL);
-  if(e == CRAWL_ERR_FULL)
-    e = CRAWL_OK;  /* then read as a page: its <loc>s are not followed */
-  if(!e)
-    e = crawl_links_one(c, u, 1, LINK_SITEMAP, FRONTIER_LEVELS - 2, NULL);
+    e = crawl_admit_sitemap(c, u);
   mem_free(u);
   return e ? e : c->err;
 }
@@ -319,11 +313,17 @@ static size_t page_room(struct crawl *c, size_t max)
 
 size_t crawl_poll(struct crawl *c)
 {
-  size_t n = wq_reap(c->wq);
-  crawl_err e = wq_error(c->wq);
-  if(e && !c->err)
-    c->err = e;
-  return n;
+  return crawl_out_poll(c);
+}
+
+crawl_err crawl_fence(struct crawl *c, crawl_fence_fn *fn, void *arg)
+{
+  return crawl_out_fence(c, fn, arg);
+}
+
+crawl_err crawl_checkpoint(struct crawl *c)
+{
+  return crawl_ckpt_take(c);
 }
 
 void crawl_hold(struct crawl *c) { wq_hold(c->wq); }
@@ -370,6 +370,7 @@ static void seen_kick(struct crawl *c)
 size_t crawl_take(struct crawl *c, size_t max, struct frontier_item *out)
 {
   crawl_poll(c);
+  crawl_robots_wake(c);
   max = page_room(c, max);
   if(max == 0 || c->err)
     return 0;
@@ -392,9 +393,11 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
     return CRAWL_OK;
   }
   /* The entry goes last: r->url (and own's meta) may be the frontier's. */
+  if(crawl_robots_hold(c, r, fp))
+    return c->err;  /* it waits, outstanding: no line, the scorer sees it later */
   struct frontier_score own;
   bool scored = c->o.scorer && frontier_score_of(c->fr, fp, &own);
-  crawl_err e = crawl_page(c, r, depth, scored ? &own : NULL);
+  crawl_err e = crawl_visit(c, r, depth, scored ? &own : NULL);
   frontier_done(c->fr, fp, NULL);
   return e ? e : c->err;
 }
@@ -450,9 +453,10 @@ bool crawl_finished(struct crawl *c)
     return true;
   if(c->o.max_pages && c->st.pages >= c->o.max_pages)
     return crawl_over(c);
+  crawl_robots_wake(c);
   struct frontier_stats fs;
   frontier_stats(c->fr, &fs);
-  if(fs.queued || fs.outstanding)
+  if(fs.queued || fs.outstanding)  /* URLs waiting for robots.txt are outstanding */
     return false;
   if(seen_pending(c->seen) > 0 || fs.on_disk > 0) {
     seen_kick(c);  /* the answers come at a later poll */
@@ -493,6 +497,7 @@ void crawl_sizes(const struct crawl *c, struct crawl_sizes *s)
   s->warc_records = c->warc_records;
   s->warc_bytes = c->warc_bytes;
   s->warc_files = c->warc_files;
+  s->robots_waiting = crawl_robots_waiting(c);
 }
 
 static cm_err summary_counters(const struct crawl *c, struct buf *b)
@@ -509,6 +514,10 @@ static cm_err summary_counters(const struct crawl *c, struct buf *b)
   for(int r = 1; !e && r < DROP__LAST; r++)
     e = buf_addf(b, ",\"drop_%s\":%llu", drop_name((enum drop_reason)r),
                  (unsigned long long)c->st.drop[r]);
+  if(!e)
+    e = buf_adds(b, ",\"scope_rules\":");
+  if(!e)
+    e = scope_json(c->o.rules, b);
   if(!e)
     e = buf_adds(b, ",\"causes\":");
   if(!e)
@@ -532,11 +541,13 @@ static cm_err summary_frontier(const struct crawl_sizes *s, struct buf *b)
                   "\"frontier_mem_bytes\":%zu,\"frontier_peak_urls\":%zu,"
                   "\"frontier_mem_bytes_per_url\":%.2f,\"frontier_on_disk\":%llu,"
                   "\"frontier_disk_bytes\":%llu,\"frontier_spilled\":%llu,"
-                  "\"frontier_refilled\":%llu,\"frontier_disk_bytes_per_url\":%.2f",
+                  "\"frontier_refilled\":%llu,\"frontier_disk_bytes_per_url\":%.2f,"
+                  "\"robots_waiting\":%zu",
                   f->queued, f->outstanding, f->hosts, f->bytes, f->peak_urls,
                   per(f->peak_bytes, f->peak_urls), (unsigned long long)f->on_disk,
                   (unsigned long long)f->disk_bytes, (unsigned long long)f->spilled,
-                  (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled));
+                  (unsigned long long)f->refilled, per(f->spilled_bytes, f->spilled),
+                  s->robots_waiting);
 }
 
 void crawl_note(const struct crawl *c, char *out, size_t n)
@@ -615,5 +626,5 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_paths(c, out);
   if(!e)
     e = buf_addc(out, '}');
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }

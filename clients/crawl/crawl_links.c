@@ -1,235 +1,112 @@
-/* From a discovered URL to the frontier: filters, trap defences, URL-seen
- * test, admission. The order is cheapest first, and the stateful trap
- * counters (site budget, query variants) only see URLs that are new, so
- * they count distinct URLs. */
+/* What a page's links give, as URLs found (crawl_int.h): each link, its
+ * rel=canonical, and with path_ascend the directories above the page. No
+ * queue is touched here: crawl_admit takes what is found. */
 #include "clients/crawl/crawl_int.h"
 
 #include <string.h>
 
-#include "common/hash.h"
-#include "common/log.h"
 #include "common/mem.h"
 #include "common/robots_tag.h"
 
-/* A URL waiting for the seen set's answer: depth (4 bytes), level (1),
- * score (a float's 4 bytes), meta length (2), then the meta and the URL. */
-#define LINK_REC_HEAD 11
-
-void crawl_links_drop(struct crawl *c, const char *url, enum drop_reason r)
+/* A full list with a flush: its URLs handed over, the list emptied. */
+static crawl_err found_flush(struct crawl_found *f)
 {
-  c->st.drop[r]++;
-  struct log_ctx ctx = { .url = url, .action = "discovering links" };
-  if(drop_is_trap(r))
-    LOGC(LOG_INFO, &ctx, "trap: %s (%s)", drop_name(r), drop_text(r));
-  else
-    LOGC(LOG_DEBUG, &ctx, "not crawled: %s", drop_name(r));
-}
-
-static crawl_err links_push(struct crawl *c, const char *url, const struct url_parts *p,
-                            uint32_t depth, unsigned level, const struct frontier_score *sc)
-{
-  static const struct frontier_score none = { 0, NULL, 0 };
-  if(c->o.scorer)
-    return frontier_push_scored(c->fr, url, p->host, depth, sc ? sc : &none);
-  return frontier_push(c->fr, url, p->host, depth, level);
-}
-
-/* A URL the seen test found new: the stateful defences, then the queue. */
-static crawl_err links_admit(struct crawl *c, const char *url, const struct url_parts *p,
-                             uint32_t depth, unsigned level, const struct frontier_score *sc)
-{
-  if(fpset_has(&c->replayed, hash_fp64(url, strlen(url)))) {
-    c->st.links_known++;  /* finished before the crash, replayed */
-    return CRAWL_OK;
-  }
-  enum drop_reason r = trap_admit(c->trap, p);
-  if(r) {
-    crawl_links_drop(c, url, r);
-    return CRAWL_OK;
-  }
-  crawl_err e = links_push(c, url, p, depth, level, sc);
-  if(e == CRAWL_ERR_FULL || e == CRAWL_ERR_TOO_LARGE) {
-    crawl_links_drop(c, url, DROP_FRONTIER_FULL);
-    return CRAWL_OK;
-  }
-  if(e == CRAWL_ERR_INVALID) {
-    c->st.links_known++;
-    return CRAWL_OK;
-  }
-  c->st.links_new += e == CRAWL_OK;
+  crawl_err e = f->flush(f->c, f);
+  for(size_t i = 0; i < f->n; i++)
+    mem_free(f->v[i].own);
+  f->n = 0;
   return e;
 }
 
-/* Checks that need no state beyond the options. */
-static enum drop_reason links_filter(struct crawl *c, const struct url_parts *p,
-                                     uint32_t depth, unsigned flags)
+crawl_err crawl_found_add(struct crawl_found *f, const struct found_url *u)
 {
-  if((flags & LINK_NOFOLLOW) && c->o.obey_nofollow)
-    return DROP_NOFOLLOW;
-  if(depth > c->o.max_depth)
-    return DROP_DEPTH;
-  enum drop_reason r = flags & LINK_SITEMAP ? linkfilter_check_scope(c->lf, p)
-                                            : linkfilter_check(c->lf, p);
-  return r ? r : trap_check_path(c->trap, p);
-}
-
-static void put_le(unsigned char *p, uint64_t v, unsigned bytes)
-{
-  for(unsigned i = 0; i < bytes; i++)
-    p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get_le(const unsigned char *p, unsigned bytes)
-{
-  uint64_t v = 0;
-  for(unsigned i = 0; i < bytes; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-
-/* The record the seen set keeps with a pending URL (heap, mem_free). */
-static unsigned char *link_rec(const char *url, size_t n, uint32_t depth, unsigned level,
-                               const struct frontier_score *sc, size_t *len)
-{
-  size_t mlen = sc && sc->meta_len <= FRONTIER_META_MAX ? sc->meta_len : 0;
-  float score = sc ? (float)sc->score : 0;
-  uint32_t bits;
-  memcpy(&bits, &score, sizeof bits);
-  unsigned char *rec = mem_alloc(LINK_REC_HEAD + mlen + n);
-  if(!rec)
-    return NULL;
-  put_le(rec, depth, 4);
-  rec[4] = (unsigned char)level;
-  put_le(rec + 5, bits, 4);
-  put_le(rec + 9, mlen, 2);
-  if(mlen)
-    memcpy(rec + LINK_REC_HEAD, sc->meta, mlen);
-  memcpy(rec + LINK_REC_HEAD + mlen, url, n);
-  *len = LINK_REC_HEAD + mlen + n;
-  return rec;
-}
-
-static crawl_err links_seen(struct crawl *c, const char *url, const struct url_parts *p,
-                            uint32_t depth, unsigned level, const struct frontier_score *sc)
-{
-  size_t n = strlen(url), len;
-  uint64_t fp = hash_fp64(url, n);
-  bool queued = c->o.scorer && sc ? frontier_raise(c->fr, fp, sc) : frontier_bump(c->fr, fp);
-  if(queued) {
-    c->st.links_known++;  /* queued or outstanding: one more in-link */
-    return CRAWL_OK;
-  }
-  unsigned char *rec = link_rec(url, n, depth, level, sc, &len);
-  if(!rec)
-    return CRAWL_ERR_NOMEM;
-  enum seen_answer ans;
-  crawl_err e = seen_add(c->seen, fp, rec, len, &ans);
-  mem_free(rec);
-  if(e)
+  crawl_err e = f->flush && f->n >= FOUND_CHUNK ? found_flush(f) : CRAWL_OK;
+  if(e) {
+    mem_free(u->own);
     return e;
-  if(ans == SEEN_NEW)
-    return links_admit(c, url, p, depth, level, sc);
-  c->st.links_known += ans == SEEN_OLD;
+  }
+  if(f->n == f->cap) {
+    size_t cap = f->cap ? f->cap * 2 : 64;
+    struct found_url *v = mem_realloc(f->v, cap * sizeof *v);
+    if(!v) {
+      mem_free(u->own);
+      return CRAWL_ERR_NOMEM;
+    }
+    f->v = v;
+    f->cap = cap;
+  }
+  f->v[f->n++] = *u;
   return CRAWL_OK;
 }
 
-crawl_err crawl_links_one(struct crawl *c, const char *url, uint32_t depth,
-                          unsigned flags, unsigned level, const struct frontier_score *sc)
+void crawl_found_free(struct crawl_found *f)
 {
-  struct url_parts p;
-  if(url_split(url, &p) != URL_OK) {
-    c->st.links_invalid++;
-    struct log_ctx ctx = { .url = url, .action = "discovering links" };
-    LOGC(LOG_DEBUG, &ctx, "not crawled: malformed");
-    return CRAWL_OK;
-  }
-  enum drop_reason r = links_filter(c, &p, depth, flags);
-  if(r) {
-    crawl_links_drop(c, url, r);
-    return CRAWL_OK;
-  }
-  return links_seen(c, url, &p, depth, level, sc);
+  for(size_t i = 0; i < f->n; i++)
+    mem_free(f->v[i].own);
+  mem_free(f->v);
+  f->v = NULL;
+  f->n = f->cap = 0;
 }
 
-/* seen_new_fn: a pending URL turned out new. */
-void crawl_links_on_new(void *arg, uint64_t fp, const void *rec, size_t len)
+static crawl_err links_drop_all(struct crawl *c, const struct html_links *l,
+                                struct crawl_found *f)
 {
-  struct crawl *c = arg;
-  const unsigned char *r = rec;
-  (void)fp;
-  size_t mlen = len > LINK_REC_HEAD ? (size_t)get_le(r + 9, 2) : 0;
-  if(len <= LINK_REC_HEAD + mlen || c->err)
-    return;
-  uint32_t depth = (uint32_t)get_le(r, 4), bits = (uint32_t)get_le(r + 5, 4);
-  float score;
-  memcpy(&score, &bits, sizeof score);
-  struct frontier_score sc = { score, r + LINK_REC_HEAD, mlen };
-  char *url = mem_strndup((const char *)r + LINK_REC_HEAD + mlen, len - LINK_REC_HEAD - mlen);
-  struct url_parts p;
-  crawl_err e = url ? CRAWL_OK : CRAWL_ERR_NOMEM;
-  if(!e && url_split(url, &p) == URL_OK)
-    e = links_admit(c, url, &p, depth, r[4], &sc);
-  if(e)
-    c->err = e;
-  mem_free(url);
+  crawl_err e = CRAWL_OK;
+  c->st.nofollow++;
+  for(size_t i = 0; i < l->n && !e; i++)
+    e = crawl_found_add(f, &(struct found_url){ .url = l->v[i].url, .kind = FOUND_DROP,
+                                                .drop = DROP_NOFOLLOW });
+  return e;
 }
 
-void crawl_links_page(struct crawl *c, const struct html_links *l, const char *page_url,
-                      uint32_t depth, const struct frontier_score *scores, const bool *follow,
-                      const struct frontier_score *own)
+crawl_err crawl_links_page(struct crawl *c, const struct html_links *l, const char *page_url,
+                           uint32_t depth, const struct frontier_score *scores,
+                           const bool *follow, const struct frontier_score *own,
+                           struct crawl_found *f)
 {
   c->st.links += l->n + (l->canonical != NULL);
   c->st.links_invalid += l->invalid;
   c->st.links_not_http += l->not_http;
-  if((l->robots & ROBOTS_TAG_NOFOLLOW) && c->o.obey_nofollow) {
-    c->st.nofollow++;
-    for(size_t i = 0; i < l->n; i++)
-      crawl_links_drop(c, l->v[i].url, DROP_NOFOLLOW);
-    return;
-  }
+  if((l->robots & ROBOTS_TAG_NOFOLLOW) && c->o.obey_nofollow)
+    return links_drop_all(c, l, f);
   crawl_err e = CRAWL_OK;
   for(size_t i = 0; i < l->n && !e; i++) {
-    if(follow && !follow[i]) {
-      crawl_links_drop(c, l->v[i].url, DROP_OFF_TOPIC);
-      continue;
-    }
-    e = crawl_links_one(c, l->v[i].url, depth + 1, l->v[i].nofollow ? LINK_NOFOLLOW : 0, 1,
-                        scores ? &scores[i] : NULL);
+    struct found_url u = { .url = l->v[i].url, .depth = depth + 1, .level = 1,
+                           .flags = l->v[i].nofollow ? LINK_NOFOLLOW : 0,
+                           .sc = scores ? &scores[i] : NULL };
+    if(follow && !follow[i])
+      u = (struct found_url){ .url = l->v[i].url, .kind = FOUND_DROP, .drop = DROP_OFF_TOPIC };
+    e = crawl_found_add(f, &u);
   }
   /* The page's preferred URL, if another: it may be the one worth keeping
    * (a focused crawl gives it the page's own score). */
   if(!e && l->canonical && strcmp(l->canonical, page_url))
-    e = crawl_links_one(c, l->canonical, depth + 1, 0, 1, own);
-  if(e && !c->err)
-    c->err = e;
+    e = crawl_found_add(f, &(struct found_url){ .url = l->canonical, .depth = depth + 1,
+                                                .level = 1, .sc = own });
+  return e;
 }
 
 /* Path ascent (--path-ascend): the directories above a fetched URL, as if
  * the page linked them. From /a/b/c (or /a/b/c?q): /a/b/, /a/ and /; from
  * /a/b/?q also /a/b/. They take the filters, the seen test and the trap
- * defences of any link. */
-crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth)
+ * defences of any link (a focused crawl: score 0). */
+crawl_err crawl_links_ascend(struct crawl *c, const char *url, uint32_t depth,
+                             struct crawl_found *f)
 {
   struct url_parts p;
   if(!c->o.path_ascend || url_split(url, &p) != URL_OK)
     return CRAWL_OK;
   size_t base = (size_t)(p.target - url), plen = strcspn(p.target, "?");
-  char *up = mem_alloc(base + plen + 1);
-  if(!up)
-    return CRAWL_ERR_NOMEM;
-  memcpy(up, url, base + plen);
   crawl_err e = CRAWL_OK;
   for(size_t i = plen; !e && i-- > 0;) {
     if(p.target[i] != '/' || i + 1 == p.target_len)
       continue;  /* not a directory, or the URL itself */
-    up[base + i + 1] = '\0';
+    char *up = mem_strndup(url, base + i + 1);
+    if(!up)
+      return CRAWL_ERR_NOMEM;
     c->st.ascents++;
-    e = crawl_add_url(c, up, depth + 1, 1);  /* a focused crawl: score 0 */
-    if(e == CRAWL_ERR_INVALID) {
-      c->st.links_invalid++;
-      e = CRAWL_OK;
-    }
+    e = crawl_found_add(f, &(struct found_url){ .url = up, .own = up, .depth = depth + 1,
+                                                .kind = FOUND_URL, .level = 1 });
   }
-  mem_free(up);
   return e;
 }

@@ -95,7 +95,7 @@ static void meta_copy(struct page_job *pj, const struct warc_meta *m)
   struct warc_outlink *v = job_align(pj, m->noutlinks * sizeof *v);
   for(size_t i = 0; i < m->noutlinks; i++)
     v[i] = (struct warc_outlink){ job_str(pj, m->outlinks[i].url), m->outlinks[i].context };
-  pj->meta = (struct warc_meta){ v, m->noutlinks, job_str(pj, m->fields) };
+  pj->meta = (struct warc_meta){ v, m->noutlinks, job_str(pj, m->fields), m->robots };
   pj->page.meta = &pj->meta;
 }
 
@@ -224,7 +224,7 @@ static void fence_done(struct wq_job *j, crawl_err e)
   mem_free(f);
 }
 
-crawl_err crawl_fence(struct crawl *c, crawl_fence_fn *fn, void *arg)
+crawl_err crawl_out_fence(struct crawl *c, crawl_fence_fn *fn, void *arg)
 {
   struct fence_job *f = mem_calloc(1, sizeof *f);
   if(!f)
@@ -234,4 +234,25 @@ crawl_err crawl_fence(struct crawl *c, crawl_fence_fn *fn, void *arg)
   f->j = (struct wq_job){ .run = NULL, .done = fence_done, .bytes = 0 };
   wq_push(c->wq, &f->j);
   return CRAWL_OK;
+}
+
+size_t crawl_out_poll(struct crawl *c)
+{
+  size_t n = wq_reap(c->wq);
+  crawl_err e = wq_error(c->wq);
+  if(e && !c->err)
+    c->err = e;
+  return n;
+}
+
+char *crawl_path(const char *dir, const char *name)
+{
+  size_t a = strlen(dir), b = strlen(name);
+  char *p = mem_alloc(a + b + 2);
+  if(p) {
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+  }
+  return p;
 }

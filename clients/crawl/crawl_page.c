@@ -1,6 +1,9 @@
-/* One result: counters, content-seen test, WARC record, links of an
- * original HTML page, crawl log line. The same code replays a recorded
- * page at resume (c->replaying), minus the writes. */
+/* Reading one result: counters, content-seen test, the WARC record it
+ * gets, and the URLs it gives (an original HTML page's links, a
+ * sitemap's <loc>s, a feed's items, a redirect's target, the directories
+ * above it), returned in pg->found for crawl_admit; then its records and
+ * crawl log line (crawl_page_write). The same code reads a recorded page
+ * again at resume (c->replaying), without the writes. */
 #include "clients/crawl/crawl_int.h"
 
 #include <string.h>
@@ -15,34 +18,6 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/robots_tag.h"
-
-struct page_out {
-  bool                  sitemap;
-  bool                  feed;
-  struct dedup_hit      hit;
-  enum crawl_out_record record;     /* what goes into the WARC file */
-  char                 *redirect;   /* canonical target of a 3xx */
-  /* A focused crawl: the link that chose the page, whether the scorer saw
-   * it yet, and its members for the log line. */
-  const struct frontier_score *own;
-  bool                  scored;
-  struct buf            extra;
-  /* The page's WARC record: its id and date (what the content-seen index
-   * keeps of an original, for revisits of it) and its outlinks, for the
-   * metadata record. */
-  struct dedup_rec      rec;
-  char                  id[WARC_ID_LEN];
-  struct html_links     links;
-  unsigned              robots;     /* ROBOTS_TAG_*: X-Robots-Tag and meta robots */
-};
-
-/* Outcomes that carry an HTTP response: fetched now, served from the
- * gateway's cache, or revalidated (304 on the wire, the stored page). */
-bool crawl_outcome_http(const char *outcome)
-{
-  return outcome && (!strcmp(outcome, "ok") || !strcmp(outcome, "cached") ||
-                     !strcmp(outcome, "not_modified"));
-}
 
 void crawl_page_count(struct crawl *c, const char *outcome, int status, const char *cause)
 {
@@ -101,7 +76,7 @@ static bool page_is_html(const struct crawl_result *r)
 }
 
 /* The WARC record the page gets (written with its log line). */
-static void page_record(struct page_out *po)
+static void page_record(struct crawl_page *po)
 {
   po->record = po->hit.verdict == DEDUP_EXACT ? CRAWL_OUT_REVISIT : CRAWL_OUT_RESPONSE;
 }
@@ -117,38 +92,31 @@ crawl_err crawl_page_scored(struct crawl *c, const char *url, const char *outcom
 /* The scorer reads the page (its text) and judges each link (l: none for a
  * duplicate, whose links are not taken). */
 static crawl_err page_score(struct crawl *c, const struct crawl_result *r, const struct buf *text,
-                            const struct html_links *l, struct page_out *po,
-                            struct frontier_score **scores, bool **follow)
+                            const struct html_links *l, struct crawl_page *po)
 {
   size_t n = l ? l->n : 0;
-  *scores = n ? mem_calloc(n, sizeof **scores) : NULL;
-  *follow = n ? mem_calloc(n, sizeof **follow) : NULL;
-  if(n && (!*scores || !*follow))
+  po->scores = n ? mem_calloc(n, sizeof *po->scores) : NULL;
+  po->follow = n ? mem_calloc(n, sizeof *po->follow) : NULL;
+  if(n && (!po->scores || !po->follow))
     return CRAWL_ERR_NOMEM;
   for(size_t i = 0; i < n; i++)
-    (*follow)[i] = true;
+    po->follow[i] = true;
   struct crawl_scored sp = { r->url, r->outcome, r->status, po->own, text->data, text->len,
-                             l, c->replaying, *scores, *follow, &po->extra,
+                             l, c->replaying, po->scores, po->follow, &po->extra,
                              po->hit.verdict != DEDUP_NEW };
   po->scored = true;
   return c->o.scorer->page(c->o.scorer->arg, &sp);
 }
 
 /* An original page's links, or a near duplicate's that has links of its
- * own: scored (a focused crawl), then queued. */
+ * own: scored (a focused crawl), then found. */
 static crawl_err page_links(struct crawl *c, const struct crawl_result *r,
-                            const struct html_links *l, uint32_t depth, struct page_out *po)
+                            const struct html_links *l, uint32_t depth, struct crawl_page *po)
 {
-  struct frontier_score *scores = NULL;
-  bool *follow = NULL;
-  crawl_err e = CRAWL_OK;
-  if(c->o.scorer)
-    e = page_score(c, r, &l->text, l, po, &scores, &follow);
+  crawl_err e = c->o.scorer ? page_score(c, r, &l->text, l, po) : CRAWL_OK;
   if(!e)
-    crawl_links_page(c, l, r->url, depth, scores, follow, po->own);
-  mem_free(scores);
-  mem_free(follow);
-  return e ? e : c->err;
+    e = crawl_links_page(c, l, r->url, depth, po->scores, po->follow, po->own, &po->found);
+  return e;
 }
 
 /* A page the parser's bounds touched is never passed over in silence:
@@ -213,24 +181,29 @@ static unsigned sitemap_level(struct crawl *c, const struct sitemap_entry *se)
   return frontier_hint_level(&h);
 }
 
+struct sitemap_ctx {
+  struct crawl       *c;
+  struct crawl_found *found;
+  crawl_err           err;
+};
+
+/* A <loc>: a URL at depth 1 with the sitemap's hints, or (an index's) a
+ * sitemap. */
 static int sitemap_loc(void *arg, const struct sitemap_entry *se)
 {
-  struct crawl *c = arg;
+  struct sitemap_ctx *sx = arg;
   char *u = mem_strndup(se->loc, se->len);
-  crawl_err e = u ? CRAWL_OK : CRAWL_ERR_NOMEM;
-  if(!e && se->index)
-    e = crawl_add_sitemap(c, u);
-  else if(!e)
-    e = crawl_add_url(c, u, 1, sitemap_level(c, se));
-  c->st.sitemap_urls++;
-  mem_free(u);
-  if(e == CRAWL_ERR_INVALID) {
-    c->st.links_invalid++;
-    e = CRAWL_OK;
-  }
-  if(e && !c->err)
-    c->err = e;
-  return e != CRAWL_OK;
+  sx->c->st.sitemap_urls++;
+  if(!u)
+    sx->err = CRAWL_ERR_NOMEM;
+  else if(se->index)
+    sx->err = crawl_found_add(sx->found, &(struct found_url){ .url = u, .own = u,
+                                                              .kind = FOUND_SITEMAP });
+  else
+    sx->err = crawl_found_add(sx->found, &(struct found_url){
+      .url = u, .own = u, .kind = FOUND_URL, .depth = 1,
+      .level = (unsigned char)sitemap_level(sx->c, se) });
+  return sx->err != CRAWL_OK;
 }
 
 static void sitemap_report(struct crawl *c, const char *url, const struct sitemap_info *si)
@@ -248,25 +221,27 @@ static void sitemap_report(struct crawl *c, const char *url, const struct sitema
          gunzip_end_text(si->end));
 }
 
-/* A sitemap: recorded, its URLs queued; not a page (no content test). */
-static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+/* A sitemap: recorded, its URLs found; not a page (no content test). */
+static crawl_err page_sitemap(struct crawl *c, const struct crawl_result *r, struct crawl_page *po)
 {
   struct sitemap_opts so = { c->o.html, c->o.sitemap_max_text };
   struct sitemap_info si;
+  struct sitemap_ctx sx = { c, &po->found, CRAWL_OK };
   page_record(po);
   c->st.sitemaps++;
   po->sitemap = true;
-  crawl_err e = sitemap_read(r->body, r->body_len, &so, sitemap_loc, c, &si);
+  crawl_err e = sitemap_read(r->body, r->body_len, &so, sitemap_loc, &sx, &si);
   if(!e)
     sitemap_report(c, r->url, &si);
-  return e ? e : c->err;
+  return e ? e : sx.err;
 }
 
 struct feed_ctx {
-  struct crawl *c;
-  const char   *url;
-  uint32_t      depth;
-  crawl_err     err;
+  struct crawl       *c;
+  const char         *url;
+  uint32_t            depth;
+  struct crawl_found *found;
+  crawl_err           err;
 };
 
 /* A feed's link, resolved against the feed's URL, is a link of the feed. */
@@ -283,17 +258,19 @@ static int feed_link(void *arg, const char *ref, size_t len)
   else if(ue)
     c->st.links_invalid++;
   else
-    f->err = crawl_links_one(c, u, f->depth + 1, 0, 1, NULL);
-  mem_free(u);
+    f->err = crawl_found_add(f->found, &(struct found_url){ .url = u, .own = u,
+                                                            .depth = f->depth + 1, .level = 1 });
+  if(ue)
+    mem_free(u);
   return f->err != CRAWL_OK;
 }
 
 /* A feed (RSS, Atom): recorded, its items' links followed (unless the
  * header said nofollow); not a page (no content test). */
 static crawl_err page_feed(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                           struct page_out *po)
+                           struct crawl_page *po)
 {
-  struct feed_ctx f = { c, r->url, depth, CRAWL_OK };
+  struct feed_ctx f = { c, r->url, depth, &po->found, CRAWL_OK };
   struct feed_info fi;
   page_record(po);
   c->st.feeds++;
@@ -304,12 +281,12 @@ static crawl_err page_feed(struct crawl *c, const struct crawl_result *r, uint32
   }
   crawl_err e = feed_read(r->body, r->body_len, 0, feed_link, &f, &fi);
   c->st.feeds_broken += !e && fi.broken;
-  return e ? e : f.err ? f.err : c->err;
+  return e ? e : f.err;
 }
 
 /* A 2xx body: duplicate or original; links of an original HTML page. */
 static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                              struct page_out *po)
+                              struct crawl_page *po)
 {
   struct html_links l = { 0 };
   bool parsed = false;
@@ -344,20 +321,18 @@ static crawl_err page_content(struct crawl *c, const struct crawl_result *r, uin
   bool own = po->hit.verdict == DEDUP_NEAR && po->hit.own_links;
   c->st.dup_near_followed += !e && parsed && own;
   c->st.html += !e && parsed && po->hit.verdict == DEDUP_NEW;
-  struct frontier_score *no_scores = NULL;
-  bool *no_follow = NULL;
-  if(!e && parsed && (po->hit.verdict == DEDUP_NEW || own))
-    e = page_links(c, r, &l, depth, po);
-  else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
-    e = page_score(c, r, &l.text, NULL, po, &no_scores, &no_follow);
   if(parsed)
-    po->links = l;  /* the metadata record's outlinks; crawl_page frees them */
+    po->links = l;  /* the metadata record's outlinks, and what was found borrows them */
+  if(!e && parsed && (po->hit.verdict == DEDUP_NEW || own))
+    e = page_links(c, r, &po->links, depth, po);
+  else if(!e && parsed && c->o.scorer)  /* a duplicate: read, its links not taken */
+    e = page_score(c, r, &po->links.text, NULL, po);
   return e;
 }
 
 /* A sitemap that moved is a sitemap where it went. */
 static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                               bool sitemap, struct page_out *po)
+                               bool sitemap, struct crawl_page *po)
 {
   if(!r->redirect || !*r->redirect)
     return CRAWL_OK;
@@ -371,9 +346,12 @@ static crawl_err page_redirect(struct crawl *c, const struct crawl_result *r, ui
   }
   c->st.links++;
   if(sitemap)
-    return crawl_add_sitemap(c, po->redirect);
+    return crawl_found_add(&po->found, &(struct found_url){ .url = po->redirect,
+                                                           .kind = FOUND_SITEMAP });
   /* The same link, where it led: a focused crawl keeps its score. */
-  return crawl_links_one(c, po->redirect, depth + 1, 0, 1, po->own);
+  return crawl_found_add(&po->found, &(struct found_url){ .url = po->redirect,
+                                                         .depth = depth + 1, .level = 1,
+                                                         .sc = po->own });
 }
 
 /* Heritrix's outlink context of a link: hop type (L link, E embed, R
@@ -393,7 +371,7 @@ static const char *outlink_context(enum html_link_kind k)
 
 /* The page's outlinks as its metadata record lists them: every link of
  * the page, its rel=canonical, the target of a 3xx. */
-static struct warc_outlink *page_outlinks(const struct page_out *po, size_t *n)
+static struct warc_outlink *page_outlinks(const struct crawl_page *po, size_t *n)
 {
   const struct html_links *l = &po->links;
   *n = 0;
@@ -412,12 +390,12 @@ static struct warc_outlink *page_outlinks(const struct page_out *po, size_t *n)
 /* The page's records: its response or revisit, with the metadata record
  * of its outlinks and fields. */
 static crawl_err page_warc(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                           const struct page_out *po, const struct crawllog_entry *le)
+                           const struct crawl_page *po, const struct crawllog_entry *le)
 {
   char fields[160], of_id[WARC_ID_LEN] = "";
   snprintf(fields, sizeof fields, "fetchTimeMs: %llu\r\noutcome: %s\r\ndepth: %u\r\n",
            (unsigned long long)r->elapsed_ms, le->outcome, depth);
-  struct warc_meta meta = { NULL, 0, fields };
+  struct warc_meta meta = { NULL, 0, fields, po->robots };
   struct warc_outlink *outlinks = po->record ? page_outlinks(po, &meta.noutlinks) : NULL;
   if(po->record && !outlinks)
     return CRAWL_ERR_NOMEM;
@@ -435,8 +413,8 @@ static crawl_err page_warc(struct crawl *c, const struct crawl_result *r, uint32
   return e;
 }
 
-static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                          const struct page_out *po, uint64_t links)
+crawl_err crawl_page_write(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                           const struct crawl_page *po, uint64_t links)
 {
   struct crawllog_entry le = { 0 };
   le.url = r->url;
@@ -464,7 +442,7 @@ static crawl_err page_log(struct crawl *c, const struct crawl_result *r, uint32_
 
 /* The id and date of the page's WARC record, chosen here so that the
  * content-seen index can keep them; a replayed page's are its record's. */
-static void page_rec(struct crawl *c, const struct crawl_result *r, struct page_out *po)
+static void page_rec(struct crawl *c, const struct crawl_result *r, struct crawl_page *po)
 {
   po->rec.date_ms = r->fetched_at_ms;
   if(c->replaying && c->replay_id)
@@ -474,44 +452,50 @@ static void page_rec(struct crawl *c, const struct crawl_result *r, struct page_
   warc_id_text(po->rec.id, po->id);
 }
 
-crawl_err crawl_page(struct crawl *c, const struct crawl_result *r, uint32_t depth,
-                     const struct frontier_score *own)
+crawl_err crawl_page_read(struct crawl *c, const struct crawl_result *r, uint32_t depth,
+                          const struct frontier_score *own, crawl_found_fn *flush,
+                          struct crawl_page *po)
 {
-  struct page_out po;
-  memset(&po, 0, sizeof po);
-  po.own = own;
-  po.robots = r->robots_tags;
-  buf_init(&po.extra, CRAWLLOG_EXTRA_MAX);
-  page_rec(c, r, &po);
+  memset(po, 0, sizeof *po);
+  po->found.flush = flush;
+  po->found.c = c;
+  po->own = own;
+  po->robots = r->robots_tags;
+  buf_init(&po->extra, CRAWLLOG_EXTRA_MAX);
+  page_rec(c, r, po);
   crawl_page_count(c, r->outcome, r->status, page_cause(r));
   c->st.body_bytes += r->body_len;
   c->st.seeds_fetched += depth == 0 && crawl_outcome_http(r->outcome) && r->status >= 200 &&
                          r->status < 400;
-  uint64_t before = c->st.links_new;
   bool http = crawl_outcome_http(r->outcome) && r->status > 0;
+  bool ok = http && r->status >= 200 && r->status < 300;
   crawl_err e = CRAWL_OK;
   bool sitemap = fpset_has(&c->sitemaps, hash_fp64(r->url, strlen(r->url)));
-  if(http && r->status >= 200 && r->status < 300 && sitemap)
-    e = page_sitemap(c, r, &po);
-  else if(http && r->status >= 200 && r->status < 300 &&
-          feed_detect(page_header(r, "content-type"), r->body, r->body_len))
-    e = page_feed(c, r, depth, &po);
-  else if(http && r->status >= 200 && r->status < 300)
-    e = page_content(c, r, depth, &po);
+  if(ok && sitemap)
+    e = page_sitemap(c, r, po);
+  else if(ok && feed_detect(page_header(r, "content-type"), r->body, r->body_len))
+    e = page_feed(c, r, depth, po);
+  else if(ok)
+    e = page_content(c, r, depth, po);
   else if(http)
-    page_record(&po);
+    page_record(po);
   if(!e && http && r->status >= 300 && r->status < 400)
-    e = page_redirect(c, r, depth, sitemap, &po);
+    e = page_redirect(c, r, depth, sitemap, po);
   if(!e && http)
-    e = crawl_links_ascend(c, r->url, depth);
-  if(!e && c->o.scorer && !po.scored)  /* no page to read: the scorer counts it */
+    e = crawl_links_ascend(c, r->url, depth, &po->found);
+  if(!e && c->o.scorer && !po->scored)  /* no page to read: the scorer counts it */
     e = crawl_page_scored(c, r->url, r->outcome ? r->outcome : "error", r->status, own,
-                          &po.extra);
-  c->st.noindex += (po.robots & ROBOTS_TAG_NOINDEX) != 0;
-  if(!e && !c->replaying)
-    e = page_log(c, r, depth, &po, c->st.links_new - before);
-  mem_free(po.redirect);
-  buf_free(&po.extra);
-  html_links_free(&po.links);
+                          &po->extra);
+  c->st.noindex += (po->robots & ROBOTS_TAG_NOINDEX) != 0;
   return e;
+}
+
+void crawl_page_free(struct crawl_page *po)
+{
+  crawl_found_free(&po->found);
+  mem_free(po->redirect);
+  mem_free(po->scores);
+  mem_free(po->follow);
+  buf_free(&po->extra);
+  html_links_free(&po->links);
 }

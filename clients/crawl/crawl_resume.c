@@ -25,11 +25,14 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 8  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+#define CKPT_VERSION 10  /* 2: sitemap counters; 3: ascents; 4: written by the disk
                            * thread; 5: frontier on disk; 6: records_too_large;
                            * 7: scored frontiers, the scorer, drop_off_topic;
                            * 8: causes, seed refusals, the originals' link-set
-                           *    fingerprints and WARC records (id, date) */
+                           *    fingerprints and WARC records (id, date);
+                           * 9: drop_rule, the scope rules' counters;
+                           * 10: robots.txt rounds per host, robots_retried,
+                           *     robots_rounds, robots_gave_up */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -110,13 +113,14 @@ static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
   frontier_save(c->fr, ck);
   dedup_save(c->dd, ck);
   fpset_save(&c->sitemaps, ck);
+  rwait_save(c->rw, ck);
   if(c->o.scorer)
     c->o.scorer->save(c->o.scorer->arg, ck);
 }
 
-crawl_err crawl_checkpoint(struct crawl *c)
+crawl_err crawl_ckpt_take(struct crawl *c)
 {
-  crawl_poll(c);
+  crawl_out_poll(c);
   if(c->err)
     return c->err;
   struct ckpt_job *cj = mem_calloc(1, sizeof *cj);
@@ -167,6 +171,7 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
   frontier_load(c->fr, &ck);
   dedup_load(c->dd, &ck);
   fpset_load(&c->sitemaps, &ck);
+  rwait_load(c->rw, &ck);
   if(c->o.scorer)
     c->o.scorer->load(c->o.scorer->arg, &ck);
   crawl_err ce = ckfile_close(&ck);
@@ -210,7 +215,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   /* The content-seen index learns the original's record as it was written. */
   unsigned char raw[WARC_ID_RAW];
   c->replay_id = warc_id_parse(id, raw) ? raw : NULL;
-  e = crawl_page(c, &r, rec->depth, own);
+  e = crawl_visit(c, &r, rec->depth, own);
   c->replay_id = NULL;
   mem_free(ctype);
   mem_free(id);
@@ -260,14 +265,21 @@ static crawl_err replay_count(struct crawl *c, const struct crawllog_rec *rec,
   }
   const char *cause = rec->cause;
   if(!cause && !crawl_outcome_http(rec->outcome))
-    cause = rec->outcome ? rec->outcome : "error";  /* as crawl_page names it */
+    cause = rec->outcome ? rec->outcome : "error";  /* as crawl_page_read names it */
   crawl_page_count(c, rec->outcome, rec->status, cause);
   c->st.dup_exact += rec->duplicate_of && (!rec->dup || !strcmp(rec->dup, "exact"));
   c->st.dup_near += rec->duplicate_of && rec->dup && !strcmp(rec->dup, "near");
-  /* As crawl_page does for any HTTP answer. */
+  /* As crawl_page_read does for any HTTP answer. */
   bool http = crawl_outcome_http(rec->outcome) && rec->status > 0;
   c->st.seeds_fetched += http && rec->depth == 0 && rec->status >= 200 && rec->status < 400;
-  return http ? crawl_links_ascend(c, rec->url, rec->depth) : CRAWL_OK;
+  if(!http)
+    return CRAWL_OK;
+  struct crawl_found f = { 0 };
+  e = crawl_links_ascend(c, rec->url, rec->depth, &f);
+  if(!e)
+    e = crawl_admit(c, &f);
+  crawl_found_free(&f);
+  return e;
 }
 
 static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)

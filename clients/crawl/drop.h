@@ -23,7 +23,9 @@
   X(FRONTIER_FULL,     frontier_full,     0, "the frontier is at its size "       \
                                              "limit")                             \
   X(OFF_TOPIC,         off_topic,         0, "a focused crawl's path off the "    \
-                                             "topic is at its depth bound")
+                                             "topic is at its depth bound")           \
+  X(RULE,              rule,              0, "rejected by a scope rule "          \
+                                             "(--scope-rules)")
 
 enum drop_reason {
   DROP_NONE = 0,

@@ -12,7 +12,7 @@
 #define REC_MAX   2560u  /* a record of a URL of 2,048 bytes and a host of 253 */
 #define TOMB_BYTES (16u << 20)
 
-unsigned frontier_level_for(uint32_t inlinks)
+static unsigned frontier_level_for(uint32_t inlinks)
 {
   if(inlinks == 0)
     return 0;
@@ -165,7 +165,7 @@ static crawl_err host_get(struct frontier *f, const char *name, struct fhost **o
     return CRAWL_ERR_NOMEM;
   }
   h->key = key;
-  h->hpos = FSCORE_NONE;
+  heap_node_init(&h->hnode);
   memcpy(h->name, name, n + 1);
   *v = (uint64_t)(uintptr_t)h;
   f->bytes += sizeof *h + n + 1;
@@ -251,7 +251,8 @@ static crawl_err entry_new(struct frontier *f, const char *url, struct fhost *h,
   en->base = (uint8_t)(in->base < L ? in->base : L - 1);
   memcpy(en->url, url, n + 1);
   if(f->o.scored) {
-    en->hpos = en->wpos = FSCORE_NONE;
+    heap_node_init(&en->hnode);
+    heap_node_init(&en->wnode);
     en->seq = in->seq ? in->seq : ++f->seq;
     if(en->seq > f->seq)
       f->seq = en->seq;
@@ -375,11 +376,6 @@ crawl_err frontier_push_scored(struct frontier *f, const char *url, const char *
   crawl_err e = push_in(f, url, host, &in);
   f->st.pushed += e == CRAWL_OK;
   return e;
-}
-
-bool frontier_has(struct frontier *f, uint64_t fp)
-{
-  return entry_find(f, fp) != NULL;
 }
 
 const char *frontier_url(struct frontier *f, uint64_t fp)
@@ -578,6 +574,9 @@ char **frontier_retired(struct frontier *f)
   return f->disk ? frontier_disk_retired(f->disk) : NULL;
 }
 
+/* Forget fp whatever its state. */
+static bool frontier_remove(struct frontier *f, uint64_t fp);
+
 crawl_err frontier_done(struct frontier *f, uint64_t fp, uint32_t *depth)
 {
   struct fentry *e = entry_find(f, fp);
@@ -607,7 +606,7 @@ crawl_err frontier_retry(struct frontier *f, uint64_t fp)
   return r;
 }
 
-bool frontier_remove(struct frontier *f, uint64_t fp)
+static bool frontier_remove(struct frontier *f, uint64_t fp)
 {
   struct fentry *e = entry_find(f, fp);
   if(!e)

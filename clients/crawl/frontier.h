@@ -119,7 +119,6 @@ bool      frontier_raise(struct frontier *f, uint64_t fp, const struct frontier_
 /* Scored: the score and meta fp was queued with (meta valid while fp is
  * in the frontier); false when fp is not in it. */
 bool      frontier_score_of(struct frontier *f, uint64_t fp, struct frontier_score *out);
-bool      frontier_has(struct frontier *f, uint64_t fp);
 /* The URL of fp (valid while it is in the frontier), or NULL. */
 const char *frontier_url(struct frontier *f, uint64_t fp);
 /* The depth of fp if it is in the frontier. */
@@ -145,10 +144,7 @@ crawl_err frontier_done(struct frontier *f, uint64_t fp, uint32_t *depth);
 /* An outstanding URL goes back to the head of its queue (the gateway did
  * not take it). */
 crawl_err frontier_retry(struct frontier *f, uint64_t fp);
-/* Forget fp whatever its state (resume: its result is in the crawl log). */
-bool      frontier_remove(struct frontier *f, uint64_t fp);
 void      frontier_stats(const struct frontier *f, struct frontier_stats *st);
-unsigned  frontier_level_for(uint32_t inlinks);
 /* Outstanding URLs are saved as queued, ahead of the rest: after a resume
  * they are submitted again. The part on disk is saved by reference (its
  * files, their lengths, where reading stands), after its buffers are

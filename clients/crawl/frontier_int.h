@@ -4,9 +4,9 @@
  * checkpoints) and frontier_score.c (the order by score) share. */
 #include "clients/base/fpmap.h"
 #include "clients/crawl/frontier.h"
+#include "common/heap.h"
 
 #define L FRONTIER_LEVELS
-#define FSCORE_NONE UINT32_MAX  /* a heap position: in no heap */
 
 struct fhost;
 
@@ -16,7 +16,7 @@ struct fhost;
 struct fentry {
   union {
     struct { struct fentry *prev, *next; };          /* levels */
-    struct { uint32_t hpos, wpos; uint64_t seq; };   /* scored: heap slots, arrival */
+    struct { struct heap_node hnode, wnode; uint64_t seq; };  /* scored: heaps, arrival */
   };
   struct fhost  *host;
   uint64_t       fp;
@@ -37,8 +37,8 @@ struct fqueue {
 struct fhost {
   struct fhost   *rnext[L], *rprev[L];
   struct fqueue   q[L];
-  struct fentry **heap;
-  uint32_t        hn, hcap, hpos;
+  struct heap     urls;     /* scored: its queued URLs (fentry.hnode) */
+  struct heap_node hnode;   /* scored: in the frontier's heap of hosts */
   struct fhost   *bnext;    /* scored: on the list of hosts skipped by a take */
   uint64_t        key;
   uint32_t        queued, outstanding;
@@ -56,10 +56,8 @@ struct frontier {
   size_t                ring_n[L];
   size_t                bytes;      /* entries and hosts */
   /* scored */
-  struct fhost        **hheap;      /* hosts with queued URLs, best first */
-  size_t                hhn, hhcap;
-  struct fentry       **worst;      /* queued URLs, worst first: what a full frontier drops */
-  size_t                wn, wcap;
+  struct heap           host_heap;  /* hosts with queued URLs, best first */
+  struct heap           worst;      /* queued URLs, worst first: what a full frontier drops */
   uint64_t              seq;        /* arrivals */
   struct frontier_stats st;
 };

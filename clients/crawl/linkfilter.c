@@ -15,6 +15,8 @@ struct linkfilter {
   struct fpset          ext;      /* hashes of lower-case extensions */
   struct fpset          hosts;    /* hashes of the seeds' hosts */
   struct fpset          domains;  /* and of their registrable domains */
+  struct scope         *rules;    /* borrowed */
+  int                   last;     /* the rule of the last decision, -1: none */
 };
 
 static uint64_t ext_hash(const char *p, size_t n)
@@ -46,6 +48,8 @@ crawl_err linkfilter_open(const struct linkfilter_opts *o, struct linkfilter **o
   if(!lf)
     return CRAWL_ERR_NOMEM;
   lf->scope = o ? o->scope : LINKFILTER_HOST;
+  lf->rules = o ? o->rules : NULL;
+  lf->last = -1;
   fpset_init(&lf->ext, 64u << 10);
   fpset_init(&lf->hosts, SCOPE_BYTES);
   fpset_init(&lf->domains, SCOPE_BYTES);
@@ -110,7 +114,7 @@ static bool in_scope(const struct linkfilter *lf, const struct url_parts *p)
   return fpset_has(&lf->domains, hash_fp64(dom, strlen(dom)));
 }
 
-enum drop_reason linkfilter_check(const struct linkfilter *lf, const struct url_parts *p)
+enum drop_reason linkfilter_check(struct linkfilter *lf, const struct url_parts *p)
 {
   size_t n;
   const char *ext = url_ext(p, &n);
@@ -119,9 +123,20 @@ enum drop_reason linkfilter_check(const struct linkfilter *lf, const struct url_
   return linkfilter_check_scope(lf, p);
 }
 
-enum drop_reason linkfilter_check_scope(const struct linkfilter *lf, const struct url_parts *p)
+enum drop_reason linkfilter_check_scope(struct linkfilter *lf, const struct url_parts *p)
 {
-  return in_scope(lf, p) ? DROP_NONE : DROP_SCOPE;
+  bool in = in_scope(lf, p);
+  if(!lf->rules)
+    return in ? DROP_NONE : DROP_SCOPE;
+  int rule;
+  bool keep = scope_decide(lf->rules, p, in, &rule);
+  lf->last = rule;  /* for the log line of the drop */
+  return keep ? DROP_NONE : rule < 0 ? DROP_SCOPE : DROP_RULE;
+}
+
+const char *linkfilter_rule(const struct linkfilter *lf)
+{
+  return scope_rule_text(lf->rules, lf->last);
 }
 
 bool linkfilter_scope_parse(const char *s, enum linkfilter_scope *out)
@@ -140,10 +155,12 @@ void linkfilter_save(const struct linkfilter *lf, struct ckfile *c)
 {
   fpset_save(&lf->hosts, c);
   fpset_save(&lf->domains, c);
+  scope_save(lf->rules, c);
 }
 
 void linkfilter_load(struct linkfilter *lf, struct ckfile *c)
 {
   fpset_load(&lf->hosts, c);
   fpset_load(&lf->domains, c);
+  scope_load_counts(lf->rules, c);
 }

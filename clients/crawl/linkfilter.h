@@ -9,6 +9,7 @@
 
 #include "clients/base/ckfile.h"
 #include "clients/base/crawl_err.h"
+#include "clients/base/scope.h"
 #include "clients/crawl/drop.h"
 #include "common/url.h"
 
@@ -29,6 +30,7 @@ enum linkfilter_scope { LINKFILTER_HOST, LINKFILTER_DOMAIN, LINKFILTER_ANY };
 struct linkfilter_opts {
   enum linkfilter_scope scope;
   const char           *deny_ext;  /* comma-separated; NULL = the default */
+  struct scope         *rules;     /* --scope-rules, the caller's; NULL: none */
 };
 
 struct linkfilter;
@@ -37,14 +39,22 @@ crawl_err linkfilter_open(const struct linkfilter_opts *o, struct linkfilter **o
 void      linkfilter_close(struct linkfilter **lfp);
 /* A seed widens the scope to its host (or its registrable domain). */
 crawl_err linkfilter_add_seed(struct linkfilter *lf, const char *canon_url);
-/* DROP_NONE, DROP_EXTENSION or DROP_SCOPE for a URL split by url_split. */
-enum drop_reason linkfilter_check(const struct linkfilter *lf, const struct url_parts *p);
+/* DROP_NONE, DROP_EXTENSION, DROP_SCOPE or DROP_RULE for a URL split by
+ * url_split. The scope and the rules are one decision (scope.h): the
+ * scope's answer is where the rules start, and the last rule that matches
+ * decides; a URL the scope left out and no rule took back is DROP_SCOPE,
+ * one a rule rejected DROP_RULE (counted on that rule). */
+enum drop_reason linkfilter_check(struct linkfilter *lf, const struct url_parts *p);
 /* The scope alone: for a sitemap, whose name (sitemap.xml.gz) is not a
  * page's. */
-enum drop_reason linkfilter_check_scope(const struct linkfilter *lf, const struct url_parts *p);
+enum drop_reason linkfilter_check_scope(struct linkfilter *lf, const struct url_parts *p);
+/* The rule that rejected the last URL dropped DROP_RULE ("line 3: reject
+ * regex ..."), for the log. */
+const char *linkfilter_rule(const struct linkfilter *lf);
 /* "host", "domain", "any". */
 bool      linkfilter_scope_parse(const char *s, enum linkfilter_scope *out);
-/* The scope (the seeds' hosts and domains) for checkpoints. */
+/* The scope (the seeds' hosts and domains) and the rules' counters, for
+ * checkpoints. */
 void      linkfilter_save(const struct linkfilter *lf, struct ckfile *c);
 void      linkfilter_load(struct linkfilter *lf, struct ckfile *c);
 

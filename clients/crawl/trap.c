@@ -4,6 +4,7 @@
 
 #include "clients/base/fpmap.h"
 #include "common/hash.h"
+#include "common/log.h"
 #include "common/mem.h"
 
 #define SEG_MAX 256  /* segments examined for repeats */
@@ -14,6 +15,7 @@ struct trap {
   struct fpmap     queries;  /* host + path -> distinct queries admitted */
   struct fpmap     domains;  /* registrable domain -> hosts admitted */
   uint64_t         untracked;
+  bool             cap_said;  /* the host cap named itself in the log */
 };
 
 struct trap_opts trap_opts_default(void)
@@ -97,6 +99,20 @@ enum drop_reason trap_check_path(const struct trap *t, const struct url_parts *p
   return DROP_NONE;
 }
 
+/* A broad web under one suffix can reach the host cap without anyone
+ * having chosen it: the first drop says which domain and which option,
+ * once; the rest are counted (drop_domain_hosts). */
+static void cap_say(struct trap *t, const char *dom, const char *host)
+{
+  if(t->cap_said)
+    return;
+  t->cap_said = true;
+  LOG(LOG_WARN, "host cap: registrable domain %s has %u host names, the most "
+      "--max-domain-hosts allows; %s and any more host under it are not crawled (said once, "
+      "counted in drop_domain_hosts; --max-domain-hosts 0 lifts the cap)", dom,
+      t->o.max_domain_hosts, host);
+}
+
 /* The counter of key, or NULL when the map is at its budget. */
 static uint64_t *counter(struct trap *t, struct fpmap *m, uint64_t key, bool *added)
 {
@@ -124,6 +140,7 @@ enum drop_reason trap_admit(struct trap *t, const struct url_parts *p)
   uint64_t *hosts = new_host ? counter(t, &t->domains, hash_fp64(dom, strlen(dom)), &unused) : NULL;
   if(hosts && t->o.max_domain_hosts && *hosts >= t->o.max_domain_hosts) {
     fpmap_del(&t->sites, hash_fp64(p->host, strlen(p->host)));  /* not admitted */
+    cap_say(t, dom, p->host);
     return DROP_DOMAIN_HOSTS;
   }
   bool has_query = path_len(p) < p->target_len;
@@ -140,12 +157,6 @@ enum drop_reason trap_admit(struct trap *t, const struct url_parts *p)
   if(q)
     (*q)++;
   return DROP_NONE;
-}
-
-void trap_stats(const struct trap *t, struct trap_stats *st)
-{
-  st->untracked = t->untracked;
-  st->mem_bytes = fpmap_bytes(&t->sites) + fpmap_bytes(&t->queries) + fpmap_bytes(&t->domains);
 }
 
 static void map_save(const struct fpmap *m, struct ckfile *c)

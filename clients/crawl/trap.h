@@ -28,11 +28,6 @@ struct trap_opts {
 };
 struct trap_opts trap_opts_default(void);
 
-struct trap_stats {
-  uint64_t untracked;
-  size_t   mem_bytes;
-};
-
 struct trap;
 
 crawl_err trap_open(const struct trap_opts *o, struct trap **out);
@@ -40,7 +35,6 @@ void      trap_close(struct trap **tp);
 enum drop_reason trap_check_path(const struct trap *t, const struct url_parts *p);
 /* Decide and, when admitted (DROP_NONE), count the URL. */
 enum drop_reason trap_admit(struct trap *t, const struct url_parts *p);
-void      trap_stats(const struct trap *t, struct trap_stats *st);
 void      trap_save(const struct trap *t, struct ckfile *c);
 void      trap_load(struct trap *t, struct ckfile *c);
 

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "clients/crawl/crawl.h"
-#include "clients/crawl/crawler.h"
-#include "clients/crawl/discover.h"
-#include "clients/crawl/seeds.h"
+#include "clients/loop/crawler.h"
+#include "clients/loop/crawl_loop.h"
+#include "clients/loop/seeds.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -28,7 +28,6 @@ struct dopts {
   bool   follow_nofollow;
   size_t frontier_bytes;
   long   max_depth;
-  long   max_domain_hosts;
   long   max_path_depth;
   long   max_per_host;
   long   max_query_variants;
@@ -56,8 +55,6 @@ static const struct cfg_key own_keys[] = {
     "memory for the frontier; URLs past it wait on disk in --out/frontier" },
   { "max_depth", CFG_INT, OFF(max_depth), "-1", -1, 1e9, NULL,
     "link hops from a seed (-1: no limit)" },
-  { "max_domain_hosts", CFG_INT, OFF(max_domain_hosts), "1000", 0, 1e9, NULL,
-    "host names per registrable domain (0: no limit)" },
   { "max_path_depth", CFG_INT, OFF(max_path_depth), "16", 0, 1000, NULL,
     "path segments of a URL (0: no limit)" },
   { "max_per_host", CFG_INT, OFF(max_per_host), "8", 0, 1e6, NULL,
@@ -102,7 +99,6 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   o->trap.max_path_depth = (unsigned)d->max_path_depth;
   o->trap.max_segment_repeats = (unsigned)d->max_segment_repeats;
   o->trap.max_query_variants = (unsigned)d->max_query_variants;
-  o->trap.max_domain_hosts = (unsigned)d->max_domain_hosts;
   o->dedup.max_distance = (unsigned)d->near_distance;
   o->frontier_bytes = d->frontier_bytes;
   o->max_per_host = (unsigned)d->max_per_host;
@@ -110,9 +106,9 @@ static bool fill_crawl(const struct dopts *d, struct crawl_opts *o)
   return linkfilter_scope_parse(d->scope, &o->scope);
 }
 
-static void fill_discover(const struct dopts *d, struct discover_opts *o)
+static void fill_discover(const struct dopts *d, struct crawl_loop_opts *o)
 {
-  *o = discover_opts_default();
+  *o = crawl_loop_opts_default();
   crawler_fill_loop(&d->c, "wpfs-discover/0.1", o);
   o->batch_max = (unsigned)d->batch;
   o->window = (unsigned)d->window;
@@ -132,22 +128,23 @@ static int usage_check(const struct dopts *d)
 static int crawl_main(const struct dopts *d)
 {
   struct crawl_opts co;
-  struct discover_opts dop;
+  struct crawl_loop_opts dop;
   if(!fill_crawl(d, &co)) {
     fprintf(stderr, "wpfs-discover: --scope is host, domain or any\n");
     return 1;
   }
   fill_discover(d, &dop);
+  if(crawler_scope(&d->c, "wpfs-discover", &co.rules))
+    return 1;
   struct crawl *c;
   int rc = crawler_open(&d->c, d->resume, "wpfs-discover", &co, &c);
-  if(rc)
-    return rc;
   int nseeds;
-  if(d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
-    rc = DISCOVER_EXIT_LOCAL;
+  if(!rc && d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
+    rc = CRAWL_LOOP_EXIT_LOCAL;
   if(!rc)
-    rc = discover_run(c, &dop, stdout);
+    rc = crawl_loop_run(c, &dop, stdout);
   crawl_close(&c);
+  scope_free(&co.rules);
   return rc;
 }
 

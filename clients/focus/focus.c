@@ -123,11 +123,6 @@ static double focus_sim(struct focus *f, struct tvec *v, const char *s, size_t n
   return tvec_cosine(f->idf, &f->topic, v);
 }
 
-double focus_similarity(struct focus *f, const char *s, size_t n)
-{
-  return focus_sim(f, &f->scratch, s, n);
-}
-
 /* ---- Links ------------------------------------------------------------------ */
 
 static bool word_byte(char c)

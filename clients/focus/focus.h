@@ -61,11 +61,7 @@ void      focus_close(struct focus **fp);
  * HTML either way), each adding its terms. */
 crawl_err focus_topic_words(struct focus *f, const char *s, size_t n);
 crawl_err focus_topic_page(struct focus *f, const char *body, size_t n);
-/* The similarity of a text to the topic under the IDF learned so far. */
-double    focus_similarity(struct focus *f, const char *s, size_t n);
 const struct crawl_scorer *focus_scorer(struct focus *f);
 void      focus_stats(const struct focus *f, struct focus_stats *st);
-/* The page count of harvest point i (100, 200, 500, 1000, ...). */
-uint64_t  focus_at(size_t i);
 
 #endif

@@ -12,7 +12,8 @@
 
 #define FOCUS_CKPT_VERSION 1
 
-uint64_t focus_at(size_t i)
+/* The page count of harvest point i (100, 200, 500, 1000, ...). */
+static uint64_t focus_at(size_t i)
 {
   static const unsigned step[] = { 1, 2, 5 };
   uint64_t p = 100;
@@ -45,7 +46,7 @@ crawl_err focus_log(const struct focus *f, struct buf *log, double sim, bool rel
     e = l.parent ? buf_add_json_str(log, l.parent, l.parent_len) : buf_adds(log, "null");
   if(!e)
     e = buf_addf(log, ",\"inherited\":%.6g,\"off_topic\":%u", l.inherited, l.off);
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 static double jnum(json_t *o, const char *k)
@@ -132,7 +133,7 @@ crawl_err focus_summary(void *arg, struct buf *out)
                  (unsigned long long)idf_docs(f->idf),
                  (unsigned long long)idf_untracked(f->idf), idf_bytes(f->idf),
                  (unsigned long long)f->st.links_scored);
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 void focus_note(void *arg, char *out, size_t n)

@@ -49,7 +49,7 @@ crawl_err idf_learn(struct idf *d, const struct tvec *v)
   return CRAWL_OK;
 }
 
-uint64_t idf_df(const struct idf *d, uint64_t term)
+static uint64_t idf_df(const struct idf *d, uint64_t term)
 {
   uint64_t *c = fpmap_get((struct fpmap *)&d->df, term);
   return c ? *c : 0;

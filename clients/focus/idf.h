@@ -23,7 +23,6 @@ void      idf_close(struct idf **dp);
 crawl_err idf_learn(struct idf *d, const struct tvec *v);
 double    idf_of(const struct idf *d, uint64_t term);
 uint64_t  idf_docs(const struct idf *d);
-uint64_t  idf_df(const struct idf *d, uint64_t term);
 uint64_t  idf_untracked(const struct idf *d);
 size_t    idf_bytes(const struct idf *d);
 void      idf_save(const struct idf *d, struct ckfile *c);

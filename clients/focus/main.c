@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 
 #include "clients/crawl/crawl.h"
-#include "clients/crawl/crawler.h"
-#include "clients/crawl/discover.h"
+#include "clients/loop/crawler.h"
+#include "clients/loop/crawl_loop.h"
 #include "clients/focus/focus.h"
 #include "clients/focus/topic_pages.h"
-#include "clients/crawl/seeds.h"
+#include "clients/loop/seeds.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -126,9 +126,9 @@ static bool fill_crawl(const struct fopts *d, const struct crawl_scorer *s, stru
 
 /* The crawl loop of wpfs-discover, with a small window: the frontier's
  * order is only as fresh as the URLs already handed to the gateway. */
-static void fill_loop(const struct fopts *d, struct discover_opts *o)
+static void fill_loop(const struct fopts *d, struct crawl_loop_opts *o)
 {
-  *o = discover_opts_default();
+  *o = crawl_loop_opts_default();
   crawler_fill_loop(&d->c, "wpfs-focus/0.1", o);
   o->batch_max = (unsigned)d->window;
   o->window = (unsigned)d->window;
@@ -157,14 +157,14 @@ static int usage_check(const struct fopts *d)
 
 /* The topic from the words and the example pages (fetched through the
  * gateway when they are URLs). */
-static int make_topic(const struct fopts *d, struct focus *f, const struct discover_opts *lo)
+static int make_topic(const struct fopts *d, struct focus *f, const struct crawl_loop_opts *lo)
 {
   if(d->topic && focus_topic_words(f, d->topic, strlen(d->topic))) {
     fprintf(stderr, "%s: --topic: out of memory\n", prog_name);
-    return DISCOVER_EXIT_LOCAL;
+    return CRAWL_LOOP_EXIT_LOCAL;
   }
   if(d->topic_pages && focus_topic_pages(f, d->topic_pages, &lo->gw, d->c.max_age_s, prog_name))
-    return DISCOVER_EXIT_LOCAL;
+    return CRAWL_LOOP_EXIT_LOCAL;
   struct focus_stats st;
   focus_stats(f, &st);
   if(st.topic_terms == 0) {
@@ -181,14 +181,14 @@ static int start_crawl(const struct fopts *d, struct crawl *c)
 {
   int n;
   if(crawl_seeds_file(c, d->c.seeds, prog_name, false, &n))
-    return DISCOVER_EXIT_LOCAL;
+    return CRAWL_LOOP_EXIT_LOCAL;
   crawl_err e = crawl_checkpoint(c);
   crawl_sync(c);
   if(!e)
     e = crawl_error(c);
   if(e) {
     fprintf(stderr, "%s: first checkpoint: %s\n", prog_name, crawl_err_text(e));
-    return DISCOVER_EXIT_LOCAL;
+    return CRAWL_LOOP_EXIT_LOCAL;
   }
   return 0;
 }
@@ -197,15 +197,18 @@ static int focus_main(const struct fopts *d)
 {
   struct focus_opts fo;
   struct crawl_opts co;
-  struct discover_opts lo;
+  struct crawl_loop_opts lo;
   struct focus *f = NULL;
   struct crawl *c = NULL;
+  struct scope *rules = NULL;
   if(!fill_focus(d, &fo)) {
     fprintf(stderr, "%s: --strategy is shark, best-first or bfs\n", prog_name);
     return 1;
   }
+  if(crawler_scope(&d->c, prog_name, &rules))
+    return 1;
   fill_loop(d, &lo);
-  int rc = focus_open(&fo, &f) ? DISCOVER_EXIT_LOCAL : 0;
+  int rc = focus_open(&fo, &f) ? CRAWL_LOOP_EXIT_LOCAL : 0;
   bool topic_kept = d->resume && has_checkpoint(d->c.out);
   if(!rc && topic_kept && (d->topic || d->topic_pages))
     LOG(LOG_INFO, "resuming: the crawl keeps its own topic (--topic is not read)");
@@ -215,14 +218,16 @@ static int focus_main(const struct fopts *d)
     fprintf(stderr, "%s: --scope is any, domain or host\n", prog_name);
     rc = 1;
   }
+  co.rules = rules;
   if(!rc)
     rc = crawler_open(&d->c, d->resume, prog_name, &co, &c);
   if(!rc && d->c.seeds && !d->resume)
     rc = start_crawl(d, c);
   if(!rc)
-    rc = discover_run(c, &lo, stdout);
+    rc = crawl_loop_run(c, &lo, stdout);
   crawl_close(&c);
   focus_close(&f);
+  scope_free(&rules);
   return rc;
 }
 

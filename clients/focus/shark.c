@@ -5,7 +5,7 @@ double shark_inherited(const struct shark_params *p, const struct shark_parent *
   return p->delta * (pp->relevant ? pp->sim : pp->inherited);
 }
 
-double shark_context(double anchor_sim, double around_sim)
+static double shark_context(double anchor_sim, double around_sim)
 {
   return anchor_sim > 0 ? 1.0 : around_sim;
 }

@@ -31,7 +31,6 @@ struct shark_parent {
 };
 
 double   shark_inherited(const struct shark_params *p, const struct shark_parent *pp);
-double   shark_context(double anchor_sim, double around_sim);
 double   shark_neighbourhood(const struct shark_params *p, double anchor_sim, double around_sim);
 double   shark_score(const struct shark_params *p, double inherited, double neighbourhood);
 /* Are the parent's links followed at all? */

@@ -38,9 +38,6 @@ crawl_err text_terms(struct text *t, const char *s, size_t n, text_term_fn *fn, 
 
 /* Is word (lower case, n bytes) on the stop list? */
 bool      text_is_stop(const char *word, size_t n);
-/* The list itself, for tests and docs. */
-size_t      text_stop_count(void);
-const char *text_stop_word(size_t i);
 /* The term of a stem, as text_terms makes it. */
 uint64_t  text_term(const char *stem, size_t n);
 

@@ -50,13 +50,3 @@ bool text_is_stop(const char *word, size_t n)
   struct stop_key k = { word, n };
   return bsearch(&k, stop_words, NSTOP, sizeof stop_words[0], stop_cmp) != NULL;
 }
-
-size_t text_stop_count(void)
-{
-  return NSTOP;
-}
-
-const char *text_stop_word(size_t i)
-{
-  return i < NSTOP ? stop_words[i] : NULL;
-}

@@ -23,7 +23,7 @@ void tvec_reset(struct tvec *v)
   v->n = 0;
 }
 
-crawl_err tvec_add_term(struct tvec *v, uint64_t term, uint32_t tf)
+static crawl_err tvec_add_term(struct tvec *v, uint64_t term, uint32_t tf)
 {
   if(v->n == v->cap) {
     if(v->cap >= v->max)
@@ -76,18 +76,7 @@ void tvec_end(struct tvec *v)
   v->n = w + 1;
 }
 
-crawl_err tvec_add(struct tvec *dst, const struct tvec *src)
-{
-  for(size_t i = 0; i < src->n; i++) {
-    crawl_err e = tvec_add_term(dst, src->v[i].term, src->v[i].tf);
-    if(e)
-      return e;
-  }
-  tvec_end(dst);
-  return CRAWL_OK;
-}
-
-double tvec_weight(const struct idf *d, const struct tvec_term *t)
+static double tvec_weight(const struct idf *d, const struct tvec_term *t)
 {
   return (1.0 + log((double)t->tf)) * idf_of(d, t->term);
 }

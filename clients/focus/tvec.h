@@ -30,12 +30,8 @@ void      tvec_free(struct tvec *v);
 void      tvec_reset(struct tvec *v);
 /* Count the terms of s[0..n) (appended: tvec_end sorts and merges). */
 crawl_err tvec_add_text(struct tvec *v, struct text *t, const char *s, size_t n);
-crawl_err tvec_add_term(struct tvec *v, uint64_t term, uint32_t tf);
 /* Sort by term and merge repeats: the vector is ready. */
 void      tvec_end(struct tvec *v);
-/* dst += src (both ended). */
-crawl_err tvec_add(struct tvec *dst, const struct tvec *src);
-double    tvec_weight(const struct idf *d, const struct tvec_term *t);
 /* Cosine of a and b (ended) under d's current IDF; 0 when one is empty. */
 double    tvec_cosine(const struct idf *d, const struct tvec *a, const struct tvec *b);
 void      tvec_save(const struct tvec *v, struct ckfile *c);

@@ -192,9 +192,9 @@ crawl_err crawllog_add(struct crawllog *l, const struct crawllog_entry *e)
   buf_reset(&l->line);
   cm_err ce = format(&l->line, e);
   if(ce)
-    return ce == CM_NOMEM ? CRAWL_ERR_NOMEM : CRAWL_ERR_TOO_LARGE;
+    return crawl_from_cm(ce);
   ce = buf_add(&l->pend, l->line.data, l->line.len);
-  return ce == CM_NOMEM ? CRAWL_ERR_NOMEM : ce ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(ce);
 }
 
 size_t crawllog_pending(const struct crawllog *l)

@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/mem.h"
+#include "common/robots_tag.h"
 #include "common/url.h"
 
 #define WARC_HEAD_MAX (64u << 10)   /* WARC header block, URL included */
@@ -92,7 +93,7 @@ static void digest_text(const unsigned char md[20], char out[WARC_DIGEST_LEN])
   base32(md, 20, out + 5);  /* 20 bytes = 160 bits = 32 characters, no padding */
 }
 
-void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN])
+static void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN])
 {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
@@ -189,7 +190,7 @@ static crawl_err http_head(const struct warc_page *p, struct buf *b)
     e = head_header(b, &p->headers[i]);
   if(!e)
     e = buf_addf(b, "Content-Length: %zu\r\n\r\n", p->body_len);
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 /* ---- Files ---------------------------------------------------------------- */
@@ -341,7 +342,7 @@ void warc_counts(const struct warc *w, uint64_t *records, uint64_t *bytes, unsig
 static crawl_err rec_add(struct warc *w, const void *p, size_t n)
 {
   cm_err e = buf_add(&w->raw, p, n);
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 static crawl_err rec_begin(struct warc *w, struct warc_loc *loc)
@@ -486,7 +487,7 @@ struct rec {
 
 static crawl_err cm_crawl(cm_err e)
 {
-  return e == CM_NOMEM ? CRAWL_ERR_NOMEM : e ? CRAWL_ERR_TOO_LARGE : CRAWL_OK;
+  return crawl_from_cm(e);
 }
 
 /* What the gateway's result tells of its request: the method (it fetches
@@ -519,6 +520,22 @@ static bool field_value_ok(const char *s)
   return true;
 }
 
+/* "robots: noindex, nofollow": the directives' names as the crawl log
+ * lists them, comma-separated as in X-Robots-Tag. */
+static cm_err meta_robots(unsigned bits, struct buf *b)
+{
+  cm_err e = buf_adds(b, "robots: ");
+  const char *sep = "";
+  for(unsigned bit = 1; !e && bit && bit <= bits; bit <<= 1) {
+    const char *name = (bits & bit) ? robots_tag_name(bit) : NULL;
+    if(name) {
+      e = buf_addf(b, "%s%s", sep, name);
+      sep = ", ";
+    }
+  }
+  return e ? e : buf_add(b, "\r\n", 2);
+}
+
 /* Outlinks past META_MAX (less room for the fields) are counted, not
  * written: a page of 10,000 long links still gets its record. */
 static crawl_err meta_block(const struct warc_meta *m, struct buf *b)
@@ -546,6 +563,8 @@ static crawl_err meta_block(const struct warc_meta *m, struct buf *b)
   }
   if(!e && omitted)
     e = buf_addf(b, "outlinksOmitted: %zu\r\n", omitted);
+  if(!e && m->robots)
+    e = meta_robots(m->robots, b);
   if(!e && m->fields)
     e = buf_adds(b, m->fields);
   return cm_crawl(e);

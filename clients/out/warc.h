@@ -72,12 +72,15 @@ struct warc_outlink {
   const char *url, *context;
 };
 
-/* The metadata record of a page: its outlinks, then more "name: value"
- * lines (fetchTimeMs, the crawl's outcome, ...), CRLF-ended. */
+/* The metadata record of a page: its outlinks, the page-level robots
+ * directives obeyed ("robots: noindex, nofollow", from X-Robots-Tag and
+ * meta robots; no line without any), then more "name: value" lines
+ * (fetchTimeMs, the crawl's outcome, ...), CRLF-ended. */
 struct warc_meta {
   const struct warc_outlink *outlinks;
   size_t                     noutlinks;
   const char                *fields;   /* or NULL */
+  unsigned                   robots;   /* ROBOTS_TAG_* (common/robots_tag.h) */
 };
 
 /* The record a revisit refers to. */
@@ -147,7 +150,6 @@ unsigned  warc_file_serial(const char *name, const char *prefix);
 cm_err    warc_paths_json(struct buf *b, const char *dir, const char *prefix, size_t max);
 
 /* Helpers, exposed for tests. */
-void warc_sha1_base32(const void *p, size_t n, char out[WARC_DIGEST_LEN]);
 void warc_date(uint64_t ms, char out[21]);  /* 2024-01-01T00:00:00Z */
 uint64_t warc_date_ms(const char *date);    /* its inverse; 0 when NULL or not one */
 

@@ -263,6 +263,20 @@ bool wq_wait(struct wq *q)
   return wq_reap(q) > 0 || any;
 }
 
+static size_t locked_size(struct wq *q, const size_t *field)
+{
+  pthread_mutex_lock(&q->mu);
+  size_t v = *field;
+  pthread_mutex_unlock(&q->mu);
+  return v;
+}
+
+/* Jobs pushed, not yet reaped. */
+static size_t wq_pending(struct wq *q)
+{
+  return locked_size(q, &q->pending);
+}
+
 void wq_drain(struct wq *q)
 {
   while(wq_pending(q) > 0 && wq_wait(q))
@@ -274,22 +288,9 @@ int wq_fd(const struct wq *q)
   return q->efd;
 }
 
-static size_t locked_size(struct wq *q, const size_t *field)
-{
-  pthread_mutex_lock(&q->mu);
-  size_t v = *field;
-  pthread_mutex_unlock(&q->mu);
-  return v;
-}
-
 size_t wq_bytes(struct wq *q)
 {
   return locked_size(q, &q->bytes);
-}
-
-size_t wq_pending(struct wq *q)
-{
-  return locked_size(q, &q->pending);
 }
 
 crawl_err wq_error(struct wq *q)

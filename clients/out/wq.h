@@ -75,7 +75,6 @@ void      wq_drain(struct wq *q);
 /* Readable when finished jobs wait to be reaped (an eventfd), for a loop. */
 int       wq_fd(const struct wq *q);
 size_t    wq_bytes(struct wq *q);       /* held by jobs not yet finished */
-size_t    wq_pending(struct wq *q);     /* pushed, not yet reaped */
 crawl_err wq_error(struct wq *q);       /* the first job error, or 0 */
 
 #endif

@@ -10,6 +10,7 @@
 #include "clients/out/crawllog.h"
 #include "clients/out/warc_read.h"
 #include "clients/refresh/pages.h"
+#include "common/log.h"
 #include "common/mem.h"
 #include "common/url.h"
 
@@ -25,6 +26,7 @@ struct load {
   struct tally    *refused;
   const char      *prog;
   unsigned long    no;       /* line of a list, record or line of a log */
+  const char      *rule;     /* the rule that rejected the URL refused "rule" */
   char            *err;
   size_t           errlen;
 };
@@ -35,8 +37,10 @@ static void load_refuse(struct load *l, const char *url, const char *why)
   if(!l->prog)
     return;
   if(l->refused->total <= SAY_MAX)
-    fprintf(stderr, "%s: --urls line %lu: %s (%s): %.200s\n", l->prog, l->no,
-            !strcmp(why, "malformed") ? "not an http(s) URL" : "listed before", why, url);
+    fprintf(stderr, "%s: --urls line %lu: %s%s (%s): %.200s\n", l->prog, l->no,
+            !strcmp(why, "malformed") ? "not an http(s) URL" : !strcmp(why, "rule")
+            ? "rejected by a scope rule, " : "listed before",
+            !strcmp(why, "rule") ? l->rule : "", why, url);
   if(l->refused->total == SAY_MAX + 1)
     fprintf(stderr, "%s: --urls: more URLs refused (the summary's input_refused counts "
                     "them by reason)\n", l->prog);
@@ -53,9 +57,18 @@ static bool load_is_url(const char *url)
 
 static crawl_err load_add(struct load *l, const char *url, double weight)
 {
-  bool added;
+  bool added, keep;
+  int rule;
   if(!load_is_url(url)) {
     load_refuse(l, url, "malformed");
+    return CRAWL_OK;
+  }
+  crawl_err se = scope_decide_url(l->ps->rules, url, true, &keep, &rule);
+  if(se == CRAWL_ERR_NOMEM)
+    return se;
+  if(!keep) {
+    l->rule = scope_rule_text(l->ps->rules, rule);
+    load_refuse(l, url, "rule");
     return CRAWL_OK;
   }
   crawl_err e = rf_pages_add(l->ps, url, weight,
@@ -131,10 +144,23 @@ static crawl_err load_warc(struct load *l, const char *path)
   return e;
 }
 
+bool rf_pages_keep_target(struct rf_pages *ps, const char *url)
+{
+  bool keep;
+  int rule;
+  scope_decide_url(ps->rules, url, true, &keep, &rule);
+  if(keep)
+    return true;
+  ps->ruled_out++;
+  struct log_ctx ctx = { .url = url, .action = "following a redirect" };
+  LOGC(LOG_DEBUG, &ctx, "not kept: rule (%s)", scope_rule_text(ps->rules, rule));
+  return false;
+}
+
 crawl_err rf_pages_load(struct rf_pages *ps, const char *path, double rate, uint64_t now_ms,
                         struct tally *refused, const char *prog, char *err, size_t errlen)
 {
-  struct load l = { ps, 1000 / rate, now_ms, refused, prog, 0, err, errlen };
+  struct load l = { ps, 1000 / rate, now_ms, refused, prog, 0, NULL, err, errlen };
   struct stat st;
   char *joined = NULL;
   if(!stat(path, &st) && S_ISDIR(st.st_mode)) {  /* a discovery crawl's --out */

@@ -44,6 +44,7 @@ struct ropts {
   double rate;
   bool   resume;
   char  *robots_agent;
+  char  *scope_rules;
   long   stall_ms;
   char  *token;
   char  *urls;
@@ -87,6 +88,10 @@ static const struct cfg_key keys[] = {
     "fetches per second this crawler spends, whatever the number of pages (required)" },
   { "resume", CFG_BOOL, OFF(resume), "false", 1, 0, NULL,
     "continue from --out's change log: every page's history is kept" },
+  { "scope_rules", CFG_STR, OFF(scope_rules), NULL, 1, 0, NULL,
+    "file of scope rules (accept/reject by regex, host, domain, SURT prefix; the last that "
+    "matches decides): the input's URLs and the targets of redirects they reject are not "
+    "kept (docs/crawler.md, \"Scope rules\")" },
   { "stall_ms", CFG_MSEC, OFF(stall_ms), "10m", 1000, 86400000, NULL,
     "give up when the gateway answers nothing useful for this long" },
   { "token", CFG_STR, OFF(token), NULL, 1, 0, "WPFS_TOKEN", "API key of the gateway" },
@@ -221,7 +226,16 @@ static int run(const struct ropts *o, enum rf_policy policy)
   struct rf_pages ps;
   struct refresh_out out = { NULL, NULL, log_path, o->robots_agent };
   struct tally refused = { 0 };
+  char err[SCOPE_ERR_MAX];
   rf_pages_init(&ps, (size_t)o->max_pages, 3, (double)o->max_interval_s);
+  if(o->scope_rules && scope_load(o->scope_rules, &ps.rules, err, sizeof err)) {
+    fprintf(stderr, PROG ": --scope-rules %s: %s\n", o->scope_rules, err);
+    mem_free(log_path);
+    rf_pages_free(&ps);
+    return 1;
+  }
+  if(ps.rules)
+    LOG(LOG_INFO, "scope rules: %zu from %s", scope_count(ps.rules), o->scope_rules);
   rc = log_path ? out_prepare(o, log_path, &lock_fd) : 2;
   if(!rc)
     rc = load(o, &ps, log_path, &refused);
@@ -238,6 +252,7 @@ static int run(const struct ropts *o, enum rf_policy policy)
     rc = refresh_run(&ps, &out, &ro, stdout);
   warc_close(&out.warc);
   crawllog_close(&out.log);
+  scope_free(&ps.rules);
   rf_pages_free(&ps);
   mem_free(log_path);
   if(lock_fd >= 0)

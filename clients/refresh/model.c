@@ -239,7 +239,12 @@ static double unchanged_chance(double t, const struct rf_prior *prior)
   return s * h / sqrt(2 * M_PI);
 }
 
-double rf_static_prob(double exposure, const struct rf_prior *prior, double pi)
+/* The probability that a page seen unchanged for `exposure` seconds (its
+ * intervals, and the age of its first copy's Last-Modified) is one of
+ * the share pi that never change, the others having log-rates of prior:
+ * pi / (pi + (1 - pi) E[e^(-lambda exposure)]), the expectation over the
+ * prior. No prior (var <= 0): 0, nothing to tell the two apart by. */
+static double rf_static_prob(double exposure, const struct rf_prior *prior, double pi)
 {
   if(!prior || prior->var <= 0 || pi <= 0 || exposure < 0)
     return 0;
@@ -269,7 +274,7 @@ double rf_static_share(size_t n, const double *exposure, const struct rf_prior *
     pi = s / ((double)n + 2);
   }
   for(size_t i = 0; p && i < n; i++)
-    p[i] = m[i] < 0 ? 0 : pi / (pi + (1 - pi) * m[i]);
+    p[i] = m[i] < 0 ? 0 : rf_static_prob(exposure[i], prior[i], pi);
   mem_free(m);
   return pi;
 }

@@ -60,12 +60,7 @@ double rf_estimate(const struct rf_obs *o, size_t n, double prior);
 struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf_prior *prior);
 
 /* Two-part prior: a share pi of pages never change, the others have
- * log-rates of prior. The probability that a page seen unchanged for
- * `exposure` seconds (its intervals, and the age of its first copy's
- * Last-Modified) is one of those that never change:
- * pi / (pi + (1 - pi) E[e^(-lambda exposure)]), the expectation over the
- * prior. No prior (var <= 0): 0, nothing to tell the two apart by. */
-double rf_static_prob(double exposure, const struct rf_prior *prior, double pi);
+ * log-rates of prior (model.c: rf_static_prob, a page's chance). */
 /* The share of pages that never change, from the n pages' priors and
  * their exposures (a negative exposure: the page was seen to change), by
  * expectation-maximisation with one pseudo-page of each kind. p[i] gets

@@ -28,60 +28,22 @@ bool rf_seen_parse(const char *s, enum rf_seen *out)
 
 /* ---- The heap of pages by due time ---------------------------------------- */
 
-static bool heap_less(const struct rf_pages *ps, size_t a, size_t b)
+static bool due_first(const struct heap_node *a, const struct heap_node *b)
 {
-  return ps->v[ps->heap[a]].due_ms < ps->v[ps->heap[b]].due_ms;
-}
-
-static void heap_swap(struct rf_pages *ps, size_t a, size_t b)
-{
-  size_t t = ps->heap[a];
-  ps->heap[a] = ps->heap[b];
-  ps->heap[b] = t;
-  ps->v[ps->heap[a]].heap_at = a;
-  ps->v[ps->heap[b]].heap_at = b;
-}
-
-static void heap_fix(struct rf_pages *ps, size_t i)
-{
-  while(i > 0 && heap_less(ps, i, (i - 1) / 2)) {
-    heap_swap(ps, i, (i - 1) / 2);
-    i = (i - 1) / 2;
-  }
-  for(;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
-    if(l < ps->nheap && heap_less(ps, l, m))
-      m = l;
-    if(r < ps->nheap && heap_less(ps, r, m))
-      m = r;
-    if(m == i)
-      return;
-    heap_swap(ps, i, m);
-    i = m;
-  }
-}
-
-static void heap_remove(struct rf_pages *ps, struct rf_page *p)
-{
-  size_t i = p->heap_at;
-  if(i >= ps->nheap || &ps->v[ps->heap[i]] != p)
-    return;
-  heap_swap(ps, i, --ps->nheap);
-  p->heap_at = SIZE_MAX;
-  if(i < ps->nheap)
-    heap_fix(ps, i);
+  return HEAP_ENTRY(a, const struct rf_page, due)->due_ms <
+         HEAP_ENTRY(b, const struct rf_page, due)->due_ms;
 }
 
 void rf_pages_set_due(struct rf_pages *ps, struct rf_page *p, uint64_t due_ms)
 {
   p->due_ms = due_ms;
-  if(p->heap_at < ps->nheap)
-    heap_fix(ps, p->heap_at);
+  heap_fix(&ps->heap, &p->due, due_first);
 }
 
 struct rf_page *rf_pages_top(struct rf_pages *ps)
 {
-  return ps->nheap ? &ps->v[ps->heap[0]] : NULL;
+  struct heap_node *x = heap_min(&ps->heap);
+  return x ? HEAP_ENTRY(x, struct rf_page, due) : NULL;
 }
 
 /* ---- The table ------------------------------------------------------------ */
@@ -101,7 +63,7 @@ void rf_pages_free(struct rf_pages *ps)
   for(size_t i = 0; i < ps->n; i++)
     mem_free(ps->v[i].url);
   mem_free(ps->v);
-  mem_free(ps->heap);
+  heap_free(&ps->heap);
   fpmap_free(&ps->by_url);
   fpmap_free(&ps->by_site);
   memset(ps, 0, sizeof *ps);
@@ -115,14 +77,14 @@ static crawl_err pages_grow(struct rf_pages *ps)
     return CRAWL_ERR_FULL;
   size_t cap = ps->cap ? ps->cap * 2 : 1024;
   cap = cap > ps->max ? ps->max : cap;
+  if(heap_reserve(&ps->heap, cap))
+    return CRAWL_ERR_NOMEM;
   struct rf_page *v = mem_realloc(ps->v, cap * sizeof *v);
   if(!v)
     return CRAWL_ERR_NOMEM;
   ps->v = v;
-  size_t *h = mem_realloc(ps->heap, cap * sizeof *h);
-  if(!h)
-    return CRAWL_ERR_NOMEM;
-  ps->heap = h;
+  for(size_t i = 0; i < ps->n; i++)  /* the heap points into v */
+    heap_moved(&ps->heap, &v[i].due);
   ps->cap = cap;
   return CRAWL_OK;
 }
@@ -174,9 +136,8 @@ crawl_err rf_pages_add(struct rf_pages *ps, const char *url, double weight, uint
   p->weight = weight;
   p->site = site;
   p->due_ms = due_ms;
-  p->heap_at = ps->nheap;
-  ps->heap[ps->nheap++] = (size_t)(p - ps->v);
-  heap_fix(ps, p->heap_at);
+  heap_node_init(&p->due);
+  heap_insert(&ps->heap, &p->due, due_first);
   *added = true;
   return CRAWL_OK;
 }
@@ -186,7 +147,8 @@ void rf_page_retire(struct rf_pages *ps, struct rf_page *p)
   if(p->retired)
     return;
   p->retired = true;
-  heap_remove(ps, p);
+  if(heap_node_in(&p->due))
+    heap_remove(&ps->heap, &p->due, due_first);
 }
 
 /* ---- What visits saw -------------------------------------------------------- */

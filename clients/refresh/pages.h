@@ -10,9 +10,11 @@
 #include <stdint.h>
 
 #include "clients/base/crawl_err.h"
+#include "clients/base/scope.h"
 #include "clients/base/tally.h"
 #include "clients/base/fpmap.h"
 #include "clients/refresh/model.h"
+#include "common/heap.h"
 
 #define RF_OBS_MAX 16
 #define RF_EXPLORE_Z 2.0    /* a given-up page is explored while its rate two sd (of its
@@ -53,7 +55,7 @@ struct rf_page {
   bool     retired, outstanding;
   bool     lm_bad;     /* its Last-Modified contradicted its content once */
   bool     explore;    /* its visit rate is an exploration floor */
-  size_t   heap_at;
+  struct heap_node due;  /* in the heap by due_ms (not when retired) */
 };
 
 struct rf_pages {
@@ -64,10 +66,12 @@ struct rf_pages {
   uint32_t        nsites;
   double          typical;     /* the typical rate of the estimated pages */
   double          static_share;  /* the share of pages estimated never to change */
-  size_t         *heap;        /* indices of pages not retired, by due_ms */
-  size_t          nheap;
+  struct heap     heap;        /* pages not retired, by due_ms (rf_page.due) */
   unsigned        gone_after;  /* 404/410 in a row that retire a page */
   double          max_interval_s;  /* no page waits longer */
+  struct scope   *rules;       /* --scope-rules (borrowed; NULL: none): the input's URLs
+                                  and the targets of redirects they reject are not kept */
+  uint64_t        ruled_out;   /* redirect targets the rules rejected */
 };
 
 void      rf_pages_init(struct rf_pages *ps, size_t max, unsigned gone_after,
@@ -82,9 +86,13 @@ struct rf_page *rf_pages_find(struct rf_pages *ps, const char *url);
  * (crawl.jsonl, or an output directory holding one: its 200 pages) or a
  * WARC file (its 200 responses). First visits are spread from now at
  * the given rate. A URL not kept is counted in refused by reason
- * ("malformed": not an http(s) URL; "duplicate": listed before) and the
+ * ("malformed": not an http(s) URL; "duplicate": listed before; "rule":
+ * rejected by ps->rules, counted on the rule too) and the
  * first few are said on stderr after prog's name (none when NULL), with
  * their line. */
+/* Whether the rules keep url, a redirect's target (counted in ruled_out
+ * and said in the log when not). */
+bool      rf_pages_keep_target(struct rf_pages *ps, const char *url);
 crawl_err rf_pages_load(struct rf_pages *ps, const char *path, double rate, uint64_t now_ms,
                         struct tally *refused, const char *prog, char *err, size_t errlen);
 

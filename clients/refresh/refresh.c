@@ -1,16 +1,15 @@
 #include "clients/refresh/refresh.h"
 
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clients/loop/loop.h"
 #include "clients/refresh/refresh_int.h"
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
 
-#define TICK_MS    50
 #define BATCH_MAX  500
 #define LOST_MS    300000  /* an outstanding page is sent again after this */
 #define BACKOFF_MS 1000
@@ -22,17 +21,13 @@ struct rfr {
   struct rf_pages    *ps;
   struct refresh_out *out;
   FILE               *summary;
-  uv_loop_t           loop;
-  bool                loop_ready;
-  uv_timer_t          tick;
-  uv_signal_t         sig_int, sig_term;
-  struct gwclient    *gw;
+  struct loop         lp;        /* libuv, the gateway client, tick, signals */
   struct fpmap        ids;       /* hash of a request id -> page index */
   size_t             *sub;       /* the batch in flight: page indices */
   size_t              nsub;
-  bool                submitting, polling, draining, done, handles;
+  bool                submitting, polling, draining, done;
   double              tokens, fresh_est;
-  uint64_t            start, last_tick, last_plan, last_useful, last_progress, end_at;
+  uint64_t            start, last_tick, last_plan, last_progress, end_at;
   uint64_t            plan_cost_ms;
   uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
   uint64_t            answered;  /* visits that got an HTTP answer */
@@ -73,6 +68,9 @@ static void rfr_why(const struct rfr *r, struct buf *b)
   tally_json(&r->causes, b);
   buf_adds(b, ",\"input_refused\":");
   tally_json(r->o.input_refused ? r->o.input_refused : &none, b);
+  buf_addf(b, ",\"redirects_ruled_out\":%llu,\"scope_rules\":",
+           (unsigned long long)r->ps->ruled_out);
+  scope_json(r->ps->rules, b);
 }
 
 static void rfr_summary(struct rfr *r)
@@ -137,7 +135,7 @@ static void rfr_finish(struct rfr *r, int code)
   if(r->o.progress && isatty(STDERR_FILENO))
     fputc('\n', stderr);
   rfr_summary(r);
-  uv_stop(&r->loop);
+  loop_stop(&r->lp);
 }
 
 /* Stop sending; wait for what is outstanding up to drain_ms. */
@@ -205,7 +203,7 @@ static void on_batch(void *arg, const struct gwclient_answer *a, struct gw_batch
   } else {
     for(size_t i = 0; i < b->n && !r->done; i++)
       on_item(r, &r->ps->v[r->sub[i]], &b->items[i], now);
-    r->last_useful = clock_mono_ms();
+    loop_useful(&r->lp);
   }
   mem_free(r->sub);
   r->sub = NULL;
@@ -247,7 +245,7 @@ static void rfr_submit(struct rfr *r)
     rf_pages_set_due(r->ps, p, now + LOST_MS + (uint64_t)(2000 * iv));
   }
   r->nsub = n;
-  crawl_err e = n ? gwclient_batch(r->gw, u, n, on_batch, r) : CRAWL_OK;
+  crawl_err e = n ? gwclient_batch(r->lp.gw, u, n, on_batch, r) : CRAWL_OK;
   if(e)
     sub_back(r, now + BACKOFF_MS);
   if(!n || e) {
@@ -295,7 +293,8 @@ static crawl_err deliver(struct rfr *r, const struct gw_result *g)
   r->not_modified += j.not_modified;
   crawl_err e = rf_record(r->out, p, g, &j, prev, now);
   bool added;
-  if(!e && j.seen == RF_SEEN_MOVED && p->gone == 1)  /* follow a move once */
+  if(!e && j.seen == RF_SEEN_MOVED && p->gone == 1 &&  /* follow a move once */
+     rf_pages_keep_target(r->ps, g->redirect))
     e = rf_pages_add(r->ps, g->redirect, p->weight, now, &added);
   return e == CRAWL_ERR_FULL ? CRAWL_OK : e;
 }
@@ -317,7 +316,7 @@ static void rfr_ack(struct rfr *r, const struct gw_results *res)
     if(res->v[i].delivery)
       id[n++] = res->v[i].delivery;
   if(n)
-    gwclient_ack(r->gw, id, n, on_ack, r);
+    gwclient_ack(r->lp.gw, id, n, on_ack, r);
   mem_free(id);
 }
 
@@ -364,7 +363,7 @@ static void on_results(void *arg, const struct gwclient_answer *a, struct gw_res
     if(rfr_fatal(r, deliver(r, &res->v[i]), "recording a result"))
       return;
   if(res->n)
-    r->last_useful = clock_mono_ms();
+    loop_useful(&r->lp);
   rfr_ack(r, res);
   rfr_compact(r);
 }
@@ -373,7 +372,7 @@ static void rfr_poll(struct rfr *r)
 {
   if(r->polling || r->ids.count == 0 || clock_mono_ms() < r->pause_until)
     return;
-  if(gwclient_results(r->gw, r->o.results_max, r->o.wait_ms, on_results, r) == CRAWL_OK)
+  if(gwclient_results(r->lp.gw, r->o.results_max, r->o.wait_ms, on_results, r) == CRAWL_OK)
     r->polling = true;
 }
 
@@ -402,14 +401,17 @@ static void rfr_progress(struct rfr *r, uint64_t now)
   double secs = (double)(now - r->start) / 1000;
   uint64_t judged = r->seen[RF_SEEN_CHANGED] + r->seen[RF_SEEN_UNCHANGED];
   fprintf(stderr, "\rrefresh: %zu pages, %llu fetches, %.2f/s, %.1f%% changed, "
-          "estimated freshness %.3f   ", r->ps->n, (unsigned long long)r->fetches,
+          "estimated freshness %.3f", r->ps->n, (unsigned long long)r->fetches,
           secs > 0 ? (double)r->fetches / secs : 0,
           judged ? 100.0 * (double)r->seen[RF_SEEN_CHANGED] / (double)judged : 0, r->fresh_est);
+  if(r->ps->ruled_out)
+    fprintf(stderr, ", %llu redirects ruled out", (unsigned long long)r->ps->ruled_out);
+  fprintf(stderr, "   ");
 }
 
-static void on_tick(uv_timer_t *t)
+static void on_tick(void *arg)
 {
-  struct rfr *r = rfr_of(t->data);
+  struct rfr *r = rfr_of(arg);
   uint64_t now = clock_mono_ms();
   double cap = r->o.rate > 1 ? r->o.rate : 1;
   r->tokens += r->o.rate * (double)(now - r->last_tick) / 1000;
@@ -432,44 +434,17 @@ static void on_tick(uv_timer_t *t)
   if(!r->done)
     rfr_poll(r);
   rfr_progress(r, now);
-  if(!r->done && r->ids.count && now - r->last_useful > r->o.stall_ms) {
-    LOG(LOG_ERROR, "no answer from the gateway for %llu ms: giving up",
-        (unsigned long long)r->o.stall_ms);
+  if(!r->done && r->ids.count && loop_stalled(&r->lp, r->o.stall_ms))
     rfr_finish(r, REFRESH_EXIT_STALLED);
-  }
 }
 
-static void on_signal(uv_signal_t *s, int signum)
+static void on_signal(void *arg, int signum)
 {
-  struct rfr *r = rfr_of(s->data);
+  struct rfr *r = rfr_of(arg);
   LOG(LOG_WARN, "signal %d: stopping (--resume continues)", signum);
   if(r->draining)
     rfr_finish(r, REFRESH_EXIT_STOPPED);
   rfr_drain(r, REFRESH_EXIT_STOPPED);
-}
-
-static crawl_err rfr_start(struct rfr *r)
-{
-  if(uv_loop_init(&r->loop) != 0)
-    return CRAWL_ERR_NOMEM;
-  r->loop_ready = true;
-  crawl_err e = gwclient_open(&r->loop, &r->o.gw, &r->gw);
-  if(e)
-    return e;
-  uv_timer_init(&r->loop, &r->tick);
-  uv_signal_init(&r->loop, &r->sig_int);
-  uv_signal_init(&r->loop, &r->sig_term);
-  r->handles = true;
-  r->tick.data = r->sig_int.data = r->sig_term.data = r;
-  uv_timer_start(&r->tick, on_tick, 0, TICK_MS);
-  uv_signal_start(&r->sig_int, on_signal, SIGINT);
-  uv_signal_start(&r->sig_term, on_signal, SIGTERM);
-  return CRAWL_OK;
-}
-
-static void on_close(uv_handle_t *h)
-{
-  (void)h;
 }
 
 int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refresh_opts *o,
@@ -479,26 +454,18 @@ int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refre
   if(!r)
     return REFRESH_EXIT_LOCAL;
   *r = (struct rfr){ .magic = RFR_MAGIC, .o = *o, .ps = ps, .out = out, .summary = summary };
-  r->start = r->last_tick = r->last_plan = r->last_useful = clock_mono_ms();
+  r->start = r->last_tick = r->last_plan = clock_mono_ms();
   fpmap_init(&r->ids, (size_t)o->window * 64 + 4096);
   rfr_plan(r);
-  crawl_err e = rfr_start(r);
+  static const struct loop_hooks hooks = { on_tick, on_signal };
+  crawl_err e = loop_open(&r->lp, &o->gw, &hooks, r);
   if(e) {
     LOG(LOG_ERROR, "cannot start: %s", crawl_err_text(e));
     r->exit_code = REFRESH_EXIT_LOCAL;
   } else {
-    uv_run(&r->loop, UV_RUN_DEFAULT);
+    loop_run(&r->lp);
   }
-  gwclient_close(&r->gw);
-  if(r->handles) {
-    uv_close((uv_handle_t *)&r->tick, on_close);
-    uv_close((uv_handle_t *)&r->sig_int, on_close);
-    uv_close((uv_handle_t *)&r->sig_term, on_close);
-  }
-  if(r->loop_ready) {
-    uv_run(&r->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&r->loop);
-  }
+  loop_close(&r->lp);
   int code = r->exit_code;
   mem_free(r->sub);
   fpmap_free(&r->ids);

@@ -1,7 +1,8 @@
 #ifndef WPFS_CLIENTS_REFRESH_REFRESH_H
 #define WPFS_CLIENTS_REFRESH_REFRESH_H
 /* The refresh loop: pages.h's plan carried out through the gateway
- * (gwclient.h) on one libuv loop, at a fixed fetch rate.
+ * (gwclient.h) in the loop every crawler runs (clients/loop/loop.h), at
+ * a fixed fetch rate.
  *  - budget: a token bucket fills at `rate` tokens a second (holding at
  *    most one second's worth); each token sends the page due first, never
  *    sooner than half its interval early, so the rate is kept while there
@@ -29,7 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "clients/gw/gwclient.h"
+#include "clients/gwclient/gwclient.h"
 #include "clients/out/crawllog.h"
 #include "clients/out/warc.h"
 #include "clients/refresh/pages.h"

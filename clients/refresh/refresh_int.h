@@ -4,7 +4,7 @@
  * and how it is written down and read back). */
 #include <jansson.h>
 
-#include "clients/gw/gwproto.h"
+#include "clients/gwclient/gwproto.h"
 #include "clients/refresh/refresh.h"
 
 /* What a result says of its page. */

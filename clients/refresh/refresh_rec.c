@@ -59,12 +59,15 @@ void rf_judge(const struct rf_page *p, const struct gw_result *g, uint64_t now_m
   }
 }
 
+/* robots: the page-level directives; with any, a metadata record says
+ * them (a refresh crawl has no outlinks to list). */
 static crawl_err rec_warc(struct refresh_out *out, const struct rf_page *p,
                           const struct gw_result *g, const struct rf_judged *j, uint64_t prev_ms,
-                          struct warc_loc *loc)
+                          unsigned robots, struct warc_loc *loc)
 {
+  struct warc_meta meta = { NULL, 0, NULL, robots };
   struct warc_page wp = { p->url, j->at_ms, g->status, g->headers, g->nheaders, g->body,
-                          g->body_len, g->truncated, NULL, NULL };
+                          g->body_len, g->truncated, NULL, robots ? &meta : NULL };
   if(j->seen == RF_SEEN_FIRST || j->seen == RF_SEEN_CHANGED)
     return warc_write_response(out->warc, &wp, loc, NULL);
   if(j->not_modified) {
@@ -139,7 +142,8 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
   struct warc_loc loc;
   bool archive = j->news && (j->seen == RF_SEEN_FIRST || j->seen == RF_SEEN_CHANGED ||
                              j->seen == RF_SEEN_UNCHANGED);
-  crawl_err e = archive ? rec_warc(out, p, g, j, prev_ms, &loc) : CRAWL_OK;
+  unsigned robots = rec_robots(out, g, now_ms);
+  crawl_err e = archive ? rec_warc(out, p, g, j, prev_ms, robots, &loc) : CRAWL_OK;
   if(e)
     return e;
   char why[GWPROTO_CAUSE_MAX];
@@ -149,7 +153,7 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
     .cause = cause, .cause_status = cause ? g->cause_status : 0,
     .warc = archive ? loc.file : NULL, .warc_offset = archive ? loc.offset : 0,
     .warc_length = archive ? loc.length : 0, .redirect = g->redirect, .reason = g->detail,
-    .robots = rec_robots(out, g, now_ms),
+    .robots = robots,
   };
   char trace[160];
   rec_trace(trace, sizeof trace, p, j->lm_ms, j->at_ms, prev_ms);
@@ -218,7 +222,8 @@ static crawl_err replay_line(void *arg, const struct crawllog_rec *rec)
     rf_page_retire(r->ps, p);
   } else if(p) {
     rf_page_observe_lm(r->ps, p, seen, at, digest, lm_ms);
-    if(seen == RF_SEEN_MOVED && rec->redirect)
+    if(seen == RF_SEEN_MOVED && rec->redirect && !rf_pages_find(r->ps, rec->redirect) &&
+       rf_pages_keep_target(r->ps, rec->redirect))
       e = rf_pages_add(r->ps, rec->redirect, p->weight, at, &added);
   }
   json_decref(o);

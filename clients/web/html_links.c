@@ -9,17 +9,6 @@
 #include "common/hash.h"
 #include "common/mem.h"
 
-static const char *const link_kind_names[] = {
-#define X(e, name) #name,
-  HTML_LINK_KINDS(X)
-#undef X
-};
-
-const char *html_link_kind_name(enum html_link_kind k)
-{
-  return (unsigned)k < HTML_LINK__LAST ? link_kind_names[k] : "unknown";
-}
-
 struct html_links_opts html_links_opts_default(void)
 {
   struct html_links_opts o = { HTML_LINKS_MAX_DEFAULT, url_opts_default(), 0, NULL };
@@ -179,6 +168,41 @@ static void links_add(struct links_ctx *c, const char *ref, enum html_link_kind 
   links_raw(c, ref, ref ? strlen(ref) : 0, kind, nofollow);
 }
 
+/* "5; url=http://x/", "0;URL='x'", "3, x": the part after the delay
+ * (NULL if none), *len its length. */
+static const char *html_refresh_url(const char *content, size_t *len)
+{
+  const char *p = content;
+  while(is_ws(*p))
+    p++;
+  while((*p >= '0' && *p <= '9') || *p == '.')
+    p++;
+  if(*p != ';' && *p != ',' && !is_ws(*p))
+    return NULL;  /* no separator after the delay (or nothing after it) */
+  while(is_ws(*p))
+    p++;
+  if(*p == ';' || *p == ',')
+    p++;
+  while(is_ws(*p))
+    p++;
+  if(!strncasecmp(p, "url", 3)) {
+    const char *q = p + 3;
+    while(is_ws(*q))
+      q++;
+    if(*q == '=') {
+      p = q + 1;
+      while(is_ws(*p))
+        p++;
+    }
+  }
+  char quote = (*p == '"' || *p == '\'') ? *p++ : '\0';
+  size_t n = quote ? strcspn(p, quote == '"' ? "\"" : "'") : strlen(p);
+  while(!quote && n > 0 && is_ws(p[n - 1]))
+    n--;
+  *len = n;
+  return n ? p : NULL;
+}
+
 static void links_meta(struct links_ctx *c, const char *const *attrs)
 {
   const char *equiv = html_attr(attrs, "http-equiv");
@@ -187,7 +211,7 @@ static void links_meta(struct links_ctx *c, const char *const *attrs)
   if(!content)
     return;
   if(equiv && !strcasecmp(equiv, "refresh")) {
-    size_t len;
+    size_t len = 0;
     const char *u = html_refresh_url(content, &len);
     links_raw(c, u, len, HTML_LINK_REFRESH, false);
   }
@@ -360,38 +384,4 @@ void html_links_free(struct html_links *l)
   mem_free(l->canonical);
   buf_free(&l->text);
   memset(l, 0, sizeof *l);
-}
-
-/* "5; url=http://x/", "0;URL='x'", "3, x": the part after the delay. */
-const char *html_refresh_url(const char *content, size_t *len)
-{
-  const char *p = content;
-  while(is_ws(*p))
-    p++;
-  while((*p >= '0' && *p <= '9') || *p == '.')
-    p++;
-  if(*p != ';' && *p != ',' && !is_ws(*p))
-    return NULL;  /* no separator after the delay (or nothing after it) */
-  while(is_ws(*p))
-    p++;
-  if(*p == ';' || *p == ',')
-    p++;
-  while(is_ws(*p))
-    p++;
-  if(!strncasecmp(p, "url", 3)) {
-    const char *q = p + 3;
-    while(is_ws(*q))
-      q++;
-    if(*q == '=') {
-      p = q + 1;
-      while(is_ws(*p))
-        p++;
-    }
-  }
-  char quote = (*p == '"' || *p == '\'') ? *p++ : '\0';
-  size_t n = quote ? strcspn(p, quote == '"' ? "\"" : "'") : strlen(p);
-  while(!quote && n > 0 && is_ws(p[n - 1]))
-    n--;
-  *len = n;
-  return n ? p : NULL;
 }

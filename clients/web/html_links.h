@@ -30,8 +30,6 @@ enum html_link_kind {
   HTML_LINK__LAST
 };
 
-const char *html_link_kind_name(enum html_link_kind k);
-
 struct html_link {
   char               *url;       /* canonical; owned by the list */
   enum html_link_kind kind;
@@ -83,9 +81,5 @@ crawl_err html_links_extract(const char *p, size_t n, const struct html_opts *ho
                              const char *page_url, const struct html_links_opts *o,
                              struct html_links *out, struct html_scan *scan);
 void      html_links_free(struct html_links *l);
-
-/* The URL part of a meta refresh content ("5; url='x'"), or NULL;
- * *len gets its length. Exposed for tests. */
-const char *html_refresh_url(const char *content, size_t *len);
 
 #endif

@@ -40,7 +40,7 @@ static void simhash_add(struct simhash *s, uint64_t h)
     simhash_flush(s);
 }
 
-void simhash_init(struct simhash *s)
+static void simhash_init(struct simhash *s)
 {
   memset(s, 0, sizeof *s);
   s->word = FNV_OFFSET;
@@ -96,7 +96,7 @@ __attribute__((noinline)) static size_t utf8_space(const unsigned char *u, const
 
 /* The word being read stays in locals: p is a char pointer, which may
  * alias *s, so s->word would otherwise be stored and reloaded per byte. */
-void simhash_feed(struct simhash *s, const char *p, size_t n)
+static void simhash_feed(struct simhash *s, const char *p, size_t n)
 {
   const unsigned char *u = (const unsigned char *)p, *end = u + n;
   uint64_t w = s->word;
@@ -123,7 +123,7 @@ void simhash_feed(struct simhash *s, const char *p, size_t n)
   simhash_word_end(s);
 }
 
-uint64_t simhash_final(struct simhash *s, size_t *shingles)
+static uint64_t simhash_final(struct simhash *s, size_t *shingles)
 {
   simhash_word_end(s);
   if(s->shingles == 0 && s->words > 0)

@@ -25,11 +25,9 @@ struct simhash {
   size_t   words, shingles;
 };
 
-void     simhash_init(struct simhash *s);
-void     simhash_feed(struct simhash *s, const char *p, size_t n);
-/* The fingerprint; *shingles (may be NULL) tells how many features made
- * it (a text of fewer words than a shingle is one feature; none is 0). */
-uint64_t simhash_final(struct simhash *s, size_t *shingles);
+/* The fingerprint of p[0..n); *shingles (may be NULL) tells how many
+ * features made it (a text of fewer words than a shingle is one feature;
+ * none is 0). */
 uint64_t simhash_text(const char *p, size_t n, size_t *shingles);
 unsigned simhash_distance(uint64_t a, uint64_t b);
 

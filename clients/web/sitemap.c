@@ -86,7 +86,8 @@ static bool sm_time(const char *s, size_t n, int64_t *secs)
   return ok;
 }
 
-int64_t sitemap_date(const char *s, size_t n)
+/* The W3C Datetime of a lastmod, as seconds since the epoch, or -1. */
+static int64_t sitemap_date(const char *s, size_t n)
 {
   sm_trim(&s, &n);
   struct tm tm = { .tm_mday = 1 };

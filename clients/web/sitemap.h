@@ -63,10 +63,6 @@ struct sitemap_entry {
  * Returns non-zero to stop. */
 typedef int sitemap_loc_fn(void *arg, const struct sitemap_entry *e);
 
-/* The W3C Datetime of a lastmod, as seconds since the epoch, or -1.
- * Exposed for tests. */
-int64_t sitemap_date(const char *s, size_t n);
-
 /* o may be NULL (defaults). A cut or damaged sitemap is not an error: what
  * was read is reported, and info->end says why the rest was not. */
 crawl_err sitemap_read(const void *body, size_t len, const struct sitemap_opts *o,

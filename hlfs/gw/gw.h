@@ -1,9 +1,9 @@
 #ifndef WPFS_HLFS_GW_H
 #define WPFS_HLFS_GW_H
 /* The gateway's REST service (openapi.yaml, tag gateway): what each route
- * does on top of the shared state (hlfs/state/state.h), the scheduler
- * (hlfs/sched/sched.h), the page store (hlfs/state/pages.h) and the fetcher client
- * (hlfs/gw/llfs_client.h). main.c owns the process. */
+ * does on top of the fetch layer (hlfs/fetch/fetch.h), the scheduler
+ * (hlfs/sched/sched.h), the shared state (hlfs/state/state.h) and the page
+ * store (hlfs/state/pages.h). main.c owns the process. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
@@ -15,7 +15,8 @@
 #include "api/metrics.h"
 #include "api/srv.h"
 #include "common/url.h"
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
+#include "hlfs/fetch/fetch.h"
 #include "hlfs/gw/tenant.h"
 #include "hlfs/policy/robots.h"
 #include "hlfs/policy/robots_policy.h"
@@ -23,16 +24,10 @@
 #include "hlfs/state/pages.h"
 #include "hlfs/state/state.h"
 
-struct llfs_client;
 struct page_memo;
-struct page_fresh;
 struct gw;
 struct reqopt_allow;
-struct robots_memo;
-struct rules_cache;
 struct sched;
-struct sched_fetch_ops;
-struct sched_robots_ops;
 
 struct gw_cfg {
   const char *replica;          /* unique per process: lease tokens, consumer name */
@@ -45,32 +40,14 @@ struct gw_cfg {
   unsigned    max_redirects;    /* follow_redirects allowed, at most FOLLOW_MAX */
   size_t      max_result_bytes; /* cap on one answer of GET /v1/results */
   enum site_mode site_mode;
-  struct robots_policy_cfg robots;
-  struct robots_limits robots_limits;
-  unsigned    robots_rules_max;       /* parsed robots.txt sets kept (0: parse every check) */
-  size_t      robots_rules_bytes;     /* and their heap bytes at most */
   size_t      page_memo_bytes;        /* hot pages kept rendered (0: none) */
-  size_t      fresh_pages_bytes;      /* pages just fetched, kept for their results (0: none) */
-  size_t      page_hold_bytes;        /* pages held while the page cache is down (0: none) */
-  uint32_t    page_hold_ms;           /* ...for at most this long each */
   unsigned    fleet_budget;           /* fetches in flight over all replicas (0: per replica) */
   unsigned    budget;                 /* this replica's, at most */
   bool        metrics_client_names;   /* the per-client families in /metrics too */
-  const struct reqopt_allow *client_headers;  /* headers a request may carry (gw_reqopt.h) */
+  const struct reqopt_allow *client_headers;  /* headers a request may carry (hlfs/fetch/reqopt.h) */
 };
 
-/* Who a request fetches as: the User-Agent sent and the product token
- * robots.txt is read for (tok[0..tok_len), not NUL-terminated). */
-struct gw_ident {
-  const char *ua;
-  const char *tok;
-  size_t      tok_len;
-};
-/* The identity of a request of client with options opts (the k item names
- * the key, for the synchronous pseudo-clients): the key's own, else the
- * gateway's (--user-agent). */
-void gw_ident_of(const struct gw *g, const char *client, const char *opts, struct gw_ident *id);
-/* The options of a request of client c (hlfs/gw/gw_reqopt.h): "method"
+/* The options of a request of client c (hlfs/fetch/reqopt.h): "method"
  * and "headers" of object v (NULL: none) and c's identity; *out NULL when
  * the request has none, else mem_alloc'd. -1 with e filled (422). */
 int gw_req_opts(const struct gw *g, const struct state_client *c, json_t *v, const char *pre,
@@ -147,14 +124,10 @@ struct gw {
   struct notify       *notify;
   struct state        *st;
   struct sched        *sched;
-  struct llfs_client  *llfs;
+  struct fetch        *fetch;        /* the fetch path (hlfs/fetch/fetch.h): fetcher client,
+                                        pages just fetched, identities */
   struct auth         *auth;
-  struct rules_cache  *rules;        /* parsed robots.txt sets (gw_robots_rules) */
-  struct robots_memo  *robots_seen;  /* records claims were checked against (gw_ops.c) */
   struct page_memo    *memo;         /* hot pages, rendered (gw_page.c) */
-  struct page_fresh   *fresh;        /* pages just fetched, for their results (gw_results.c) */
-  size_t               held_bytes;   /* pages held for the page cache (gw_ops.c), at most
-                                        cfg.page_hold_bytes */
   struct state_client  sync_client;  /* "sync.<replica>": synchronous fetches */
   char                 sync_name[STATE_CLIENT_MAX + 1];
   struct gw_waiter    *waiters;      /* synchronous fetches waiting, by rid */
@@ -242,24 +215,16 @@ void gw_result_render(struct gw *g, const struct state_result *r,
 void gw_h_page(struct api_req *rq, void *arg);             /* gw_pages.c */
 
 /* gw_xrobots.c: the X-Robots-Tag directives of a stored header list (JSON
- * text) that apply to the product token of agent (a User-Agent), an
- * unavailable_after not later than now_s adding noindex; false when there
- * are none. _render adds them to a result: "robots_tags" (names, in
- * ROBOTS_TAGS order) and "robots_unavailable_after" (ms since the epoch). */
-struct robots_tag;
-bool gw_xrobots(const char *headers_json, const char *agent, int64_t now_s,
-                struct robots_tag *t);
+ * text) that apply to the product token of agent (a User-Agent), added to
+ * a result: "robots_tags" (names, in ROBOTS_TAGS order) and
+ * "robots_unavailable_after" (ms since the epoch). */
 void gw_xrobots_render(json_t *res, const char *headers_json, const char *agent);
 /* The same members as JSON text, ",\"robots_tags\":[...]...", or nothing. */
 cm_err gw_xrobots_text(struct buf *b, const char *headers_json, const char *agent);
 
-/* gw_page.c: a stored page as JSON text: a Page (GET /v1/pages: metadata,
- * age, body in base64) when rid is NULL, else the Result of a synchronous
- * fetch answered from the page cache (outcome "cached", id rid); with the
- * X-Robots-Tag directives for agent (gw_xrobots). */
-cm_err gw_page_text(struct buf *out, const struct page *p, const char *rid, uint64_t now_ms,
-                    const char *agent);
-/* A key's stored copy: head has url, outcome, status, fetched_at (and
+/* gw_page.c: a stored page as JSON text (a Page, or the Result of a
+ * synchronous fetch answered from the page cache), read and answered.
+ * A key's stored copy: head has url, outcome, status, fetched_at (and
  * hash); tail is the rest of its JSON text. NULL head: no such copy (err
  * STORE_OK) or err. Everything lives only during the callback. */
 typedef void gw_page_cb(void *arg, store_err err, const struct page *head, const char *tail,
@@ -283,26 +248,9 @@ void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const
                  uint64_t now_ms);
 /* Answer rq with a rendered Result: its page, or 502 no-page. */
 void gw_raw_result(struct api_req *rq, json_t *res, uint64_t now_ms);
-void gw_raw_none(struct api_req *rq, json_t *res);
 
 /* gw_fetch.c: the synchronous-results reader hands entries to waiters. */
 void gw_sync_start(struct gw *g);
 void gw_sync_stop(struct gw *g);
-
-/* gw_ops.c: what the scheduler calls. */
-extern const struct sched_fetch_ops gw_fetch_ops_proto;
-extern const struct sched_robots_ops gw_robots_ops_proto;
-/* Does a record of this policy status take its rules from its body? */
-bool gw_robots_has_rules(int status);
-/* May url be served from the page cache without queueing it? Only when a
- * claim of this replica checked its origin against a robots record that
- * is valid for at least another second, and whose parsed rules (if any)
- * are still in memory and allow url. false means "queue it": the claim
- * decides as usual. */
-bool gw_robots_allows_now(struct gw *g, const struct gw_ident *id, const char *url);
-/* The parsed rules of rec's body (cached); NULL on out of memory. Valid
- * until the next call. */
-const struct robots *gw_robots_rules(struct gw *g, const char *origin,
-                                     const struct state_robots *rec);
 
 #endif

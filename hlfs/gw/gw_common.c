@@ -5,9 +5,9 @@
 
 #include "common/mem.h"
 #include "common/url.h"
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/gw_reqopt.h"
+#include "hlfs/fetch/reqopt.h"
 
 const struct state_client *gw_auth_as(struct gw *g, struct api_req *rq, unsigned roles,
                                       const char *what)

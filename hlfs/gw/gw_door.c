@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 #include "hlfs/gw/gw.h"
 
 /* HTTP Basic with the API key as the password (GET /status, for a

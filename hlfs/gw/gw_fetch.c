@@ -8,7 +8,7 @@
  * id. If the deadline passes first the answer is 504 with the request id.
  *
  * Cache hits take a shorter way: when robots.txt, as this replica last saw
- * it for the URL's origin, allows the URL (gw_robots_allows_now), the page
+ * it for the URL's origin, allows the URL (sched_robots_allows_now), the page
  * cache is read first (hlfs/gw/gw_page.c), and a copy young enough is the
  * answer at once: one page-cache command, nothing queued (docs/api.md).
  * Anything else (no such copy, too old, a robots record not in memory, the
@@ -23,8 +23,9 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/gw_reqopt.h"
+#include "hlfs/fetch/reqopt.h"
 #include "hlfs/sched/sched.h"
+#include "hlfs/sched/sched_robots.h"
 
 #define GW_SYNC_READ_MAX 100
 #define GW_WAITER_MAGIC 0x5a17e400u
@@ -322,11 +323,11 @@ static void fetch_cache_got(void *arg, store_err err, const struct page *p, cons
   /* a 3xx to follow goes through the queue: each hop is a request at its
    * own site (the scheduler serves stored hops from the cache too) */
   bool follow = w->item.follow && p && p->redirect && p->status >= 300 && p->status < 400;
-  if(err || !p || follow || !page_fresh(p, w->max_age_s, now)) {
+  if(err || !p || follow || !page_is_fresh(p, w->max_age_s, now)) {
     fetch_queue(g, w);
     return;
   }
-  g->stats.cache_hits++;
+  g->fetch->stats.cache_hits++;  /* the fetch layer counts cache answers (FETCH_COUNTERS) */
   g->stats.sync_cache_hits++;
   tenant_result(&g->tenants, w->client->name, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
@@ -346,11 +347,11 @@ static void fetch_raw_got(void *arg, store_err err, const struct page *p)
     return;
   }
   bool follow = w->item.follow && p && p->redirect && p->status >= 300 && p->status < 400;
-  if(err || !p || follow || !page_fresh(p, w->max_age_s, now)) {
+  if(err || !p || follow || !page_is_fresh(p, w->max_age_s, now)) {
     fetch_queue(g, w);
     return;
   }
-  g->stats.cache_hits++;
+  g->fetch->stats.cache_hits++;  /* the fetch layer counts cache answers (FETCH_COUNTERS) */
   g->stats.sync_cache_hits++;
   tenant_result(&g->tenants, w->client->name, "cached");
   api_req_on_abort(w->rq, NULL, NULL);
@@ -361,9 +362,10 @@ static void fetch_raw_got(void *arg, store_err err, const struct page *p)
 /* Try the page cache first when robots.txt is known to allow the URL. */
 static void fetch_start(struct gw *g, struct gw_waiter *w)
 {
-  struct gw_ident id;
-  gw_ident_of(g, w->client->name, w->opts, &id);
-  if(gw_robots_allows_now(g, &id, w->canon)) {
+  struct fetch_ident id;
+  fetch_ident_of(g->fetch, w->client->name, w->opts, &id);
+  struct robots_agent agent = { id.tok, id.tok_len };
+  if(sched_robots_allows_now(sched_robots_of(g->sched), &agent, w->canon)) {
     page_key_variant(w->canon, reqopt_variant(w->opts), NULL, w->key, sizeof w->key);
     store_err e = w->raw ? page_get(g->pages, w->key, fetch_raw_got, w)
                          : gw_page_read(g, w->key, fetch_cache_got, w);

@@ -11,7 +11,7 @@
 #include "api/metrics.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 #include "hlfs/gw/gw.h"
 #include "hlfs/sched/sched.h"
 #include "hlfs/state/store.h"

@@ -8,8 +8,9 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/llfs_client.h"
+#include "hlfs/fetch/llfs_client.h"
 #include "hlfs/sched/sched.h"
+#include "hlfs/sched/sched_robots.h"
 
 /* ---- GET /v1/sites/{site} ------------------------------------------------------ */
 
@@ -124,8 +125,8 @@ static void robots_explain(struct gw_call *c, const struct state_robots *rec)
   struct gw *g = c->g;
   const struct robots *r = NULL;
   struct robots_verdict v = { .allowed = true, .crawl_delay = -1 };
-  bool rules = gw_robots_has_rules(rec->status);
-  if(rules && (r = gw_robots_rules(g, c->origin, rec)))
+  bool rules = robots_has_rules(rec->status);
+  if(rules && (r = sched_robots_rules(sched_robots_of(g->sched), c->origin, rec)))
     robots_query(r, c->tok, strlen(c->tok), c->target, strlen(c->target), &v);
   bool allowed = rec->status == ROBOTS_P_UNREACHABLE_DISALLOW ? false : v.allowed;
   json_t *j = json_pack("{s:s, s:b, s:s, s:s, s:s}", "origin", c->origin, "allowed", allowed,
@@ -166,8 +167,8 @@ static int robots_agent(struct gw *g, struct api_req *rq, const struct state_cli
 {
   const char *a = api_req_arg(rq, "agent");
   if(!a) {
-    struct gw_ident id;
-    gw_ident_of(g, k->name, NULL, &id);
+    struct fetch_ident id;
+    fetch_ident_of(g->fetch, k->name, NULL, &id);
     snprintf(c->agent, sizeof c->agent, "%s", id.ua);
     snprintf(c->tok, sizeof c->tok, "%.*s", (int)id.tok_len, id.tok);
     return 0;
@@ -220,6 +221,19 @@ void gw_h_robots(struct api_req *rq, void *arg)
 
 /* ---- GET /v1/stats and /metrics ---------------------------------------------------- */
 
+/* The counters the fetch layer and the robots book keep, into the
+ * gateway's list (GW_COUNTERS), where they have always been shown. */
+static void gw_stats_gather(struct gw *g)
+{
+  struct sched_robots_stats rs;
+  sched_robots_stats(sched_robots_of(g->sched), &rs);
+  g->stats.robots_parses = rs.parses;
+  g->stats.robots_rule_hits = rs.hits;
+#define X(n) g->stats.n = g->fetch->stats.n;
+  FETCH_COUNTERS(X)
+#undef X
+}
+
 void gw_h_stats(struct api_req *rq, void *arg)
 {
   struct gw *g = arg;
@@ -228,6 +242,7 @@ void gw_h_stats(struct api_req *rq, void *arg)
                  "every key may read this replica's counters"))
     return;
   json_t *j = json_object(), *o;
+  gw_stats_gather(g);
   const struct state_stats *ss = state_stats(g->st);
   const struct sched_stats *sc = sched_stats(g->sched);
   json_object_set_new(j, "replica", json_string(g->cfg.replica));
@@ -266,6 +281,7 @@ void gw_metrics(struct buf *b, void *arg)
   const struct state_stats *ss = state_stats(g->st);
   const struct sched_stats *sc = sched_stats(g->sched);
   char lb[64];
+  gw_stats_gather(g);
 #define X(n, h) m_counter(b, "hlfs", #n, h, g->stats.n);
   GW_COUNTERS(X)
 #undef X
@@ -297,7 +313,7 @@ void gw_metrics(struct buf *b, void *arg)
   metrics_sample_u(b, "hlfs_page_cache_up", "", store_is_up(g->pages));
   metrics_family(b, "hlfs_fetcher_up", "gauge", "1 when the fetcher service answers.");
   metrics_sample_u(b, "hlfs_fetcher_up", "", g->llfs_ok);
-  const struct llfs_client_stats *ls = llfs_client_stats(g->llfs);
+  const struct llfs_client_stats *ls = llfs_client_stats(g->fetch->llfs);
   metrics_family(b, "hlfs_fetcher_endpoints", "gauge",
                  "Fetcher addresses known (every address of each --llfs host name).");
   metrics_sample_u(b, "hlfs_fetcher_endpoints", "", ls->endpoints);

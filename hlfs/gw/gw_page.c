@@ -4,7 +4,7 @@
  * The JSON text is written straight into one buffer, no JSON tree: the
  * base64 of the body goes where a string to escape would (its alphabet
  * needs no escaping), and the stored header list is spliced as the JSON
- * text it was stored as (hlfs/gw/gw_ops.c writes it with jansson). It comes
+ * text it was stored as (hlfs/fetch/fetch.c writes it with jansson). It comes
  * in two parts: the head (id, url, outcome, status, age), made for each
  * answer, and the tail (fetch time, headers, body), the same for every
  * answer of one stored copy, which hlfs/gw/page_memo.h keeps for hot pages.
@@ -123,13 +123,6 @@ static cm_err text_tail(struct buf *b, const struct page *p, const char *agent)
   if(!e)
     e = text_b64(b, p->body, p->body_len);
   return e ? e : buf_addc(b, '}');
-}
-
-cm_err gw_page_text(struct buf *b, const struct page *p, const char *rid, uint64_t now_ms,
-                    const char *agent)
-{
-  cm_err e = text_head(b, p, rid, now_ms);
-  return e ? e : text_tail(b, p, agent);
 }
 
 /* Bytes a string member can take: escaping grows a string 6-fold at worst

@@ -11,7 +11,7 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/page_fresh.h"
+#include "hlfs/fetch/fresh_pages.h"
 
 /* ---- GET and DELETE /v1/pages?url=... (the page cache) --------------------------- */
 
@@ -127,7 +127,7 @@ void gw_h_page(struct api_req *rq, void *arg)
   *pc = (struct gw_page_call){ .rq = rq, .g = g, .canon = canon, .raw = raw };
   page_key_owned(canon, owner, key, sizeof key);
   if(del)
-    page_fresh_drop(g->fresh, key);
+    fresh_pages_drop(g->fetch->fresh, key);
   store_err e = del ? page_del(g->pages, key, page_deleted, pc)
               : raw ? page_get(g->pages, key, page_raw_got, pc)
                     : gw_page_read(g, key, page_got, pc);

@@ -156,7 +156,7 @@ void gw_raw_page(struct api_req *rq, const struct page *p, const char *id, const
   api_reply(rq, 200, ctype, body, p->body_len);
 }
 
-void gw_raw_none(struct api_req *rq, json_t *res)
+static void gw_raw_none(struct api_req *rq, json_t *res)
 {
   /* The site's status as site_status: "status" is the problem's own. */
   static const char *const keep[] = { "id", "url", "outcome", "detail", "cause",

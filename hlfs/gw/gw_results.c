@@ -20,7 +20,7 @@
 #include "common/mem.h"
 #include "hlfs/gw/gw.h"
 #include "hlfs/gw/gw_tries.h"
-#include "hlfs/gw/page_fresh.h"
+#include "hlfs/fetch/fresh_pages.h"
 
 #define GW_READ_MAGIC 0x6e5d7ea1u
 
@@ -144,7 +144,7 @@ void gw_result_render(struct gw *g, const struct state_result *r,
   json_t *o = json_pack("{s:s}", "delivery", delivery);
   res_field(o, r, "rid", "id", false);
   const char *url = state_result_field(r, "url");
-  if(url)  /* without the request's options (hlfs/gw/gw_reqopt.h) */
+  if(url)  /* without the request's options (hlfs/fetch/reqopt.h) */
     json_object_set_new(o, "url", json_stringn(url, strcspn(url, QENC_OPT_SEPS)));
   res_field(o, r, "o", "outcome", false);
   res_field(o, r, "hs", "status", true);
@@ -170,7 +170,7 @@ void gw_result_render(struct gw *g, const struct state_result *r,
     cb(arg, o);
     return;
   }
-  if(ref && page_fresh_get(g->fresh, ref, co ? co : state_result_field(r, "rid"), &fresh)) {
+  if(ref && fresh_pages_get(g->fetch->fresh, ref, co ? co : state_result_field(r, "rid"), &fresh)) {
     g->stats.results_fresh++;
     render_page(o, &fresh, raw_body, g->cfg.agent);
     cb(arg, o);

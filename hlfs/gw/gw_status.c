@@ -15,7 +15,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "hlfs/gw/auth.h"
+#include "hlfs/fetch/auth.h"
 #include "hlfs/gw/gw.h"
 
 #define STATUS_TOP       25

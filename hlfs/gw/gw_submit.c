@@ -7,12 +7,12 @@
 #include "common/mem.h"
 #include "common/url.h"
 #include "hlfs/gw/gw.h"
-#include "hlfs/gw/llfs_client.h"
+#include "hlfs/fetch/fetch.h"
 #include "hlfs/sched/sched.h"
 
 #define GW_BATCH_MAGIC 0x6ba7c400u
 
-struct gw_item {
+struct batch_url {
   const char *input;    /* the URL as given (borrowed from the body) */
   char *canon;          /* mem_alloc'd, NULL when rejected here */
   char *opts;           /* its options (gw_req_opts), mem_alloc'd, or NULL */
@@ -21,7 +21,7 @@ struct gw_item {
   long long prio, max_age, follow, max_attempts;
   char follow_s[8];     /* follow as the state layer takes it */
   int sub;              /* index in the state items, -1 if not submitted */
-  char addr[48];        /* site = IP: the address the host resolves to */
+  char addr[FETCH_ADDR_MAX];  /* site = IP: the address the host resolves to */
 };
 
 struct gw_batch {
@@ -29,11 +29,12 @@ struct gw_batch {
   struct gw *g;
   struct api_req *rq;
   json_t *body;         /* owns the input strings */
-  struct gw_item *items;
+  struct batch_url *items;
   size_t n;
   struct state_item *sub;
   size_t nsub;
-  size_t resolving;     /* site = IP: resolutions under way */
+  const char **urls;    /* site = IP, while resolving: the items' URLs */
+  char (*addr)[FETCH_ADDR_MAX];  /* and their addresses (fetch_resolve) */
   const struct state_client *client;
   bool aborted;
 };
@@ -46,6 +47,8 @@ static void batch_free(struct gw_batch *b)
   }
   mem_free(b->items);
   mem_free(b->sub);
+  mem_free(b->urls);
+  mem_free(b->addr);
   json_decref(b->body);
   b->magic = 0;
   mem_free(b);
@@ -54,12 +57,12 @@ static void batch_free(struct gw_batch *b)
 /* ---- decoding ------------------------------------------------------------ */
 
 /* Defaults of the items, from the batch's top level. */
-struct gw_item_defaults {
+struct batch_url_defaults {
   long long prio, max_age, follow, max_attempts;
 };
 
 static int item_decode(struct gw *g, const struct state_client *c, json_t *v, size_t i,
-                       const struct gw_item_defaults *d, struct gw_item *it, struct jin_err *e)
+                       const struct batch_url_defaults *d, struct batch_url *it, struct jin_err *e)
 {
   char pre[32];
   static const char *const known[] = { "url", "priority", "max_age_s", "follow_redirects",
@@ -104,7 +107,7 @@ static int batch_decode(struct gw *g, struct gw_batch *b, struct jin_err *e)
 {
   static const char *const known[] = { "urls", "priority", "max_age_s", "follow_redirects",
                                        "max_attempts", NULL };
-  struct gw_item_defaults d = { .prio = 0, .max_age = -1, .follow = 0, .max_attempts = 0 };
+  struct batch_url_defaults d = { .prio = 0, .max_age = -1, .follow = 0, .max_attempts = 0 };
   json_t *urls = json_object_get(b->body, "urls");
   if(jin_only(b->body, "", known, e) ||
      jin_int(b->body, "", "priority", false, 0, QENC_PRIO_MAX, &d.prio, e) ||
@@ -131,7 +134,7 @@ static int batch_decode(struct gw *g, struct gw_batch *b, struct jin_err *e)
 
 /* ---- answering -------------------------------------------------------------- */
 
-static json_t *item_json(const struct gw_item *it, const struct state_item *s)
+static json_t *item_json(const struct batch_url *it, const struct state_item *s)
 {
   json_t *o = json_pack("{s:s}", "url", it->input);
   if(!s) {
@@ -160,7 +163,7 @@ static void batch_reply(struct gw_batch *b)
   size_t acc = 0, rej = 0, over = 0;
   uint32_t retry = 0;
   for(size_t i = 0; i < b->n; i++) {
-    const struct gw_item *it = &b->items[i];
+    const struct batch_url *it = &b->items[i];
     const struct state_item *s = it->sub >= 0 ? &b->sub[it->sub] : NULL;
     json_array_append_new(items, item_json(it, s));
     tenant_submitted(&b->g->tenants, b->client->name, s ? s->code : STATE_SUB_BAD_URL);
@@ -211,7 +214,7 @@ static void batch_abort(void *arg)
 static void batch_submit(struct gw_batch *b, const struct state_client *c)
 {
   for(size_t i = 0; i < b->n; i++) {
-    struct gw_item *it = &b->items[i];
+    struct batch_url *it = &b->items[i];
     if(!it->canon)
       continue;
     it->sub = (int)b->nsub;
@@ -239,72 +242,40 @@ static void batch_submit(struct gw_batch *b, const struct state_client *c)
   api_req_on_abort(b->rq, batch_abort, b);
 }
 
-/* ---- site = IP: every host resolved (through the fetcher) first ------------------ */
+/* ---- site = IP: every host resolved (through the fetch layer) first --------- */
 
-struct gw_res_one {
-  struct gw_batch *b;
-  char host[URL_HOST_MAX + 1];
-};
-
-static void batch_resolved(void *arg, const char *addr)
+static void batch_resolved(void *arg)
 {
-  struct gw_res_one *r = arg;
-  struct gw_batch *b = r->b;
-  for(size_t i = 0; i < b->n; i++) {
-    struct url_parts up;
-    struct gw_item *it = &b->items[i];
-    if(addr && it->canon && !it->addr[0] && url_split(it->canon, &up) == URL_OK &&
-       !strcmp(up.host, r->host))
-      snprintf(it->addr, sizeof it->addr, "%s", addr);  /* no address: the host is the site */
-  }
-  mem_free(r);
-  if(--b->resolving)
-    return;
+  struct gw_batch *b = arg;
+  for(size_t i = 0; i < b->n; i++)
+    if(b->addr[i][0])  /* no address: the host is the site */
+      memcpy(b->items[i].addr, b->addr[i], sizeof b->items[i].addr);
+  mem_free(b->addr);
+  mem_free(b->urls);
+  b->addr = NULL;
+  b->urls = NULL;
   if(b->aborted)
     batch_free(b);
   else
     batch_submit(b, b->client);
 }
 
-/* Start one resolution per distinct host name; literals are their own site. */
+/* One resolution per distinct host name (fetch_resolve); out of memory,
+ * each host is its site. */
 static void batch_resolve(struct gw_batch *b)
 {
-  b->resolving = 1;  /* held while starting */
-  for(size_t i = 0; i < b->n; i++) {
-    struct url_parts up;
-    struct gw_item *it = &b->items[i];
-    if(!it->canon || url_split(it->canon, &up) != URL_OK)
-      continue;
-    if(up.host_kind != URL_HOST_NAME) {
-      snprintf(it->addr, sizeof it->addr, "%.47s", up.host);
-      continue;
-    }
-    bool seen = false;
-    for(size_t k = 0; k < i && !seen; k++) {
-      struct url_parts uk;
-      seen = b->items[k].canon && url_split(b->items[k].canon, &uk) == URL_OK &&
-             !strcmp(uk.host, up.host);
-    }
-    struct gw_res_one *r = seen ? NULL : mem_alloc(sizeof *r);
-    if(!r)
-      continue;
-    r->b = b;
-    snprintf(r->host, sizeof r->host, "%s", up.host);
-    b->resolving++;
-    if(llfs_client_resolve(b->g->llfs, r->host, batch_resolved, r)) {
-      b->resolving--;
-      mem_free(r);
-    }
+  b->urls = mem_alloc((b->n ? b->n : 1) * sizeof *b->urls);
+  b->addr = mem_calloc(b->n ? b->n : 1, sizeof *b->addr);
+  for(size_t i = 0; b->urls && i < b->n; i++)
+    b->urls[i] = b->items[i].canon;
+  if(!b->urls || !b->addr ||
+     fetch_resolve(b->g->fetch, b->urls, b->n, b->addr, batch_resolved, b)) {
+    mem_free(b->addr);
+    mem_free(b->urls);
+    b->addr = NULL;
+    b->urls = NULL;
+    batch_submit(b, b->client);
   }
-  struct gw_res_one *last = mem_alloc(sizeof *last);
-  if(!last) {  /* drop the hold by hand */
-    if(--b->resolving == 0)
-      batch_submit(b, b->client);
-    return;
-  }
-  last->b = b;
-  last->host[0] = '\0';
-  batch_resolved(last, NULL);
 }
 
 void gw_h_batches(struct api_req *rq, void *arg)

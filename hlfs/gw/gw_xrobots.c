@@ -18,8 +18,11 @@ static bool xrt_present(const char *headers_json)
   return headers_json && strcasestr(headers_json, "\"" XRT_NAME "\"");
 }
 
-bool gw_xrobots(const char *headers_json, const char *agent, int64_t now_s,
-                struct robots_tag *t)
+/* The directives that apply to the product token of agent (a User-Agent),
+ * an unavailable_after not later than now_s adding noindex; false when
+ * there are none. */
+static bool gw_xrobots(const char *headers_json, const char *agent, int64_t now_s,
+                       struct robots_tag *t)
 {
   memset(t, 0, sizeof *t);
   if(!xrt_present(headers_json))

@@ -17,11 +17,6 @@
 
 struct page_memo;
 
-struct page_memo_stats {
-  uint64_t puts, evictions;
-  size_t   entries, bytes;
-};
-
 /* max_bytes 0: nothing is kept. */
 struct page_memo *page_memo_new(size_t max_bytes);
 void page_memo_free(struct page_memo **mp);
@@ -36,6 +31,5 @@ bool page_memo_get(struct page_memo *m, const char *key, struct page *head, cons
 bool page_memo_put(struct page_memo *m, const char *key, const struct page *p,
                    const char *tail, size_t tail_len);
 void page_memo_drop(struct page_memo *m, const char *key);
-void page_memo_stats(const struct page_memo *m, struct page_memo_stats *st);
 
 #endif

@@ -10,16 +10,7 @@
 #include "common/mem.h"
 #include "hlfs/policy/robots_int.h"
 
-static const char *const robots_texts[] = {
-#define X(e, name, t) t,
-  ROBOTS_ERRORS(X)
-#undef X
-};
-
-const char *robots_err_text(robots_err e)
-{
-  return (unsigned)e < ROBOTS__LAST ? robots_texts[e] : "unknown error";
-}
+ERR_DEFINE_TEXT(robots_err_text, robots_err, ROBOTS_ERRORS, ERR_TEXT_OF)
 
 struct robots_limits robots_limits_default(void)
 {

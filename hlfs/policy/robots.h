@@ -14,10 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
+
 /* Errors of the robots parser. 0 is success; append only, never renumber. */
 #define ROBOTS_ERRORS(X)                                   \
   X(OK,      ok,      "ok")                                         \
-  X(NOMEM,   nomem,   "out of memory")                              \
+  ERR_NOMEM(X)                                                      \
   X(INVALID, invalid, "invalid argument")
 
 typedef enum {

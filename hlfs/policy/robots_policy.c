@@ -20,16 +20,6 @@ const char *robots_pstatus_name(enum robots_pstatus s)
   return (unsigned)s < ROBOTS_P__LAST ? names[s] : "unknown";
 }
 
-const char *robots_pstatus_text(enum robots_pstatus s)
-{
-  static const char *const txt[] = {
-#define X(e, name, t) t,
-    ROBOTS_POLICY_STATUS(X)
-#undef X
-  };
-  return (unsigned)s < ROBOTS_P__LAST ? txt[s] : "unknown status";
-}
-
 struct robots_policy_cfg robots_policy_defaults(void)
 {
   return (struct robots_policy_cfg){
@@ -115,7 +105,9 @@ static int64_t robots_policy_base_s(const struct robots_fetch *f)
   return d >= 0 ? d : (int64_t)(f->now_ms / 1000);
 }
 
-int64_t robots_policy_server_ttl(const struct robots_fetch *f)
+/* Lifetime the answer's headers allow, in ms, before the floor and cap;
+ * -1 when they say nothing. */
+static int64_t robots_policy_server_ttl(const struct robots_fetch *f)
 {
   int64_t s = robots_policy_cc(f->cache_control);
   if(s >= 0)

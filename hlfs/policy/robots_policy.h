@@ -30,7 +30,6 @@ enum robots_pstatus {
   ROBOTS_P__LAST
 };
 const char *robots_pstatus_name(enum robots_pstatus s);  /* "unavailable_allow" */
-const char *robots_pstatus_text(enum robots_pstatus s);
 
 /* The rules the site gets from now on. */
 enum robots_src {
@@ -83,9 +82,5 @@ struct robots_decision {
 /* cfg may be NULL (defaults). Never fails. */
 void robots_policy(const struct robots_policy_cfg *cfg, const struct robots_fetch *f,
                    const struct robots_state *prev, struct robots_decision *d);
-
-/* Lifetime the answer's headers allow, in ms, before the floor and cap;
- * -1 when they say nothing. Exposed for tests. */
-int64_t robots_policy_server_ttl(const struct robots_fetch *f);
 
 #endif

@@ -36,7 +36,7 @@ struct renew_ctx {
   const char       **sites, **tokens;
 };
 
-void sched_check(const struct sched *s)
+static void sched_check(const struct sched *s)
 {
   assert(s && s->magic == SCHED_MAGIC);
 }
@@ -47,6 +47,7 @@ uint64_t sched_srv_now(const struct sched *s)
 }
 
 const struct sched_stats *sched_stats(const struct sched *s) { return &s->stats; }
+struct sched_robots *sched_robots_of(struct sched *s) { return s->robots; }
 unsigned sched_in_flight(const struct sched *s) { return s->live; }
 unsigned sched_budget(const struct sched *s) { return s->cfg.budget; }
 
@@ -84,6 +85,10 @@ static void sched_defaults(struct sched_cfg *c)
     c->robots_cache_bytes = 16u << 20;
   if(!c->robots_hop_wait_ms)
     c->robots_hop_wait_ms = c->lease_ms;
+  if(!c->robots_limits.max_bytes)  /* unset: RFC 9309's */
+    c->robots_limits = robots_limits_default();
+  if(!c->robots_policy.max_ttl_ms)
+    c->robots_policy = robots_policy_defaults();
 }
 
 static char *sched_replica_name(const char *given)
@@ -118,8 +123,7 @@ double sched_jitter(struct sched *s)
 }
 
 struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cfg *cfg,
-                        const struct sched_fetch_ops *fetch,
-                        const struct sched_robots_ops *robots)
+                        const struct sched_fetch_ops *fetch)
 {
   struct sched *s = xalloc(sizeof *s + state_cfg(st)->nshards * sizeof(struct claim_slot));
   s->magic = SCHED_MAGIC;
@@ -131,10 +135,8 @@ struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cf
   s->cfg.replica = s->replica;
   sched_instance(s);
   s->fops = *fetch;
-  s->have_robots = robots && cfg->robots;
-  if(robots)
-    s->rops = *robots;
-  s->rcache = sched_rcache_new(s->cfg.robots_cache, s->cfg.robots_cache_bytes);
+  s->have_robots = cfg->robots && fetch->agent && fetch->agents;
+  s->robots = sched_robots_new(&s->cfg);
   uv_timer_t *t[] = { &s->t_kick, &s->t_renew };
   for(int i = 0; i < 2; i++) {
     uv_timer_init(loop, t[i]);
@@ -531,7 +533,7 @@ static void sched_on_closed(uv_handle_t *h)
     sched_unlink(s, j);
     sched_job_free(&j);
   }
-  sched_rcache_free(&s->rcache);
+  sched_robots_free(&s->robots);
   free(s->replica);
   s->magic = 0;
   free(s);

@@ -3,7 +3,7 @@
 /* The scheduler of one gateway replica, on its libuv loop. It claims due
  * requests from Redis (hlfs/state/state.h) within its in-flight budget, decides
  * robots.txt first when an origin's record is missing or stale, hands each
- * fetch to the caller's fetch function, completes it with the politeness
+ * fetch to the fetch layer (struct sched_fetch_ops), completes it with the politeness
  * arithmetic of hlfs/policy/delay.h, renews the leases of long fetches and gives
  * up (cancels) a fetch whose lease it can no longer prove. Other replicas'
  * dead leases are reaped by the claim script itself.
@@ -22,6 +22,9 @@
 #include "api/metrics.h"
 
 #include "hlfs/policy/delay.h"
+#include "hlfs/policy/robots.h"
+#include "hlfs/policy/robots_decide.h"
+#include "hlfs/policy/robots_policy.h"
 #include "hlfs/state/state.h"
 
 struct sched_cfg {
@@ -35,9 +38,13 @@ struct sched_cfg {
   unsigned    max_attempts;  /* runs of a request whose lease keeps expiring, 1..4 */
   unsigned    reap_max;      /* expired leases reaped per claim call */
   unsigned    scan_clients;  /* clients examined per claim */
-  bool        robots;        /* robots.txt first (needs robots ops) */
-  unsigned    robots_cache;  /* origins kept in memory */
-  size_t      robots_cache_bytes;
+  bool        robots;        /* robots.txt first (hlfs/sched/sched_robots.h) */
+  unsigned    robots_cache;  /* origins' records kept in memory */
+  size_t      robots_cache_bytes;  /* and the bytes of their bodies */
+  unsigned    robots_rules_max;    /* parsed rules kept (0: every check parses) */
+  size_t      robots_rules_bytes;  /* and their heap bytes */
+  struct robots_policy_cfg robots_policy;
+  struct robots_limits     robots_limits;
   uint32_t    robots_hop_wait_ms;  /* longest wait for a redirect target's lease
                                       and delay; 0: lease_ms */
   struct delay_cfg delay;
@@ -97,49 +104,37 @@ enum sched_retry {
 /* Fetcher losses a request may meet before it ends as fetcher_unavailable:
  * a URL that kills every fetcher it meets must not loop for ever. */
 #define SCHED_LOST_MAX 5
-enum sched_retry sched_retry_class(const struct sched_outcome *o);
 
 struct sched_job;
 
+/* The fetch layer as the scheduler sees it: the one table it calls
+ * through (hlfs/fetch/fetch.h fills it). Every slot is called on the
+ * scheduler's loop, never from inside another slot. */
 struct sched_fetch_ops {
-  /* Begin a fetch; later call sched_job_done exactly once. Non-zero: could
-   * not start: the claim is given back and claiming pauses for poll_ms. */
+  /* start: begin the fetch of job (sched_job_info: a page, or an origin's
+   *   /robots.txt). The fetcher owns the job until it calls sched_job_done
+   *   exactly once, or sched_job_refused when no fetcher would take it;
+   *   either may come from inside start. It may set info->user.
+   *   Returns 0 when started; non-zero when it could not start (nothing
+   *   else is called for the job): the claim is given back and claiming
+   *   pauses for poll_ms. */
   int  (*start)(void *arg, struct sched_job *job);
-  /* Abandon a started fetch; sched_job_done must not follow. */
+  /* cancel: abandon a started fetch (its lease is lost, or the scheduler
+   *   stops). Neither sched_job_done nor sched_job_refused may follow;
+   *   what the fetch holds is freed now or when its pending I/O returns.
+   *   Optional (NULL: fetches are never abandoned mid-way). */
   void (*cancel)(void *arg, struct sched_job *job);
-  void  *arg;
-};
-
-enum sched_verdict { SCHED_ALLOW, SCHED_DISALLOW, SCHED_UNAVAILABLE };
-
-/* One answer of a robots.txt fetch: /robots.txt itself, or a redirect hop. */
-struct sched_robots_answer {
-  const struct sched_outcome *o;    /* o->location is canonical, NULL when absent
-                                       or not an http(s) URL */
-  const char                 *url;  /* the URL that answered */
-  unsigned                    hops; /* redirects followed before this answer */
-  const struct state_robots  *prev; /* the origin's stored record (status 0: none):
-                                       policy state and last good copy */
-  uint64_t                    now_ms;  /* Redis clock */
-};
-
-/* The robots engine, seen through two calls (hlfs/robots*.h plugs in here). */
-struct sched_robots_ops {
-  /* A robots.txt answer arrived. Return true to follow o->location: the
-   * scheduler fetches it under the politeness of the site it is on and
-   * calls digest again with hops + 1 (see docs/robots.md). Otherwise fill
-   * rec: status != 0, body = the last good copy (or NULL), the policy state,
-   * crawl_delay_ms for our agent, ttl_ms until refresh, retry_ms when the
-   * fetch failed. rec's pointers must live until the call returns. */
-  bool (*digest)(void *arg, const char *origin, const struct sched_robots_answer *a,
-                 struct state_robots *rec);
-  /* May url be fetched, for the request of in (its client and options name
-   * the identity whose product token robots.txt is read for), under the
-   * stored record? */
-  enum sched_verdict (*check)(void *arg, const char *origin,
-                              const struct state_robots *rec, const char *url,
-                              const struct sched_job_info *in);
-  void *arg;
+  /* agent: the product token robots.txt is read for on behalf of the
+   *   request of in (its client and options name the identity it fetches
+   *   as); in NULL: the gateway's own. out->tok lives as long as arg's
+   *   identities (the process). Required when robots is on. */
+  void (*agent)(void *arg, const struct sched_job_info *in, struct robots_agent *out);
+  /* agents: every identity the gateway fetches as, the first being its
+   *   own: a site's Crawl-delay is the strictest robots.txt gives any of
+   *   them (robots_delay_ms). *n is set; the array lives as long as arg.
+   *   Required when robots is on. */
+  const struct robots_agent *(*agents)(void *arg, size_t *n);
+  void  *arg;  /* the first argument of every slot */
 };
 
 #define SCHED_COUNTERS(X)                                                    \
@@ -152,7 +147,8 @@ struct sched_robots_ops {
   X(robots_hop_waits,  "robots.txt hops that waited for their site's lease") \
   X(start_failed,      "fetches that could not start (claim given back)")    \
   X(fetch_refused,     "fetches no fetcher would take (claim given back)")   \
-  X(robots_lost,       "robots.txt answers lost by the fetcher (claim given back, delay charged)") \
+  X(addr_deferred,     "fetches put off because their address's slots were all held (claim given back)") \
+  X(robots_lost,       "robots.txt answers lost by the fetcher, or fetches it could not make (overloaded, stopping, proxy down): claim given back, delay charged") \
   X(cancelled,         "fetches cancelled: lease lost or unprovable")        \
   X(complete_retries,  "completions retried after a redis error")            \
   X(claim_errors,      "claim calls that failed")                            \
@@ -177,8 +173,7 @@ struct sched_stats {
 typedef void sched_stopped_fn(void *arg);
 
 struct sched *sched_new(uv_loop_t *loop, struct state *st, const struct sched_cfg *cfg,
-                        const struct sched_fetch_ops *fetch,
-                        const struct sched_robots_ops *robots);
+                        const struct sched_fetch_ops *fetch);
 void sched_start(struct sched *s);
 /* New work may be due (e.g. after state_submit): claim on the next turn. */
 void sched_kick(struct sched *s);
@@ -199,5 +194,9 @@ void sched_job_done(struct sched_job *j, const struct sched_outcome *o);
  * made). The claim goes back unchanged, the site untouched, and claiming
  * pauses for poll_ms. */
 void sched_job_refused(struct sched_job *j);
+/* Instead of sched_job_done: the fetch was put off, not made (every slot
+ * of the site's address is held, --addr-max-conns): the claim goes back
+ * unchanged and the site rests wait_ms (reason "address_busy"). */
+void sched_job_deferred(struct sched_job *j, uint32_t wait_ms);
 
 #endif

@@ -265,15 +265,19 @@ void sched_hop_tick(struct sched_job *j, uint64_t now)
 
 /* The record is decided: keep a copy of its strings, then store it. */
 static void hop_final(struct sched_job *j, const struct sched_outcome *o,
-                      const struct state_robots *rec)
+                      const struct state_robots *rec, struct robots **rules)
 {
   size_t blen = rec->body ? rec->body_len : 0;
   size_t ulen = rec->final_url ? strlen(rec->final_url) : 0;
   char *p = mem_alloc(blen + ulen + 2);
   if(!p) {
+    robots_free(rules);
     sched_job_abort(j);  /* out of memory: another turn runs it */
     return;
   }
+  robots_free(&j->rules);
+  j->rules = *rules;  /* kept with the record when it is stored */
+  *rules = NULL;
   if(blen)
     memcpy(p, rec->body, blen);
   p[blen] = '\0';
@@ -300,13 +304,16 @@ static void hop_answer(struct sched_job *j, const struct sched_outcome *o)
   struct sched_hop *h = j->hop;
   struct sched *s = j->s;
   struct state_robots rec = { 0 };
+  struct robots *rules = NULL;
+  size_t nagents = 0;
+  const struct robots_agent *agents = s->fops.agents(s->fops.arg, &nagents);
   hop_charge(j, o);
   struct sched_outcome ho = *o;
   char *next = hop_location(o->location);
   ho.location = next;
   struct sched_robots_answer a = { .o = &ho, .url = j->info.url, .hops = h->hops,
                                    .prev = &h->prev, .now_ms = sched_srv_now(s) };
-  bool follow = s->rops.digest(s->rops.arg, j->info.origin, &a, &rec);
+  bool follow = sched_robots_digest(s->robots, j->info.origin, &a, agents, nagents, &rec, &rules);
   if(follow && next && h->hops < SCHED_HOPS_MAX) {
     hop_follow(j, next);
     return;
@@ -314,7 +321,7 @@ static void hop_answer(struct sched_job *j, const struct sched_outcome *o)
   mem_free(next);
   if(follow)
     rec = (struct state_robots){ 0 };  /* stored as "no outcome": fetched again */
-  hop_final(j, o, &rec);
+  hop_final(j, o, &rec, &rules);
 }
 
 void sched_hop_answer(struct sched_job *j, const struct sched_outcome *o)

@@ -1,8 +1,9 @@
 #ifndef WPFS_HLFS_SCHED_INT_H
 #define WPFS_HLFS_SCHED_INT_H
-/* Shared by hlfs/sched*.c only. */
+/* Shared by hlfs/sched/sched*.c only. */
 #include "common/hrtimer.h"
 #include "hlfs/sched/sched.h"
+#include "hlfs/sched/sched_robots.h"
 
 #define SCHED_MAGIC     0x5c4ed001u
 #define SCHED_JOB_MAGIC 0x5c4ed10bu
@@ -48,11 +49,10 @@ struct sched_job {
   bool                  hopped;      /* it was: publish to the waiters only */
   enum sched_retry      retry;       /* the outcome's class (sched_retry_class) */
   struct state_robots   rec;         /* robots.txt: the record to store */
+  struct robots        *rules;       /* and its body parsed (sched_robots_digest) */
   char                 *recstrs;     /* its strings */
   struct sched_job     *prev, *next;
 };
-
-struct sched_rcache;
 
 struct sched {
   unsigned                magic;
@@ -63,7 +63,6 @@ struct sched {
   char                    instance[17];  /* random, this process's: names its clock in
                                             state_done.local_due ("": none) */
   struct sched_fetch_ops  fops;
-  struct sched_robots_ops rops;
   bool                    have_robots;
   uv_timer_t              t_kick, t_renew;
   struct hrtimer          t_wake;        /* at the next due time, to the us */
@@ -81,11 +80,10 @@ struct sched {
   bool                    running, stopping;
   sched_stopped_fn       *on_stopped;
   void                   *stopped_arg;
-  struct sched_rcache    *rcache;
+  struct sched_robots    *robots;        /* origins' records and parsed rules */
   struct sched_stats      stats;
 };
 
-void     sched_check(const struct sched *s);
 uint64_t sched_srv_now(const struct sched *s);
 /* Uniform in [0, 1): the jitter of a backoff. */
 double   sched_jitter(struct sched *s);
@@ -126,15 +124,5 @@ void sched_hop_drop(struct sched_job *j);
 uint64_t sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
                              struct delay_out *d);
 void sched_hop_free(struct sched_hop **hp);
-
-/* sched_rcache.c: robots records by origin, in memory */
-struct sched_rcache *sched_rcache_new(unsigned slots, size_t max_bytes);
-void sched_rcache_free(struct sched_rcache **rcp);
-/* A copy of the record if cached and fresh at srv_now; body stays valid
- * until the next sched_rcache_put. */
-bool sched_rcache_get(struct sched_rcache *rc, const char *origin, uint64_t srv_now,
-                      struct state_robots *out);
-void sched_rcache_put(struct sched_rcache *rc, const char *origin,
-                      const struct state_robots *rec);
 
 #endif

@@ -114,6 +114,7 @@ void sched_job_free(struct sched_job **jp)
   mem_free(j->strs);
   mem_free(j->outstrs);
   mem_free(j->recstrs);
+  robots_free(&j->rules);
   j->magic = 0;
   mem_free(j);
 }
@@ -139,19 +140,28 @@ static void sj_on_aborted(void *arg, store_err err, const int *held, size_t n)
 
 /* Give the claim back; charge_ms > 0: the site may have been contacted
  * and rests that long. */
-static void sj_abort(struct sched_job *j, uint64_t charge_ms)
+static void sj_abort_why(struct sched_job *j, uint64_t charge_ms, const char *why)
 {
   struct sched *s = j->s;
   sched_hop_drop(j);
   sched_job_state(j, SJ_ABORT);
-  if(state_abort(s->st, j->shard, j->info.site, j->token, charge_ms, sj_on_aborted, j) ==
-     STORE_OK)
+  if(state_abort_why(s->st, j->shard, j->info.site, j->token, charge_ms, why, sj_on_aborted,
+                     j) == STORE_OK)
     j->refs++;
   else
     sj_kick_done(j);
 }
 
+static void sj_abort(struct sched_job *j, uint64_t charge_ms) { sj_abort_why(j, charge_ms, NULL); }
+
 void sched_job_abort(struct sched_job *j) { sj_abort(j, 0); }
+
+void sched_job_deferred(struct sched_job *j, uint32_t wait_ms)
+{
+  sched_job_check(j);
+  j->s->stats.addr_deferred++;
+  sj_abort_why(j, wait_ms ? wait_ms : 1, "address_busy");
+}
 
 void sched_job_refused(struct sched_job *j)
 {
@@ -235,9 +245,10 @@ static const char *const sj_transient[] = {
 };
 /* ... and those that say the fetcher, or this gateway, could not make
  * or keep the fetch: page_store_error is a page the page cache could not
- * take while the gateway held it (gw_ops.c, page_hold_ms). */
+ * take while the gateway held it (hlfs/fetch/fetch.c, page_hold_ms);
+ * proxy_error is the fetcher's egress proxy down or refusing, not the site. */
 static const char *const sj_fetcher_fault[] = { "overloaded", "shutting_down",
-                                                "page_store_error", NULL };
+                                                "page_store_error", "proxy_error", NULL };
 
 static bool sj_listed(const char *const *list, const char *name)
 {
@@ -247,7 +258,7 @@ static bool sj_listed(const char *const *list, const char *name)
   return false;
 }
 
-enum sched_retry sched_retry_class(const struct sched_outcome *o)
+static enum sched_retry sched_retry_class(const struct sched_outcome *o)
 {
   if(o->fetcher_lost || sj_listed(sj_fetcher_fault, o->outcome))
     return SCHED_LOST;
@@ -321,7 +332,7 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
-  sched_rcache_put(s->rcache, j->info.origin, &rec);
+  sched_robots_put(s->robots, j->info.origin, &rec, &j->rules);
   return state_robots_done(s->st, j->shard, d, j->info.origin, &rec, sj_on_stored, j);
 }
 
@@ -510,7 +521,8 @@ void sched_job_complete(struct sched_job *j, const struct sched_outcome *o)
     sj_store(j);
 }
 
-/* robots.txt's answer was lost by the fetcher: nothing is known of the
+/* robots.txt's answer was lost by the fetcher, or the fetcher could not
+ * make the fetch (overloaded, stopping, its proxy down): nothing is known of the
  * site's robots.txt, so no record is stored (it would block the site for
  * every gateway); the claim goes back, the site resting its usual delay
  * since it may have been contacted. */
@@ -528,7 +540,7 @@ void sched_job_done(struct sched_job *j, const struct sched_outcome *o)
 {
   sched_job_check(j);
   assert(j->st == SJ_FETCH);
-  if(j->info.kind == SCHED_ROBOTS && o->fetcher_lost)
+  if(j->info.kind == SCHED_ROBOTS && sched_retry_class(o) == SCHED_LOST)
     sj_robots_lost(j, o);
   else if(j->info.kind == SCHED_ROBOTS)
     sched_hop_answer(j, o);  /* a redirect to follow, or the record */
@@ -586,12 +598,14 @@ static void sj_fetch(struct sched_job *j, enum sched_kind kind)
 static void sj_verdict(struct sched_job *j, const struct state_robots *rec)
 {
   struct sched *s = j->s;
+  struct robots_agent agent;
   j->crawl_delay_ms = rec->crawl_delay_ms;
-  switch(s->rops.check(s->rops.arg, j->info.origin, rec, j->page_url, &j->info)) {
-  case SCHED_ALLOW:
+  s->fops.agent(s->fops.arg, &j->info, &agent);
+  switch(sched_robots_check(s->robots, j->info.origin, rec, j->page_url, &agent)) {
+  case ROBOTS_ALLOW:
     sj_fetch(j, SCHED_PAGE);
     break;
-  case SCHED_DISALLOW:
+  case ROBOTS_DISALLOW:
     s->stats.robots_disallowed++;
     sj_finish_unfetched(j, "robots_disallowed", NULL);
     break;
@@ -614,7 +628,7 @@ static void sj_on_robots(void *arg, store_err err, const struct state_robots *re
     return;
   }
   if(rec->status && sched_srv_now(s) < rec->expires_at) {
-    sched_rcache_put(s->rcache, j->info.origin, rec);
+    sched_robots_put(s->robots, j->info.origin, rec, NULL);
     sj_verdict(j, rec);
     return;
   }
@@ -633,7 +647,7 @@ void sched_job_begin(struct sched_job *j)
     return;
   }
   struct state_robots rec;
-  if(sched_rcache_get(s->rcache, j->info.origin, sched_srv_now(s), &rec)) {
+  if(sched_robots_get(s->robots, j->info.origin, sched_srv_now(s), &rec)) {
     sj_verdict(j, &rec);
     return;
   }

@@ -20,7 +20,8 @@
   X(HOP_FREE,    lua_hop_free)     /* release it, charge its politeness */ \
   X(FLEET,       lua_fleet)        /* heartbeat; replicas, clients, sites */ \
   X(FENCE,       lua_fence)        /* hold claims after a failover */     \
-  X(REAPPLY,     lua_reapply)      /* write politeness again, answer the roll */
+  X(REAPPLY,     lua_reapply)      /* write politeness again, answer the roll */ \
+  X(ADDR,        lua_addr)         /* per-address slots: take, give */
 
 enum lua_script {
 #define X(e, var) LUA_##e,

@@ -32,12 +32,15 @@ struct notify_sub {
   uint32_t       bit;
 };
 
+CLIST_HEAD(notify_waiters, struct notify_waiter);
+CLIST_FUNCS(nw, notify_waiters, struct notify_waiter, prev, next)
+
 struct notify {
   unsigned               magic;
   uv_loop_t             *loop;
   struct notify_sub      sub[STATE_STORES_MAX];
   unsigned               nsub;
-  struct notify_waiter  *head;
+  struct notify_waiters  waiting;
   struct notify_channel *ch;
   unsigned               nch, capch;
   uv_timer_t             sweep;
@@ -92,9 +95,8 @@ static void ch_subscribe(struct notify *n, struct notify_channel *c)
 
 static void w_unlink(struct notify *n, struct notify_waiter *w)
 {
-  DL_UNLINK(n->head, w, prev, next);
+  nw_remove(&n->waiting, w);
   w->linked = false;
-  n->st.waiting--;
 }
 
 /* w leaves: its channel's count drops (the channel lingers, see sweep). */
@@ -113,9 +115,8 @@ void notify_wait(struct notify *n, struct notify_waiter *w)
   assert(n->magic == NOTIFY_MAGIC && !w->linked && w->wake && w->client);
   /* at the head: a waiter woken during a walk and registering again is
    * not met again by that walk */
-  DL_PUSH_FRONT(n->head, w, prev, next);
+  nw_push_front(&n->waiting, w);
   w->linked = true;
-  n->st.waiting++;
   struct notify_channel *c = ch_get(n, w->client);
   if(c) {
     c->waiters++;
@@ -132,7 +133,7 @@ void notify_cancel(struct notify *n, struct notify_waiter *w)
 /* Wake the waiters of client (every waiter when client is NULL). */
 static void wake_all(struct notify *n, const char *client, size_t len)
 {
-  struct notify_waiter *w = n->head, *next;
+  struct notify_waiter *w = n->waiting.first, *next;
   for(; w; w = next) {
     next = w->next;
     if(client && (strncmp(w->client, client, len) || w->client[len]))
@@ -210,7 +211,6 @@ struct notify *notify_new(uv_loop_t *loop, struct store *const *subs, unsigned n
   return n;
 }
 
-const struct notify_stats *notify_stats(const struct notify *n) { return &n->st; }
 
 static void on_closed(uv_handle_t *h)
 {
@@ -227,8 +227,8 @@ void notify_free(struct notify **np)
     return;
   *np = NULL;
   assert(n->magic == NOTIFY_MAGIC);
-  while(n->head)  /* readers still waiting at exit are never woken */
-    w_unlink(n, n->head);
+  while(n->waiting.first)  /* readers still waiting at exit are never woken */
+    w_unlink(n, n->waiting.first);
   for(unsigned k = 0; k < n->nsub; k++) {
     store_on_state(n->sub[k].s, NULL, NULL);
     store_on_message(n->sub[k].s, NULL, NULL);

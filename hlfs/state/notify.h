@@ -44,7 +44,6 @@ struct notify_stats {
   uint64_t wakes;          /* waiters woken by a message or a confirmation */
   uint64_t subscribes;
   uint64_t unsubscribes;
-  unsigned waiting;
   unsigned channels;       /* subscribed now */
 };
 
@@ -55,7 +54,6 @@ struct notify *notify_new(uv_loop_t *loop, struct store *const *subs, unsigned n
 void notify_wait(struct notify *n, struct notify_waiter *w);
 /* Unregister w if registered. */
 void notify_cancel(struct notify *n, struct notify_waiter *w);
-const struct notify_stats *notify_stats(const struct notify *n);
 /* Waiters still registered are dropped unwoken. *np is cleared. */
 void notify_free(struct notify **np);
 

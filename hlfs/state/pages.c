@@ -81,12 +81,8 @@ void page_key_variant(const char *url, const char *variant, const char *owner, c
            owner ? ":" : "", owner ? owner : "");
 }
 
-void page_key(const char *url, char *out, size_t outlen)
-{
-  page_key_owned(url, NULL, out, outlen);
-}
-
-const char *page_key_owner(const char *key)
+/* The owner a key names, NULL for a shared copy (or a key of another form). */
+static const char *page_key_owner(const char *key)
 {
   /* the host ends at the last '}': neither the hash nor a client name
    * (state_client_ok) has one */
@@ -353,7 +349,7 @@ uint64_t page_age_ms(const struct page *p, uint64_t now_ms)
 
 /* In milliseconds: whole seconds would take a copy up to N + 0.999 s old
  * for max_age_s N, and any copy of the last second for 0 ("always fetch"). */
-bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
+bool page_is_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms)
 {
   if(!p->outcome || strcmp(p->outcome, "ok") || page_transient(p->status))
     return false;

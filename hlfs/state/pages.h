@@ -36,19 +36,16 @@ struct page {
                                 headers_json is the text page_put stored */
 };
 
-/* Key of url's page into out (PAGE_KEY_MAX bytes); url is canonical. The
- * hash tag is the URL's host, whatever the politeness unit, so that a page
- * is found from its URL alone. */
-void page_key(const char *url, char *out, size_t outlen);
-/* The key of owner's own copy of url (owner NULL: the shared copy). */
+/* The key of owner's own copy of url (owner NULL: the shared copy) into
+ * out (PAGE_KEY_MAX bytes); url is canonical. The hash tag is the URL's
+ * host, whatever the politeness unit, so that a page is found from its URL
+ * alone. */
 void page_key_owned(const char *url, const char *owner, char *out, size_t outlen);
 /* The key of a variant of url's page: fetched with other request options
- * than the plain GET (hlfs/gw/gw_reqopt.h: method, client headers), it is
+ * than the plain GET (hlfs/fetch/reqopt.h: method, client headers), it is
  * another page. variant NULL or "": page_key_owned. */
 void page_key_variant(const char *url, const char *variant, const char *owner, char *out,
                       size_t outlen);
-/* The owner a key names, NULL for a shared copy (or a key of another form). */
-const char *page_key_owner(const char *key);
 /* Whether reader may read key's copy: a private reader (reader_private)
  * only its own copies, any other reader only shared ones. */
 bool page_key_readable(const char *key, const char *reader, bool reader_private);
@@ -83,7 +80,7 @@ store_err page_touch(struct store *s, const char *key, uint64_t at_ms, uint32_t 
  * max_age_s (UINT64_MAX: any age) at now_ms, to the millisecond (0: none):
  * only successful fetches are served, and no server's "not now" (429, 500,
  * 502, 503, 504: docs/retries.md). */
-bool page_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms);
+bool page_is_fresh(const struct page *p, uint64_t max_age_s, uint64_t now_ms);
 /* p's age in whole seconds at now_ms (what results show). */
 uint64_t page_age_s(const struct page *p, uint64_t now_ms);
 /* p's age in milliseconds at now_ms (what freshness compares). */

@@ -98,29 +98,3 @@ size_t qenc_url_pack(const char *site, const char *url, char *out, size_t outlen
   }
   return qenc_put(out, outlen, 'u', "", 0, url);
 }
-
-size_t qenc_url_unpack(const char *site, const char *m, size_t mlen,
-                       char *out, size_t outlen)
-{
-  if(mlen < 1)
-    return 0;
-  const char *scheme = (m[0] == 'h' || m[0] == 'H') ? "http://"
-                     : (m[0] == 's' || m[0] == 'S') ? "https://" : "";
-  if(m[0] != 'u' && !*scheme)
-    return 0;
-  const char *rest = m + 1;
-  int restlen = (int)(mlen - 1);
-  int n;
-  if(m[0] == 'H' || m[0] == 'S') {
-    int sub = (int)strcspn(rest, "/:");
-    if(sub > restlen)
-      sub = restlen;
-    n = snprintf(out, outlen, "%s%.*s.%s%.*s", scheme, sub, rest, site,
-                 restlen - sub, rest + sub);
-  }
-  else if(m[0] == 'u')
-    n = snprintf(out, outlen, "%.*s", restlen, rest);
-  else
-    n = snprintf(out, outlen, "%s%s%.*s", scheme, site, restlen, rest);
-  return n < 0 || (size_t)n >= outlen ? 0 : (size_t)n;
-}

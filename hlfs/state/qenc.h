@@ -11,8 +11,9 @@
  *   Hwww/path       http://www.SITE/path
  *   Swww/path       https://www.SITE/path
  *   uURL            anything else, verbatim
- * The mapping is a bijection for a given site: qenc_url_unpack inverts
- * qenc_url_pack for every string. The Lua scripts carry the same decoder.
+ * The mapping is a bijection for a given site: the Lua scripts decode it
+ * (tests/unit/hlfs/state/qenc.c carries the same decoder in C, and checks
+ * that it inverts qenc_url_pack for every string).
  *
  * Score: an integer below 2^53 (exact in a double), ordered so that ZPOPMIN
  * gives the highest priority first, then the oldest:
@@ -30,7 +31,7 @@
 #define QENC_ATTEMPTS_MAX 3
 #define QENC_MAXAGE_ANY   UINT64_MAX  /* any cached copy will do */
 /* A request with options of its own (method, headers, identity:
- * hlfs/gw/gw_reqopt.h) has them after this byte at the end of its member,
+ * hlfs/fetch/reqopt.h) has them after this byte at the end of its member,
  * and so of the URL the scripts decode from it: a canonical URL never
  * holds a control character. */
 #define QENC_OPT_SEP      '\x1f'
@@ -53,8 +54,5 @@ uint64_t qenc_maxage_secs(unsigned code);
 /* Member for url under site into out (outlen bytes). Returns the length,
  * or 0 when out is too small. */
 size_t qenc_url_pack(const char *site, const char *url, char *out, size_t outlen);
-/* Inverse of qenc_url_pack; 0 when out is too small or m is malformed. */
-size_t qenc_url_unpack(const char *site, const char *m, size_t mlen,
-                       char *out, size_t outlen);
 
 #endif

@@ -127,7 +127,7 @@ struct state_item {
                               record (hlfs/sched/sched_follow.h) */
   unsigned    max_attempts; /* 0: the gateway's; else 1..QENC_ATTEMPTS_MAX + 1,
                               the request's own (docs/retries.md) */
-  const char *opts;        /* the request's own options (hlfs/gw/gw_reqopt.h), NULL
+  const char *opts;        /* the request's own options (hlfs/fetch/reqopt.h), NULL
                               or "" for none: kept in its member after QENC_OPT_SEP */
   /* out */
   enum state_sub_code code;
@@ -216,9 +216,6 @@ struct state_done {
  * back to its queue to be tried again (no result published). */
 typedef void state_done_cb(void *arg, store_err err, int held, uint64_t next_at,
                            const char *entry_id);
-/* The smallest max_age code served by a complete (state_done's stored,
- * age_ms): the coalesced waiters below it go back to their queues. */
-unsigned state_age_need(bool stored, uint64_t age_ms);
 store_err state_complete(struct state *st, unsigned shard, const struct state_done *d,
                          state_done_cb *cb, void *arg);
 
@@ -277,6 +274,25 @@ store_err state_renew(struct state *st, unsigned shard, uint32_t lease_ms,
  * contacted, and rests charge_ms from now (at least). */
 store_err state_abort(struct state *st, unsigned shard, const char *site,
                       const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg);
+/* The same with the reason the site's next allowed time gives (its "nr",
+ * shown by GET /v1/sites): NULL is "fetcher_lost". */
+store_err state_abort_why(struct state *st, unsigned shard, const char *site,
+                          const char *token, uint64_t charge_ms, const char *reason,
+                          state_flags_cb *cb, void *arg);
+
+/* ---- politeness per address (hlfs/state/lua/addr.lua) ---- */
+struct state_addr_limit {
+  uint32_t max_conns;   /* fetches at once to one address; 0: no limit */
+  uint32_t min_gap_ms;  /* between two fetches' starts at one address */
+  uint32_t lease_ms;    /* a slot lapses this long after it was taken */
+  uint32_t busy_ms;     /* wait when every slot is held */
+};
+/* wait_ms 0: the slot is token's (give it back with state_addr_give);
+ * else ask again no sooner than that. */
+typedef void state_addr_cb(void *arg, store_err err, uint32_t wait_ms);
+store_err state_addr_take(struct state *st, const char *addr, const char *token,
+                          const struct state_addr_limit *lim, state_addr_cb *cb, void *arg);
+store_err state_addr_give(struct state *st, const char *addr, const char *token);
 
 /* ---- results (REST) ---- */
 struct state_result {

@@ -150,9 +150,9 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
 }
 
 /* The smallest max_age code a copy age_ms old is younger than (pages.h,
- * page_fresh): waiters below it asked for a fresher copy than the one
+ * page_is_fresh): waiters below it asked for a fresher copy than the one
  * served. A fetch (not stored) satisfies every waiter, max_age 0 too. */
-unsigned state_age_need(bool stored, uint64_t age_ms)
+static unsigned state_age_need(bool stored, uint64_t age_ms)
 {
   if(!stored)
     return 0;
@@ -219,11 +219,18 @@ store_err state_robots_done(struct state *st, unsigned shard, const struct state
 store_err state_abort(struct state *st, unsigned shard, const char *site,
                       const char *token, uint64_t charge_ms, state_flags_cb *cb, void *arg)
 {
+  return state_abort_why(st, shard, site, token, charge_ms, NULL, cb, arg);
+}
+
+store_err state_abort_why(struct state *st, unsigned shard, const char *site,
+                          const char *token, uint64_t charge_ms, const char *reason,
+                          state_flags_cb *cb, void *arg)
+{
   state_check(st);
   if(shard >= st->cfg.nshards)
     return STORE_PROTO;
   struct state_args a;
-  store_err e = state_args_init(&a, 6);
+  store_err e = state_args_init(&a, 7);
   if(e)
     return e;
   state_args_shard(&a, shard);
@@ -231,6 +238,8 @@ store_err state_abort(struct state *st, unsigned shard, const char *site,
   state_args_add(&a, token);
   state_args_addu(&a, st->cfg.idle_keep_ms);
   state_args_addu(&a, charge_ms);
+  if(reason)
+    state_args_add(&a, reason);
   return done_run(st, shard, LUA_ABORT, DONE_ABORT, &a, NULL, cb, arg,
                   (struct done_note){ site, charge_ms, charge_ms > 0 });
 }

@@ -1,6 +1,6 @@
 #ifndef WPFS_HLFS_STATE_INT_H
 #define WPFS_HLFS_STATE_INT_H
-/* Shared by hlfs/state_*.c only. */
+/* Shared by hlfs/state/state_*.c only. */
 #include "common/lru.h"
 #include "hlfs/state/lua.h"
 #include "hlfs/state/state.h"

@@ -55,6 +55,8 @@ struct store_cmd {
   char              nkeys[12];
 };
 
+CLIST_HEAD(store_cmds, struct store_cmd);
+
 struct store {
   unsigned            magic;
   uv_loop_t          *loop;
@@ -70,7 +72,7 @@ struct store {
   uv_timer_t          t_retry, t_conn, t_watch, t_check;
   int                 open_handles;
   uint32_t            backoff_ms;
-  struct store_cmd   *head, *tail;
+  struct store_cmds   cmds;        /* pending, oldest first */
   struct store_script scripts[STORE_MAX_SCRIPTS];
   int                 nscripts;
   const char         *lib_name;    /* the function library, or NULL */
@@ -91,16 +93,7 @@ struct store {
   struct store_stats  st;
 };
 
-static const char *const store_texts[] = {
-#define X(e, name, txt) txt,
-  STORE_ERRORS(X)
-#undef X
-};
-
-const char *store_err_text(store_err e)
-{
-  return (unsigned)e < STORE__LAST ? store_texts[e] : "unknown store error";
-}
+ERR_DEFINE_TEXT(store_err_text, store_err, STORE_ERRORS, ERR_TEXT_OF)
 
 /* ---- replies ---------------------------------------------------------- */
 
@@ -158,17 +151,7 @@ const struct store_val *store_v_at(const struct store_val *v, size_t i)
 
 /* ---- pending list ----------------------------------------------------- */
 
-static void store_link(struct store *s, struct store_cmd *c)
-{
-  DLT_PUSH_BACK(s->head, s->tail, c, prev, next);
-  s->st.pending++;
-}
-
-static void store_unlink(struct store *s, struct store_cmd *c)
-{
-  DLT_UNLINK(s->head, s->tail, c, prev, next);
-  s->st.pending--;
-}
+CLIST_FUNCS(sc, store_cmds, struct store_cmd, prev, next)
 
 static void store_cmd_free(struct store_cmd *c)
 {
@@ -281,7 +264,9 @@ static struct store *store_of(const redisAsyncContext *ac)
   return s;
 }
 
-bool store_fd_self_connected(int fd)
+/* Whether a connected socket is connected to itself (a connect to an
+ * unused local port of the ephemeral range can be). */
+static bool store_fd_self_connected(int fd)
 {
   struct sockaddr_storage a, b;
   socklen_t al = sizeof a, bl = sizeof b;
@@ -587,7 +572,7 @@ static void store_on_conn_timeout(uv_timer_t *t)
 static void store_on_watch(uv_timer_t *t)
 {
   struct store *s = store_of_timer(t);
-  if(s->head && clock_mono_ms() > s->head->deadline_ms) {
+  if(s->cmds.first && clock_mono_ms() > s->cmds.first->deadline_ms) {
     s->st.timeouts++;
     LOG(LOG_WARN, "redis: no reply within %u ms, reconnecting", s->cfg.cmd_timeout_ms);
     store_reset(s, STORE_TIMEOUT);
@@ -604,7 +589,7 @@ static store_err store_write(struct store *s, struct store_cmd *c, int argc,
   if(redisAsyncCommandArgv(s->ac, store_on_reply, c, argc, argv, lens) != REDIS_OK)
     return STORE_DOWN;
   c->deadline_ms = clock_mono_ms() + s->cfg.cmd_timeout_ms + c->extra_ms;
-  store_link(s, c);
+  sc_push_back(&s->cmds, c);
   s->st.sent++;
   return STORE_OK;
 }
@@ -661,7 +646,7 @@ static void store_on_reply(redisAsyncContext *ac, void *r, void *priv)
   assert(c && c->magic == STORE_CMD_MAGIC);
   struct store *s = c->s;
   (void)ac;
-  store_unlink(s, c);
+  sc_remove(&s->cmds, c);
   const redisReply *rep = r;
   store_err err = rep ? STORE_OK : s->fail_err;
   if(rep && c->script >= 0 && !c->resent && store_is_noscript(s, c, rep) && s->up) {
@@ -688,7 +673,7 @@ static store_err store_admit(struct store *s)
     return STORE_CLOSED;
   if(!s->up || !s->ac)
     return STORE_DOWN;
-  if(s->st.pending >= s->cfg.max_pending) {
+  if(s->cmds.n >= s->cfg.max_pending) {
     s->st.busy++;
     return STORE_BUSY;
   }
@@ -909,7 +894,11 @@ void store_start(struct store *s)
 
 bool store_is_up(const struct store *s) { return s->up; }
 
-const struct store_stats *store_stats(const struct store *s) { return &s->st; }
+const struct store_stats *store_stats(struct store *s)
+{
+  s->st.pending = (unsigned)s->cmds.n;
+  return &s->st;
+}
 
 static void store_on_closed(uv_handle_t *h)
 {
@@ -937,7 +926,7 @@ void store_close(struct store **sp)
   sentinel_free(&s->sen);
   uv_timer_stop(&s->t_retry);
   store_reset(s, STORE_CLOSED);
-  assert(!s->head);
+  assert(!s->cmds.first);
   uv_close((uv_handle_t *)&s->t_retry, store_on_closed);
   uv_close((uv_handle_t *)&s->t_conn, store_on_closed);
   uv_close((uv_handle_t *)&s->t_watch, store_on_closed);

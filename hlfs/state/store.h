@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "common/err.h"
+
 #define STORE_ERRORS(X)                                  \
   X(OK,      ok,      "ok")                                       \
   X(DOWN,    down,    "redis not connected")                      \
@@ -32,7 +34,7 @@
   X(TIMEOUT, timeout, "redis did not answer in time")             \
   X(REPLY,   reply,   "redis answered with an error")             \
   X(PROTO,   proto,   "unexpected redis reply")                   \
-  X(NOMEM,   nomem,   "out of memory")                            \
+  ERR_NOMEM(X)                                                    \
   X(CLOSED,  closed,  "store closed")
 
 typedef enum {
@@ -98,9 +100,6 @@ struct store *store_new(uv_loop_t *loop, const struct store_cfg *cfg);
 /* Called on every change between connected (scripts loaded) and not. */
 void  store_on_state(struct store *s, store_state_fn *fn, void *arg);
 void  store_on_change(struct store *s, store_change_fn *fn, void *arg);
-/* Whether a connected socket is connected to itself (a connect to an
- * unused local port of the ephemeral range can be); exposed for tests. */
-bool  store_fd_self_connected(int fd);
 /* Whether the sentinels of cfg parsed (false: store_new logged why). */
 bool  store_uses_sentinel(const struct store *s);
 /* Register a script before store_start; returns its id. Aborts on OOM. */
@@ -122,7 +121,7 @@ store_err store_cmd(struct store *s, int argc, const char **argv, const size_t *
 /* A script or function call: argv = keys then arguments, nkeys of them keys. */
 store_err store_eval(struct store *s, int script, int nkeys, int argc,
                      const char **argv, const size_t *lens, store_cb *cb, void *arg);
-const struct store_stats *store_stats(const struct store *s);
+const struct store_stats *store_stats(struct store *s);
 /* Subscriptions. fn runs when channel's subscription is confirmed and for
  * each message published on it (both mean "something may have happened
  * there": nothing was listening before the confirmation). Subscriptions

@@ -16,16 +16,26 @@
 # the last), the politeness violations nginx saw, connections per host
 # and requests per connection; for wpfs, CPU per page of each process.
 # Knobs: BROADWEB_HOSTS, BROADWEB_SEED (1), BROADWEB_IPS, BROADWEB_LLFS_ARGS
-# (more llfs flags), BROADWEB_WGET2 (0: skip wget2).
+# (more llfs flags), BROADWEB_WGET2 (0: skip wget2), BROADWEB_MIN_DELAY
+# (1000) and BROADWEB_FACTOR (2): the gateway's politeness (0 and 0: no
+# delay; the bound is then the busiest host's requests back to back, which
+# is 0 here, and pages/s against wget2's is the figure), BROADWEB_DENSE
+# (pages per host: the site-dense web of tests/tools/broadweb_world.pl,
+# e.g. BROADWEB_HOSTS=100 BROADWEB_DENSE=100) and BROADWEB_SCHEME (http
+# or https: every host on it).
 . "$WPFS_ROOT/tests/lib.sh"
 export LC_ALL=C
 HOSTS=${BROADWEB_HOSTS:-2000}
 SEED=${BROADWEB_SEED:-1}
-MIN_DELAY=1000
-FACTOR=2
+MIN_DELAY=${BROADWEB_MIN_DELAY:-1000}
+FACTOR=${BROADWEB_FACTOR:-2}
 TOKEN=bench-broadweb-token
 command -v nginx >/dev/null || bail "nginx is missing (make deps)"
 now_ms() { date +%s%3N; }
+# Requests per TLS connection, from nginx's log (its 9th field: the scheme).
+tls_rpc() {
+  awk '$9 == "https" { r++; c[$4] = 1 } END { printf "%.2f", length(c) ? r / length(c) : 0 }' "$1"
+}
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 hz=$(getconf CLK_TCK)
 
@@ -71,7 +81,11 @@ report() {  # name secs seen-line
   r=$(wc -l <"$BW_LOG")
   awk -v n="$1" -v s="$2" -v ms="$ms" -v p="$pages" -v b="$bound" -v v="$viol" -v h="$hosts" \
       -v c="$conns" -v r="$r" -v pv="$priv" -v e="$e503" 'BEGIN {
-    printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s = x%.2f the politeness bound (%.1f s)\n", n, p, s, ms / 1000, ms / b, b / 1000
+    if (b > 0)
+      printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s = x%.2f the politeness bound (%.1f s)\n", n, p, s, ms / 1000, ms / b, b / 1000
+    else
+      printf "   %-14s %6d pages in %7.2f s; 99 %% at %7.2f s (no delay: no bound)\n", n, p, s, ms / 1000
+    printf "   %-14s %.0f pages/s\n", "", p / s
     printf "   %-14s violations: %d requests too soon or at once, %d disallowed, %d pages of hosts whose robots.txt answers 503\n", "", v, pv, e
     printf "   %-14s %.2f connections per host, %.2f requests per connection\n", "", c / h, r / c }'
 }
@@ -87,9 +101,14 @@ WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$BW_D
   --out "$T_DIR/out" --scope any --log-level warn >"$T_DIR/wpfs.json" 2>"$T_DIR/wpfs.log" &
 dpid=$!
 dticks=0
+: >"$T_DIR/llfs-load"
 while kill -0 "$dpid" 2>/dev/null; do
   t=$(cpu_ticks "$dpid")
   [ "$t" -gt "$dticks" ] && dticks=$t
+  # what llfs has at this moment: is it the bottleneck (a queue) or idle?
+  curl -s -m 1 "$LLFS_URL/metrics" | awk '$1 == "llfs_fetches_in_flight" { f = $2 }
+    $1 == "llfs_fetches_held" { h = $2 } $1 == "llfs_fetches_queued" { q = $2 }
+    END { print f + 0, h + 0, q + 0 }' >>"$T_DIR/llfs-load"
   sleep 0.2
 done
 wait "$dpid"
@@ -114,7 +133,45 @@ jq -r '[.url, .outcome, (.status | tostring)] | @tsv' "$T_DIR/out/crawl.jsonl" |
   join -t $'\t' "$T_DIR/lost" - | awk -F'\t' '{ print $2, $3 }' | sort | uniq -c | sed 's/^/     /'
 curl -s "$LLFS_URL/metrics" | awk '$1 == "llfs_connections_opened_total" { o = $2 }
   $1 == "llfs_connections_reused_total" { r = $2 }
-  END { printf "   llfs: %d connections opened, %d fetches on a kept-alive one\n", o, r }'
+  $1 == "llfs_connection_hosts_total" { h = $2 }
+  $1 == "llfs_tls_handshakes_total" { t = $2 }
+  $1 == "llfs_tls_resumed_total" { tr = $2 }
+  END { printf "   llfs: %d connections opened to %d hosts (%.2f per host), %d fetches on a kept-alive one;" \
+          " %d TLS handshakes, %d resumed\n", o, h, h ? o / h : 0, r, t, tr }'
+# Whole stack: every process the crawl runs (nginx, the origin, aside).
+w_cpu=$(awk -v hz="$hz" -v r="$w_pages" -v d="$dticks" 'BEGIN { printf "%.3f", d * 1000 / hz / r }')
+for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID; do
+  n=${p%%:*}
+  w_cpu=$(awk -v a="$w_cpu" -v t=$(( $(cpu_ticks "${p#*:}") - c0[$n] )) -v hz="$hz" -v r="$w_pages" \
+    'BEGIN { printf "%.3f", a + t * 1000 / hz / r }')
+done
+w_rpc=$(tls_rpc "$T_DIR/wpfs-access.log")
+echo "   wpfs: CPU a request of the whole stack but nginx $w_cpu ms; $w_rpc requests per TLS connection"
+# The fetch time the gateway multiplies by its delay factor: llfs's, end
+# to end (queue, DNS, connect, TLS, transfer), not nginx's request time.
+jq -r 'select(.status == 200) | .ms' "$T_DIR/out/crawl.jsonl" | sort -n |
+  awk -v f="$FACTOR" -v min="$MIN_DELAY" '{ a[NR] = $1; s += $1; if (f * $1 > min) over++ }
+    END { if (NR) printf "   wpfs: fetch time as the gateway sees it: mean %.0f ms, p90 %d ms; %d of %d fetches (%.0f %%) made the next delay longer than %d ms\n",
+            s / NR, a[int(NR * 0.9) + 1], over, NR, over * 100 / NR, min }'
+awk '{ f += $1; h += $2; q += $3; if ($3 > 0) qn++ } END { if (NR)
+  printf "   llfs during the crawl: %.0f fetches in flight, %.0f held, %.0f queued on average (%d of %d samples with a queue)\n",
+    f / NR, h / NR, q / NR, qn, NR }' "$T_DIR/llfs-load"
+# Where the time over the bound goes, per host as nginx saw it: when the
+# host was first asked (discovery), and how much longer than its delay
+# each gap between two of its requests was (the delay: the largest of
+# the minimum, its Crawl-delay and FACTOR x the last response time).
+awk -v min="$MIN_DELAY" -v factor="$FACTOR" -v t0="$t0" '
+  FNR == NR { if ($3 == "delay") cd[$1] = 1000; next }
+  { end = $2 * 1000; rt = $3 * 1000; start = end - rt
+    if (!($1 in last)) { first[$1] = start - t0; nf++ }
+    else { want = min; if (cd[$1] > want) want = cd[$1]
+           if (factor * lastrt[$1] > want) want = factor * lastrt[$1]
+           x = start - last[$1] - want; n++; sum += x; if (x > 1000) big++ }
+    last[$1] = end; lastrt[$1] = rt }
+  END { for (h in first) fs += first[h]
+        printf "   wpfs: hosts first asked %.1f s after the start on average; gaps %.0f ms over the delay on average, %d of %d over 1 s\n",
+          fs / nf / 1000, sum / n, big, n }' "$BW_DIR/world.tsv" \
+  <(awk '{ printf "%s %.3f %s\n", $1, $2 - $3, $0 }' "$T_DIR/wpfs-access.log" | sort -k1,1 -k2,2n | cut -d' ' -f3-)
 
 # ---- wget2 ---------------------------------------------------------------------
 g_rc=0
@@ -127,6 +184,7 @@ else
   G_DIR=$(mktemp -d "$( [ -d /dev/shm ] && echo /dev/shm || echo "$T_DIR")/wpfs-wget2.XXXXXX")
   trap 'rm -rf "$G_DIR"; t_cleanup' EXIT  # and what tests/lib.sh cleans
   : >"$BW_LOG"
+  n0=$(cpu_ticks "$NGINX_PID")
   t0=$(now_ms)
   ticks=$(unshare -m sh -c "mount --make-rprivate / && mount --bind '$T_DIR/hosts' /etc/hosts &&
     cd '$T_DIR' && wget2 -q -r -l inf --robots=on -H --max-threads=100 --no-parent \
@@ -135,8 +193,18 @@ else
     awk '{ print \$16 + \$17 }' /proc/\$\$/stat")
   g_secs=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print (b - a) / 1000 }')
   report "wget2" "$g_secs" "$(seen "$t0")"
-  awk -v t="${ticks:-0}" -v hz="$hz" -v r="$(wc -l <"$BW_LOG")" 'BEGIN {
-    printf "   CPU per request (ms), wget2 run: %.3f\n", t * 1000 / hz / r }'
+  g_reqs=$(wc -l <"$BW_LOG")
+  g_cpu=$(awk -v t="${ticks:-0}" -v hz="$hz" -v r="$g_reqs" 'BEGIN { printf "%.3f", t * 1000 / hz / r }')
+  g_rpc=$(tls_rpc "$BW_LOG")
+  awk -v t=$(( $(cpu_ticks "$NGINX_PID") - n0 )) -v hz="$hz" -v r="$g_reqs" -v g="$g_cpu" 'BEGIN {
+    printf "   CPU per request (ms), wget2 run: wget2 %.3f, nginx %.3f\n", g, t * 1000 / hz / r }'
+  echo "   wget2: $g_rpc requests per TLS connection"
+  awk -v ws="$w_secs" -v gs="$g_secs" -v wp="$(awk '$5 == 200 && $7 != "/robots.txt"' "$T_DIR/wpfs-access.log" | wc -l)" \
+      -v gp="$(awk '$5 == 200 && $7 != "/robots.txt"' "$BW_LOG" | wc -l)" 'BEGIN {
+    printf "   wpfs against wget2: pages/s x%.2f\n", (gp > 0 && ws > 0 ? (wp / ws) / (gp / gs) : 0) }'
+  awk -v wc="$w_cpu" -v gc="$g_cpu" -v wr="$w_rpc" -v gr="$g_rpc" 'BEGIN {
+    printf "   wpfs against wget2: CPU a request x%.2f (target <= 1.5), requests per TLS connection x%.2f (target >= 0.9)\n",
+      (gc > 0 ? wc / gc : 0), (gr > 0 ? wr / gr : 0) }'
 fi
 read -r _ _ w_viol _ _ w_priv w_e503 <<<"$w_seen"
 [ "$w_rc" -eq 0 ] && [ "$((w_viol + w_priv + w_e503))" -eq 0 ] && [ ! -s "$T_DIR/lost" ] && [ "$g_rc" -eq 0 ]

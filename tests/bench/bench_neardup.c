@@ -197,7 +197,7 @@ static bool page_read(struct dedup *d, struct page *pages, size_t k, const char 
   if(dedup_check(d, pg->url, hash_fp64(p, n), sim, shingles, links_fp, NULL, &hit) != CRAWL_OK)
     abort();
   pg->verdict = hit.verdict;
-  /* As crawl_page does: an original's links are taken, and a near
+  /* As crawl_page_read does: an original's links are taken, and a near
    * duplicate's with links of its own (all of them, with --before: none) */
   pg->followed = hit.verdict == DEDUP_NEW || (hit.verdict == DEDUP_NEAR && hit.own_links && !before);
   if(hit.verdict == DEDUP_NEAR) {

@@ -271,12 +271,12 @@ static int bench_tput(void)
   ready = calloc(cap_ready, sizeof *ready);
   uv_check_init(loop, &check);
   uv_check_start(&check, on_check);
-  static const struct sched_fetch_ops ops = { fake_start, fake_cancel, NULL };
+  static const struct sched_fetch_ops ops = { .start = fake_start, .cancel = fake_cancel };
   struct sched_cfg c = { .budget = (unsigned)budget, .claim_batch = 64, .lease_ms = 30000,
                          .poll_ms = 50, .max_attempts = 3,
                          .delay = { .max_delay_ms = 60000, .retry_after_max_ms = 60000,
                                     .backoff_base_ms = 1000, .backoff_max_ms = 60000 } };
-  struct sched *s = sched_new(loop, st, &c, &ops, NULL);
+  struct sched *s = sched_new(loop, st, &c, &ops);
   const struct store_stats *ss = store_stats(store);
   uint64_t evals0 = ss->evals;
   double cpu0 = info_cpu();

@@ -1,4 +1,4 @@
-/* Benchmark of hlfs/robots*.c: parse throughput (MB/s) on a realistic large
+/* Benchmark of hlfs/policy/robots*.c: parse throughput (MB/s) on a realistic large
  * robots.txt and on a generated 500 KiB one, and matches per second.
  *   bench_robots REALISTIC_LARGE_FILE [TYPICAL_SMALL_FILE]
  * Baseline measured in the same run: counting the lines of the same body

@@ -10,8 +10,11 @@
 #       fetcher) unless -A, Content-Type: application/json
 #       with a body unless -H gives one. Sets CX_STATUS, CX_BODY (file),
 #       CX_HEAD (file).
-#   expect LABEL STATUS[/SLUG] [cx options] METHOD PATH
-#       cx, then one TAP check: the status (and problem type slug) wanted.
+#   api_cases cx_case <<'CASES'   (tests/lib.sh)
+#   STATUS TYPE FIELD | LABEL | [cx options] METHOD PATH
+#   CASES
+#       cx as api_cases's request: each case one exchange, labelled LABEL,
+#       and one TAP check of its status, problem type and field.
 #   cx_json JQ      jq -r on the last answer's body
 #   cx_hdr NAME     a header of the last answer
 #   cx_record ...   append a record made elsewhere (tests/contract/keepalive.mjs)
@@ -82,15 +85,9 @@ cx() {
 cx_json() { jq -r "$1" "$CX_BODY" 2>/dev/null; }
 cx_hdr() { grep -i "^$1:" "$CX_HEAD" | tail -1 | cut -d' ' -f2- | tr -d '\r'; }
 
-expect() {
-  local label=$1 want=$2 got
-  shift 2
-  cx -l "$label" "$@"
-  got=$CX_STATUS
-  if [[ $want == */* ]]; then
-    got="$got/$(cx_json '.type // "-"' | sed 's/^urn:wpfs:problem://')"
-  fi
-  is "$got" "$want" "$label"
+cx_case() {
+  cx -l "$API_LABEL" "$@"
+  API_STATUS=$CX_STATUS API_BODY=$CX_BODY API_HEAD=$CX_HEAD
 }
 
 cx_record() { printf '%s\n' "$1" >>"$CX_DIR/exchanges.jsonl"; }

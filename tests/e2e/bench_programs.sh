@@ -17,6 +17,10 @@ is "$(jq -r .pages "$T_DIR/rm.out")" 3 "...gone pages left out"
 ok "...optimal >= uniform >= proportional" jq -e '.optimal >= .uniform and .uniform >= .proportional' "$T_DIR/rm.out"
 "$B/bench_refresh_model" 0 </dev/null >/dev/null 2>&1
 is "$?" 1 "...a rate of 0 refused"
+"$B/bench_scope" 2000 >"$T_DIR/scope.out" 2>&1
+is "$?" 0 "bench_scope: exit 0"
+ok "...PCRE2 and glibc's regexec make the same decisions" grep -q 'the same decisions: yes' \
+  "$T_DIR/scope.out"
 export WPFS_BENCH_US=20000  # each figure for 20 ms: that they run, not what they say
 "$B/bench_html" 50 >"$T_DIR/html.out" 2>&1
 is "$?" 0 "bench_html: exit 0"
@@ -27,6 +31,12 @@ ok "...libdeflate level 1 measured" grep -q 'libdeflate level 1' "$T_DIR/gz.out"
 "$B/bench_page_zstd" 20 >"$T_DIR/zs.out" 2>&1
 is "$?" 0 "bench_page_zstd: exit 0"
 is "$(grep -c 'decompress' "$T_DIR/zs.out")" 5 "...every level measured"
+"$B/bench_heap" 5000 50 20000 >"$T_DIR/heap.out" 2>&1
+is "$?" 0 "bench_heap: exit 0"
+is "$(grep -c '_ns_per_op [0-9.]* order [0-9a-f]*$' "$T_DIR/heap.out")" 2 "...both heaps measured"
+"$B/bench_memo" 300 20000 >"$T_DIR/memo.out" 2>&1
+is "$?" 0 "bench_memo: exit 0"
+is "$(grep -c '_ns_per_op [0-9.]* hits [1-9][0-9]*$' "$T_DIR/memo.out")" 2 "...both caches measured, with hits"
 # the state Redis's cycle (a redis-server of its own), against the library
 # of the commit checked out too, in a git checkout
 C=$T_DIR/cycle.out

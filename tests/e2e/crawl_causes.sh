@@ -75,9 +75,11 @@ check_log() {
 }
 
 # ---- wpfs-discover -----------------------------------------------------------
+# --robots-retries 0: each cause at its first verdict (the rounds that ask
+# a hanging or 503 host again: crawl_robots_retry.sh)
 discover() {
   WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --log-level info \
-    --stall-ms 60s "$@"
+    --stall-ms 60s --robots-retries 0 "$@"
 }
 discover --seeds "$T_DIR/seeds" --out "$T_DIR/d" --sitemaps false --progress false \
   >"$T_DIR/d.sum" 2>"$T_DIR/d.err"
@@ -127,7 +129,7 @@ ok "discover on a terminal: the last line counts what ended without a page" grep
 # ---- wpfs-focus --------------------------------------------------------------
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-focus" --gateway "$HLFS_URL" --log-level info \
   --seeds "$T_DIR/seeds" --out "$T_DIR/f" --topic "page words" --stall-ms 60s \
-  --progress false >"$T_DIR/f.sum" 2>"$T_DIR/f.err"
+  --progress false --robots-retries 0 >"$T_DIR/f.sum" 2>"$T_DIR/f.err"
 is "$?" 0 "wpfs-focus --progress false: taken, exit 0"
 check_log focus "$T_DIR/f/crawl.jsonl" "$(tail -1 "$T_DIR/f.sum" | jq -c .causes)"
 ok "focus: the .html.gz seed is refused with its reason" grep -q "line 2: .*(extension)" "$T_DIR/f.err"

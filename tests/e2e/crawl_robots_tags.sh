@@ -6,7 +6,8 @@
 # has none of its links followed, testweb's record says so from the
 # server's side; a noindex page is marked on its crawl log line; a
 # directive for another agent changes nothing, and a gateway whose
-# agent is that other one reads it. wpfs-refresh marks its lines alike.
+# agent is that other one reads it; the WARC metadata record of each page
+# lists the directives too. wpfs-refresh marks its lines and records alike.
 # timeout: 120
 . "$WPFS_ROOT/tests/lib.sh"
 SITE=127.20.0.1
@@ -72,15 +73,27 @@ is "$(robots two.html)" '["noindex","nofollow","noarchive"]' "both header lines 
 is "$(robots meta-agent.html)" '["nofollow"]' "meta name=wpfs for this crawler, name=otherbot not"
 is "$(robots agent-other.html)" '[]' "another agent's directive: nothing marked"
 is "$(robots after-ni.html)" '[]' "a plain page: nothing marked"
+# The WARC metadata record of each page says the same (warcio reads it).
+warc_meta() {  # DIR URL-PATH: the "robots" field of the page's metadata record
+  (cd "$WPFS_ROOT" && node tests/e2e/crawl_warc_list.mjs "$1"/*.warc.gz) 2>/dev/null |
+    jq -r --arg u "http://$SITE:$TESTWEB_PORT/$2" \
+      'select(.type == "metadata" and .uri == $u) | .fields.robots // "-"' | sort -u
+}
+is "$(warc_meta "$OUT/warc" ni-header.html)" "noindex" "WARC metadata record: robots: noindex"
+is "$(warc_meta "$OUT/warc" two.html)" "noindex, nofollow, noarchive" \
+  "WARC metadata record: both header lines"
+is "$(warc_meta "$OUT/warc" meta-agent.html)" "nofollow" "WARC metadata record: meta name=wpfs"
+is "$(warc_meta "$OUT/warc" after-ni.html)" "-" "WARC metadata record of a plain page: no robots line"
 is "$(jq -r .noindex <<<"$S")" 3 "summary: 3 pages noindex"
 is "$(jq -r .nofollow <<<"$S")" 4 "summary: 4 pages nofollow"
 
-# wpfs-refresh follows no links: it marks its lines alike.
+# wpfs-refresh follows no links: it marks its lines alike (the change log
+# not compacted: 120 visits of 4 pages would rewrite it as state lines).
 for p in ni-header two meta-agent agent-other; do
   echo "http://$SITE:$TESTWEB_PORT/$p.html"
 done >"$T_DIR/urls"
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-refresh" --gateway "$HLFS_URL" --urls "$T_DIR/urls" \
-  --out "$T_DIR/refresh" --rate 20 --duration-s 6 --log-level warn \
+  --out "$T_DIR/refresh" --rate 20 --duration-s 6 --log-level warn --compact-factor 0 \
   >"$T_DIR/refresh.summary" 2>"$T_DIR/refresh.log"
 is "$?" 0 "wpfs-refresh exits 0"
 rlog() { jq -c --arg u "http://$SITE:$TESTWEB_PORT/$1" 'select(.url == $u and .status == 200) | .robots // []' \
@@ -89,4 +102,9 @@ is "$(rlog ni-header.html)" '["noindex"] ' "refresh: X-Robots-Tag: noindex on it
 is "$(rlog two.html)" '["noindex","nofollow","noarchive"] ' "refresh: both header lines"
 is "$(rlog meta-agent.html)" '["nofollow"] ' "refresh: meta name=wpfs"
 is "$(rlog agent-other.html)" '[] ' "refresh: another agent's directive, nothing"
+is "$(warc_meta "$T_DIR/refresh" ni-header.html)" "noindex" \
+  "refresh: a metadata record with robots: noindex beside the response"
+is "$(warc_meta "$T_DIR/refresh" two.html)" "noindex, nofollow, noarchive" \
+  "refresh: a metadata record with both header lines"
+is "$(warc_meta "$T_DIR/refresh" agent-other.html)" "" "refresh: no metadata record without any"
 done_testing

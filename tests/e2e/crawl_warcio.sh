@@ -5,7 +5,7 @@
 # each file starts with a warcinfo record, which every record of the file
 # names (WARC-Warcinfo-ID), across rotation; every response and revisit
 # has its request record (WARC-Concurrent-To), pages given one have their
-# metadata record (outlinks); revisits carry WARC-Refers-To-Target-URI,
+# metadata record (outlinks, robots directives); revisits carry WARC-Refers-To-Target-URI,
 # -Refers-To-Date and, when the original's id is known, WARC-Refers-To
 # naming it; files rotate at their size.
 # timeout: 60
@@ -71,6 +71,10 @@ meta='select(.type == "metadata" and .uri == "http://a.test/")'
 is "$(jq -c "$meta | .outlinks" "$T_DIR/records.jsonl")" '["http://a.test/x","http://a.test/f"]' \
   "metadata record: the page's outlinks, a link with a line break in it left out"
 is "$(jq -r "$meta | .fields.fetchTimeMs" "$T_DIR/records.jsonl")" 12 "...and its fields"
+is "$(jq -r "$meta | .fields.robots" "$T_DIR/records.jsonl")" "noindex, noarchive" \
+  "...and the page-level robots directives obeyed"
+is "$(jq -r 'select(.type == "metadata" and .uri == "http://a.test/empty") | .fields.robots' \
+  "$T_DIR/records.jsonl")" null "...none on a page without any"
 ok "outlink lines as Heritrix writes them" \
   bash -c 'gzip -dc "$1"/itest-*.warc.gz | tr -d "\r" | grep -q "^outlink: http://a.test/f E iframe/@src$"' _ "$D"
 

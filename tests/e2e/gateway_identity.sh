@@ -105,24 +105,25 @@ is "$(reqs | jq -r 'select(.path == "/r/1" or .path == "/x/30") | "\(.method) \(
   "HEAD /r/1,HEAD /x/30" "the hop went as HEAD too"
 
 # ---- headers: the allow-list -------------------------------------------------
-bad() {  # HEADER VALUE: the problem's status, type and field
-  local code
-  code=$(sub_obj "$1" "$2")
-  echo "$code $(jq -r '.type + " " + .field' "$T_DIR/r.body")"
+hdr() {  # HEADER VALUE: a batch of /x/10 asking for that header
+  jq -cn --arg u "$(u /x/10)" --arg h "$1" --arg v "$2" '{urls: [{url: $u, headers: {($h): $v}}]}'
 }
-sub_obj() {
-  req POST /v1/batches token-of-ok-1 \
-    "$(jq -cn --arg u "$(u /x/10)" --arg h "$1" --arg v "$2" '{urls: [{url: $u, headers: {($h): $v}}]}')"
-}
-is "$(bad X-Secret 1)" "422 urn:wpfs:problem:invalid-field urls[0].headers.X-Secret" \
-  "a header outside --client-headers: 422 naming it"
-is "$(bad Cookie a=b)" "422 urn:wpfs:problem:invalid-field urls[0].headers.Cookie" \
-  "Cookie, not listed: 422"
-is "$(bad Host evil.test)" "422 urn:wpfs:problem:invalid-field urls[0].headers.Host" \
-  "Host, never: 422"
-ok "...saying it is the gateway's own" grep -q "gateway's own" "$T_DIR/r.body"
-is "$(req POST /v1/fetch token-of-ok-1 "$(jq -cn --arg u "$(u /x/10)" '{url: $u, method: "PUT"}')") $(jq -r .field "$T_DIR/r.body")" \
-  "422 method" "method PUT: 422"
+OK=(-H 'Authorization: Bearer token-of-ok-1')
+api_cases api_req <<'CASES'
+# STATUS TYPE FIELD | LABEL | api_req ARGS (api_cases, tests/lib.sh)
+422 invalid-field urls[0].headers.X-Secret | a header outside --client-headers: 422 naming it | \
+    "${OK[@]}" -d "$(hdr X-Secret 1)" POST "$HLFS_URL/v1/batches"
+422 invalid-field urls[0].headers.Cookie | Cookie, not listed: 422 | \
+    "${OK[@]}" -d "$(hdr Cookie a=b)" POST "$HLFS_URL/v1/batches"
+422 invalid-field urls[0].headers.Host | Host, never: 422 | \
+    "${OK[@]}" -d "$(hdr Host evil.test)" POST "$HLFS_URL/v1/batches"
+CASES
+ok "...saying it is the gateway's own" grep -q "gateway's own" "$API_BODY"
+api_cases api_req <<'CASES'
+422 - method | method PUT: 422 | \
+    "${OK[@]}" -d "$(jq -cn --arg u "$(u /x/10)" '{url: $u, method: "PUT"}')" \
+    POST "$HLFS_URL/v1/fetch"
+CASES
 
 # ---- Accept-Language: the page cache keys on it ----------------------------
 fetch_al() {  # [LANG]: the outcome of a synchronous fetch of /x/20

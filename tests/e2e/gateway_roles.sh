@@ -38,9 +38,8 @@ req() {
   [ -n "${5:-}" ] && args+=(-H 'Content-Type: application/json' --data-binary "$5")
   curl -s -D "$T_DIR/r.head" -o "$T_DIR/r.body" -w '%{http_code}' -X "$1" "${args[@]}" "$2$3"
 }
-ctype() { tr -d '\r' <"$T_DIR/r.head" | awk -F': ' 'tolower($1) == "content-type" { print $2 }'; }
-problem() { echo "$(ctype) $(jq -r '.type + " " + .role' "$T_DIR/r.body")"; }
-FORBIDDEN_CRAWLER="application/problem+json urn:wpfs:problem:forbidden crawler"
+# req as api_cases's request: ARGS are req's.
+req_case() { API_STATUS=$(req "$@") API_BODY=$T_DIR/r.body API_HEAD=$T_DIR/r.head; }
 sync_fetch() {  # TOKEN URL: prints the status
   req POST "$A" /v1/fetch "$1" "$(jq -cn --arg u "$2" '{url: $u, max_age_s: 0}')"
 }
@@ -48,13 +47,16 @@ sync_fetch() {  # TOKEN URL: prints the status
 # ---- the shared cache, and who purges it ----------------------------------
 u1=$(u /p/1.html)
 is "$(sync_fetch token-of-ca-1 "$u1")" 200 "ca fetches $u1"
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u1")" token-of-cb-1)" 200 \
-  "cb reads the page ca fetched: the shared cache is a crawler key's by default"
-is "$(req DELETE "$B" "/v1/pages?url=$(enc "$u1")" token-of-cb-1)" 403 "cb may not purge it: 403"
-is "$(problem)" "$FORBIDDEN_CRAWLER" "a forbidden problem naming the role"
-is "$(req DELETE "$A" "/v1/pages?url=$(enc "$u1")" token-of-ca-1)" 403 \
-  "nor may ca, which fetched it: the shared cache is every key's"
-is "$(req GET "$A" "/v1/pages?url=$(enc "$u1")" token-of-cb-1)" 200 "still there"
+api_cases req_case <<'CASES'
+# STATUS TYPE FIELD | LABEL | req METHOD BASE PATH TOKEN [BODY] (api_cases, tests/lib.sh)
+200 - - | cb reads the page ca fetched: the shared cache is a crawler key's by default | \
+    GET "$B" "/v1/pages?url=$(enc "$u1")" token-of-cb-1
+403 forbidden - | cb may not purge it: 403 | DELETE "$B" "/v1/pages?url=$(enc "$u1")" token-of-cb-1
+= crawler | a forbidden problem naming the role | .role
+403 forbidden - | nor may ca, which fetched it: the shared cache is every key's | \
+    DELETE "$A" "/v1/pages?url=$(enc "$u1")" token-of-ca-1
+200 - - | still there | GET "$A" "/v1/pages?url=$(enc "$u1")" token-of-cb-1
+CASES
 is "$(req DELETE "$A" "/v1/pages?url=$(enc "$u1")" token-of-op-1)/$(jq .purged "$T_DIR/r.body")" \
   200/true "an operator key purges it"
 is "$(sync_fetch token-of-ca-1 "$u1")" 200 "fetched again"
@@ -68,20 +70,26 @@ sub() {  # BASE TOKEN URL...: prints the status
   req POST "$base" /v1/batches "$tok" "$(printf '%s\n' "$@" | jq -Rcn '{urls: [inputs]}')"
 }
 is "$(sub "$A" token-of-cb-1 "$(u /p/2.html)" "$(u /p/3.html)")" 200 "cb queues two URLs"
-is "$(req GET "$A" /status token-of-ca-1)" 403 "a crawler key: no fleet view (403)"
-is "$(problem)" "$FORBIDDEN_CRAWLER" "forbidden, as problem+json"
-is "$(req GET "$A" /status?client=cb token-of-ca-1)" 403 "nor another client's row"
-is "$(req GET "$A" /status?client=ca token-of-ca-1)" 200 "its own row: 200"
+api_cases req_case <<'CASES'
+403 forbidden - | a crawler key: no fleet view (403) | GET "$A" /status token-of-ca-1
+= crawler | forbidden, as problem+json | .role
+403 - - | nor another client's row | GET "$A" /status?client=cb token-of-ca-1
+200 - - | its own row: 200 | GET "$A" /status?client=ca token-of-ca-1
+CASES
 ok "it shows ca" grep -q '<tr><td>ca</td>' "$T_DIR/r.body"
 ok "and no other client, site or URL" \
   bash -c "! grep -Eq '<tr><td>(cb|op|pv|mx|old)</td>|id=\"sites\"|id=\"errors\"' '$T_DIR/r.body'"
 is "$(curl -s -o /dev/null -w '%{http_code}' -u "x:token-of-ca-1" "$A/status")" 403 \
   "the same with the key as a Basic password"
-is "$(req GET "$A" /status token-of-op-1)" 200 "an operator key: the fleet"
+api_cases req_case <<'CASES'
+200 - - | an operator key: the fleet | GET "$A" /status token-of-op-1
+CASES
 ok "every client, the busiest sites" \
   bash -c "grep -q '<tr><td>cb</td>' '$T_DIR/r.body' && grep -q 'id=\"sites\"' '$T_DIR/r.body'"
-is "$(req GET "$A" /status?client=cb token-of-op-1)" 200 "and any one client's row"
-is "$(req GET "$A" /status token-of-mx-1)" 403 "a metrics key: no status page"
+api_cases req_case <<'CASES'
+200 - - | and any one client's row | GET "$A" /status?client=cb token-of-op-1
+403 - - | a metrics key: no status page | GET "$A" /status token-of-mx-1
+CASES
 
 # ---- /metrics and the per-client families ---------------------------------
 ok "replica a (default): /metrics names the clients" \
@@ -91,14 +99,21 @@ wait_for 10 bash -c "curl -s -H 'Authorization: Bearer token-of-mx-1' \
 is "$(curl -s "$B/metrics" | grep -c 'client=')" 0 \
   "replica b (metrics_client_names false): no client label in /metrics"
 ok "the replica's own families stay" bash -c "curl -s '$B/metrics' | grep -q '^hlfs_replicas '"
-is "$(req GET "$B" /v1/metrics/clients token-of-mx-1)" 200 "a metrics key reads them at /v1/metrics/clients"
+api_cases req_case <<'CASES'
+200 - - | a metrics key reads them at /v1/metrics/clients | \
+    GET "$B" /v1/metrics/clients token-of-mx-1
+CASES
 ok "cb's queue among them" grep -q 'hlfs_client_queued{client="cb"}' "$T_DIR/r.body"
-is "$(req GET "$B" /v1/metrics/clients token-of-op-1)" 200 "so does an operator key"
-is "$(req GET "$B" /v1/metrics/clients token-of-ca-1)" 403 "a crawler key does not"
-is "$(problem)" "$FORBIDDEN_CRAWLER" "forbidden"
+api_cases req_case <<'CASES'
+200 - - | so does an operator key | GET "$B" /v1/metrics/clients token-of-op-1
+403 forbidden - | a crawler key does not | GET "$B" /v1/metrics/clients token-of-ca-1
+= crawler | forbidden | .role
+CASES
 is "$(curl -s -o /dev/null -w '%{http_code}' "$B/v1/metrics/clients")" 401 "no key: 401"
 is "$(sub "$B" token-of-mx-1 "$(u /p/4.html)")" 403 "a metrics key queues nothing"
-is "$(req GET "$B" /v1/stats token-of-mx-1)" 200 "but reads the replica's counters"
+api_cases req_case <<'CASES'
+200 - - | but reads the replica's counters | GET "$B" /v1/stats token-of-mx-1
+CASES
 cmp_ge "$(jq .gateway.forbidden "$T_DIR/r.body")" 1 "which count the refusals (forbidden)"
 
 # ---- a private key's pages are its own ------------------------------------
@@ -108,14 +123,17 @@ GW_BASE=$A gw_results_all token-of-pv-1 1 20 >/dev/null
 res=$(curl -s -H 'Authorization: Bearer token-of-pv-1' "$A/v1/results?wait_ms=100")
 is "$(req GET "$A" "/v1/pages?url=$(enc "$u5")" token-of-pv-1)/$(jq -r .outcome "$T_DIR/r.body")" \
   200/ok "pv reads the page it fetched"
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")" token-of-ca-1)" 404 "ca does not: not cached for it"
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")" token-of-op-1)" 404 "nor does an operator, without client="
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-op-1)" 200 \
-  "an operator reaches it with client=pv"
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-ca-1)" 403 "a crawler may not"
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-pv-1)" 200 "pv naming itself: its own"
-is "$(req GET "$B" "/v1/pages?url=$(enc "$u5")&client=ca" token-of-op-1)" 400 \
-  "client= names a private key only"
+api_cases req_case <<'CASES'
+404 - - | ca does not: not cached for it | GET "$B" "/v1/pages?url=$(enc "$u5")" token-of-ca-1
+404 - - | nor does an operator, without client= | \
+    GET "$B" "/v1/pages?url=$(enc "$u5")" token-of-op-1
+200 - - | an operator reaches it with client=pv | \
+    GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-op-1
+403 - - | a crawler may not | GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-ca-1
+200 - - | pv naming itself: its own | GET "$B" "/v1/pages?url=$(enc "$u5")&client=pv" token-of-pv-1
+400 - - | client= names a private key only | \
+    GET "$B" "/v1/pages?url=$(enc "$u5")&client=ca" token-of-op-1
+CASES
 is "$(redis-cli -p "$REDIS_PORT" --scan --pattern 'page:*:pv' | wc -l)" 1 \
   "the page cache keeps it under pv's name"
 is "$(req GET "$A" "/v1/pages?url=$(enc "$u1")" token-of-pv-1)" 404 \

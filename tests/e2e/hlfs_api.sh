@@ -11,20 +11,21 @@ start_hlfs a --token devtoken-123 --min-delay-ms 0 --delay-factor 0 --visibility
 T=devtoken-123
 u() { echo "http://127.10.0.$(( $1 + 1 )):$TESTWEB_PORT$2"; }
 
-# Keys.
-GW_TOKEN= gw POST /v1/batches '{"urls":["http://a/"]}' >/dev/null
-is "$(gws)" 401 "no key: 401"
-GW_TOKEN=wrong-token gw GET /v1/results >/dev/null
-is "$(gws)" 401 "unknown key: 401"
+# Keys, and validation: each error names its field (the single-request
+# cases are files in tests/cases/hlfs-api/, run by cases.sh).
+AUTH=(-H "Authorization: Bearer $T")
+big=$(jq -cn '{urls: [range(5001) | "http://a/\(.)"]}')
+api_cases api_req <<'CASES'
+# STATUS TYPE FIELD | LABEL | api_req ARGS (api_cases, tests/lib.sh)
+401 - - | no key: 401 | -d '{"urls":["http://a/"]}' POST "$HLFS_URL/v1/batches"
+401 - - | unknown key: 401 | -H 'Authorization: Bearer wrong-token' GET "$HLFS_URL/v1/results"
+CASES
 is "$(curl -s -D- -o /dev/null "$HLFS_URL/v1/stats" | grep -ci '^WWW-Authenticate: Bearer')" 1 \
   "401 names the Bearer scheme"
-
-# Validation: each error names its field (the single-request cases are
-# files in tests/cases/hlfs-api/, run by cases.sh).
+api_cases api_req <<'CASES'
+413 batch-too-large - | 5001 URLs: 413 | "${AUTH[@]}" -d "$big" POST "$HLFS_URL/v1/batches"
+CASES
 GW_TOKEN=$T
-big=$(jq -cn '{urls: [range(5001) | "http://a/\(.)"]}')
-out=$(gw POST /v1/batches "$big")
-is "$(gws)/$(echo "$out" | jq -r .type)" "413/urn:wpfs:problem:batch-too-large" "5001 URLs: 413"
 
 # A batch: per-URL answers in order.
 body=$(jq -cn --arg a "$(u 1 /)" --arg b "$(u 1 /p/1)" --arg c "$(u 1 /private/x)" \
@@ -74,9 +75,10 @@ is "$(echo "$none" | jq '.results | length')" 0 "acknowledged results are gone"
 out=$(gw POST /v1/fetch "$(jq -cn --arg a "$(u 2 /p/2)" '{url: $a, wait_ms: 10000}')")
 is "$(gws)/$(echo "$out" | jq -r .outcome)/$(echo "$out" | jq -r .status)" "200/ok/200" \
    "synchronous fetch answers with the page"
-out=$(gw POST /v1/fetch '{"url":"gopher://x/"}')
-is "$(gws)/$(echo "$out" | jq -r .type)" "400/urn:wpfs:problem:unsupported-scheme" \
-   "synchronous fetch validates its URL"
+api_cases api_req <<'CASES'
+400 unsupported-scheme - | synchronous fetch validates its URL | \
+    "${AUTH[@]}" -d '{"url":"gopher://x/"}' POST "$HLFS_URL/v1/fetch"
+CASES
 
 # Robots explanation and site state.
 out=$(gw GET "/v1/robots?url=$(u 1 /private/y)")

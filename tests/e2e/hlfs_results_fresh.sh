@@ -1,7 +1,7 @@
 #!/bin/bash
 # timeout: 90
 # A result is given the page its fetch stored from the replica that fetched
-# it (hlfs/gw/page_fresh.h), with no page cache read: the page cache can
+# it (hlfs/fetch/fresh_pages.h), with no page cache read: the page cache can
 # lose the page before the result is read and the result still carries it,
 # byte for byte. Another replica (or one with --fresh-pages-bytes 0) reads
 # the page cache, as before, and finds nothing; a purge through the

@@ -12,13 +12,14 @@ start_llfs --max-request-bytes 4096 --log-level info
 MAIN_PID=$LLFS_PID
 
 # lf METHOD PATH [BODY [CURL ARGS...]]: answer in $T_DIR/lf.body, head in
-# $T_DIR/lf.hdr, status in LF_STATUS.
+# $T_DIR/lf.hdr, status in LF_STATUS (and in API_*, for api_cases).
 lf() {
   local method=$1 path=$2 body=${3:-} args
   shift $(($# < 3 ? $# : 3))
   args=(-s -X "$method" -D "$T_DIR/lf.hdr" -o "$T_DIR/lf.body" -w '%{http_code}' -H "$LLFS_AUTH")
   [ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
   LF_STATUS=$(curl "${args[@]}" "$@" "$LLFS_URL$path")
+  API_STATUS=$LF_STATUS API_BODY=$T_DIR/lf.body API_HEAD=$T_DIR/lf.hdr
 }
 lf_hdr() { grep -i "^$1:" "$T_DIR/lf.hdr" | head -1 | cut -d' ' -f2- | tr -d '\r'; }
 lf_json() { jq -r "$1" "$T_DIR/lf.body"; }
@@ -26,12 +27,6 @@ req() { jq -cn --arg u "$1" "{url: \$u} + ${2:-"{}"}"; }
 # metric 'name{labels}': one sample of /metrics (0 when absent).
 metric() {
   curl -s "$LLFS_URL/metrics" | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
-}
-# problem STATUS SLUG NAME: the last answer is that problem+json.
-problem() {
-  is "$LF_STATUS" "$1" "$3: status $1"
-  is "$(lf_hdr Content-Type)" application/problem+json "$3: problem+json"
-  is "$(lf_json .type)" "urn:wpfs:problem:$2" "$3: type $2"
 }
 
 U0=$(tw_url site0.test /)
@@ -74,42 +69,39 @@ ok "json: body_base64 decodes to the bytes testweb serves" cmp -s "$T_DIR/body0j
 is "$(lf_json .reused_connection)" true "json: second fetch of the site reused the connection"
 
 # ---- validation: every refusal names what is wrong
-lf POST /internal/v1/fetch '{"url": "http://a/",'
-problem 400 invalid-json "truncated JSON"
-is "$(lf_json '[.line, .column] | map(type) | join(",")')" number,number "invalid-json: line and column"
-is "$(lf_json .line)" 1 "invalid-json: line 1"
-lf POST /internal/v1/fetch $'{\n  "url": "http://a/",\n  "timeout_ms": 5,,\n}'
-is "$(lf_json '"\(.line):\(.column)"')" "3:19" "invalid-json: line 3 column 19 (the second comma)"
-lf POST /internal/v1/fetch '["http://a/"]'
-problem 400 invalid-json "a JSON array instead of an object"
-lf POST /internal/v1/fetch "$(req "$U0" '{timeout_ms: "soon"}')"
-problem 422 invalid-field "timeout_ms as a string"
-is "$(lf_json .field)" timeout_ms "invalid-field names timeout_ms"
-lf POST /internal/v1/fetch "$(req "$U0" '{timeout_ms: 99999999}')"
-is "$(lf_json '"\(.status) \(.field)"')" "422 timeout_ms" "timeout_ms over the configured maximum: 422"
-lf POST /internal/v1/fetch "$(req "$U0" '{headers: {Host: "evil.test"}}')"
-problem 422 invalid-field "Host header"
-is "$(lf_json .field)" headers.Host "invalid-field names headers.Host"
-lf POST /internal/v1/fetch "$(req "$U0" '{folow_redirects: true}')"
-problem 422 invalid-field "unknown field"
-is "$(lf_json .field)" folow_redirects "unknown field named"
-lf POST /internal/v1/fetch '{}'
-is "$(lf_json '"\(.status) \(.field) \(.reason)"')" "422 url is required" "missing url"
-lf POST /internal/v1/fetch "$(req "http://site0.test/$(head -c 2100 /dev/zero | tr '\0' a)")"
-problem 400 url-too-long "URL over 2048 bytes"
-lf POST /internal/v1/fetch "$(req ftp://site0.test/file)"
-problem 400 unsupported-scheme "ftp URL"
-lf POST /internal/v1/fetch "$(req 'http://site0.test:99999/')"
-problem 400 invalid-url "port 99999"
-is "$(lf_json '"\(.url_error) \(.field)"')" "bad_port url" "invalid-url: url_error bad_port, field url"
-lf POST /internal/v1/fetch "$(req "$U0" "{pad: \"$(head -c 5000 /dev/zero | tr '\0' x)\"}")"
-problem 413 body-too-large "body over --max-request-bytes 4096"
-lf POST /internal/v1/fetch '' -H 'Content-Type: text/plain' --data-binary "$(req "$U0")"
-problem 415 unsupported-media-type "text/plain body"
-lf GET /internal/v1/nothing
-problem 404 not-found "unknown path"
-lf GET /internal/v1/fetch
-problem 405 method-not-allowed "GET on the fetch route"
+long=$(head -c 2100 /dev/zero | tr '\0' a) pad=$(head -c 5000 /dev/zero | tr '\0' x)
+api_cases lf <<'CASES'
+# STATUS TYPE FIELD | LABEL | lf METHOD PATH [BODY [CURL ARGS]] (api_cases, tests/lib.sh)
+400 invalid-json - | truncated JSON | POST /internal/v1/fetch '{"url": "http://a/",'
+= number,number | invalid-json: line and column | [.line, .column] | map(type) | join(",")
+= 1 | invalid-json: line 1 | .line
+- - - | invalid-json, line 3 | \
+    POST /internal/v1/fetch $'{\n  "url": "http://a/",\n  "timeout_ms": 5,,\n}'
+= 3:19 | invalid-json: line 3 column 19 (the second comma) | "\(.line):\(.column)"
+400 invalid-json - | a JSON array instead of an object | POST /internal/v1/fetch '["http://a/"]'
+422 invalid-field timeout_ms | timeout_ms as a string | \
+    POST /internal/v1/fetch "$(req "$U0" '{timeout_ms: "soon"}')"
+- - - | timeout_ms over the configured maximum | \
+    POST /internal/v1/fetch "$(req "$U0" '{timeout_ms: 99999999}')"
+= 422 timeout_ms | timeout_ms over the configured maximum: 422 | "\(.status) \(.field)"
+422 invalid-field headers.Host | Host header | \
+    POST /internal/v1/fetch "$(req "$U0" '{headers: {Host: "evil.test"}}')"
+422 invalid-field folow_redirects | unknown field | \
+    POST /internal/v1/fetch "$(req "$U0" '{folow_redirects: true}')"
+- - - | missing url | POST /internal/v1/fetch '{}'
+= 422 url is required | missing url | "\(.status) \(.field) \(.reason)"
+400 url-too-long - | URL over 2048 bytes | \
+    POST /internal/v1/fetch "$(req "http://site0.test/$long")"
+400 unsupported-scheme - | ftp URL | POST /internal/v1/fetch "$(req ftp://site0.test/file)"
+400 invalid-url - | port 99999 | POST /internal/v1/fetch "$(req 'http://site0.test:99999/')"
+= bad_port url | invalid-url: url_error bad_port, field url | "\(.url_error) \(.field)"
+413 body-too-large - | body over --max-request-bytes 4096 | \
+    POST /internal/v1/fetch "$(req "$U0" "{pad: \"$pad\"}")"
+415 unsupported-media-type - | text/plain body | \
+    POST /internal/v1/fetch '' -H 'Content-Type: text/plain' --data-binary "$(req "$U0")"
+404 not-found - | unknown path | GET /internal/v1/nothing
+405 method-not-allowed - | GET on the fetch route | GET /internal/v1/fetch
+CASES
 is "$(lf_hdr Allow)" POST "405: Allow: POST"
 lf DELETE /internal/v1/resolve
 is "$LF_STATUS $(lf_hdr Allow)" "405 GET" "405 on resolve: Allow: GET"
@@ -189,17 +181,19 @@ is "$(metric llfs_dns_literals_total)" 1 "metrics: the literal counted, no query
 lf GET '/internal/v1/resolve?host=%5B::ffff:10.0.0.1%5D'
 is "$(lf_json '.addresses[0] | "\(.family) \(.blocked_range)"')" "6 private" \
   "resolve: IPv4-mapped IPv6 judged by its IPv4 address"
-lf GET /internal/v1/resolve
-problem 400 invalid-parameter "resolve without host"
-is "$(lf_json .field)" host "resolve: the problem names host"
-lf GET '/internal/v1/resolve?host='
-is "$(lf_json '"\(.status) \(.field) \(.reason)"')" "400 host must not be empty" "resolve: empty host"
-lf GET "/internal/v1/resolve?host=$(head -c 254 /dev/zero | tr '\0' a)"
-is "$(lf_json '"\(.status) \(.field)"')" "400 host" "resolve: 254-byte host"
-lf GET '/internal/v1/resolve?host=site1.test:80'
-is "$(lf_json '"\(.status) \(.field)"')" "400 host" "resolve: a port is refused"
-lf GET '/internal/v1/resolve?host=a..b'
-is "$(lf_json '"\(.status) \(.url_error)"')" "400 empty_label" "resolve: url_error from the URL library"
+long=$(head -c 254 /dev/zero | tr '\0' a)
+api_cases lf <<'CASES'
+400 invalid-parameter - | resolve without host | GET /internal/v1/resolve
+= host | resolve: the problem names host | .field
+- - - | resolve: empty host | GET '/internal/v1/resolve?host='
+= 400 host must not be empty | resolve: empty host | "\(.status) \(.field) \(.reason)"
+- - - | resolve: 254-byte host | GET "/internal/v1/resolve?host=$long"
+= 400 host | resolve: 254-byte host | "\(.status) \(.field)"
+- - - | resolve: a port is refused | GET '/internal/v1/resolve?host=site1.test:80'
+= 400 host | resolve: a port is refused | "\(.status) \(.field)"
+- - - | resolve: url_error from the URL library | GET '/internal/v1/resolve?host=a..b'
+= 400 empty_label | resolve: url_error from the URL library | "\(.status) \(.url_error)"
+CASES
 
 # ---- hold_us: the site is contacted no sooner than asked, counted from the
 # request's arrival (testweb's clock and ours are the same wall clock)
@@ -223,11 +217,12 @@ is "$(tw_site_json site12.test requests=10 | jq '[.requests[] | select(.path == 
 wait "$held"
 is "$(jq -r .outcome "$T_DIR/held.out")" ok "hold_us: fetched when the hold ended"
 is "$(metric llfs_fetches_held)" 0 "hold_us: llfs_fetches_held back to 0"
-lf POST /internal/v1/fetch "$(req "$U0" '{hold_us: -1}')"
-problem 422 invalid-field "hold_us -1"
-is "$(lf_json .field)" hold_us "hold_us -1: the problem names hold_us"
-lf POST /internal/v1/fetch "$(req "$U0" '{hold_us: 10000001}')"
-problem 422 invalid-field "hold_us above 10 s"
+api_cases lf <<'CASES'
+422 invalid-field - | hold_us -1 | POST /internal/v1/fetch "$(req "$U0" '{hold_us: -1}')"
+= hold_us | hold_us -1: the problem names hold_us | .field
+422 invalid-field - | hold_us above 10 s | \
+    POST /internal/v1/fetch "$(req "$U0" '{hold_us: 10000001}')"
+CASES
 
 # ---- overload: a second llfs with one slot and no queue, a page that hangs
 start_llfs --max-in-flight 1 --max-queue 0
@@ -237,8 +232,9 @@ curl -s -o "$T_DIR/hang.out" -w '%{http_code}' -H "$LLFS_AUTH" "$LLFS_URL/intern
 hang=$!
 ok "overload: the hanging fetch is in flight" \
   wait_for 5 bash -c "curl -s $LLFS_URL/metrics | grep -qx 'llfs_fetches_in_flight 1'"
-lf POST /internal/v1/fetch "$(req "$U0")"
-problem 503 overloaded "overloaded"
+api_cases lf <<'CASES'
+503 overloaded - | overloaded | POST /internal/v1/fetch "$(req "$U0")"
+CASES
 is "$(lf_hdr Retry-After)" 1 "overloaded: Retry-After: 1"
 is "$(metric 'llfs_fetches_total{outcome="overloaded"}')" 1 "overloaded: counted"
 wait "$hang"

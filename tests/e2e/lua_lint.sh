@@ -32,7 +32,7 @@ ok "a changed file renames the library" test "$(grep -c "$name" "$T_DIR/changed.
 # or hands out accepted work runs (docs/hlfs-state.md).
 flags=$(rc --json FUNCTION LIST LIBRARYNAME "$name" |
   jq -r '.[0].functions[] | "\(.name | sub("_[0-9a-f]{12}$"; "")) \(.flags | join(","))"' | sort | tr '\n' ';')
-is "$flags" "abort allow-oom;ack allow-oom;claim allow-oom;complete allow-oom;fence allow-oom;fleet allow-oom;hop_free allow-oom;hop_take allow-oom;reapply allow-oom;renew allow-oom;robots_done allow-oom;site no-writes;submit ;" "each function's flags"
+is "$flags" "abort allow-oom;ack allow-oom;addr allow-oom;claim allow-oom;complete allow-oom;fence allow-oom;fleet allow-oom;hop_free allow-oom;hop_take allow-oom;reapply allow-oom;renew allow-oom;robots_done allow-oom;site no-writes;submit ;" "each function's flags"
 rc CONFIG SET maxmemory 1 >/dev/null
 ok "past maxmemory, a submission is refused" \
   grep -q "^OOM" <<<"$(rc FCALL "$(fn submit)" 1 'h:{0}' '{0}' c 1 0 0 0 0 '' a.test h/ 0 '' '')"

@@ -4,7 +4,9 @@
 # the scripts that declare "# lane: beside" run beside the others (the
 # suite takes about the longest lane, not the sum), their results count,
 # a failure there fails the run and is named, and a unit-only run starts
-# none of them.
+# none of them. Unit binaries mirror the tree (bin/test/FOLDER/FILE from
+# tests/unit/FOLDER/FILE.c), one left by a moved source is not run, and
+# each test's time lands in build/test-logs/times.tsv.
 . "$WPFS_ROOT/tests/lib.sh"
 root=$T_DIR/root
 mkdir -p "$root/tests/e2e" "$T_DIR/bin/test"
@@ -40,4 +42,22 @@ ok "and passes" [ -f "$T_DIR/d-ran" ]
 runner unit >"$T_DIR/out3" 2>&1
 ok "a unit-only run starts no e2e script" grep -qx '0 passed, 0 failed' "$T_DIR/out3"
 ok "nor the lane beside" bash -c '! grep -q "beside the rest" "$1"' _ "$T_DIR/out3"
+
+mkdir -p "$T_DIR/bin/test/lib/sub" "$root/tests/unit/lib/sub"
+# about 0.15 s of CPU, done by a child of the test (its CPU counts too)
+printf '#!/bin/bash\nawk "BEGIN { for (i = 0; i < 5e6; i++) s += i }"\necho "ok 1 - x"\n' >"$T_DIR/bin/test/lib/sub/x"
+printf '#!/bin/bash\necho "ok 1 - gone"\n' >"$T_DIR/bin/test/test_gone"  # its source moved
+chmod +x "$T_DIR/bin/test/lib/sub/x" "$T_DIR/bin/test/test_gone"
+touch "$root/tests/unit/lib/sub/x.c"
+runner unit >"$T_DIR/out4" 2>&1
+ok "a unit test in a folder of the tree runs, named by its path" grep -q '^unit/lib/sub/x .* 1 ok' "$T_DIR/out4"
+ok "a binary without its source does not" grep -qx '1 passed, 0 failed' "$T_DIR/out4"
+ok "the log is kept under its path" test -s "$root/build/test-logs/unit/lib/sub/x.log"
+times=$root/build/test-logs/times.tsv
+ok "times.tsv has its wall and CPU time" awk -F'\t' '$1 == "unit/lib/sub/x" && $2 ~ /^[0-9.]+$/ && $3 >= 0.1 && $4 == 0 { f = 1 } END { exit !f }' "$times"
+ok "and the e2e scripts' of the earlier run" grep -q '^e2e_a	' "$times"
+runner unit lib/sub >/dev/null 2>&1
+is "$(grep -c '^unit/lib/sub/x	' "$times")" 1 "a test run again has one line, its last"
+slow=$(WPFS_ROOT=$root bash "$WPFS_ROOT/tests/tools/slowest.sh" 2 | tail -n +3 | cut -d'`' -f2 | sort | tr '\n' ' ')
+is "$slow" "e2e_a e2e_b " "tests/tools/slowest.sh: the two slowest (3 s each)"
 done_testing

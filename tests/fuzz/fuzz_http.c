@@ -1,6 +1,6 @@
 /* HTTP input: request heads as testweb parses them (the loopback web's
  * parser, which every test depends on) and the framed answers the gateway
- * reads from the fetcher ("JSON line \n body", hlfs/gw/llfs_client.c).
+ * reads from the fetcher ("JSON line \n body", hlfs/fetch/llfs_client.c).
  * Neither may read past the input or crash; parsed pieces lie inside it. */
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 
 #include "common/mem.h"
 #include "tests/testweb/tw_http.h"
-#include "hlfs/gw/llfs_client.h"
+#include "hlfs/fetch/llfs_client.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

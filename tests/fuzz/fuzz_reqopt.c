@@ -1,4 +1,4 @@
-/* A request's options (hlfs/gw/gw_reqopt.h) from arbitrary JSON: the first
+/* A request's options (hlfs/fetch/reqopt.h) from arbitrary JSON: the first
  * line of the input is the allow-list, the rest a request object. Aborts
  * unless a decoded options string round-trips through its readers: every
  * header it names was allowed and is well formed, at most
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hlfs/gw/gw_reqopt.h"
+#include "hlfs/fetch/reqopt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* The gateway's answers to GET /v1/results as the crawlers read them
- * (clients/gw/gwproto.c), framed and JSON, on arbitrary bytes. Aborts on a
+ * (clients/gwclient/gwproto.c), framed and JSON, on arbitrary bytes. Aborts on a
  * result without its URL or outcome, on pages that add up to more than the
  * input, on a page not NUL-terminated, on a cause that is not a bounded
  * word, on an answer other than success or invalid, or on a leak. */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "clients/base/tally.h"
-#include "clients/gw/gwproto.h"
+#include "clients/gwclient/gwproto.h"
 #include "common/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

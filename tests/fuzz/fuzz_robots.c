@@ -1,4 +1,4 @@
-/* libFuzzer target for hlfs/robots*.c.
+/* libFuzzer target for hlfs/policy/robots*.c.
  * Input: BODY [ '\0' AGENT [ '\0' PATH ]... ] - the robots.txt body, then
  * agents and paths to ask about (defaults when absent). Checks:
  *  - parse and query never crash, leak or read out of bounds (ASan);

@@ -3,25 +3,20 @@
  * that claim's result, marked with the request it came from; a waiter that
  * wants a fresher copy than the one served goes back to its queue; the
  * quota counters come back to zero. */
-#include "tests/integ/itest_state_util.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/integ/fixture/state.h"
 
 static struct state_item item(const char *url, uint64_t max_age_s)
 {
   return (struct state_item){ .url = url, .prio = 3, .max_age_s = max_age_s };
-}
-
-static void submit1(const char *client, struct state_item *it, enum state_sub_code want)
-{
-  assert_int_equal(ts_submit(client, it, 1), STORE_OK);
-  assert_int_equal(it->code, want);
-}
-
-/* The stream entry of client c, as "field,value,..." text. */
-static const char *stream_of(const char *c)
-{
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "XRANGE x:{0}%s - +", c);
-  return it_cmd(ts_store, cmd);
 }
 
 static void assert_counts_zero(const char *c)
@@ -37,14 +32,13 @@ static void assert_counts_zero(const char *c)
 static void test_queued_requests_join_the_claim(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://co.test/p", 3600), b = item("http://co.test/p", 60),
                     c = item("http://co.test/p", QENC_MAXAGE_ANY),
                     other = item("http://co.test/q", 3600);
-  submit1("ca", &a, STATE_SUB_ACCEPTED);
-  submit1("cb", &b, STATE_SUB_ACCEPTED);
-  submit1("cc", &c, STATE_SUB_ACCEPTED);
-  submit1("cb", &other, STATE_SUB_ACCEPTED);
+  ts_submit1("ca", &a, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &b, STATE_SUB_ACCEPTED);
+  ts_submit1("cc", &c, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &other, STATE_SUB_ACCEPTED);
   static struct ts_claims cl;
   ts_claim(&cl, 4);
   assert_int_equal(cl.n, 1);
@@ -59,12 +53,12 @@ static void test_queued_requests_join_the_claim(void **state)
   assert_int_equal(ts_complete(&cl.c[0], 0), 1);
   char want[128];
   snprintf(want, sizeof want, "rid,%s,url,http://co.test/p,a,1,o,ok", a.rid);
-  assert_non_null(strstr(stream_of("ca"), want));
-  assert_null(strstr(stream_of("ca"), "co,"));
+  assert_non_null(strstr(ts_stream("ca"), want));
+  assert_null(strstr(ts_stream("ca"), "co,"));
   snprintf(want, sizeof want, "rid,%s,url,http://co.test/p,a,1,co,%s,o,ok", b.rid, a.rid);
-  assert_non_null(strstr(stream_of("cb"), want));
+  assert_non_null(strstr(ts_stream("cb"), want));
   snprintf(want, sizeof want, "rid,%s,url,http://co.test/p,a,1,co,%s,o,ok", c.rid, a.rid);
-  assert_non_null(strstr(stream_of("cc"), want));
+  assert_non_null(strstr(ts_stream("cc"), want));
   assert_int_equal(state_stats(ts_st)->coalesce_served, 2);
   assert_int_equal(it_int(ts_store, "EXISTS w:{0}co.test|h/p"), 0);
   /* cb's other URL is next, then nothing */
@@ -79,24 +73,22 @@ static void test_queued_requests_join_the_claim(void **state)
   assert_counts_zero("cb");
   assert_counts_zero("cc");
   assert_int_equal(it_int(ts_store, "ZCARD vt:{0}"), 0);
-  ts_close();
 }
 
 /* Submitted while the URL is in flight: accepted as waiters, never queued. */
 static void test_submissions_join_the_fetch_in_flight(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("https://co.test/x", 3600);
-  submit1("ca", &a, STATE_SUB_ACCEPTED);
+  ts_submit1("ca", &a, STATE_SUB_ACCEPTED);
   static struct ts_claims cl;
   ts_claim(&cl, 1);
   assert_int_equal(cl.n, 1);
   assert_int_equal(cl.c[0].waiters, 0);
   struct state_item b = item("https://co.test/x", 3600), b2 = item("https://co.test/x", 0);
-  submit1("cb", &b, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &b, STATE_SUB_ACCEPTED);
   assert_string_not_equal(b.rid, a.rid);
-  submit1("cb", &b2, STATE_SUB_DUP_INFLIGHT);  /* cb already waits for it */
+  ts_submit1("cb", &b2, STATE_SUB_DUP_INFLIGHT);  /* cb already waits for it */
   assert_string_equal(b2.rid, b.rid);
   assert_int_equal(it_int(ts_store, "EXISTS q:{0}co.test|cb"), 0);
   assert_int_equal(state_stats(ts_st)->coalesce_joined, 1);
@@ -104,11 +96,10 @@ static void test_submissions_join_the_fetch_in_flight(void **state)
   assert_int_equal(ts_complete(&cl.c[0], 5), 1);
   char want[128];
   snprintf(want, sizeof want, "rid,%s,url,https://co.test/x,a,1,co,%s,o,ok", b.rid, a.rid);
-  assert_non_null(strstr(stream_of("cb"), want));
+  assert_non_null(strstr(ts_stream("cb"), want));
   assert_counts_zero("cb");
   ts_claim(&cl, 1);
   assert_int_equal(cl.n, 0);  /* no second fetch */
-  ts_close();
 }
 
 /* A stored copy of 100 s served to the claim: the waiter that accepts 10 s
@@ -116,15 +107,14 @@ static void test_submissions_join_the_fetch_in_flight(void **state)
 static void test_waiter_wanting_fresher_copy_is_requeued(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://co.test/old", QENC_MAXAGE_ANY);
-  submit1("ca", &a, STATE_SUB_ACCEPTED);
+  ts_submit1("ca", &a, STATE_SUB_ACCEPTED);
   static struct ts_claims cl;
   ts_claim(&cl, 1);
   struct ts_claim first = cl.c[0];
   struct state_item b = item("http://co.test/old", 10), c = item("http://co.test/old", 3600);
-  submit1("cb", &b, STATE_SUB_ACCEPTED);
-  submit1("cc", &c, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &b, STATE_SUB_ACCEPTED);
+  ts_submit1("cc", &c, STATE_SUB_ACCEPTED);
   assert_int_equal(ts_complete_age(0, &first, 0, DELAY_NONE, NULL, true, 100000), 1);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}cc"), 1);
   assert_int_equal(it_int(ts_store, "EXISTS x:{0}cb"), 0);
@@ -139,7 +129,6 @@ static void test_waiter_wanting_fresher_copy_is_requeued(void **state)
   assert_int_equal(it_int(ts_store, "XLEN x:{0}cb"), 1);
   assert_counts_zero("cb");
   assert_counts_zero("cc");
-  ts_close();
 }
 
 /* A stored copy 400 ms old: not younger than max_age_s 0, so that waiter
@@ -148,15 +137,14 @@ static void test_waiter_wanting_fresher_copy_is_requeued(void **state)
 static void test_waiter_max_age_0_not_served_a_stored_copy(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://co.test/new", QENC_MAXAGE_ANY);
-  submit1("ca", &a, STATE_SUB_ACCEPTED);
+  ts_submit1("ca", &a, STATE_SUB_ACCEPTED);
   static struct ts_claims cl;
   ts_claim(&cl, 1);
   struct ts_claim first = cl.c[0];
   struct state_item b = item("http://co.test/new", 0), c = item("http://co.test/new", 1);
-  submit1("cb", &b, STATE_SUB_ACCEPTED);
-  submit1("cc", &c, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &b, STATE_SUB_ACCEPTED);
+  ts_submit1("cc", &c, STATE_SUB_ACCEPTED);
   assert_int_equal(ts_complete_age(0, &first, 0, DELAY_NONE, NULL, true, 400), 1);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}cc"), 1);
   assert_int_equal(it_int(ts_store, "EXISTS x:{0}cb"), 0);
@@ -169,17 +157,15 @@ static void test_waiter_max_age_0_not_served_a_stored_copy(void **state)
   assert_int_equal(it_int(ts_store, "XLEN x:{0}cb"), 1);
   assert_counts_zero("cb");
   assert_counts_zero("cc");
-  ts_close();
 }
 
 /* The fetch keeps dying: its waiters hear it was abandoned, too. */
 static void test_waiters_of_an_abandoned_request(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://co.test/dies", 3600), b = item("http://co.test/dies", 3600);
-  submit1("ca", &a, STATE_SUB_ACCEPTED);
-  submit1("cb", &b, STATE_SUB_ACCEPTED);
+  ts_submit1("ca", &a, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &b, STATE_SUB_ACCEPTED);
   static struct ts_claims cl;
   ts_claim_opt(&cl, 0, 1, 100, 2);
   assert_int_equal(cl.c[0].waiters, 1);
@@ -190,13 +176,12 @@ static void test_waiters_of_an_abandoned_request(void **state)
   ts_sleep(150);
   ts_claim_opt(&cl, 0, 1, 100, 2);
   assert_int_equal(cl.abandoned, 1);
-  assert_non_null(strstr(stream_of("ca"), "o,abandoned"));
+  assert_non_null(strstr(ts_stream("ca"), "o,abandoned"));
   char want[96];
   snprintf(want, sizeof want, "co,%s,o,abandoned", a.rid);
-  assert_non_null(strstr(stream_of("cb"), want));
+  assert_non_null(strstr(ts_stream("cb"), want));
   assert_counts_zero("ca");
   assert_counts_zero("cb");
-  ts_close();
 }
 
 /* A claim given back (aborted) leaves its waiters for the next claim, and
@@ -205,10 +190,9 @@ static void test_waiters_of_an_abandoned_request(void **state)
 static void test_waiters_of_an_aborted_claim(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://co.test/back", 3600), b = item("http://co.test/back", 60);
-  submit1("ca", &a, STATE_SUB_ACCEPTED);
-  submit1("cb", &b, STATE_SUB_ACCEPTED);
+  ts_submit1("ca", &a, STATE_SUB_ACCEPTED);
+  ts_submit1("cb", &b, STATE_SUB_ACCEPTED);
   static struct ts_claims cl;
   ts_claim(&cl, 1);
   assert_int_equal(cl.c[0].waiters, 1);
@@ -218,7 +202,7 @@ static void test_waiters_of_an_aborted_claim(void **state)
   assert_true(it_run_until(&f.done, 5000));
   assert_int_equal(f.held[0], 1);
   struct state_item again = item("http://co.test/back", 60);
-  submit1("cb", &again, STATE_SUB_DUP_INFLIGHT);
+  ts_submit1("cb", &again, STATE_SUB_DUP_INFLIGHT);
   assert_string_equal(again.rid, b.rid);
   ts_claim(&cl, 1);
   assert_int_equal(cl.n, 1);
@@ -228,22 +212,21 @@ static void test_waiters_of_an_aborted_claim(void **state)
   assert_int_equal(ts_complete(&cl.c[0], 0), 1);
   char want[128];
   snprintf(want, sizeof want, "rid,%s,url,http://co.test/back,a,1,co,%s,o,ok", b.rid, a.rid);
-  assert_non_null(strstr(stream_of("cb"), want));
+  assert_non_null(strstr(ts_stream("cb"), want));
   assert_counts_zero("ca");
   assert_counts_zero("cb");
-  ts_close();
 }
 
 int main(void)
 {
   it_loop_init();
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_queued_requests_join_the_claim),
-    cmocka_unit_test(test_submissions_join_the_fetch_in_flight),
-    cmocka_unit_test(test_waiter_wanting_fresher_copy_is_requeued),
-    cmocka_unit_test(test_waiter_max_age_0_not_served_a_stored_copy),
-    cmocka_unit_test(test_waiters_of_an_abandoned_request),
-    cmocka_unit_test(test_waiters_of_an_aborted_claim),
+    cmocka_unit_test_setup_teardown(test_queued_requests_join_the_claim, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_submissions_join_the_fetch_in_flight, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_waiter_wanting_fresher_copy_is_requeued, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_waiter_max_age_0_not_served_a_stored_copy, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_waiters_of_an_abandoned_request, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_waiters_of_an_aborted_claim, ts_setup, ts_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

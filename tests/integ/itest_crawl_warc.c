@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clients/out/warc.h"
+#include "clients/out/warc.c"  /* the file itself: warc_sha1_base32 is static */
+#include "common/robots_tag.h"
 #include "common/mem.h"
 
 struct want {
@@ -99,8 +100,9 @@ int main(int argc, char **argv)
   struct warc_outlink links[] = { { "http://a.test/x", "L a/@href" },
                                   { "http://a.test/f", "E iframe/@src" },
                                   { "http://a.test/bad\r\nlink", "L a/@href" } };
-  struct warc_meta meta = { links, 3, "fetchTimeMs: 12\r\noutcome: ok\r\n" };
-  struct warc_meta none = { NULL, 0, "fetchTimeMs: 3\r\n" };
+  struct warc_meta meta = { links, 3, "fetchTimeMs: 12\r\noutcome: ok\r\n",
+                            ROBOTS_TAG_NOINDEX | ROBOTS_TAG_NOARCHIVE };
+  struct warc_meta none = { NULL, 0, "fetchTimeMs: 3\r\n", 0 };
   struct warc_page pages[] = {
     { "http://a.test/", 1700000000000ull, 200, h_html, 6, html, sizeof html - 1, false,
       first_id, &meta },

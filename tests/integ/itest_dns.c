@@ -20,8 +20,8 @@
 #include "common/mem.h"
 #include "llfs/dns.h"
 
-static uv_loop_t *loop;
-#include "tests/integ/itest_loop.h"
+#include "tests/integ/fixture/dnsmasq.h"
+#include "tests/integ/fixture/loop.h"
 
 struct got {
   int               calls;
@@ -57,7 +57,7 @@ static struct dns_cfg cfg_default(void)
 static struct dns *dns_make(const struct dns_cfg *c)
 {
   char err[256] = "";
-  struct dns *d = dns_new(loop, c, err, sizeof err);
+  struct dns *d = dns_new(it_loop, c, err, sizeof err);
   if(!d)
     print_error("dns_new: %s\n", err);
   assert_non_null(d);
@@ -67,17 +67,7 @@ static struct dns *dns_make(const struct dns_cfg *c)
 static void dns_done(struct dns **d)
 {
   dns_free(d);
-  uv_run(loop, UV_RUN_DEFAULT);   /* returns once every handle is closed */
-}
-
-
-
-
-static int query_count(const char *name, const char *type)
-{
-  int n = dns_log_count(name, type);
-  assert_true(n >= 0);
-  return n;
+  uv_run(it_loop, UV_RUN_DEFAULT);   /* returns once every handle is closed */
 }
 
 static void resolve(struct dns *d, const char *host, struct got *g)
@@ -93,7 +83,7 @@ static void resolve_wait(struct dns *d, const char *host, struct got *g)
 {
   memset(g, 0, sizeof *g);
   resolve(d, host, g);
-  run_until(&g->calls, 1, 5000);
+  it_run_count(&g->calls, 1, 5000);
   assert_int_equal(g->calls, 1);
   assert_false(g->reentered);
 }
@@ -124,8 +114,8 @@ static void test_site_mapping(void **state)
     assert_addr(&g.r.addr[0], m[i].addr);
     assert_false(g.r.cached);
   }
-  assert_int_equal(query_count("site3.test", "A"), 1);
-  assert_int_equal(query_count("site3.test", "AAAA"), 1);
+  assert_int_equal(dns_queries("site3.test", "A"), 1);
+  assert_int_equal(dns_queries("site3.test", "AAAA"), 1);
   dns_done(&d);
 }
 
@@ -143,7 +133,7 @@ static void test_cache_hit_no_second_query(void **state)
     assert_true(g.r.cached);
     assert_addr(&g.r.addr[0], "127.10.0.6");
   }
-  assert_int_equal(query_count("site5.test", "A"), 1);
+  assert_int_equal(dns_queries("site5.test", "A"), 1);
   struct dns_stats st;
   dns_stats(d, &st);
   assert_int_equal(st.misses, 1);
@@ -171,14 +161,14 @@ static void test_one_query_many_waiters(void **state)
       total += g[i].calls;
     if(total == N)
       break;
-    uv_run(loop, UV_RUN_ONCE);
+    uv_run(it_loop, UV_RUN_ONCE);
   }
   assert_int_equal(total, N);
   for(int i = 0; i < N; i++) {
     assert_int_equal(g[i].r.outcome, OUTCOME_OK);
     assert_addr(&g[i].r.addr[0], "127.10.0.8");
   }
-  assert_int_equal(query_count("site7.test", "A"), 1);
+  assert_int_equal(dns_queries("site7.test", "A"), 1);
   struct dns_stats st;
   dns_stats(d, &st);
   assert_int_equal(st.queries, 1);
@@ -195,12 +185,12 @@ static void test_ttl_expiry(void **state)
   resolve_wait(d, "short.test", &g);
   resolve_wait(d, "short.test", &g);
   assert_true(g.r.cached);
-  assert_int_equal(query_count("short.test", "A"), 1);
-  run_for(1300);
+  assert_int_equal(dns_queries("short.test", "A"), 1);
+  it_run_for(1300);
   resolve_wait(d, "short.test", &g);
   assert_false(g.r.cached);
   assert_int_equal(g.r.outcome, OUTCOME_OK);
-  assert_int_equal(query_count("short.test", "A"), 2);
+  assert_int_equal(dns_queries("short.test", "A"), 2);
   dns_done(&d);
 }
 
@@ -212,14 +202,14 @@ static void test_ttl_floor(void **state)
   struct dns *d = dns_make(&c);
   struct got g;
   resolve_wait(d, "short2.test", &g);
-  run_for(2300);
+  it_run_for(2300);
   resolve_wait(d, "short2.test", &g);
   assert_true(g.r.cached);
-  assert_int_equal(query_count("short2.test", "A"), 1);
-  run_for(900);
+  assert_int_equal(dns_queries("short2.test", "A"), 1);
+  it_run_for(900);
   resolve_wait(d, "short2.test", &g);
   assert_false(g.r.cached);
-  assert_int_equal(query_count("short2.test", "A"), 2);
+  assert_int_equal(dns_queries("short2.test", "A"), 2);
   dns_done(&d);
 }
 
@@ -233,10 +223,10 @@ static void test_ttl_ceiling(void **state)
   resolve_wait(d, "site9.test", &g);
   resolve_wait(d, "site9.test", &g);
   assert_true(g.r.cached);
-  run_for(1200);
+  it_run_for(1200);
   resolve_wait(d, "site9.test", &g);
   assert_false(g.r.cached);
-  assert_int_equal(query_count("site9.test", "A"), 2);
+  assert_int_equal(dns_queries("site9.test", "A"), 2);
   dns_done(&d);
 }
 
@@ -253,14 +243,14 @@ static void test_negative_cache(void **state)
   resolve_wait(d, "nx1.test", &g);
   assert_int_equal(g.r.outcome, OUTCOME_DNS_NXDOMAIN);
   assert_true(g.r.cached);
-  assert_int_equal(query_count("nx1.test", "A"), 1);
+  assert_int_equal(dns_queries("nx1.test", "A"), 1);
   struct dns_stats st;
   dns_stats(d, &st);
   assert_int_equal(st.negative_hits, 1);
-  run_for(1200);
+  it_run_for(1200);
   resolve_wait(d, "nx1.test", &g);
   assert_false(g.r.cached);
-  assert_int_equal(query_count("nx1.test", "A"), 2);
+  assert_int_equal(dns_queries("nx1.test", "A"), 2);
   dns_done(&d);
 }
 
@@ -275,7 +265,7 @@ static void test_servfail_cached(void **state)
   resolve_wait(d, "a.servfail.test", &g);
   assert_int_equal(g.r.outcome, OUTCOME_DNS_SERVFAIL);
   assert_true(g.r.cached);
-  assert_int_equal(query_count("a.servfail.test", "A"), 1);
+  assert_int_equal(dns_queries("a.servfail.test", "A"), 1);
   dns_done(&d);
 }
 
@@ -358,7 +348,7 @@ static void test_bad_names_refused(void **state)
   const char *bad[] = { "", ".", "bad name", "a/b", "x%y", longname };
   for(size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(dns_resolve(d, bad[i], on_result, &g, NULL), OUTCOME_BAD_URL);
-  run_for(50);
+  it_run_for(50);
   assert_int_equal(g.calls, 0);
   dns_done(&d);
 }
@@ -376,8 +366,8 @@ static void test_cancel(void **state)
   dns_cancel(&w1);
   dns_cancel(&w3);   /* already answered, waiting on the ready list */
   assert_null(w1);
-  run_until(&g2.calls, 1, 5000);
-  run_for(50);
+  it_run_count(&g2.calls, 1, 5000);
+  it_run_for(50);
   assert_int_equal(g1.calls, 0);
   assert_int_equal(g3.calls, 0);
   assert_int_equal(g2.calls, 1);
@@ -385,7 +375,7 @@ static void test_cancel(void **state)
   struct got g;
   resolve_wait(d, "site11.test", &g);
   assert_true(g.r.cached);
-  assert_int_equal(query_count("site11.test", "A"), 1);
+  assert_int_equal(dns_queries("site11.test", "A"), 1);
   dns_done(&d);
 }
 
@@ -407,8 +397,8 @@ static void test_lru_cap(void **state)
   assert_true(g.r.cached);
   resolve_wait(d, "site20.test", &g);   /* oldest was dropped */
   assert_false(g.r.cached);
-  assert_int_equal(query_count("site20.test", "A"), 2);
-  assert_int_equal(query_count("site23.test", "A"), 1);
+  assert_int_equal(dns_queries("site20.test", "A"), 2);
+  assert_int_equal(dns_queries("site23.test", "A"), 1);
   dns_done(&d);
 }
 
@@ -420,14 +410,13 @@ static void test_free_with_queries_in_flight(void **state)
   struct got g = { 0 };
   assert_int_equal(dns_resolve(d, "b.timeout.test", on_result, &g, NULL), OUTCOME_OK);
   assert_int_equal(dns_resolve(d, "site30.test", on_result, &g, NULL), OUTCOME_OK);
-  run_for(20);
+  it_run_for(20);
   long live = mem_live();
   assert_true(live > 0);
   dns_done(&d);
   assert_int_equal(g.calls == 0 || g.calls == 1, 1);   /* site30 may have answered */
   assert_int_equal(mem_live(), 0);
 }
-
 
 /* ---- one cache, two threads ---- */
 
@@ -507,7 +496,7 @@ static struct dns_shared *shared_make(void)
 static struct dns *shared_view(struct dns_shared *sh)
 {
   char err[256] = "";
-  struct dns *d = dns_new_shared(loop, sh, err, sizeof err);
+  struct dns *d = dns_new_shared(it_loop, sh, err, sizeof err);
   if(!d)
     print_error("dns_new_shared: %s\n", err);
   assert_non_null(d);
@@ -532,7 +521,7 @@ static void test_shared_two_threads(void **state)
     resolve(d, "site8.test", &g[i]);
   int total = 0;
   for(uint64_t end = clock_mono_ms() + 5000; total < N && clock_mono_ms() < end;) {
-    uv_run(loop, UV_RUN_ONCE);
+    uv_run(it_loop, UV_RUN_ONCE);
     total = 0;
     for(int i = 0; i < N; i++)
       total += g[i].calls;
@@ -551,7 +540,7 @@ static void test_shared_two_threads(void **state)
   assert_int_equal(st.queries, 1);
   assert_int_equal(st.misses, 1);
   assert_int_equal(st.coalesced + st.hits, 2 * N - 1);
-  assert_int_equal(query_count("site8.test", "A"), 1);
+  assert_int_equal(dns_queries("site8.test", "A"), 1);
   dns_done(&d);
   dns_shared_free(&sh);
   /* nothing leaked, either thread (the count is process-wide) */
@@ -574,7 +563,7 @@ static void test_shared_free_with_foreign_waiter(void **state)
   sem_post(&p.go);
   struct dns_stats st = { 0 };
   for(uint64_t end = clock_mono_ms() + 2000; st.coalesced < 1 && clock_mono_ms() < end;) {
-    run_for(5);
+    it_run_for(5);
     dns_stats(d, &st);
   }
   assert_int_equal(st.coalesced, 1);   /* the peer waits on our query */
@@ -589,7 +578,7 @@ static void test_shared_free_with_foreign_waiter(void **state)
 
 int main(void)
 {
-  loop = uv_default_loop();
+  it_loop_init();
   if(!getenv("DNS_SERVER") || !getenv("DNS_LOG")) {
     fprintf(stderr, "itest_dns: DNS_SERVER and DNS_LOG must be set (tests/e2e/llfs_engine_dns.sh)\n");
     return 2;
@@ -614,6 +603,6 @@ int main(void)
     cmocka_unit_test(test_shared_free_with_foreign_waiter),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  uv_loop_close(loop);
+  it_loop_close();
   return rc;
 }

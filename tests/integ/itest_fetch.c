@@ -23,213 +23,9 @@
 #include "common/clock.h"
 #include "common/mem.h"
 #include "llfs/fetch.h"
-
-static uv_loop_t *loop;
-#include "tests/integ/itest_loop.h"
-static const char *tw_port, *tw_ctl;
-
-/* ---- fixture ---- */
-
-struct got {
-  int                calls;
-  bool               reentered;
-  enum outcome       o;
-  long               status;
-  int                http_version;
-  char              *body;
-  size_t             blen;
-  char               headers[8192];
-  char               retry_after[32];
-  char               detail[256];
-  char               addr[64];
-  char              *redirect;
-  bool               truncated, reused;
-  enum guard_verdict blocked;
-  uint64_t           bytes_raw, bytes_decoded;
-  struct fetch_timings t;
-  uint64_t           done_ms;
-  int                order;
-};
-
-static bool starting;
-static int finished;
-
-static void got_clear(struct got *g)
-{
-  mem_free(g->body);
-  mem_free(g->redirect);
-  memset(g, 0, sizeof *g);
-}
-
-static void on_fetch(struct fetch_res *r, void *arg)
-{
-  struct got *g = arg;
-  if(starting)
-    g->reentered = true;
-  g->calls++;
-  g->order = ++finished;
-  g->done_ms = clock_mono_ms();
-  g->o = r->outcome;
-  g->status = r->status;
-  g->http_version = r->http_version;
-  g->body = buf_steal(&r->body, &g->blen);
-  snprintf(g->headers, sizeof g->headers, "%s", r->headers.data ? r->headers.data : "");
-  size_t n;
-  const char *ra = fetch_res_header(r, "retry-after", &n);
-  if(ra)
-    snprintf(g->retry_after, sizeof g->retry_after, "%.*s", (int)n, ra);
-  snprintf(g->detail, sizeof g->detail, "%s", r->detail);
-  snprintf(g->addr, sizeof g->addr, "%s", r->addr);
-  g->redirect = r->redirect;
-  r->redirect = NULL;
-  g->truncated = r->truncated;
-  g->reused = r->reused;
-  g->blocked = r->blocked;
-  g->bytes_raw = r->bytes_raw;
-  g->bytes_decoded = r->bytes_decoded;
-  g->t = r->t;
-}
-
-static void set_str(char **slot, const char *v)
-{
-  free(*slot);
-  *slot = v ? strdup(v) : NULL;
-}
-
-static struct fetch_cfg cfg_test(void)
-{
-  struct fetch_cfg c;
-  fetch_cfg_defaults(&c);
-  set_str(&c.allow_cidrs, "127.0.0.0/8");
-  set_str(&c.dns_servers, getenv("DNS_SERVER"));
-  set_str(&c.user_agent, "wpfs-itest/1");
-  c.timeout_ms = 5000;
-  c.connect_timeout_ms = 2000;
-  c.max_body_bytes = 1 << 20;
-  c.max_decoded_bytes = 1 << 20;
-  c.max_header_bytes = 16384;
-  c.dns_timeout_ms = 600;
-  return c;
-}
-
-static struct fetcher *fx_new(struct fetch_cfg *c)
-{
-  char err[256] = "";
-  struct fetcher *f = fetcher_new(loop, c, err, sizeof err);
-  if(!f)
-    print_error("fetcher_new: %s\n", err);
-  fetch_cfg_clear(c);
-  assert_non_null(f);
-  return f;
-}
-
-static void fx_free(struct fetcher **f)
-{
-  fetcher_free(f);
-  uv_run(loop, UV_RUN_DEFAULT);
-}
-
-
-
-static char *url(const char *host, const char *path)
-{
-  static char u[8][512];
-  static int k;
-  char *s = u[k++ % 8];
-  snprintf(s, sizeof u[0], "http://%s:%s%s", host, tw_port, path);
-  return s;
-}
-
-static void start(struct fetcher *f, const struct fetch_req *rq, struct got *g)
-{
-  got_clear(g);
-  starting = true;
-  enum outcome o = fetch_start(f, rq, on_fetch, g, NULL);
-  starting = false;
-  if(o)
-    print_error("fetch_start(%s): %s\n", rq->url, outcome_name(o));
-  assert_int_equal(o, OUTCOME_OK);
-  assert_int_equal(g->calls, 0);
-}
-
-static uint64_t fetch_req_wait(struct fetcher *f, const struct fetch_req *rq, struct got *g)
-{
-  uint64_t t0 = clock_mono_ms();
-  start(f, rq, g);
-  run_until(&g->calls, 1, 20000);
-  assert_int_equal(g->calls, 1);
-  assert_false(g->reentered);
-  return g->done_ms - t0;
-}
-
-static uint64_t fetch_wait(struct fetcher *f, const char *u, struct got *g)
-{
-  struct fetch_req rq = { .url = u };
-  return fetch_req_wait(f, &rq, g);
-}
-
-static void expect(const struct got *g, enum outcome o)
-{
-  if(g->o != o)
-    print_error("outcome %s (%s), want %s\n", outcome_name(g->o), g->detail, outcome_name(o));
-  assert_int_equal(g->o, o);
-}
-
-/* ---- the servers' side ---- */
-
-static size_t ctl_write(char *p, size_t sz, size_t n, void *ud)
-{
-  buf_add(ud, p, sz * n);
-  return sz * n;
-}
-
-static json_t *ctl_get(const char *path)
-{
-  char u[512];
-  struct buf b;
-  buf_init(&b, 1 << 20);
-  snprintf(u, sizeof u, "%s%s", tw_ctl, path);
-  CURL *e = curl_easy_init();
-  curl_easy_setopt(e, CURLOPT_URL, u);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, ctl_write);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
-  curl_easy_setopt(e, CURLOPT_PROXY, "");
-  assert_int_equal(curl_easy_perform(e), CURLE_OK);
-  curl_easy_cleanup(e);
-  json_t *j = json_loads(b.data ? b.data : "", 0, NULL);
-  buf_free(&b);
-  assert_non_null(j);
-  return j;
-}
-
-static long site_field(const char *site, const char *field)
-{
-  char p[256];
-  snprintf(p, sizeof p, "/sites/%s?requests=0", site);
-  json_t *j = ctl_get(p);
-  long v = (long)json_integer_value(json_object_get(j, field));
-  json_decref(j);
-  return v;
-}
-
-static const char *site_last_field(const char *site, const char *field, char *out, size_t n)
-{
-  char p[256];
-  snprintf(p, sizeof p, "/sites/%s?requests=1", site);
-  json_t *j = ctl_get(p);
-  json_t *reqs = json_object_get(j, "requests");
-  json_t *v = json_object_get(json_array_get(reqs, json_array_size(reqs) - 1), field);
-  snprintf(out, n, "%s", json_is_string(v) ? json_string_value(v) : "");
-  json_decref(j);
-  return out;
-}
-
-static int query_count(const char *name)
-{
-  int n = dns_log_count(name, "A");
-  assert_true(n >= 0);
-  return n;
-}
+#include "tests/integ/fixture/dnsmasq.h"
+#include "tests/integ/fixture/fetcher.h"
+#include "tests/integ/fixture/testweb.h"
 
 static long maxrss_kb(void)
 {
@@ -242,12 +38,10 @@ static long maxrss_kb(void)
 
 static void test_get_ok(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  fetch_wait(f, url("site1.test", "/"), &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("site1.test", "/"), &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.status, 200);
   assert_int_equal(g.http_version, 11);
   assert_true(g.blen > 100);
@@ -259,113 +53,98 @@ static void test_get_ok(void **state)
   assert_true(g.t.total_us > 0 && g.t.connect_us > 0);
   assert_int_equal(g.t.tls_us, 0);
   char ua[64];
-  assert_string_equal(site_last_field("site1.test", "ua", ua, sizeof ua), "wpfs-itest/1");
+  assert_string_equal(tw_site_last_field("site1.test", "ua", ua, sizeof ua), "wpfs-itest/1");
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_head_and_headers(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   const char *h[] = { "If-None-Match: \"v1\"", "User-Agent: crawler-x/2" };
-  struct fetch_req rq = { .url = url("site2.test", "/"), .method = FETCH_HEAD, .headers = h,
+  struct fetch_req rq = { .url = tw_url("site2.test", "/"), .method = FETCH_HEAD, .headers = h,
                           .nheaders = 2 };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.status, 200);
   assert_int_equal(g.blen, 0);
   char v[64];
-  assert_string_equal(site_last_field("site2.test", "inm", v, sizeof v), "\"v1\"");
-  assert_string_equal(site_last_field("site2.test", "ua", v, sizeof v), "crawler-x/2");
-  assert_string_equal(site_last_field("site2.test", "method", v, sizeof v), "HEAD");
+  assert_string_equal(tw_site_last_field("site2.test", "inm", v, sizeof v), "\"v1\"");
+  assert_string_equal(tw_site_last_field("site2.test", "ua", v, sizeof v), "crawler-x/2");
+  assert_string_equal(tw_site_last_field("site2.test", "method", v, sizeof v), "HEAD");
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_conditional_304(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  fetch_wait(f, url("site3.test", "/_b/change/doc?etag=1&every=0"), &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("site3.test", "/_b/change/doc?etag=1&every=0"), &g);
+  fx_expect(&g, OUTCOME_OK);
   const char *et = strstr(g.headers, "ETag: ");
   assert_non_null(et);
   char hdr[128];
   snprintf(hdr, sizeof hdr, "If-None-Match: %.*s", (int)strcspn(et + 6, "\n"), et + 6);
   const char *h[] = { hdr };
-  struct fetch_req rq = { .url = url("site3.test", "/_b/change/doc?etag=1&every=0"),
+  struct fetch_req rq = { .url = tw_url("site3.test", "/_b/change/doc?etag=1&every=0"),
                           .headers = h, .nheaders = 1 };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.status, 304);
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_redirect_not_followed(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   char want[256];
-  fetch_wait(f, url("site4.test", "/_b/redirect/301?to=/target"), &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("site4.test", "/_b/redirect/301?to=/target"), &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.status, 301);
   snprintf(want, sizeof want, "http://site4.test:%s/target", tw_port);
   assert_non_null(g.redirect);
   assert_string_equal(g.redirect, want);
-  fetch_wait(f, url("site4.test", "/_b/redirect/302?to=../a/b%3Fq"), &g);
+  fx_wait(f, tw_url("site4.test", "/_b/redirect/302?to=../a/b%3Fq"), &g);
   assert_int_equal(g.status, 302);
   snprintf(want, sizeof want, "http://site4.test:%s/_b/a/b?q", tw_port);
   assert_string_equal(g.redirect, want);
-  fetch_wait(f, url("site4.test", "/_b/redirect/307?to=http://other.test/x"), &g);
+  fx_wait(f, tw_url("site4.test", "/_b/redirect/307?to=http://other.test/x"), &g);
   assert_string_equal(g.redirect, "http://other.test/x");
   /* testweb saw the three redirects and nothing else */
-  assert_int_equal(site_field("site4.test", "request_count"), 3);
-  fetch_wait(f, url("site4.test", "/"), &g);
+  assert_int_equal(tw_site_field("site4.test", "request_count"), 3);
+  fx_wait(f, tw_url("site4.test", "/"), &g);
   assert_null(g.redirect);
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_status_and_retry_after(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  fetch_wait(f, url("site5.test", "/_b/status/503?retry_after=120"), &g);
-  expect(&g, OUTCOME_OK);   /* any HTTP status is a response */
+  fx_wait(f, tw_url("site5.test", "/_b/status/503?retry_after=120"), &g);
+  fx_expect(&g, OUTCOME_OK);   /* any HTTP status is a response */
   assert_int_equal(g.status, 503);
   assert_string_equal(g.retry_after, "120");
-  fetch_wait(f, url("site5.test", "/_b/status/404"), &g);
+  fx_wait(f, tw_url("site5.test", "/_b/status/404"), &g);
   assert_int_equal(g.status, 404);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- connections and DNS seen from the servers ---- */
 
 static void test_connection_reuse(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   for(int i = 0; i < 20; i++) {
-    fetch_wait(f, url("site40.test", i % 2 ? "/" : "/p/1.html"), &g);
-    expect(&g, OUTCOME_OK);
+    fx_wait(f, tw_url("site40.test", i % 2 ? "/" : "/p/1.html"), &g);
+    fx_expect(&g, OUTCOME_OK);
     assert_int_equal(g.reused, i > 0);
     assert_true(i == 0 || g.t.connect_us == 0);
   }
-  assert_int_equal(site_field("site40.test", "request_count"), 20);
-  assert_int_equal(site_field("site40.test", "connections"), 1);
+  assert_int_equal(tw_site_field("site40.test", "request_count"), 20);
+  assert_int_equal(tw_site_field("site40.test", "connections"), 1);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.conn_opened, 1);
@@ -374,7 +153,6 @@ static void test_connection_reuse(void **state)
   assert_int_equal(st.phase[FETCH_PHASE_CONNECT].count[METRICS_LAT_BUCKETS] +
                    st.phase[FETCH_PHASE_CONNECT].count[0], 1);   /* one connect, a fast one */
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* A peer that keeps the connection alive after its answer, as HTTP/1.1
@@ -424,7 +202,7 @@ static void closer_on_conn(uv_stream_t *srv, int status)
   struct closer *k = srv->data;
   assert_int_equal(status, 0);
   assert_false(k->busy);   /* one connection at a time is all this test needs */
-  uv_tcp_init(loop, &k->cli);
+  uv_tcp_init(it_loop, &k->cli);
   k->cli.data = k;
   assert_int_equal(uv_accept(srv, (uv_stream_t *)&k->cli), 0);
   k->busy = true;
@@ -439,8 +217,8 @@ static int closer_start(struct closer *k)
   int len = sizeof ss;
   memset(k, 0, sizeof *k);
   uv_ip4_addr("127.0.0.1", 0, &a);
-  uv_tcp_init(loop, &k->srv);
-  uv_timer_init(loop, &k->later);
+  uv_tcp_init(it_loop, &k->srv);
+  uv_timer_init(it_loop, &k->later);
   k->srv.data = k->later.data = k;
   assert_int_equal(uv_tcp_bind(&k->srv, (const struct sockaddr *)&a, 0), 0);
   assert_int_equal(uv_listen((uv_stream_t *)&k->srv, 8, closer_on_conn), 0);
@@ -465,28 +243,28 @@ static void test_idle_connection_closed_by_server(void **state)
   struct closer k;
   char u[64];
   snprintf(u, sizeof u, "http://127.0.0.1:%d/", closer_start(&k));
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
-  fetch_wait(f, u, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, u, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.blen, 2);
   uint64_t cpu0 = cpu_ms();
-  run_for(400);   /* the peer closes the idle connection meanwhile */
+  it_run_for(400);   /* the peer closes the idle connection meanwhile */
   uint64_t spent = cpu_ms() - cpu0;
   if(spent >= 100)
     print_error("the loop spent %llu ms of CPU in 400 ms idle\n", (unsigned long long)spent);
   assert_true(spent < 100);
   assert_int_equal(k.closes, 1);
-  fetch_wait(f, u, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, u, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_false(g.reused);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.conn_opened, 2);
   assert_int_equal(k.conns, 2);
   got_clear(&g);
-  run_until(&k.closes, 2, 2000);
+  it_run_count(&k.closes, 2, 2000);
   assert_int_equal(k.closes, 2);
   uv_close((uv_handle_t *)&k.srv, NULL);
   uv_close((uv_handle_t *)&k.later, NULL);
@@ -496,25 +274,25 @@ static void test_idle_connection_closed_by_server(void **state)
 static void test_dns_cache_seen_by_server(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.dns_ttl_floor_s = 0;
   c.dns_negative_ttl_s = 30;
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
-  fetch_wait(f, url("site50.test", "/"), &g);
-  fetch_wait(f, url("site50.test", "/p/2.html"), &g);
-  expect(&g, OUTCOME_OK);
-  assert_int_equal(query_count("site50.test"), 1);     /* within the TTL: no second query */
-  fetch_wait(f, url("short.test", "/"), &g);           /* TTL 1 s */
-  expect(&g, OUTCOME_OK);
-  run_for(1300);
-  fetch_wait(f, url("short.test", "/"), &g);
-  assert_int_equal(query_count("short.test"), 2);      /* after the TTL: asked again */
-  fetch_wait(f, url("nx3.test", "/"), &g);
-  expect(&g, OUTCOME_DNS_NXDOMAIN);
-  fetch_wait(f, url("nx3.test", "/"), &g);
-  expect(&g, OUTCOME_DNS_NXDOMAIN);
-  assert_int_equal(query_count("nx3.test"), 1);        /* negative caching */
+  fx_wait(f, tw_url("site50.test", "/"), &g);
+  fx_wait(f, tw_url("site50.test", "/p/2.html"), &g);
+  fx_expect(&g, OUTCOME_OK);
+  assert_int_equal(dns_queries("site50.test", "A"), 1);     /* within the TTL: no second query */
+  fx_wait(f, tw_url("short.test", "/"), &g);           /* TTL 1 s */
+  fx_expect(&g, OUTCOME_OK);
+  it_run_for(1300);
+  fx_wait(f, tw_url("short.test", "/"), &g);
+  assert_int_equal(dns_queries("short.test", "A"), 2);      /* after the TTL: asked again */
+  fx_wait(f, tw_url("nx3.test", "/"), &g);
+  fx_expect(&g, OUTCOME_DNS_NXDOMAIN);
+  fx_wait(f, tw_url("nx3.test", "/"), &g);
+  fx_expect(&g, OUTCOME_DNS_NXDOMAIN);
+  assert_int_equal(dns_queries("nx3.test", "A"), 1);        /* negative caching */
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.dns.hits, 1);
@@ -526,36 +304,31 @@ static void test_dns_cache_seen_by_server(void **state)
 
 static void test_one_query_many_fetches(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   enum { N = 20 };
   static struct got g[N];
   for(int i = 0; i < N; i++) {
-    struct fetch_req rq = { .url = url("site60.test", "/") };
-    start(f, &rq, &g[i]);
+    struct fetch_req rq = { .url = tw_url("site60.test", "/") };
+    fx_start(f, &rq, &g[i]);
   }
-  run_until(&finished, finished + N, 10000);
+  it_run_count(&fx_finished, fx_finished + N, 10000);
   for(int i = 0; i < N; i++) {
-    expect(&g[i], OUTCOME_OK);
+    fx_expect(&g[i], OUTCOME_OK);
     got_clear(&g[i]);
   }
-  assert_int_equal(query_count("site60.test"), 1);
+  assert_int_equal(dns_queries("site60.test", "A"), 1);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.dns.coalesced, N - 1);
   /* the per-host cap held on testweb's side */
-  assert_true(site_field("site60.test", "max_open_connections") <= 4);
-  fx_free(&f);
+  assert_true(tw_site_field("site60.test", "max_open_connections") <= 4);
 }
 
 /* ---- the guard ---- */
 
 static void test_blocked_addresses(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const struct { const char *host; enum guard_verdict v; const char *addr; } tab[] = {
     { "private.test", GUARD_PRIVATE, "10.0.0.1" },
@@ -568,15 +341,15 @@ static void test_blocked_addresses(void **state)
     { "[::ffff:a9fe:a9fe]", GUARD_METADATA, "::ffff:169.254.169.254" },
   };
   for(size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-    fetch_wait(f, url(tab[i].host, "/"), &g);
-    expect(&g, OUTCOME_BLOCKED_ADDRESS);
+    fx_wait(f, tw_url(tab[i].host, "/"), &g);
+    fx_expect(&g, OUTCOME_BLOCKED_ADDRESS);
     assert_int_equal(g.blocked, tab[i].v);
     assert_string_equal(g.addr, tab[i].addr);
     assert_int_equal(g.status, 0);
   }
   /* one forbidden and one allowed address: the allowed one is used */
-  fetch_wait(f, url("mixed.test", "/"), &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("mixed.test", "/"), &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_string_equal(g.addr, "127.0.0.1");
   struct fetch_stats st;
   fetcher_stats(f, &st);
@@ -586,79 +359,72 @@ static void test_blocked_addresses(void **state)
   assert_int_equal(st.blocked[GUARD_METADATA], 5);
   assert_int_equal(st.conn_opened, 1);              /* only mixed.test connected */
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_loopback_blocked_without_allow_list(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
-  set_str(&c.allow_cidrs, NULL);
+  struct fetch_cfg c = fx_cfg();
+  fx_set_str(&c.allow_cidrs, NULL);
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
-  fetch_wait(f, url("site6.test", "/"), &g);
-  expect(&g, OUTCOME_BLOCKED_ADDRESS);
+  fx_wait(f, tw_url("site6.test", "/"), &g);
+  fx_expect(&g, OUTCOME_BLOCKED_ADDRESS);
   assert_int_equal(g.blocked, GUARD_LOOPBACK);
-  struct fetch_req rq = { .url = url("site6.test", "/"), .pin_addr = "127.10.0.7" };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_BLOCKED_ADDRESS);   /* a pinned address is guarded too */
-  assert_int_equal(site_field("site6.test", "request_count"), 0);
+  struct fetch_req rq = { .url = tw_url("site6.test", "/"), .pin_addr = "127.10.0.7" };
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_BLOCKED_ADDRESS);   /* a pinned address is guarded too */
+  assert_int_equal(tw_site_field("site6.test", "request_count"), 0);
   got_clear(&g);
   fx_free(&f);
 }
 
 static void test_pin_skips_dns(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  int before = query_count("private.test");
+  int before = dns_queries("private.test", "A");
   /* The name would resolve to 10.0.0.1; the caller's pin is what is used. */
-  struct fetch_req rq = { .url = url("private.test", "/"), .pin_addr = "127.10.0.8" };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  struct fetch_req rq = { .url = tw_url("private.test", "/"), .pin_addr = "127.10.0.8" };
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_string_equal(g.addr, "127.10.0.8");
-  assert_int_equal(query_count("private.test"), before);
+  assert_int_equal(dns_queries("private.test", "A"), before);
   /* a name no DNS server knows: libcurl never resolves by itself */
-  rq.url = url("unknown.invalid", "/");
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  rq.url = tw_url("unknown.invalid", "/");
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   rq.pin_addr = "10.0.0.1";
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_BLOCKED_ADDRESS);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_BLOCKED_ADDRESS);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.dns.queries, 0);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- failures before the response ---- */
 
 static void test_dns_outcomes(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  fetch_wait(f, url("nx4.test", "/"), &g);
-  expect(&g, OUTCOME_DNS_NXDOMAIN);
-  fetch_wait(f, url("c.servfail.test", "/"), &g);
-  expect(&g, OUTCOME_DNS_SERVFAIL);
-  uint64_t took = fetch_wait(f, url("c.timeout.test", "/"), &g);
-  expect(&g, OUTCOME_DNS_TIMEOUT);
+  fx_wait(f, tw_url("nx4.test", "/"), &g);
+  fx_expect(&g, OUTCOME_DNS_NXDOMAIN);
+  fx_wait(f, tw_url("c.servfail.test", "/"), &g);
+  fx_expect(&g, OUTCOME_DNS_SERVFAIL);
+  uint64_t took = fx_wait(f, tw_url("c.timeout.test", "/"), &g);
+  fx_expect(&g, OUTCOME_DNS_TIMEOUT);
   print_message("# dns timeout after %llu ms (dns_timeout_ms 600)\n", (unsigned long long)took);
   assert_true(took >= 400 && took <= 1500);
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_connect_refused(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
-  set_str(&c.allow_cidrs, "127.0.0.0/8,::1");
+  struct fetch_cfg c = fx_cfg();
+  fx_set_str(&c.allow_cidrs, "127.0.0.0/8,::1");
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -668,15 +434,15 @@ static void test_connect_refused(void **state)
   assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
   char u[64];
   snprintf(u, sizeof u, "http://127.0.0.1:%u/", ntohs(a.sin_port));
-  fetch_wait(f, u, &g);   /* bound, not listening: refused */
+  fx_wait(f, u, &g);   /* bound, not listening: refused */
   close(fd);
-  expect(&g, OUTCOME_CONNECT_REFUSED);
+  fx_expect(&g, OUTCOME_CONNECT_REFUSED);
   /* an IPv6 address is dialled as such (testweb listens on IPv4 only) */
-  fetch_wait(f, url("v6.test", "/"), &g);
-  expect(&g, OUTCOME_CONNECT_REFUSED);
+  fx_wait(f, tw_url("v6.test", "/"), &g);
+  fx_expect(&g, OUTCOME_CONNECT_REFUSED);
   assert_string_equal(g.addr, "::1");
-  fetch_wait(f, url("dual.test", "/"), &g);   /* IPv4 first */
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("dual.test", "/"), &g);   /* IPv4 first */
+  fx_expect(&g, OUTCOME_OK);
   assert_string_equal(g.addr, "127.0.0.1");
   got_clear(&g);
   fx_free(&f);
@@ -684,9 +450,7 @@ static void test_connect_refused(void **state)
 
 static void test_connect_timeout(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   /* A listener whose queue is full: the kernel drops further SYNs. */
   int l = socket(AF_INET, SOCK_STREAM, 0), fill[3];
@@ -703,15 +467,14 @@ static void test_connect_timeout(void **state)
   char u[64];
   snprintf(u, sizeof u, "http://127.0.0.1:%u/", ntohs(a.sin_port));
   struct fetch_req rq = { .url = u, .connect_timeout_ms = 400 };
-  uint64_t took = fetch_req_wait(f, &rq, &g);
+  uint64_t took = fx_wait_req(f, &rq, &g);
   for(int i = 0; i < 3; i++)
     close(fill[i]);
   close(l);
-  expect(&g, OUTCOME_CONNECT_TIMEOUT);
+  fx_expect(&g, OUTCOME_CONNECT_TIMEOUT);
   print_message("# connect timeout after %llu ms (limit 400)\n", (unsigned long long)took);
   assert_true(took >= 350 && took <= 1500);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- slow servers ---- */
@@ -719,22 +482,22 @@ static void test_connect_timeout(void **state)
 static void test_hang_times_out(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
-  struct fetch_req rq = { .url = url("site7.test", "/_b/hang"), .timeout_ms = 600 };
-  uint64_t took = fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_TIMEOUT);
+  struct fetch_req rq = { .url = tw_url("site7.test", "/_b/hang"), .timeout_ms = 600 };
+  uint64_t took = fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_TIMEOUT);
   print_message("# hang: timeout after %llu ms (limit 600)\n", (unsigned long long)took);
   assert_true(took >= 550 && took <= 1500);
   /* a request may not raise its timeout above the configured one */
   rq.timeout_ms = 600000;
-  rq.url = url("site8.test", "/_b/hang");
-  struct fetch_cfg c2 = cfg_test();
+  rq.url = tw_url("site8.test", "/_b/hang");
+  struct fetch_cfg c2 = fx_cfg();
   c2.timeout_ms = 700;
   struct fetcher *f2 = fx_new(&c2);
-  took = fetch_req_wait(f2, &rq, &g);
-  expect(&g, OUTCOME_TIMEOUT);
+  took = fx_wait_req(f2, &rq, &g);
+  fx_expect(&g, OUTCOME_TIMEOUT);
   assert_true(took <= 1600);
   got_clear(&g);
   fx_free(&f2);
@@ -744,25 +507,25 @@ static void test_hang_times_out(void **state)
 static void test_slow_drip(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.low_speed_bytes = 1000;
   c.low_speed_time_ms = 1000;
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
   /* 10 bytes every 200 ms: 50 bytes/s, under the 1000 bytes/s floor */
-  uint64_t took = fetch_wait(f, url("site9.test", "/_b/body/x?size=100000&drip_bytes=10&drip_ms=200"), &g);
-  expect(&g, OUTCOME_TIMEOUT);
+  uint64_t took = fx_wait(f, tw_url("site9.test", "/_b/body/x?size=100000&drip_bytes=10&drip_ms=200"), &g);
+  fx_expect(&g, OUTCOME_TIMEOUT);
   print_message("# slow drip: timeout after %llu ms (low speed 1000 B/s for 1 s)\n",
                 (unsigned long long)took);
   assert_true(took >= 900 && took <= 3000);
   assert_true(g.blen > 0 && g.blen < 1000);
   /* a fast enough drip finishes */
-  fetch_wait(f, url("site9.test", "/_b/body/x?size=40000&drip_bytes=10000&drip_ms=100"), &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("site9.test", "/_b/body/x?size=40000&drip_bytes=10000&drip_ms=100"), &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.blen, 40000);
   /* a slow first byte within the limits */
-  fetch_wait(f, url("site9.test", "/_b/body/x?size=100&hold_ms=300"), &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait(f, tw_url("site9.test", "/_b/body/x?size=100&hold_ms=300"), &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_true(g.t.first_byte_us >= 250000);
   got_clear(&g);
   fx_free(&f);
@@ -772,9 +535,7 @@ static void test_slow_drip(void **state)
 
 static void test_bombs_and_endless_bodies(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const char *paths[] = {
     "/_b/bomb/gzip?size=1g", "/_b/bomb/br?size=1g", "/_b/endless", "/_b/endless?chunked=1",
@@ -783,14 +544,14 @@ static void test_bombs_and_endless_bodies(void **state)
   /* warm up (the brotli decoder's window, libcurl's buffers, the
    * allocator's arenas), so that what is measured is the engine's */
   for(size_t i = 0; i < 4; i++) {
-    fetch_wait(f, url("site11.test", paths[i]), &g);
-    expect(&g, OUTCOME_TOO_LARGE);
+    fx_wait(f, tw_url("site11.test", paths[i]), &g);
+    fx_expect(&g, OUTCOME_TOO_LARGE);
   }
   long before = maxrss_kb(), mid = 0;
   for(int round = 0; round < 3; round++) {
     for(size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-      uint64_t took = fetch_wait(f, url("site12.test", paths[i]), &g);
-      expect(&g, OUTCOME_TOO_LARGE);
+      uint64_t took = fx_wait(f, tw_url("site12.test", paths[i]), &g);
+      fx_expect(&g, OUTCOME_TOO_LARGE);
       assert_true(g.truncated);
       assert_int_equal(g.status, 200);
       assert_int_equal(g.blen, 1 << 20);              /* cut exactly at max_decoded */
@@ -809,39 +570,38 @@ static void test_bombs_and_endless_bodies(void **state)
   assert_true(mid - before < 32 * 1024);
   assert_true(after - mid < 4 * 1024);   /* flat: more bombs, no more memory */
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_raw_and_decoded_caps(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.max_body_bytes = 100000;
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
   /* raw cap: an uncompressed body over max_body_bytes */
-  fetch_wait(f, url("site13.test", "/_b/body/x?size=300000"), &g);
-  expect(&g, OUTCOME_TOO_LARGE);
+  fx_wait(f, tw_url("site13.test", "/_b/body/x?size=300000"), &g);
+  fx_expect(&g, OUTCOME_TOO_LARGE);
   assert_true(g.truncated);
   print_message("# raw cap 100000: %zu bytes kept, %llu raw\n", g.blen,
                 (unsigned long long)g.bytes_raw);
   assert_true(g.blen >= 80000 && g.blen <= 100000);
   /* a request may lower the decoded cap ... */
-  struct fetch_req rq = { .url = url("site13.test", "/_b/body/x?size=5000"), .max_decoded = 1000 };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_TOO_LARGE);
+  struct fetch_req rq = { .url = tw_url("site13.test", "/_b/body/x?size=5000"), .max_decoded = 1000 };
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_TOO_LARGE);
   assert_int_equal(g.blen, 1000);
   /* ... but not raise it above the configured one */
-  rq.url = url("site13.test", "/_b/bomb/gzip?size=100m");
+  rq.url = tw_url("site13.test", "/_b/bomb/gzip?size=100m");
   rq.max_decoded = (size_t)1 << 30;
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_TOO_LARGE);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_TOO_LARGE);
   assert_int_equal(g.blen, 1 << 20);
   /* at the cap exactly is fine */
-  rq.url = url("site13.test", "/_b/body/x?size=5000");
+  rq.url = tw_url("site13.test", "/_b/body/x?size=5000");
   rq.max_decoded = 5000;
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.blen, 5000);
   got_clear(&g);
   fx_free(&f);
@@ -849,28 +609,23 @@ static void test_raw_and_decoded_caps(void **state)
 
 static void test_endless_and_huge_headers(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  fetch_wait(f, url("site14.test", "/_b/endless-headers"), &g);
-  expect(&g, OUTCOME_TOO_LARGE);
+  fx_wait(f, tw_url("site14.test", "/_b/endless-headers"), &g);
+  fx_expect(&g, OUTCOME_TOO_LARGE);
   assert_int_equal(g.blen, 0);
-  fetch_wait(f, url("site14.test", "/_b/malformed/huge-header?size=50000"), &g);
-  expect(&g, OUTCOME_TOO_LARGE);   /* over max_header_bytes (16k) */
-  fetch_wait(f, url("site14.test", "/_b/malformed/huge-header?size=1m"), &g);
-  expect(&g, OUTCOME_TOO_LARGE);   /* over libcurl's own line limit */
+  fx_wait(f, tw_url("site14.test", "/_b/malformed/huge-header?size=50000"), &g);
+  fx_expect(&g, OUTCOME_TOO_LARGE);   /* over max_header_bytes (16k) */
+  fx_wait(f, tw_url("site14.test", "/_b/malformed/huge-header?size=1m"), &g);
+  fx_expect(&g, OUTCOME_TOO_LARGE);   /* over libcurl's own line limit */
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- broken responses ---- */
 
 static void test_malformed_responses(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const struct { const char *variant; enum outcome o; } tab[] = {
     { "status-line", OUTCOME_PROTOCOL_ERROR },
@@ -889,41 +644,35 @@ static void test_malformed_responses(void **state)
   char p[128];
   for(size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
     snprintf(p, sizeof p, "/_b/malformed/%s", tab[i].variant);
-    fetch_wait(f, url("site15.test", p), &g);
+    fx_wait(f, tw_url("site15.test", p), &g);
     if(g.o != tab[i].o)
       print_error("%s: %s (%s)\n", tab[i].variant, outcome_name(g.o), g.detail);
     assert_int_equal(g.o, tab[i].o);
   }
   got_clear(&g);
-  fx_free(&f);
 }
 
 static void test_reset_mid_body(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  fetch_wait(f, url("site16.test", "/_b/body/x?size=200000&reset_after=50000"), &g);
-  expect(&g, OUTCOME_RESET);
+  fx_wait(f, tw_url("site16.test", "/_b/body/x?size=200000&reset_after=50000"), &g);
+  fx_expect(&g, OUTCOME_RESET);
   assert_int_equal(g.status, 200);
   assert_true(g.blen > 0 && g.blen <= 50000);
-  fetch_wait(f, url("site16.test", "/_b/body/x?size=200000&close_after=50000"), &g);
-  expect(&g, OUTCOME_RESET);
+  fx_wait(f, tw_url("site16.test", "/_b/body/x?size=200000&close_after=50000"), &g);
+  fx_expect(&g, OUTCOME_RESET);
   assert_int_equal(g.blen, 50000);
-  fetch_wait(f, url("site16.test", "/_b/body/x?size=200000&close_after=50000&chunked=1"), &g);
-  expect(&g, OUTCOME_RESET);
+  fx_wait(f, tw_url("site16.test", "/_b/body/x?size=200000&close_after=50000&chunked=1"), &g);
+  fx_expect(&g, OUTCOME_RESET);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- admission, cancel, shutdown ---- */
 
 static void test_refused_at_once(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   static const struct { const char *u; enum outcome o; } tab[] = {
     { "ftp://site1.test/", OUTCOME_UNSUPPORTED_SCHEME },
@@ -934,14 +683,14 @@ static void test_refused_at_once(void **state)
   };
   for(size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
     struct fetch_req rq = { .url = tab[i].u };
-    assert_int_equal(fetch_start(f, &rq, on_fetch, &g, NULL), tab[i].o);
+    assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &g, NULL), tab[i].o);
   }
   const char *bad_hdr[] = { "X-A: 1\r\nX-B: 2" };
-  struct fetch_req rq = { .url = url("site1.test", "/"), .headers = bad_hdr, .nheaders = 1 };
-  assert_int_equal(fetch_start(f, &rq, on_fetch, &g, NULL), OUTCOME_BAD_REQUEST);
-  struct fetch_req rq2 = { .url = url("site1.test", "/"), .pin_addr = "not-an-ip" };
-  assert_int_equal(fetch_start(f, &rq2, on_fetch, &g, NULL), OUTCOME_BAD_REQUEST);
-  run_for(50);
+  struct fetch_req rq = { .url = tw_url("site1.test", "/"), .headers = bad_hdr, .nheaders = 1 };
+  assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &g, NULL), OUTCOME_BAD_REQUEST);
+  struct fetch_req rq2 = { .url = tw_url("site1.test", "/"), .pin_addr = "not-an-ip" };
+  assert_int_equal(fetch_start(f, &rq2, fx_on_fetch, &g, NULL), OUTCOME_BAD_REQUEST);
+  it_run_for(50);
   assert_int_equal(g.calls, 0);
   struct fetch_stats st;
   fetcher_stats(f, &st);
@@ -949,13 +698,12 @@ static void test_refused_at_once(void **state)
   assert_int_equal(st.outcome[OUTCOME_BAD_URL], 3);
   assert_int_equal(st.outcome[OUTCOME_BAD_REQUEST], 2);
   assert_int_equal(st.accepted, 0);
-  fx_free(&f);
 }
 
 static void test_queue_fifo_and_overloaded(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.max_in_flight = 1;
   c.max_queue = 2;
   struct fetcher *f = fx_new(&c);
@@ -963,19 +711,19 @@ static void test_queue_fifo_and_overloaded(void **state)
   memset(g, 0, sizeof g);
   const char *sites[3] = { "site20.test", "site21.test", "site22.test" };
   for(int i = 0; i < 3; i++) {
-    struct fetch_req rq = { .url = url(sites[i], "/_b/body/x?size=10&hold_ms=150") };
-    start(f, &rq, &g[i]);
+    struct fetch_req rq = { .url = tw_url(sites[i], "/_b/body/x?size=10&hold_ms=150") };
+    fx_start(f, &rq, &g[i]);
   }
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.in_flight, 1);
   assert_int_equal(st.queued, 2);
-  struct fetch_req rq = { .url = url("site23.test", "/") };
-  assert_int_equal(fetch_start(f, &rq, on_fetch, &g[3], NULL), OUTCOME_OVERLOADED);
-  int base = finished;
-  run_until(&finished, base + 3, 5000);
+  struct fetch_req rq = { .url = tw_url("site23.test", "/") };
+  assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &g[3], NULL), OUTCOME_OVERLOADED);
+  int base = fx_finished;
+  it_run_count(&fx_finished, base + 3, 5000);
   for(int i = 0; i < 3; i++) {
-    expect(&g[i], OUTCOME_OK);
+    fx_expect(&g[i], OUTCOME_OK);
     assert_int_equal(g[i].order, base + i + 1);    /* first in, first out */
   }
   assert_true(g[2].t.queue_us >= 250000);          /* waited for two holds */
@@ -992,21 +740,46 @@ static void test_queue_fifo_and_overloaded(void **state)
 static void test_queue_deadline(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.max_in_flight = 1;
   struct fetcher *f = fx_new(&c);
   struct got a = { 0 }, b = { 0 };
-  struct fetch_req ra = { .url = url("site24.test", "/_b/hang"), .timeout_ms = 1000 };
-  struct fetch_req rb = { .url = url("site25.test", "/"), .timeout_ms = 300 };
-  start(f, &ra, &a);
+  struct fetch_req ra = { .url = tw_url("site24.test", "/_b/hang"), .timeout_ms = 1000 };
+  struct fetch_req rb = { .url = tw_url("site25.test", "/"), .timeout_ms = 300 };
+  fx_start(f, &ra, &a);
   uint64_t t0 = clock_mono_ms();
-  start(f, &rb, &b);
-  run_until(&b.calls, 1, 3000);
-  expect(&b, OUTCOME_TIMEOUT);   /* its deadline passed while it waited */
+  fx_start(f, &rb, &b);
+  it_run_count(&b.calls, 1, 3000);
+  /* Its time passed while it waited: the fetcher's fault, not the site's. */
+  fx_expect(&b, OUTCOME_OVERLOADED);
   assert_true(b.done_ms - t0 >= 250 && b.done_ms - t0 <= 800);
-  run_until(&a.calls, 1, 3000);
-  expect(&a, OUTCOME_TIMEOUT);
-  assert_int_equal(site_field("site25.test", "request_count"), 0);
+  it_run_count(&a.calls, 1, 3000);
+  fx_expect(&a, OUTCOME_TIMEOUT);
+  assert_int_equal(tw_site_field("site25.test", "request_count"), 0);
+  got_clear(&a);
+  got_clear(&b);
+  fx_free(&f);
+}
+
+/* A fetch that waited in the queue most of its timeout still gets the
+ * whole timeout at its site: the wait is the fetcher's, not the site's. */
+static void test_queue_wait_not_charged(void **state)
+{
+  (void)state;
+  struct fetch_cfg c = fx_cfg();
+  c.max_in_flight = 1;
+  struct fetcher *f = fx_new(&c);
+  struct got a = { 0 }, b = { 0 };
+  struct fetch_req ra = { .url = tw_url("site90.test", "/_b/body/x?size=10&hold_ms=500") };
+  struct fetch_req rb = { .url = tw_url("site91.test", "/_b/body/x?size=10&hold_ms=400"),
+                          .timeout_ms = 700 };
+  fx_start(f, &ra, &a);
+  fx_start(f, &rb, &b);
+  it_run_count(&b.calls, 1, 5000);
+  fx_expect(&b, OUTCOME_OK);        /* 500 ms queued + 400 ms at the site > 700 */
+  assert_true(b.t.queue_us >= 400000);
+  it_run_count(&a.calls, 1, 3000);
+  fx_expect(&a, OUTCOME_OK);
   got_clear(&a);
   got_clear(&b);
   fx_free(&f);
@@ -1015,27 +788,27 @@ static void test_queue_deadline(void **state)
 static void test_cancel(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.max_in_flight = 1;
   struct fetcher *f = fx_new(&c);
   struct got a = { 0 }, b = { 0 }, d = { 0 };
   struct fetch_job *ja, *jb, *jd;
-  struct fetch_req ra = { .url = url("site26.test", "/_b/hang") };
-  struct fetch_req rb = { .url = url("site27.test", "/") };
-  struct fetch_req rd = { .url = url("nx5.test", "/") };
-  assert_int_equal(fetch_start(f, &ra, on_fetch, &a, &ja), OUTCOME_OK);
-  assert_int_equal(fetch_start(f, &rb, on_fetch, &b, &jb), OUTCOME_OK);   /* queued */
-  run_for(200);
-  assert_int_equal(site_field("site26.test", "in_flight"), 1);
+  struct fetch_req ra = { .url = tw_url("site26.test", "/_b/hang") };
+  struct fetch_req rb = { .url = tw_url("site27.test", "/") };
+  struct fetch_req rd = { .url = tw_url("nx5.test", "/") };
+  assert_int_equal(fetch_start(f, &ra, fx_on_fetch, &a, &ja), OUTCOME_OK);
+  assert_int_equal(fetch_start(f, &rb, fx_on_fetch, &b, &jb), OUTCOME_OK);   /* queued */
+  it_run_for(200);
+  assert_int_equal(tw_site_field("site26.test", "in_flight"), 1);
   fetch_cancel(&ja);   /* transferring */
   fetch_cancel(&jb);   /* queued */
   assert_null(ja);
-  assert_int_equal(fetch_start(f, &rd, on_fetch, &d, &jd), OUTCOME_OK);
+  assert_int_equal(fetch_start(f, &rd, fx_on_fetch, &d, &jd), OUTCOME_OK);
   fetch_cancel(&jd);   /* resolving */
-  run_for(300);
+  it_run_for(300);
   assert_int_equal(a.calls + b.calls + d.calls, 0);
-  assert_int_equal(site_field("site26.test", "open_connections"), 0);  /* we hung up */
-  assert_int_equal(site_field("site27.test", "request_count"), 0);
+  assert_int_equal(tw_site_field("site26.test", "open_connections"), 0);  /* we hung up */
+  assert_int_equal(tw_site_field("site27.test", "request_count"), 0);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.cancelled, 3);
@@ -1048,7 +821,7 @@ static uint64_t site_first_arrive(const char *site)
 {
   char p[256];
   snprintf(p, sizeof p, "/sites/%s?requests=10", site);
-  json_t *j = ctl_get(p);
+  json_t *j = tw_get(p);
   json_t *r = json_array_get(json_object_get(j, "requests"), 0);
   uint64_t v = (uint64_t)json_integer_value(json_object_get(r, "arrive_us"));
   json_decref(j);
@@ -1067,29 +840,27 @@ static uint64_t wall_us(void)
  * reaches its site; the timeout counts from the end of the hold. */
 static void test_hold(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   static const uint64_t hold[3] = { 300000, 100000, 200000 };
   static const char *const site[3] = { "site80.test", "site81.test", "site82.test" };
   struct got g[3] = { 0 }, x = { 0 };
   struct fetch_job *jx;
   uint64_t t0 = wall_us();
   for(int i = 0; i < 3; i++) {
-    struct fetch_req rq = { .url = url(site[i], "/"), .hold_us = hold[i], .timeout_ms = 250 };
-    start(f, &rq, &g[i]);
+    struct fetch_req rq = { .url = tw_url(site[i], "/"), .hold_us = hold[i], .timeout_ms = 250 };
+    fx_start(f, &rq, &g[i]);
   }
-  struct fetch_req rx = { .url = url("site83.test", "/"), .hold_us = 150000 };
-  assert_int_equal(fetch_start(f, &rx, on_fetch, &x, &jx), OUTCOME_OK);
+  struct fetch_req rx = { .url = tw_url("site83.test", "/"), .hold_us = 150000 };
+  assert_int_equal(fetch_start(f, &rx, fx_on_fetch, &x, &jx), OUTCOME_OK);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   assert_int_equal(st.held, 4);
-  run_for(50);
+  it_run_for(50);
   fetch_cancel(&jx);
-  run_until(&g[0].calls, 1, 3000);
-  run_until(&g[2].calls, 1, 3000);
+  it_run_count(&g[0].calls, 1, 3000);
+  it_run_count(&g[2].calls, 1, 3000);
   for(int i = 0; i < 3; i++) {
-    expect(&g[i], OUTCOME_OK);
+    fx_expect(&g[i], OUTCOME_OK);
     uint64_t arr = site_first_arrive(site[i]);
     print_message("# %s: held %llu us, reached the site %lld us after the call\n", site[i],
                   (unsigned long long)g[i].t.hold_us, (long long)(arr - t0));
@@ -1099,13 +870,12 @@ static void test_hold(void **state)
   }
   assert_true(g[1].order < g[2].order && g[2].order < g[0].order);
   assert_int_equal(x.calls, 0);
-  assert_int_equal(site_field("site83.test", "request_count"), 0);
+  assert_int_equal(tw_site_field("site83.test", "request_count"), 0);
   fetcher_stats(f, &st);
   assert_int_equal(st.held, 0);
   assert_int_equal(st.cancelled, 1);
   for(int i = 0; i < 3; i++)
     got_clear(&g[i]);
-  fx_free(&f);
 }
 
 static int stops;
@@ -1118,40 +888,40 @@ static void on_stopped(void *arg)
 static void test_graceful_shutdown(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   struct fetcher *f = fx_new(&c);
   struct got h1 = { 0 }, h2 = { 0 }, q = { 0 }, late = { 0 };
-  struct fetch_req r1 = { .url = url("site28.test", "/_b/hang") };
-  struct fetch_req r2 = { .url = url("site29.test", "/_b/hang") };
-  struct fetch_req rq = { .url = url("site30.test", "/_b/body/x?size=100&hold_ms=100") };
-  start(f, &r1, &h1);
-  start(f, &r2, &h2);
-  start(f, &rq, &q);
+  struct fetch_req r1 = { .url = tw_url("site28.test", "/_b/hang") };
+  struct fetch_req r2 = { .url = tw_url("site29.test", "/_b/hang") };
+  struct fetch_req rq = { .url = tw_url("site30.test", "/_b/body/x?size=100&hold_ms=100") };
+  fx_start(f, &r1, &h1);
+  fx_start(f, &r2, &h2);
+  fx_start(f, &rq, &q);
   stops = 0;
   uint64_t t0 = clock_mono_ms();
   fetcher_shutdown(f, 400, on_stopped, NULL);
-  assert_int_equal(fetch_start(f, &rq, on_fetch, &late, NULL), OUTCOME_SHUTTING_DOWN);
-  run_until(&stops, 1, 3000);
+  assert_int_equal(fetch_start(f, &rq, fx_on_fetch, &late, NULL), OUTCOME_SHUTTING_DOWN);
+  it_run_count(&stops, 1, 3000);
   assert_int_equal(stops, 1);
-  expect(&q, OUTCOME_OK);                   /* finished in time */
-  expect(&h1, OUTCOME_SHUTTING_DOWN);       /* cut at the deadline */
-  expect(&h2, OUTCOME_SHUTTING_DOWN);
+  fx_expect(&q, OUTCOME_OK);                   /* finished in time */
+  fx_expect(&h1, OUTCOME_SHUTTING_DOWN);       /* cut at the deadline */
+  fx_expect(&h2, OUTCOME_SHUTTING_DOWN);
   assert_true(h1.done_ms - t0 >= 380 && h1.done_ms - t0 <= 1000);
   assert_true(q.done_ms < h1.done_ms);
   assert_int_equal(late.calls, 0);
-  run_for(50);
+  it_run_for(50);
   assert_int_equal(stops, 1);
   got_clear(&h1);
   got_clear(&h2);
   got_clear(&q);
   fx_free(&f);
   /* a shutdown with nothing left to wait for ends at once */
-  c = cfg_test();
+  c = fx_cfg();
   f = fx_new(&c);
   stops = 0;
   t0 = clock_mono_ms();
   fetcher_shutdown(f, 5000, on_stopped, NULL);
-  run_until(&stops, 1, 3000);
+  it_run_count(&stops, 1, 3000);
   assert_true(clock_mono_ms() - t0 < 500);
   fx_free(&f);
 }
@@ -1172,33 +942,30 @@ static void on_fetch_free(struct fetch_res *r, void *arg)
 static void test_free_inside_callback(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   struct fetcher *f = fx_new(&c);
   struct freer fr = { &f, 0 };
   struct got other = { 0 };
-  struct fetch_req r1 = { .url = url("site31.test", "/") };
-  struct fetch_req r2 = { .url = url("site32.test", "/_b/hang") };
-  assert_int_equal(fetch_start(f, &r2, on_fetch, &other, NULL), OUTCOME_OK);
+  struct fetch_req r1 = { .url = tw_url("site31.test", "/") };
+  struct fetch_req r2 = { .url = tw_url("site32.test", "/_b/hang") };
+  assert_int_equal(fetch_start(f, &r2, fx_on_fetch, &other, NULL), OUTCOME_OK);
   assert_int_equal(fetch_start(f, &r1, on_fetch_free, &fr, NULL), OUTCOME_OK);
-  run_until(&fr.calls, 1, 3000);
+  it_run_count(&fr.calls, 1, 3000);
   assert_int_equal(fr.calls, 1);
   assert_null(f);
-  uv_run(loop, UV_RUN_DEFAULT);
+  uv_run(it_loop, UV_RUN_DEFAULT);
   assert_int_equal(other.calls, 0);
 }
 
 static void test_pinned_block_not_synchronous(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
-  struct fetch_req rq = { .url = url("site33.test", "/"), .pin_addr = "169.254.169.254" };
-  fetch_req_wait(f, &rq, &g);   /* asserts the callback came from the loop */
-  expect(&g, OUTCOME_BLOCKED_ADDRESS);
+  struct fetch_req rq = { .url = tw_url("site33.test", "/"), .pin_addr = "169.254.169.254" };
+  fx_wait_req(f, &rq, &g);   /* asserts the callback came from the loop */
+  fx_expect(&g, OUTCOME_BLOCKED_ADDRESS);
   assert_int_equal(g.blocked, GUARD_METADATA);
   got_clear(&g);
-  fx_free(&f);
 }
 
 /* ---- TLS (openssl s_server -www on TLS_PORT, certificate for tls.test) ---- */
@@ -1211,33 +978,33 @@ static void tls_url(char *out, size_t n, const char *host)
 static void test_tls(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
-  set_str(&c.tls_ca_file, getenv("TLS_CA"));
+  struct fetch_cfg c = fx_cfg();
+  fx_set_str(&c.tls_ca_file, getenv("TLS_CA"));
   struct fetcher *f = fx_new(&c);
   struct got g = { 0 };
   char u[128];
   tls_url(u, sizeof u, "tls.test");
   struct fetch_req rq = { .url = u, .pin_addr = "127.0.0.1" };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_int_equal(g.status, 200);
   assert_true(g.t.tls_us > 0);
   assert_non_null(strstr(g.body, "New, "));     /* s_server: a full handshake */
-  fetch_req_wait(f, &rq, &g);                    /* s_server closes: new connection */
-  expect(&g, OUTCOME_OK);
+  fx_wait_req(f, &rq, &g);                    /* s_server closes: new connection */
+  fx_expect(&g, OUTCOME_OK);
   assert_non_null(strstr(g.body, "Reused, "));  /* TLS session resumed */
   /* the certificate does not name other.test */
   tls_url(u, sizeof u, "other.test");
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_TLS_ERROR);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_TLS_ERROR);
   got_clear(&g);
   fx_free(&f);
   /* without the test CA the chain does not verify */
-  c = cfg_test();
+  c = fx_cfg();
   f = fx_new(&c);
   tls_url(u, sizeof u, "tls.test");
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_TLS_ERROR);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_TLS_ERROR);
   got_clear(&g);
   fx_free(&f);
 }
@@ -1258,13 +1025,13 @@ static void *tls_peer_main(void *arg)
   uv_loop_t l;
   char err[256];
   struct got g = { 0 };
-  struct fetch_cfg c = cfg_test();
-  set_str(&c.tls_ca_file, getenv("TLS_CA"));
+  struct fetch_cfg c = fx_cfg();
+  fx_set_str(&c.tls_ca_file, getenv("TLS_CA"));
   uv_loop_init(&l);
   struct fetcher *f = fetcher_new_shared(&l, &c, p->sh, err, sizeof err);
   fetch_cfg_clear(&c);
   struct fetch_req rq = { .url = p->url, .pin_addr = "127.0.0.1" };
-  p->started = f && fetch_start(f, &rq, on_fetch, &g, NULL) == OUTCOME_OK;
+  p->started = f && fetch_start(f, &rq, fx_on_fetch, &g, NULL) == OUTCOME_OK;
   for(uint64_t end = clock_mono_ms() + 10000; p->started && !g.calls && clock_mono_ms() < end;)
     uv_run(&l, UV_RUN_ONCE);
   p->calls = g.calls;
@@ -1280,19 +1047,19 @@ static void *tls_peer_main(void *arg)
 static void test_tls_sessions_shared(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
-  set_str(&c.tls_ca_file, getenv("TLS_CA"));
+  struct fetch_cfg c = fx_cfg();
+  fx_set_str(&c.tls_ca_file, getenv("TLS_CA"));
   char err[256] = "", u[128];
   struct fetch_shared *sh = fetch_shared_new(&c, err, sizeof err);
   assert_non_null(sh);
-  struct fetcher *f = fetcher_new_shared(loop, &c, sh, err, sizeof err);
+  struct fetcher *f = fetcher_new_shared(it_loop, &c, sh, err, sizeof err);
   fetch_cfg_clear(&c);
   assert_non_null(f);
   struct got g = { 0 };
   tls_url(u, sizeof u, "tls.test");
   struct fetch_req rq = { .url = u, .pin_addr = "127.0.0.1" };
-  fetch_req_wait(f, &rq, &g);
-  expect(&g, OUTCOME_OK);
+  fx_wait_req(f, &rq, &g);
+  fx_expect(&g, OUTCOME_OK);
   assert_non_null(strstr(g.body, "New, "));
   struct tls_peer p = { .sh = sh, .url = u };
   pthread_t t;
@@ -1324,13 +1091,13 @@ static void *adm_peer_main(void *arg)
   uv_loop_t l;
   char err[256];
   struct got y = { 0 };
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   uv_loop_init(&l);
   struct fetcher *f = fetcher_new_shared(&l, &c, p->sh, err, sizeof err);
   fetch_cfg_clear(&c);
   struct fetch_req rx = { .url = p->url_x }, ry = { .url = p->url_y };
-  p->start_x = f ? fetch_start(f, &rx, on_fetch, &p->x, NULL) : OUTCOME_INTERNAL;
-  p->start_y = f ? fetch_start(f, &ry, on_fetch, &y, NULL) : OUTCOME_INTERNAL;
+  p->start_x = f ? fetch_start(f, &rx, fx_on_fetch, &p->x, NULL) : OUTCOME_INTERNAL;
+  p->start_y = f ? fetch_start(f, &ry, fx_on_fetch, &y, NULL) : OUTCOME_INTERNAL;
   for(uint64_t end = clock_mono_ms() + 10000; f && !p->x.calls && clock_mono_ms() < end;)
     uv_run(&l, UV_RUN_ONCE);
   fetcher_free(&f);
@@ -1342,24 +1109,24 @@ static void *adm_peer_main(void *arg)
 static void test_shared_admission(void **state)
 {
   (void)state;
-  struct fetch_cfg c = cfg_test();
+  struct fetch_cfg c = fx_cfg();
   c.max_in_flight = 1;
   c.max_queue = 1;
   char err[256] = "";
   struct fetch_shared *sh = fetch_shared_new(&c, err, sizeof err);
   assert_non_null(sh);
-  struct fetcher *f = fetcher_new_shared(loop, &c, sh, err, sizeof err);
+  struct fetcher *f = fetcher_new_shared(it_loop, &c, sh, err, sizeof err);
   fetch_cfg_clear(&c);
   assert_non_null(f);
   struct got a = { 0 };
-  struct fetch_req ra = { .url = url("site70.test", "/_b/hang"), .timeout_ms = 1200 };
-  start(f, &ra, &a);   /* the one slot, here */
-  struct adm_peer p = { .sh = sh, .url_x = url("site71.test", "/p/1.html"),
-                        .url_y = url("site72.test", "/p/1.html") };
+  struct fetch_req ra = { .url = tw_url("site70.test", "/_b/hang"), .timeout_ms = 1200 };
+  fx_start(f, &ra, &a);   /* the one slot, here */
+  struct adm_peer p = { .sh = sh, .url_x = tw_url("site71.test", "/p/1.html"),
+                        .url_y = tw_url("site72.test", "/p/1.html") };
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, adm_peer_main, &p), 0);
-  run_until(&a.calls, 1, 5000);
-  expect(&a, OUTCOME_TIMEOUT);
+  it_run_count(&a.calls, 1, 5000);
+  fx_expect(&a, OUTCOME_TIMEOUT);
   pthread_join(t, NULL);
   assert_int_equal(p.start_x, OUTCOME_OK);           /* the one place in the queue */
   assert_int_equal(p.start_y, OUTCOME_OVERLOADED);   /* no slot, queue full: over both */
@@ -1367,8 +1134,8 @@ static void test_shared_admission(void **state)
   assert_int_equal(p.x.o, OUTCOME_OK);               /* admitted once our slot was freed */
   assert_true(p.x.t.queue_us >= 800000);             /* ... and not before */
   assert_int_equal(p.loop_close_rc, 0);
-  assert_int_equal(site_field("site71.test", "request_count"), 1);
-  assert_int_equal(site_field("site72.test", "request_count"), 0);
+  assert_int_equal(tw_site_field("site71.test", "request_count"), 1);
+  assert_int_equal(tw_site_field("site72.test", "request_count"), 0);
   got_clear(&a);
   got_clear(&p.x);
   fx_free(&f);
@@ -1377,13 +1144,11 @@ static void test_shared_admission(void **state)
 
 static void test_stats_phases(void **state)
 {
-  (void)state;
-  struct fetch_cfg c = cfg_test();
-  struct fetcher *f = fx_new(&c);
+  struct fetcher *f = *state;
   struct got g = { 0 };
   for(int i = 0; i < 3; i++)
-    fetch_wait(f, url("site34.test", "/"), &g);
-  fetch_wait(f, url("nx6.test", "/"), &g);
+    fx_wait(f, tw_url("site34.test", "/"), &g);
+  fx_wait(f, tw_url("nx6.test", "/"), &g);
   struct fetch_stats st;
   fetcher_stats(f, &st);
   uint64_t n[FETCH_PHASE__COUNT] = { 0 };
@@ -1398,59 +1163,56 @@ static void test_stats_phases(void **state)
   assert_true(st.bytes_raw > 0 && st.bytes_decoded == st.bytes_raw && st.bytes_header > 0);
   assert_string_equal(fetch_phase_name(FETCH_PHASE_FIRST_BYTE), "first_byte");
   got_clear(&g);
-  fx_free(&f);
 }
 
 int main(void)
 {
-  tw_port = getenv("TESTWEB_PORT");
-  tw_ctl = getenv("TESTWEB_CTL");
-  if(!tw_port || !tw_ctl || !getenv("DNS_SERVER") || !getenv("DNS_LOG") ||
-     !getenv("TLS_PORT") || !getenv("TLS_CA")) {
+  if(!tw_env() || !getenv("DNS_SERVER") || !getenv("DNS_LOG") || !getenv("TLS_PORT") ||
+     !getenv("TLS_CA")) {
     fprintf(stderr, "itest_fetch: run through tests/e2e/llfs_engine_fetch.sh\n");
     return 2;
   }
-  loop = uv_default_loop();
+  it_loop_init();
   curl_global_init(CURL_GLOBAL_DEFAULT);
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_get_ok),
-    cmocka_unit_test(test_head_and_headers),
-    cmocka_unit_test(test_conditional_304),
-    cmocka_unit_test(test_redirect_not_followed),
-    cmocka_unit_test(test_status_and_retry_after),
-    cmocka_unit_test(test_connection_reuse),
+    cmocka_unit_test_setup_teardown(test_get_ok, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_head_and_headers, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_conditional_304, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_redirect_not_followed, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_status_and_retry_after, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_connection_reuse, fx_setup, fx_teardown),
     cmocka_unit_test(test_idle_connection_closed_by_server),
     cmocka_unit_test(test_dns_cache_seen_by_server),
-    cmocka_unit_test(test_one_query_many_fetches),
-    cmocka_unit_test(test_blocked_addresses),
+    cmocka_unit_test_setup_teardown(test_one_query_many_fetches, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_blocked_addresses, fx_setup, fx_teardown),
     cmocka_unit_test(test_loopback_blocked_without_allow_list),
-    cmocka_unit_test(test_pin_skips_dns),
-    cmocka_unit_test(test_dns_outcomes),
+    cmocka_unit_test_setup_teardown(test_pin_skips_dns, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_dns_outcomes, fx_setup, fx_teardown),
     cmocka_unit_test(test_connect_refused),
-    cmocka_unit_test(test_connect_timeout),
+    cmocka_unit_test_setup_teardown(test_connect_timeout, fx_setup, fx_teardown),
     cmocka_unit_test(test_hang_times_out),
     cmocka_unit_test(test_slow_drip),
-    cmocka_unit_test(test_bombs_and_endless_bodies),
+    cmocka_unit_test_setup_teardown(test_bombs_and_endless_bodies, fx_setup, fx_teardown),
     cmocka_unit_test(test_raw_and_decoded_caps),
-    cmocka_unit_test(test_endless_and_huge_headers),
-    cmocka_unit_test(test_malformed_responses),
-    cmocka_unit_test(test_reset_mid_body),
-    cmocka_unit_test(test_refused_at_once),
+    cmocka_unit_test_setup_teardown(test_endless_and_huge_headers, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_malformed_responses, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_reset_mid_body, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_refused_at_once, fx_setup, fx_teardown),
     cmocka_unit_test(test_queue_fifo_and_overloaded),
     cmocka_unit_test(test_queue_deadline),
+    cmocka_unit_test(test_queue_wait_not_charged),
     cmocka_unit_test(test_cancel),
-    cmocka_unit_test(test_hold),
+    cmocka_unit_test_setup_teardown(test_hold, fx_setup, fx_teardown),
     cmocka_unit_test(test_graceful_shutdown),
     cmocka_unit_test(test_free_inside_callback),
-    cmocka_unit_test(test_pinned_block_not_synchronous),
+    cmocka_unit_test_setup_teardown(test_pinned_block_not_synchronous, fx_setup, fx_teardown),
     cmocka_unit_test(test_tls),
     cmocka_unit_test(test_tls_sessions_shared),
     cmocka_unit_test(test_shared_admission),
-    cmocka_unit_test(test_stats_phases),
+    cmocka_unit_test_setup_teardown(test_stats_phases, fx_setup, fx_teardown),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  uv_run(loop, UV_RUN_DEFAULT);
-  uv_loop_close(loop);
+  it_loop_close();
   curl_global_cleanup();
   return rc;
 }

@@ -3,18 +3,20 @@
  * queued hop publishes nothing, the last hop publishes under the first id
  * and URL with the URLs followed, hops cost no token, and a follower is
  * never folded into another client's fetch. */
-#include "tests/integ/itest_state_util.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/integ/fixture/state.h"
 
 static struct state_item item(const char *url, const char *follow)
 {
   return (struct state_item){ .url = url, .prio = 3, .max_age_s = 3600, .follow = follow };
-}
-
-static const char *stream_of(const char *c)
-{
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "XRANGE x:{0}%s - +", c);
-  return it_cmd(ts_store, cmd);
 }
 
 static int complete_hopped(const struct ts_claim *c)
@@ -32,7 +34,6 @@ static int complete_hopped(const struct ts_claim *c)
 static void test_a_chain_publishes_once_as_the_first_request(void **state)
 {
   (void)state;
-  ts_open(1);
   /* a client with a token bucket of 1: the hop must not need a token */
   struct state_client cl = { .name = "ca", .weight = 2, .rate = 0.001, .burst = 1 };
   struct state_item a = item("http://f1.test/a", "2");
@@ -72,18 +73,16 @@ static void test_a_chain_publishes_once_as_the_first_request(void **state)
   assert_string_equal(c.c[0].url, "http://f2.test/b");
   assert_int_equal(ts_complete(&c.c[0], 0), 1);
   snprintf(want, sizeof want, "rid,%s,url,http://f1.test/a,a,1,rd,http://f2.test/b,o,ok", a.rid);
-  assert_non_null(strstr(stream_of("ca"), want));
+  assert_non_null(strstr(ts_stream("ca"), want));
   assert_int_equal(it_int(ts_store, "XLEN x:{0}ca"), 1);
   assert_int_equal(it_int(ts_store, "HLEN fr:{0}"), 0);
   assert_int_equal(it_int(ts_store, "HINCRBY cl:{0}ca n 0"), 0);
   assert_int_equal(it_int(ts_store, "HINCRBY cl:{0}ca qn 0"), 0);
-  ts_close();
 }
 
 static void test_followers_are_not_folded(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://f3.test/x", NULL), b = item("http://f3.test/x", "3");
   assert_int_equal(ts_submit("ca", &a, 1), STORE_OK);
   assert_int_equal(ts_submit("cb", &b, 1), STORE_OK);
@@ -97,14 +96,12 @@ static void test_followers_are_not_folded(void **state)
   assert_int_equal(cc.code, STATE_SUB_ACCEPTED);
   assert_int_equal(it_int(ts_store, "ZCARD q:{0}f3.test|cc"), 1);
   assert_int_equal(ts_complete(&c.c[0], 0), 1);
-  assert_null(strstr(stream_of("ca"), "co,"));
-  ts_close();
+  assert_null(strstr(ts_stream("ca"), "co,"));
 }
 
 static void test_an_abandoned_hop_is_the_first_request_abandoned(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_client hops = { .name = "ca", .hops = true };
   struct state_item h = item("http://f4.test/b", "0\n0-99\nhttp://f0.test/a\nhttp://f4.test/b");
   assert_int_equal(ts_submit_c(&hops, &h, 1), STORE_OK);
@@ -114,19 +111,18 @@ static void test_an_abandoned_hop_is_the_first_request_abandoned(void **state)
   ts_sleep(150);
   ts_claim_opt(&c, 0, 1, 100, 1);
   assert_int_equal(c.abandoned, 1);
-  assert_non_null(strstr(stream_of("ca"),
+  assert_non_null(strstr(ts_stream("ca"),
                          "rid,0-99,url,http://f0.test/a,a,1,rd,http://f4.test/b,o,abandoned"));
   assert_int_equal(it_int(ts_store, "HLEN fr:{0}"), 0);
-  ts_close();
 }
 
 int main(void)
 {
   it_loop_init();
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_a_chain_publishes_once_as_the_first_request),
-    cmocka_unit_test(test_followers_are_not_folded),
-    cmocka_unit_test(test_an_abandoned_hop_is_the_first_request_abandoned),
+    cmocka_unit_test_setup_teardown(test_a_chain_publishes_once_as_the_first_request, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_followers_are_not_folded, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_an_abandoned_hop_is_the_first_request_abandoned, ts_setup, ts_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

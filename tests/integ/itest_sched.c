@@ -3,262 +3,24 @@
  * Retry-After and backoff, robots.txt first, lease renewal and loss, stop,
  * fairness under concurrency, and two scheduler processes sharing one
  * Redis with one of them killed by SIGKILL mid-run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
-#include "common/mem.h"
-#include "hlfs/sched/sched.h"
-#include "tests/integ/itest_state_util.h"
-
-/* ---- the fake fetch ---------------------------------------------------- */
-
-#define MAX_EV 200000
-
-struct ev {
-  char     site[48];
-  char     rid[24];
-  char     client[16];
-  char     url[96];
-  int      kind;
-  uint64_t start_us, end_us;  /* end 0: cancelled or never ended */
-  bool     cancelled;
-};
-
-/* What a fetch of url answers; set per test. */
-struct fake_answer {
-  uint32_t    ms;           /* duration */
-  int         status;
-  bool        transport_err;
-  const char *retry_after;
-  const char *body;         /* robots.txt */
-  const char *location;     /* a redirect's target */
-  uint32_t    lag_ms;       /* the answer was in this long before sched_job_done */
-  bool        ms_end;       /* handed over in the last 0.1 ms of a millisecond */
-};
-typedef void fake_plan_fn(const struct sched_job_info *info, unsigned nth, struct fake_answer *a);
-
-static struct ev *evs;
-static unsigned nev, inflight, max_inflight;
-static fake_plan_fn *plan;
-static int logfd = -1;  /* child processes: events go to a shared file */
-
-struct fake {
-  uv_timer_t        t;
-  struct sched_job *job;
-  unsigned          ev;
-  struct fake_answer a;
-};
-
-static void fake_log(const char *what, const struct ev *e, uint64_t us)
-{
-  char line[256];
-  int n = snprintf(line, sizeof line, "%s %s %s %d %llu\n", what, e->site, e->rid,
-                   (int)getpid(), (unsigned long long)us);
-  if(logfd >= 0 && write(logfd, line, (size_t)n) != n)
-    abort();
-}
-
-static void fake_closed(uv_handle_t *h) { mem_free(h->data); }
-
-static void fake_on_timer(uv_timer_t *t)
-{
-  struct fake *f = t->data;
-  struct ev *e = &evs[f->ev];
-  while(f->a.ms_end && clock_mono_us() % 1000 < 900)
-    ;
-  e->end_us = clock_mono_us();
-  fake_log("E", e, e->end_us);
-  inflight--;
-  struct sched_outcome o = { .contacted = !f->a.transport_err || f->a.status >= 0,
-                             .transport_err = f->a.transport_err,
-                             .http_status = f->a.status, .response_ms = f->a.ms,
-                             .retry_after = f->a.retry_after, .body = f->a.body,
-                             .location = f->a.location,
-                             .body_len = f->a.body ? strlen(f->a.body) : 0, .bytes = 100,
-                             .ended_us = f->a.lag_ms ? clock_mono_us() - f->a.lag_ms * 1000 : 0 };
-  struct sched_job *job = f->job;
-  sched_job_info(job)->user = NULL;
-  uv_close((uv_handle_t *)&f->t, fake_closed);
-  sched_job_done(job, &o);
-}
-
-static int fake_start(void *arg, struct sched_job *job)
-{
-  (void)arg;
-  struct sched_job_info *in = sched_job_info(job);
-  if(nev >= MAX_EV)
-    return -1;
-  struct fake *f = mem_calloc(1, sizeof *f);
-  f->job = job;
-  f->ev = nev++;
-  struct ev *e = &evs[f->ev];
-  memset(e, 0, sizeof *e);
-  /* the host the request went to: a robots.txt redirect may leave the
-   * job's site (hosts are sites in these tests) */
-  const char *host = strstr(in->url, "://");
-  host = host ? host + 3 : in->url;
-  snprintf(e->site, sizeof e->site, "%.*s", (int)strcspn(host, "/:"), host);
-  snprintf(e->rid, sizeof e->rid, "%s", in->kind == SCHED_ROBOTS ? "robots" : in->rid);
-  snprintf(e->client, sizeof e->client, "%s", in->client);
-  snprintf(e->url, sizeof e->url, "%s", in->url);
-  e->kind = in->kind;
-  e->start_us = clock_mono_us();
-  fake_log("S", e, e->start_us);
-  if(++inflight > max_inflight)
-    max_inflight = inflight;
-  f->a = (struct fake_answer){ .ms = 0, .status = 200 };
-  if(plan)
-    plan(in, f->ev, &f->a);
-  in->user = f;
-  uv_timer_init(it_loop, &f->t);
-  f->t.data = f;
-  uv_timer_start(&f->t, fake_on_timer, f->a.ms, 0);
-  return 0;
-}
-
-static void fake_cancel(void *arg, struct sched_job *job)
-{
-  (void)arg;
-  struct fake *f = sched_job_info(job)->user;
-  if(!f)
-    return;
-  evs[f->ev].cancelled = true;
-  fake_log("C", &evs[f->ev], clock_mono_us());
-  inflight--;
-  sched_job_info(job)->user = NULL;
-  uv_timer_stop(&f->t);
-  uv_close((uv_handle_t *)&f->t, fake_closed);
-}
-
-static const struct sched_fetch_ops fake_ops = { fake_start, fake_cancel, NULL };
-
-/* ---- set-up ------------------------------------------------------------ */
-
-static struct sched_cfg sc_cfg(unsigned budget, uint32_t lease_ms, uint32_t min_delay)
-{
-  return (struct sched_cfg){
-    .budget = budget, .claim_batch = 16, .lease_ms = lease_ms, .poll_ms = 50,
-    .max_attempts = 3,
-    .delay = { .min_delay_ms = min_delay, .factor = 0, .max_delay_ms = 60000,
-               .retry_after_max_ms = 60000, .backoff_base_ms = 100,
-               .backoff_max_ms = 10000 },
-  };
-}
-
-static void sc_reset(void)
-{
-  if(!evs)
-    evs = calloc(MAX_EV, sizeof *evs);
-  nev = inflight = max_inflight = 0;
-  plan = NULL;
-}
-
-static long long results_len(const char *client)
-{
-  char cmd[96];
-  snprintf(cmd, sizeof cmd, "XLEN x:{0}%s", client);
-  return it_int(ts_store, cmd);
-}
-
-/* Run the loop until the client's stream holds want results. */
-static void run_until_results(const char *client, long long want, uint32_t timeout_ms)
-{
-  uint64_t end = clock_mono_ms() + timeout_ms;
-  while(results_len(client) < want && clock_mono_ms() < end)
-    ts_sleep(20);
-  assert_int_equal(results_len(client), want);
-}
-
-static int stopped;
-static void on_stopped(void *arg)
-{
-  (void)arg;
-  stopped = 1;
-}
-
-/* Schedulers of the running test: a failed assertion leaves the test
- * early, and the teardown must stop them before the next test. */
-static struct sched *live_scheds[4];
-
-static struct sched *sc_new(const struct sched_cfg *c, const struct sched_robots_ops *r)
-{
-  struct sched *s = sched_new(it_loop, ts_st, c, &fake_ops, r);
-  for(int i = 0; i < 4; i++)
-    if(!live_scheds[i]) {
-      live_scheds[i] = s;
-      break;
-    }
-  return s;
-}
-
-static void sc_stop(struct sched **sp)
-{
-  for(int i = 0; i < 4; i++)
-    if(live_scheds[i] == *sp)
-      live_scheds[i] = NULL;
-  stopped = 0;
-  sched_stop(*sp, on_stopped, NULL);
-  it_run_until(&stopped, 10000);
-  sched_free(sp);
-  uv_run(it_loop, UV_RUN_NOWAIT);
-}
-
-static int sc_teardown(void **state)
-{
-  (void)state;
-  for(int i = 0; i < 4; i++) {
-    struct sched *s = live_scheds[i];
-    if(s)
-      sc_stop(&s);
-  }
-  if(ts_st)
-    ts_close();
-  return 0;
-}
-
-static void submit_urls(const char *client, const char *fmt, int n, int sites)
-{
-  static char urls[STATE_SUBMIT_MAX][96];
-  static struct state_item it[STATE_SUBMIT_MAX];
-  for(int i = 0; i < n; i++) {
-    snprintf(urls[i], sizeof urls[i], fmt, i % sites, i);
-    it[i] = (struct state_item){ .url = urls[i], .max_age_s = 0 };
-  }
-  assert_int_equal(ts_submit(client, it, (size_t)n), STORE_OK);
-  for(int i = 0; i < n; i++)
-    assert_int_equal(it[i].code, STATE_SUB_ACCEPTED);
-}
-
-/* Per site: no two fetches overlap, and each starts at least gap_ms after
- * the previous one ended. Returns the smallest gap seen (us). */
-static uint64_t check_site_gaps(uint64_t gap_ms)
-{
-  uint64_t min_gap = UINT64_MAX;
-  for(unsigned i = 0; i < nev; i++) {
-    uint64_t best_end = 0;
-    for(unsigned k = 0; k < nev; k++) {
-      if(k == i || strcmp(evs[k].site, evs[i].site) || evs[k].start_us > evs[i].start_us)
-        continue;
-      assert_true(evs[k].end_us != 0 && evs[k].end_us <= evs[i].start_us);
-      if(evs[k].end_us > best_end)
-        best_end = evs[k].end_us;
-    }
-    if(best_end) {
-      uint64_t gap = evs[i].start_us - best_end;
-      if(gap < min_gap)
-        min_gap = gap;
-    }
-  }
-  if(min_gap < gap_ms * 1000)
-    print_message("# smallest gap %llu us, want >= %llu\n", (unsigned long long)min_gap,
-                  (unsigned long long)gap_ms * 1000);
-  assert_true(min_gap >= gap_ms * 1000);
-  return min_gap;
-}
+#include "hlfs/policy/robots_policy.h"
+#include "tests/integ/fixture/sched.h"
 
 /* ---- politeness ----------------------------------------------------------- */
 
@@ -272,23 +34,20 @@ static void plan_20ms(const struct sched_job_info *info, unsigned nth, struct fa
 static void test_politeness_gaps_and_budget(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_20ms;
-  submit_urls("c1", "http://p%d.test/%d", 60, 6);
+  fake_plan = plan_20ms;
+  sc_submit_urls("c1", "http://p%d.test/%d", 60, 6);
   struct sched_cfg c = sc_cfg(4, 5000, 150);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 60, 20000);
-  uint64_t min_gap = check_site_gaps(150);
+  sc_run_until_results("c1", 60, 20000);
+  uint64_t min_gap = sc_check_site_gaps(150);
   print_message("# 60 fetches on 6 sites, min_delay 150 ms: smallest gap %.1f ms, "
-                "at most %u in flight (budget 4)\n", (double)min_gap / 1000, max_inflight);
-  assert_true(max_inflight <= 4);
-  assert_int_equal(nev, 60);
+                "at most %u in flight (budget 4)\n", (double)min_gap / 1000, fake_max_inflight);
+  assert_true(fake_max_inflight <= 4);
+  assert_int_equal(fake_nev, 60);
   assert_int_equal(sched_stats(s)->fetches, 60);
   assert_int_equal(state_stats(ts_st)->completed, 60);
   sc_stop(&s);
-  ts_close();
 }
 
 static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
@@ -307,17 +66,15 @@ static void plan_lagging(const struct sched_job_info *info, unsigned nth, struct
 static void test_delay_counts_from_the_answer(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_lagging;
-  submit_urls("c1", "http://lag%d.test/%d", 4, 1);
+  fake_plan = plan_lagging;
+  sc_submit_urls("c1", "http://lag%d.test/%d", 4, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 400);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 4, 10000);
+  sc_run_until_results("c1", 4, 10000);
   uint64_t most = 0, least = UINT64_MAX;
-  for(unsigned i = 1; i < nev; i++) {
-    uint64_t after_handover = evs[i].start_us - evs[i - 1].end_us;
+  for(unsigned i = 1; i < fake_nev; i++) {
+    uint64_t after_handover = fake_evs[i].start_us - fake_evs[i - 1].end_us;
     uint64_t after_answer = after_handover + 300000;
     if(after_handover > most)
       most = after_handover;
@@ -327,11 +84,10 @@ static void test_delay_counts_from_the_answer(void **state)
   print_message("# 400 ms delay, answers in 300 ms before the hand-over: next fetch %.1f ms at "
                 "most after the hand-over, %.1f ms at least after the answer\n",
                 (double)most / 1000, (double)least / 1000);
-  assert_int_equal(nev, 4);
+  assert_int_equal(fake_nev, 4);
   assert_true(least >= 399000);  /* the site rests the whole delay */
   assert_true(most < 250000);    /* without the credit: 400 ms and more */
   sc_stop(&s);
-  ts_close();
 }
 
 static void plan_throttle(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
@@ -351,9 +107,7 @@ static void plan_throttle(const struct sched_job_info *info, unsigned nth, struc
 static void test_retry_after_and_backoff(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_throttle;
+  fake_plan = plan_throttle;
   const char *urls[] = { "http://t.test/ra", "http://t.test/after",
                          "http://b.test/err1", "http://b.test/err2", "http://b.test/reset3",
                          "http://b.test/ok", "http://b.test/after" };
@@ -363,19 +117,19 @@ static void test_retry_after_and_backoff(void **state)
   assert_int_equal(ts_submit("c1", it, 7), STORE_OK);
   struct sched_cfg c = sc_cfg(4, 5000, 10);
   c.max_attempts = 1;  /* the politeness of single answers: no retry (gateway_retry.sh) */
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 7, 20000);
+  sc_run_until_results("c1", 7, 20000);
   uint64_t t_ra_end = 0, t_after = 0, b[5] = { 0 }, b_end[5] = { 0 };
-  for(unsigned i = 0; i < nev; i++) {
-    if(!strcmp(evs[i].url, "http://t.test/ra"))
-      t_ra_end = evs[i].end_us;
-    if(!strcmp(evs[i].url, "http://t.test/after"))
-      t_after = evs[i].start_us;
+  for(unsigned i = 0; i < fake_nev; i++) {
+    if(!strcmp(fake_evs[i].url, "http://t.test/ra"))
+      t_ra_end = fake_evs[i].end_us;
+    if(!strcmp(fake_evs[i].url, "http://t.test/after"))
+      t_after = fake_evs[i].start_us;
     for(int k = 0; k < 5; k++)
-      if(!strcmp(evs[i].url, urls[2 + k])) {
-        b[k] = evs[i].start_us;
-        b_end[k] = evs[i].end_us;
+      if(!strcmp(fake_evs[i].url, urls[2 + k])) {
+        b[k] = fake_evs[i].start_us;
+        b_end[k] = fake_evs[i].end_us;
       }
   }
   print_message("# after Retry-After: 1: %.0f ms; backoff gaps %.0f %.0f %.0f then %.0f ms\n",
@@ -387,60 +141,21 @@ static void test_retry_after_and_backoff(void **state)
   assert_true(b[2] - b_end[1] >= 198000);  /* streak 2: 200 ms */
   assert_true(b[3] - b_end[2] >= 398000);  /* streak 3: 400 ms */
   assert_true(b[4] - b_end[3] < 300000);   /* success: back to min_delay */
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "url,http://t.test/ra,a,1,o,http_error,hs,503"));
   assert_non_null(strstr(r, "url,http://b.test/reset3,a,1,o,transport_error,hs,0"));
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- robots.txt first ------------------------------------------------------ */
 
-static unsigned robots_checks;
-static bool robots_digest_slow;
-static bool fake_digest(void *arg, const char *origin, const struct sched_robots_answer *a,
-                        struct state_robots *rec)
-{
-  const struct sched_outcome *o = a->o;
-  (void)arg;
-  (void)origin;
-  /* a digest that ends in the next millisecond (plan_robots) */
-  for(uint64_t ms = clock_mono_ms(); robots_digest_slow && clock_mono_ms() == ms;)
-    ;
-  if(o->location && a->hops < 5)
-    return true;  /* follow the redirect */
-  rec->status = o->http_status == 200 ? 2 : 1;  /* 2: rules, 1: allow all */
-  rec->hops = a->hops;
-  rec->final_url = a->hops ? a->url : NULL;
-  rec->body = o->body;
-  rec->body_len = o->body_len;
-  rec->crawl_delay_ms = 300;
-  rec->ttl_ms = 60000;
-  return false;
-}
-
-static enum sched_verdict fake_check(void *arg, const char *origin,
-                                     const struct state_robots *rec, const char *url,
-                                     const struct sched_job_info *in)
-{
-  (void)arg;
-  (void)in;
-  (void)origin;
-  robots_checks++;
-  if(rec->status == 2 && rec->body && strstr(rec->body, "Disallow: /private")
-     && strstr(url, "/private"))
-    return SCHED_DISALLOW;
-  return SCHED_ALLOW;
-}
-
-static const struct sched_robots_ops fake_robots = { fake_digest, fake_check, NULL };
 
 static void plan_robots(const struct sched_job_info *info, unsigned nth, struct fake_answer *a)
 {
   (void)nth;
   a->ms = 10;
   if(info->kind == SCHED_ROBOTS)
-    a->body = "User-agent: *\nDisallow: /private\n";
+    a->body = "User-agent: *\nCrawl-delay: 0.3\nDisallow: /private\n";
   /* The answer comes at the end of a millisecond and the digest ends in
    * the next: a delay counted from whole milliseconds read at both ends
    * took 1 ms off for 0.1 (sched_hop.c), and the first page came early. */
@@ -451,15 +166,13 @@ static void plan_robots(const struct sched_job_info *info, unsigned nth, struct 
 static void test_robots_first_and_crawl_delay(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_robots;
+  fake_plan = plan_robots;
   robots_checks = 0;
-  submit_urls("c1", "http://rob%d.test/public/%d", 3, 1);
-  submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
+  sc_submit_urls("c1", "http://rob%d.test/public/%d", 3, 1);
+  sc_submit_urls("c1", "http://rob%d.test/private/%d", 2, 1);
   struct sched_cfg c = sc_cfg(4, 5000, 50);
   c.robots = true;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   /* robots.txt's completion leaves the site's next allowed time in this
    * process's clock too (lo: "<instance>:<us>|<na>"), so that its own
@@ -470,15 +183,15 @@ static void test_robots_first_and_crawl_delay(void **state)
   assert_non_null(lo);
   assert_int_equal(strspn(lo, "0123456789abcdef"), 16);
   assert_true(lo[16] == ':' && strchr(lo, '|'));
-  run_until_results("c1", 5, 20000);
+  sc_run_until_results("c1", 5, 20000);
   /* the first fetch was robots.txt, then only the three public pages */
-  assert_int_equal(nev, 4);
-  assert_int_equal(evs[0].kind, SCHED_ROBOTS);
-  assert_string_equal(evs[0].url, "http://rob0.test/robots.txt");
-  for(unsigned i = 1; i < nev; i++)
-    assert_non_null(strstr(evs[i].url, "/public/"));
+  assert_int_equal(fake_nev, 4);
+  assert_int_equal(fake_evs[0].kind, SCHED_ROBOTS);
+  assert_string_equal(fake_evs[0].url, "http://rob0.test/robots.txt");
+  for(unsigned i = 1; i < fake_nev; i++)
+    assert_non_null(strstr(fake_evs[i].url, "/public/"));
   /* Crawl-delay 300 ms spaces every request, the robots fetch included */
-  uint64_t gap = check_site_gaps(300);
+  uint64_t gap = sc_check_site_gaps(300);
   print_message("# robots.txt first, then 3 pages: smallest gap %.3f ms (crawl-delay 300)\n",
                 (double)gap / 1000);
   const struct sched_stats *ss = sched_stats(s);
@@ -486,23 +199,22 @@ static void test_robots_first_and_crawl_delay(void **state)
   assert_int_equal(ss->robots_disallowed, 2);
   assert_int_equal(ss->robots_lookups, 1);  /* then the replica's cache */
   assert_int_equal(state_stats(ts_st)->robots_stored, 1);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "/private/1,a,1,o,robots_disallowed,hs,0"));
   /* the robots request was not the client's: five results, no more */
-  assert_int_equal(results_len("c1"), 5);
+  assert_int_equal(sc_results_len("c1"), 5);
   /* a second replica reads the record from Redis instead of fetching */
   sc_stop(&s);
   sc_reset();
-  plan = plan_robots;
-  submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
-  s = sc_new(&c, &fake_robots);
+  fake_plan = plan_robots;
+  sc_submit_urls("c1", "http://rob%d.test/more/%d", 1, 1);
+  s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 6, 20000);
-  assert_int_equal(nev, 1);
+  sc_run_until_results("c1", 6, 20000);
+  assert_int_equal(fake_nev, 1);
   assert_int_equal(sched_stats(s)->robots_fetches, 0);
   assert_int_equal(sched_stats(s)->robots_lookups, 1);
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- robots.txt redirects --------------------------------------------------- */
@@ -528,8 +240,8 @@ static void plan_hops(const struct sched_job_info *info, unsigned nth, struct fa
 static unsigned count_url(const char *url)
 {
   unsigned n = 0;
-  for(unsigned i = 0; i < nev; i++)
-    n += !strcmp(evs[i].url, url);
+  for(unsigned i = 0; i < fake_nev; i++)
+    n += !strcmp(fake_evs[i].url, url);
   return n;
 }
 
@@ -539,20 +251,18 @@ static unsigned count_url(const char *url)
 static void test_robots_redirect_hops(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_hops;
-  submit_urls("c1", "http://b.test/%d/page/%d", 6, 1);
-  submit_urls("c2", "http://a.test/public/%d%d", 1, 1);
-  submit_urls("c2", "http://a.test/private/%d%d", 1, 1);
-  submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
+  fake_plan = plan_hops;
+  sc_submit_urls("c1", "http://b.test/%d/page/%d", 6, 1);
+  sc_submit_urls("c2", "http://a.test/public/%d%d", 1, 1);
+  sc_submit_urls("c2", "http://a.test/private/%d%d", 1, 1);
+  sc_submit_urls("c2", "http://c.test/x/%d%d", 1, 1);
   struct sched_cfg c = sc_cfg(8, 5000, 200);
   c.robots = true;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 6, 30000);
-  run_until_results("c2", 3, 30000);
-  uint64_t gap = check_site_gaps(200);
+  sc_run_until_results("c1", 6, 30000);
+  sc_run_until_results("c2", 3, 30000);
+  uint64_t gap = sc_check_site_gaps(200);
   print_message("# hops: smallest gap per site %.0f ms (min delay 200)\n", (double)gap / 1000);
   assert_int_equal(count_url("http://a.test/r1"), 1);
   assert_int_equal(count_url("http://b.test/r2"), 1);
@@ -567,11 +277,10 @@ static void test_robots_redirect_hops(void **state)
   assert_int_equal(count_url("http://c.test/loop"), 5);
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://c.test:80 rh"), "5");
   assert_int_equal(sched_stats(s)->robots_hops, 7);
-  assert_int_equal(max_inflight <= 8, 1);
+  assert_int_equal(fake_max_inflight <= 8, 1);
   /* no lease is left behind: b.test's hop lease was given back */
   assert_int_equal(it_int(ts_store, "ZCARD lz:{0}"), 0);
   sc_stop(&s);
-  ts_close();
 }
 
 /* d.test redirects to e.test while e.test is busy with a long fetch: the
@@ -592,16 +301,14 @@ static void plan_busy(const struct sched_job_info *info, unsigned nth, struct fa
 static void test_robots_hop_gives_up(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_busy;
+  fake_plan = plan_busy;
   struct state_item it[2] = { { .url = "http://e.test/long", .prio = 7 },
                               { .url = "http://d.test/a", .prio = 7 } };
   assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
   struct sched_cfg c = sc_cfg(4, 5000, 0);
   c.robots = true;
   c.robots_hop_wait_ms = 300;
-  struct sched *s = sc_new(&c, &fake_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
   /* e.test's robots.txt, then its long page is under way */
   uint64_t end = clock_mono_ms() + 10000;
@@ -609,16 +316,17 @@ static void test_robots_hop_gives_up(void **state)
     ts_sleep(10);
   assert_int_equal(ts_submit("c2", it + 1, 1), STORE_OK);
   sched_kick(s);
-  run_until_results("c2", 1, 20000);
-  run_until_results("c1", 1, 20000);
-  check_site_gaps(0);  /* e.test: never two in flight */
+  sc_run_until_results("c2", 1, 20000);
+  sc_run_until_results("c1", 1, 20000);
+  sc_check_site_gaps(0);  /* e.test: never two in flight */
   assert_int_equal(count_url("http://e.test/r"), 0);
   assert_true(sched_stats(s)->robots_hop_waits >= 1);
-  /* the fake digest files a failed hop as "allow all" (1), after one hop */
-  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), "1");
+  /* a hop not made is a network error: robots.txt unreachable, after one hop */
+  char st[8];
+  snprintf(st, sizeof st, "%d", ROBOTS_P_UNREACHABLE_DISALLOW);
+  assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 st"), st);
   assert_string_equal(it_cmd(ts_store, "HGET r:{0}http://d.test:80 rh"), "1");
   sc_stop(&s);
-  ts_close();
 }
 
 /* A replica that stalls between its claim and the fetch (CPU starved,
@@ -626,37 +334,24 @@ static void test_robots_hop_gives_up(void **state)
  * someone else's: it must not start the fetch. The first robots check of
  * the page stalls for longer than the lease; the page is fetched once, at
  * its second claim. */
-static unsigned stall_checks;
-static enum sched_verdict stall_check(void *arg, const char *origin,
-                                      const struct state_robots *rec, const char *url,
-                                      const struct sched_job_info *in)
-{
-  if(strstr(url, "/stall") && stall_checks++ == 0)
-    nanosleep(&(struct timespec){ .tv_nsec = 450 * 1000000L }, NULL);  /* the loop stalls */
-  return fake_check(arg, origin, rec, url, in);
-}
-
-static const struct sched_robots_ops stall_robots = { fake_digest, stall_check, NULL };
 
 static void test_stall_past_lease_does_not_fetch(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_robots;
+  fake_plan = plan_robots;
   stall_checks = 0;
-  submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
+  stall_on = true;
+  sc_submit_urls("c1", "http://st%d.test/stall/%d", 1, 1);
   struct sched_cfg c = sc_cfg(4, 300, 0);
   c.robots = true;
-  struct sched *s = sc_new(&c, &stall_robots);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 1, 20000);
+  sc_run_until_results("c1", 1, 20000);
   assert_int_equal(count_url("http://st0.test/stall/0"), 1);
   assert_true(sched_stats(s)->cancelled >= 1);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, ",a,2,"));  /* the fetch came from the second claim */
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- leases ---------------------------------------------------------------- */
@@ -682,26 +377,23 @@ static void plan_slower(const struct sched_job_info *info, unsigned nth, struct 
 static void test_renewal_keeps_long_fetch(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_slower;
-  submit_urls("c1", "http://long%d.test/%d", 2, 1);
+  fake_plan = plan_slower;
+  sc_submit_urls("c1", "http://long%d.test/%d", 2, 1);
   struct sched_cfg c = sc_cfg(2, 2000, 0);
-  struct sched *s1 = sc_new(&c, NULL);
-  struct sched *s2 = sc_new(&c, NULL);
+  struct sched *s1 = sc_new(&c);
+  struct sched *s2 = sc_new(&c);
   sched_start(s1);
   ts_sleep(30);
   sched_start(s2);
-  run_until_results("c1", 2, 15000);
-  check_site_gaps(0);
-  assert_int_equal(nev, 2);
+  sc_run_until_results("c1", 2, 15000);
+  sc_check_site_gaps(0);
+  assert_int_equal(fake_nev, 2);
   assert_true(state_stats(ts_st)->renewed >= 6);
   assert_int_equal(state_stats(ts_st)->lease_lost, 0);
   assert_int_equal(state_stats(ts_st)->leases_reaped, 0);
   assert_int_equal(sched_stats(s1)->cancelled + sched_stats(s2)->cancelled, 0);
   sc_stop(&s1);
   sc_stop(&s2);
-  ts_close();
 }
 
 /* Another claim took the site (here: the lease field rewritten in Redis):
@@ -711,30 +403,27 @@ static void test_renewal_keeps_long_fetch(void **state)
 static void test_lost_lease_cancels_fetch(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_slow;
-  submit_urls("c1", "http://lost%d.test/%d", 1, 1);
+  fake_plan = plan_slow;
+  sc_submit_urls("c1", "http://lost%d.test/%d", 1, 1);
   struct sched_cfg c = sc_cfg(2, 300, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  while(nev == 0)
+  while(fake_nev == 0)
     ts_sleep(10);
   assert_string_equal(it_cmd(ts_store, "HSET s:{0}lost0.test lt someone-else"), "0");
   uint64_t end = clock_mono_ms() + 5000;
-  while(!evs[0].cancelled && clock_mono_ms() < end)
+  while(!fake_evs[0].cancelled && clock_mono_ms() < end)
     ts_sleep(10);
-  assert_true(evs[0].cancelled);
-  assert_int_equal(evs[0].end_us, 0);
-  assert_int_equal(results_len("c1"), 0);
+  assert_true(fake_evs[0].cancelled);
+  assert_int_equal(fake_evs[0].end_us, 0);
+  assert_int_equal(sc_results_len("c1"), 0);
   assert_int_equal(sched_stats(s)->cancelled, 1);
   assert_true(state_stats(ts_st)->lease_lost >= 1);
-  run_until_results("c1", 1, 5000);
-  assert_int_equal(nev, 2);
+  sc_run_until_results("c1", 1, 5000);
+  assert_int_equal(fake_nev, 2);
   assert_int_equal(state_stats(ts_st)->leases_reaped, 1);
-  assert_non_null(strstr(it_cmd(ts_store, "XRANGE x:{0}c1 - +"), ",a,2,o,ok,"));
+  assert_non_null(strstr(ts_stream("c1"), ",a,2,o,ok,"));
   sc_stop(&s);
-  ts_close();
 }
 
 /* A stopping replica cancels its fetches and gives the claims back at once
@@ -742,27 +431,24 @@ static void test_lost_lease_cancels_fetch(void **state)
 static void test_stop_gives_back(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
-  plan = plan_slow;
-  submit_urls("c1", "http://stop%d.test/%d", 4, 4);
+  fake_plan = plan_slow;
+  sc_submit_urls("c1", "http://stop%d.test/%d", 4, 4);
   struct sched_cfg c = sc_cfg(4, 30000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  while(nev < 4)
+  while(fake_nev < 4)
     ts_sleep(10);
   sc_stop(&s);
   assert_int_equal(state_stats(ts_st)->aborted, 4);
   for(unsigned i = 0; i < 4; i++)
-    assert_true(evs[i].cancelled);
-  plan = plan_20ms;
-  s = sc_new(&c, NULL);
+    assert_true(fake_evs[i].cancelled);
+  fake_plan = plan_20ms;
+  s = sc_new(&c);
   sched_start(s);
-  run_until_results("c1", 4, 5000);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  sc_run_until_results("c1", 4, 5000);
+  const char *r = ts_stream("c1");
   assert_null(strstr(r, ",a,2,"));  /* no attempt was charged */
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- fairness under concurrency ------------------------------------------- */
@@ -773,30 +459,27 @@ static void test_stop_gives_back(void **state)
 static void test_fair_share_with_scheduler(void **state)
 {
   (void)state;
-  ts_open(1);
-  sc_reset();
   for(int b = 0; b < 20; b++) {
     static char fmt[64];
     snprintf(fmt, sizeof fmt, "http://s%%04d.test/a%d/%%06d", b);
-    submit_urls("A", fmt, 5000, 1000);
+    sc_submit_urls("A", fmt, 5000, 1000);
   }
-  submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
+  sc_submit_urls("B", "http://s%04d.test/b/%d", 100, 1000);
   struct sched_cfg c = sc_cfg(32, 30000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   sched_start(s);
-  run_until_results("B", 100, 30000);
+  sc_run_until_results("B", 100, 30000);
   unsigned last_b = 0, nb = 0;
-  for(unsigned i = 0; i < nev; i++)
-    if(!strcmp(evs[i].client, "B")) {
+  for(unsigned i = 0; i < fake_nev; i++)
+    if(!strcmp(fake_evs[i].client, "B")) {
       nb++;
       last_b = i + 1;
     }
-  print_message("# B's 100 fetches started by fetch %u of %u (bound %u)\n", last_b, nev,
+  print_message("# B's 100 fetches started by fetch %u of %u (bound %u)\n", last_b, fake_nev,
                 2 * 100 + 2 * 32);
   assert_int_equal(nb, 100);
   assert_true(last_b <= 2 * 100 + 2 * 32);
   sc_stop(&s);
-  ts_close();
 }
 
 /* ---- two processes, one killed ------------------------------------------- */
@@ -825,37 +508,28 @@ static void child_on_term(uv_signal_t *h, int sig)
  * its counters) or SIGKILL. */
 static void child_main(const char *logpath, bool hangs)
 {
-  static uv_loop_t loop;
-  uv_loop_init(&loop);
-  it_loop = &loop;
-  logfd = open(logpath, O_WRONLY | O_APPEND);
+  it_loop_init();
+  fake_logfd = open(logpath, O_WRONLY | O_APPEND);
   log_init("itest", LOG_ERROR);
   sc_reset();
-  plan = plan_kill;
+  fake_plan = plan_kill;
   hang = hangs;
-  ts_store = it_store_new(5000, 10000);
-  struct state_cfg sc = ts_cfg(1);
-  ts_st = state_new(&ts_store, 1, &sc);
-  store_start(ts_store);
-  it_wait_up(ts_store);
-  ts_wait_ready(ts_st);
+  ts_connect(1);
   /* a lease of 1 s: a child starved of CPU for a few hundred ms (a loaded CI
    * machine) keeps its claims, so only the SIGKILL moves work */
   struct sched_cfg c = sc_cfg(8, 1000, 0);
-  struct sched *s = sc_new(&c, NULL);
+  struct sched *s = sc_new(&c);
   uv_signal_t sig;
   uv_signal_init(it_loop, &sig);
   uv_signal_start(&sig, child_on_term, SIGTERM);
   sched_start(s);
   it_run_until((volatile int *)&child_term, 120000);
-  stopped = 0;
-  sched_stop(s, on_stopped, NULL);
-  it_run_until(&stopped, 10000);
+  sc_halt(s);
   char line[128];
   int n = snprintf(line, sizeof line, "T x x %d 0 %llu %llu\n", (int)getpid(),
                    (unsigned long long)state_stats(ts_st)->leases_reaped,
                    (unsigned long long)state_stats(ts_st)->completed);
-  if(write(logfd, line, (size_t)n) != n)
+  if(write(fake_logfd, line, (size_t)n) != n)
     _exit(3);
   _exit(0);
 }
@@ -926,12 +600,11 @@ static void test_sigkill_loses_nothing(void **state)
 {
   (void)state;
   enum { N = 400, SITES = 40 };
-  ts_open(1);
   char logpath[] = "/tmp/wpfs-itest-sched-XXXXXX";
   int fd = mkstemp(logpath);
   assert_true(fd >= 0);
   close(fd);
-  submit_urls("c1", "http://k%02d.test/page/%d", N, SITES);
+  sc_submit_urls("c1", "http://k%02d.test/page/%d", N, SITES);
   pid_t kids[2];
   for(int i = 0; i < 2; i++) {
     kids[i] = fork();
@@ -940,14 +613,14 @@ static void test_sigkill_loses_nothing(void **state)
       child_main(logpath, i == 0);
   }
   uint64_t end = clock_mono_ms() + 30000;
-  while((results_len("c1") < N / 4 || started_by(logpath, kids[0]) <= HANG_FROM)
+  while((sc_results_len("c1") < N / 4 || started_by(logpath, kids[0]) <= HANG_FROM)
         && clock_mono_ms() < end)
     ts_sleep(5);
   uint64_t kill_us = clock_mono_us();
   kill(kids[0], SIGKILL);
   waitpid(kids[0], NULL, 0);
-  long long at_kill = results_len("c1");
-  run_until_results("c1", N, 60000);
+  long long at_kill = sc_results_len("c1");
+  sc_run_until_results("c1", N, 60000);
   kill(kids[1], SIGTERM);
   int st = 0;
   waitpid(kids[1], &st, 0);
@@ -977,7 +650,7 @@ static void test_sigkill_loses_nothing(void **state)
     }
   }
   /* 2. every request has exactly one result */
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   static unsigned seen[N + 1];
   memset(seen, 0, sizeof seen);
   unsigned results = 0, second_attempts = 0;
@@ -1010,7 +683,6 @@ static void test_sigkill_loses_nothing(void **state)
    * after the kill, or completion not yet stored) */
   assert_true(reaped >= open_at_kill);
   assert_int_equal(second_attempts, reaped);
-  ts_close();
 }
 
 int main(void)
@@ -1018,18 +690,18 @@ int main(void)
   it_loop_init();
   log_init("itest", LOG_ERROR);
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_teardown(test_politeness_gaps_and_budget, sc_teardown),
-    cmocka_unit_test_teardown(test_delay_counts_from_the_answer, sc_teardown),
-    cmocka_unit_test_teardown(test_retry_after_and_backoff, sc_teardown),
-    cmocka_unit_test_teardown(test_robots_first_and_crawl_delay, sc_teardown),
-    cmocka_unit_test_teardown(test_robots_redirect_hops, sc_teardown),
-    cmocka_unit_test_teardown(test_robots_hop_gives_up, sc_teardown),
-    cmocka_unit_test_teardown(test_stall_past_lease_does_not_fetch, sc_teardown),
-    cmocka_unit_test_teardown(test_renewal_keeps_long_fetch, sc_teardown),
-    cmocka_unit_test_teardown(test_lost_lease_cancels_fetch, sc_teardown),
-    cmocka_unit_test_teardown(test_stop_gives_back, sc_teardown),
-    cmocka_unit_test_teardown(test_fair_share_with_scheduler, sc_teardown),
-    cmocka_unit_test_teardown(test_sigkill_loses_nothing, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_politeness_gaps_and_budget, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_delay_counts_from_the_answer, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_retry_after_and_backoff, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_first_and_crawl_delay, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_redirect_hops, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_hop_gives_up, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_stall_past_lease_does_not_fetch, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_renewal_keeps_long_fetch, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_lost_lease_cancels_fetch, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_stop_gives_back, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_fair_share_with_scheduler, sc_setup, sc_teardown),
+    cmocka_unit_test_setup_teardown(test_sigkill_loses_nothing, sc_setup, sc_teardown),
   };
   if(getenv("ITEST_FILTER"))  /* one test, e.g. to repeat a timing-sensitive one */
     cmocka_set_test_filter(getenv("ITEST_FILTER"));

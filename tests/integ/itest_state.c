@@ -1,9 +1,18 @@
 /* The Lua scripts through hlfs/state/state.h, against a real redis-server:
  * queue order, dedup, quotas, politeness, leases (expiry, renewal, loss),
  * robots records, results (at-least-once), fairness, shards. */
-#include "tests/integ/itest_state_util.h"
-
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "tests/integ/fixture/state.h"
 
 static struct state_item item(const char *url, unsigned prio)
 {
@@ -13,7 +22,6 @@ static struct state_item item(const char *url, unsigned prio)
 static void test_order_lease_and_url_roundtrip(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = {
     item("http://a.test/low", 1),
     item("https://a.test:8443/high?q=1", 6),
@@ -49,13 +57,12 @@ static void test_order_lease_and_url_roundtrip(void **state)
   assert_int_equal(cl.n, 0);
   assert_int_equal(cl.wake, -1);
   /* every result, its URL rebuilt by the script from the folded member */
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "url,https://a.test:8443/high?q=1,a,1,o,ok,hs,200"));
   assert_non_null(strstr(r, "rid,0-1,url,http://a.test/low"));
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 4);
   assert_int_equal(state_stats(ts_st)->completed, 4);
   assert_int_equal(state_stats(ts_st)->submit[STATE_SUB_ACCEPTED], 4);
-  ts_close();
 }
 
 /* The indexes keep a leased site away from every client; should one be
@@ -63,7 +70,6 @@ static void test_order_lease_and_url_roundtrip(void **state)
 static void test_lease_checked_despite_stale_index(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a[] = { item("http://z.test/a", 0) };
   struct state_item b[] = { item("http://z.test/b", 0) };
   assert_int_equal(ts_submit("c1", a, 1), STORE_OK);
@@ -79,13 +85,11 @@ static void test_lease_checked_despite_stale_index(void **state)
   assert_int_equal(cl.n, 0);
   assert_int_equal(cl.skipped, 1);
   assert_int_equal(state_stats(ts_st)->lease_skipped, 1);
-  ts_close();
 }
 
 static void test_dedup_queued_and_in_flight(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a[] = { item("http://d.test/x", 0), item("http://d.test/x", 5) };
   assert_int_equal(ts_submit("c1", a, 2), STORE_OK);
   assert_int_equal(a[0].code, STATE_SUB_ACCEPTED);
@@ -110,13 +114,11 @@ static void test_dedup_queued_and_in_flight(void **state)
   assert_int_equal(ts_submit("c1", bad, 2), STORE_OK);
   assert_int_equal(bad[0].code, STATE_SUB_BAD_URL);
   assert_int_equal(bad[1].code, STATE_SUB_BAD_URL);
-  ts_close();
 }
 
 static void test_quotas(void **state)
 {
   (void)state;
-  ts_open(1);
   char urls[10][64];
   struct state_item it[10];
   for(int i = 0; i < 10; i++) {
@@ -156,35 +158,6 @@ static void test_quotas(void **state)
   assert_int_equal(it[4].code, STATE_SUB_ACCEPTED);
   assert_int_equal(state_stats(ts_st)->submit[STATE_SUB_OVER_QUEUE], 2);
   assert_int_equal(state_stats(ts_st)->submit[STATE_SUB_OVER_RATE], 4);
-  ts_close();
-}
-
-struct ts_site { int done; store_err err; struct state_site s; char reason[32]; };
-static void on_site(void *arg, store_err err, const struct state_site *s)
-{
-  struct ts_site *o = arg;
-  o->err = err;
-  if(s) {
-    o->s = *s;
-    snprintf(o->reason, sizeof o->reason, "%s", s->next_reason);
-  }
-  o->done = 1;
-}
-
-static void site_info(const char *site, struct ts_site *o)
-{
-  o->done = 0;
-  assert_int_equal(state_site(ts_st, site, on_site, o), STORE_OK);
-  assert_true(it_run_until(&o->done, 5000));
-  assert_int_equal(o->err, STORE_OK);
-}
-
-/* Redis's clock in microseconds, from TIME ("[s,us]"). */
-static uint64_t redis_now_us(void)
-{
-  unsigned long long sec = 0, usec = 0;
-  assert_int_equal(sscanf(it_cmd(ts_store, "TIME"), "[%llu,%llu]", &sec, &usec), 2);
-  return sec * 1000000 + usec;
 }
 
 /* A site's next allowed time is kept to the microsecond: Redis's clock at
@@ -195,7 +168,6 @@ static uint64_t redis_now_us(void)
 static void test_politeness_next_at_us(void **state)
 {
   (void)state;
-  ts_open(1);
   enum { N = 6 };
   static char urls[N][32];
   struct state_item it[N];
@@ -208,9 +180,9 @@ static void test_politeness_next_at_us(void **state)
   ts_claim(&cl, N);
   assert_int_equal(cl.n, N);
   for(int i = 0; i < N; i++) {
-    uint64_t t0 = redis_now_us();
+    uint64_t t0 = ts_redis_now_us();
     assert_int_equal(ts_complete_d(0, &cl.c[i], 400, DELAY_CRAWL_DELAY, NULL), 1);
-    uint64_t t1 = redis_now_us();
+    uint64_t t1 = ts_redis_now_us();
     char cmd[160];
     snprintf(cmd, sizeof cmd, "HGET s:{0}%s na", cl.c[i].site);
     uint64_t na_us = (uint64_t)llround(strtod(it_cmd(ts_store, cmd), NULL) * 1000);
@@ -231,7 +203,6 @@ static void test_politeness_next_at_us(void **state)
 static void test_due_index_us(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://du.test/1", 0), item("http://du.test/2", 0) };
   assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
   static struct ts_claims cl;
@@ -257,7 +228,6 @@ static void test_due_index_us(void **state)
     assert_true(cl.wake_us > 300000 && cl.wake_us <= 400000);
     assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 du.test"), want);
   }
-  ts_close();
 }
 
 /* A claim ahead (hlfs --claim-ahead-us): a site due within ahead_us is
@@ -266,7 +236,6 @@ static void test_due_index_us(void **state)
 static void test_claim_ahead(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://ah.test/1", 0), item("http://ah.test/2", 0) };
   assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
   static struct ts_claims cl;
@@ -283,16 +252,15 @@ static void test_claim_ahead(void **state)
   assert_int_equal(cl.n, 0);
   assert_true(cl.wake_us > 200000 && cl.wake_us <= 300000);
   ts_ahead_us = 500000;
-  uint64_t t0 = redis_now_us();
+  uint64_t t0 = ts_redis_now_us();
   ts_claim(&cl, 2);
-  uint64_t t1 = redis_now_us();
+  uint64_t t1 = ts_redis_now_us();
   ts_ahead_us = 0;
   assert_int_equal(cl.n, 1);
   print_message("# hold %llu us, window %llu..%llu\n", (unsigned long long)cl.c[0].hold_us,
                 (unsigned long long)(na_us - t1), (unsigned long long)(na_us - t0));
   assert_true(cl.c[0].hold_us >= na_us - t1 && cl.c[0].hold_us <= na_us - t0);
   assert_true(cl.c[0].hold_us > 200000);
-  ts_close();
 }
 
 /* The completing process's own next allowed time (local_due) comes back
@@ -302,7 +270,6 @@ static void test_claim_ahead(void **state)
 static void test_claim_local_due(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://lo.test/1", 0), item("http://lo.test/2", 0),
                              item("http://lo.test/3", 0), item("http://lo.test/4", 0),
                              item("http://lo.test/5", 0) };
@@ -348,17 +315,6 @@ static void test_claim_local_due(void **state)
   ts_ahead_us = 0;
   assert_int_equal(cl.n, 1);
   assert_string_equal(cl.c[0].local_due, "");
-  ts_close();
-}
-
-/* Calls of one command since the last CONFIG RESETSTAT (commands that
- * scripts run included), from INFO commandstats. */
-static long cmd_calls(const char *name)
-{
-  char key[64];
-  snprintf(key, sizeof key, "cmdstat_%s:calls=", name);
-  const char *p = strstr(it_cmd(ts_store, "INFO commandstats"), key);
-  return p ? strtol(p + strlen(key), NULL, 10) : 0;
 }
 
 /* The scripts' per-call work stays per call: a submission reads and writes
@@ -372,7 +328,6 @@ static long cmd_calls(const char *name)
 static void test_commands_per_call(void **state)
 {
   (void)state;
-  ts_open(1);
   enum { N = 20 };
   static char urls[N][32];
   struct state_item it[N];
@@ -382,36 +337,36 @@ static void test_commands_per_call(void **state)
   }
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   assert_int_equal(ts_submit("c1", it, N), STORE_OK);
-  assert_int_equal(cmd_calls("hincrby"), 1);
+  assert_int_equal(ts_cmd_calls("hincrby"), 1);
   /* the sequence, the virtual time and the client's tag as it enters the
    * backlog; no look for the client among the waiters of a URL none
    * fetches (submit.lua) */
-  assert_int_equal(cmd_calls("hget"), 3);
+  assert_int_equal(ts_cmd_calls("hget"), 3);
   static struct ts_claims cl;
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   ts_claim(&cl, N);
   assert_int_equal(cl.n, N);
-  assert_int_equal(cmd_calls("zrangebyscore"), 2);  /* the reaper's, and one promote */
+  assert_int_equal(ts_cmd_calls("zrangebyscore"), 2);  /* the reaper's, and one promote */
   /* a lease each, the virtual time, and the client's finish tag once, as
    * its backlog empties (not once per claim) */
-  assert_int_equal(cmd_calls("hset"), N + 2);
+  assert_int_equal(ts_cmd_calls("hset"), N + 2);
   /* one read of the head of vt:{N} for the call, not one per claim; each
    * due site's best request read once, the sites moved out of the due
    * index in one command and into the ready one in one ZADD; a claim pops
    * its site off the ready index (no ZRANGE then ZREM) and does not index
    * it again for its claimer while leased, nor read the waiters of a URL
    * none joined */
-  assert_int_equal(cmd_calls("zrange"), 1 + N);
-  assert_int_equal(cmd_calls("zremrangebyrank"), 1);
-  assert_int_equal(cmd_calls("zpopmin"), 2 * N);
-  assert_int_equal(cmd_calls("zadd"), 1 + N);  /* the ready index; the leases */
-  assert_int_equal(cmd_calls("zrem"), N + 1);  /* each emptied queue's site; the client */
-  assert_int_equal(cmd_calls("hvals"), 0);
+  assert_int_equal(ts_cmd_calls("zrange"), 1 + N);
+  assert_int_equal(ts_cmd_calls("zremrangebyrank"), 1);
+  assert_int_equal(ts_cmd_calls("zpopmin"), 2 * N);
+  assert_int_equal(ts_cmd_calls("zadd"), 1 + N);  /* the ready index; the leases */
+  assert_int_equal(ts_cmd_calls("zrem"), N + 1);  /* each emptied queue's site; the client */
+  assert_int_equal(ts_cmd_calls("hvals"), 0);
   /* the client's claims charged at once: its weight and count read once,
    * its count written once, as its backlog empties (no finish tag in
    * vt:{N} for each claim then) */
-  assert_int_equal(cmd_calls("hmget"), N + 1);
-  assert_int_equal(cmd_calls("hincrby"), 1);
+  assert_int_equal(ts_cmd_calls("hmget"), N + 1);
+  assert_int_equal(ts_cmd_calls("hincrby"), 1);
   /* and the order and ids are those of one at a time */
   for(int i = 0; i < N; i++)
     assert_string_equal(cl.c[i].url, urls[i]);
@@ -421,16 +376,15 @@ static void test_commands_per_call(void **state)
   ts_local_due = "inst1:1";
   assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
   ts_local_due = NULL;
-  assert_int_equal(cmd_calls("hset"), 1);
-  assert_int_equal(cmd_calls("hdel"), 1);
+  assert_int_equal(ts_cmd_calls("hset"), 1);
+  assert_int_equal(ts_cmd_calls("hdel"), 1);
   assert_non_null(strstr(it_cmd(ts_store, "HGET s:{0}k0.test lo"), "inst1:1|"));
   /* without one, 'lo' is emptied in the same HSET, not deleted apart */
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   assert_int_equal(ts_complete_d(0, &cl.c[1], 300, DELAY_CRAWL_DELAY, NULL), 1);
-  assert_int_equal(cmd_calls("hset"), 1);
-  assert_int_equal(cmd_calls("hdel"), 1);
+  assert_int_equal(ts_cmd_calls("hset"), 1);
+  assert_int_equal(ts_cmd_calls("hdel"), 1);
   assert_string_equal(it_cmd(ts_store, "HGET s:{0}k1.test lo"), "");
-  ts_close();
 }
 
 /* While a client's request holds a site's lease, the site is in neither
@@ -442,7 +396,6 @@ static void test_commands_per_call(void **state)
 static void test_claimer_not_indexed_while_leased(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item a = item("http://own.test/1", 0);
   assert_int_equal(ts_submit("c1", &a, 1), STORE_OK);
   static struct ts_claims cl;
@@ -465,35 +418,12 @@ static void test_claimer_not_indexed_while_leased(void **state)
   assert_string_not_equal(it_cmd(ts_store, "ZSCORE cd:{0}c2 own.test"), want);
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   assert_int_equal(ts_complete_d(0, &cl.c[0], 300, DELAY_CRAWL_DELAY, NULL), 1);
-  assert_int_equal(cmd_calls("zrem"), 2);  /* the lease index; c2's ready index */
+  assert_int_equal(ts_cmd_calls("zrem"), 2);  /* the lease index; c2's ready index */
   char na[40];
   snprintf(na, sizeof na, "%s", it_cmd(ts_store, "HGET s:{0}own.test na"));
   snprintf(want, sizeof want, "%lld", llround(strtod(na, NULL) * 1000));
   assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c1 own.test"), want);
   assert_string_equal(it_cmd(ts_store, "ZSCORE cd:{0}c2 own.test"), want);
-  ts_close();
-}
-
-struct fleet_got {
-  int      done;
-  store_err err;
-  size_t   nsites;
-  char     site[4][64];
-  uint64_t queued[4], pairs, examined;
-};
-
-static void on_fleet(void *arg, store_err err, const struct state_fleet *f)
-{
-  struct fleet_got *g = arg;
-  g->err = err;
-  for(size_t i = 0; !err && i < f->nsites && i < 4; i++) {
-    snprintf(g->site[i], sizeof g->site[i], "%s", f->sites[i].site);
-    g->queued[i] = f->sites[i].queued;
-  }
-  g->nsites = err ? 0 : f->nsites;
-  g->pairs = err ? 0 : f->pairs;
-  g->examined = err ? 0 : f->examined;
-  g->done = 1;
 }
 
 /* GET /status's busiest sites count a site whose lease the client's own
@@ -502,7 +432,6 @@ static void on_fleet(void *arg, store_err err, const struct state_fleet *f)
 static void test_fleet_counts_leased_sites(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://busy.test/1", 0), item("http://busy.test/2", 0),
                              item("http://busy.test/3", 0), item("http://calm.test/1", 0) };
   assert_int_equal(ts_submit("c1", it, 4), STORE_OK);
@@ -513,8 +442,8 @@ static void test_fleet_counts_leased_sites(void **state)
   const char *clients[] = { "c1" };
   struct state_fleet_args a = { .replica_ttl_ms = 10000, .top = 4, .examine = 100,
                                 .clients = clients, .nclients = 1 };
-  struct fleet_got g = { 0 };
-  assert_int_equal(state_fleet(ts_st, &a, on_fleet, &g), STORE_OK);
+  struct ts_fleet g = { 0 };
+  assert_int_equal(state_fleet(ts_st, &a, ts_on_fleet, &g), STORE_OK);
   assert_true(it_run_until(&g.done, 5000));
   assert_int_equal(g.err, STORE_OK);
   assert_int_equal(g.nsites, 2);
@@ -526,18 +455,16 @@ static void test_fleet_counts_leased_sites(void **state)
   assert_int_equal(g.examined, 2);
   /* within the bound: one pair examined, the leased one not reached */
   a.examine = 1;
-  g = (struct fleet_got){ 0 };
-  assert_int_equal(state_fleet(ts_st, &a, on_fleet, &g), STORE_OK);
+  g = (struct ts_fleet){ 0 };
+  assert_int_equal(state_fleet(ts_st, &a, ts_on_fleet, &g), STORE_OK);
   assert_true(it_run_until(&g.done, 5000));
   assert_int_equal(g.nsites, 1);
   assert_int_equal(g.examined, 1);
-  ts_close();
 }
 
 static void test_politeness_next_at(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://p.test/1", 0), item("http://p.test/2", 0) };
   assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
   static struct ts_claims cl;
@@ -547,7 +474,7 @@ static void test_politeness_next_at(void **state)
   assert_int_equal(ts_complete_d(0, &cl.c[0], 400, DELAY_CRAWL_DELAY, &next_at), 1);
   uint64_t done_at = clock_mono_ms();
   struct ts_site si;
-  site_info("p.test", &si);
+  ts_site_info("p.test", &si);
   assert_int_equal(si.s.next_at, next_at);
   assert_string_equal(si.reason, "crawl_delay");
   assert_int_equal(si.s.queued, 1);
@@ -571,7 +498,7 @@ static void test_politeness_next_at(void **state)
   struct ts_done r = { 0 };
   assert_int_equal(state_complete(ts_st, 0, &d, ts_on_done, &r), STORE_OK);
   assert_true(it_run_until(&r.done, 5000));
-  site_info("p.test", &si);
+  ts_site_info("p.test", &si);
   assert_int_equal(si.s.error_streak, 3);
   assert_int_equal(si.s.backoff_until, si.s.next_at);
   assert_string_equal(si.reason, "backoff");
@@ -584,16 +511,14 @@ static void test_politeness_next_at(void **state)
     ts_claim(&cl, 2);
   } while(cl.n == 0);
   assert_int_equal(ts_complete_d(0, &cl.c[0], 100, DELAY_CRAWL_DELAY, NULL), 1);
-  site_info("p.test", &si);
+  ts_site_info("p.test", &si);
   assert_int_equal(si.s.backoff_until, 0);
   assert_string_equal(si.reason, "crawl_delay");
-  ts_close();
 }
 
 static void test_lease_expiry_reap_and_abandon(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://l.test/a", 0) };
   assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
   static struct ts_claims cl;
@@ -623,19 +548,17 @@ static void test_lease_expiry_reap_and_abandon(void **state)
   ts_claim_opt(&cl, 0, 1, 150, 3);
   assert_int_equal(cl.abandoned, 1);
   assert_int_equal(cl.n, 0);
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   assert_non_null(strstr(r, "url,http://l.test/a,a,3,o,abandoned"));
   assert_int_equal(state_stats(ts_st)->abandoned, 1);
   assert_int_equal(state_stats(ts_st)->leases_reaped, 2);
   /* the quota count went back to zero */
   assert_string_equal(it_cmd(ts_store, "HGET cl:{0}c1 n"), "0");
-  ts_close();
 }
 
 static void test_renew_and_abort(void **state)
 {
   (void)state;
-  ts_open(1);
   struct state_item it[] = { item("http://r.test/a", 0), item("http://r2.test/b", 0) };
   assert_int_equal(ts_submit("c1", it, 2), STORE_OK);
   static struct ts_claims cl;
@@ -669,35 +592,13 @@ static void test_renew_and_abort(void **state)
   assert_int_equal(c2.c[0].q.attempts, 0);
   assert_int_equal(state_stats(ts_st)->aborted, 1);
   assert_int_equal(state_stats(ts_st)->renewed, 6);
-  ts_close();
-}
-
-struct ts_rob { int done; store_err err; struct state_robots r; char body[256]; };
-static void on_robots(void *arg, store_err err, const struct state_robots *r)
-{
-  struct ts_rob *o = arg;
-  o->err = err;
-  if(r) {
-    o->r = *r;
-    snprintf(o->body, sizeof o->body, "%.*s", (int)r->body_len, r->body ? r->body : "");
-  }
-  o->done = 1;
-}
-
-static void robots_get(const char *origin, struct ts_rob *o)
-{
-  o->done = 0;
-  assert_int_equal(state_robots_get(ts_st, 0, origin, on_robots, o), STORE_OK);
-  assert_true(it_run_until(&o->done, 5000));
-  assert_int_equal(o->err, STORE_OK);
 }
 
 static void test_robots_first(void **state)
 {
   (void)state;
-  ts_open(1);
   struct ts_rob o;
-  robots_get("http://rb.test:80", &o);
+  ts_robots_get("http://rb.test:80", &o);
   assert_int_equal(o.r.status, 0);  /* no record yet */
   struct state_item it[] = { item("http://rb.test/page", 0) };
   assert_int_equal(ts_submit("c1", it, 1), STORE_OK);
@@ -715,7 +616,7 @@ static void test_robots_first(void **state)
                    STORE_OK);
   assert_true(it_run_until(&r.done, 5000));
   assert_int_equal(r.held, 1);
-  robots_get("http://rb.test:80", &o);
+  ts_robots_get("http://rb.test:80", &o);
   assert_int_equal(o.r.status, 2);
   assert_string_equal(o.body, rec.body);
   assert_int_equal(o.r.crawl_delay_ms, 1500);
@@ -730,58 +631,13 @@ static void test_robots_first(void **state)
   assert_string_equal(cl.c[0].rid, it[0].rid);
   assert_int_equal(cl.c[0].q.attempts, 0);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 0);  /* no result for robots */
-  ts_close();
-}
-
-struct ts_res { int done; store_err err; size_t n; char id[256][48]; char rid[256][24]; unsigned shard[256]; };
-static void on_results(void *arg, store_err err, const struct state_result *r, size_t n)
-{
-  struct ts_res *o = arg;
-  o->err = err;
-  o->n = n;
-  assert_true(n <= 256);
-  for(size_t i = 0; i < n; i++) {
-    snprintf(o->id[i], sizeof o->id[i], "%s", r[i].id);
-    const char *rid = state_result_field(&r[i], "rid");
-    snprintf(o->rid[i], sizeof o->rid[i], "%s", rid ? rid : "");
-    o->shard[i] = r[i].shard;
-  }
-  o->done = 1;
-}
-
-static void read_results(const char *consumer, struct ts_res *o, uint32_t block_ms)
-{
-  memset(o, 0, sizeof *o);
-  assert_int_equal(state_results_read(ts_st, 0, "c1", consumer, 16, block_ms, on_results, o),
-                   STORE_OK);
-  assert_true(it_run_until(&o->done, 5000));
-  assert_int_equal(o->err, STORE_OK);
-}
-
-struct ts_cnt { int done; store_err err; long long n; };
-static void on_count(void *arg, store_err err, long long n)
-{
-  struct ts_cnt *o = arg;
-  o->err = err;
-  o->n = n;
-  o->done = 1;
-}
-
-static long long ack(const char *const *ids, size_t n)
-{
-  struct ts_cnt c = { 0 };
-  assert_int_equal(state_results_ack(ts_st, 0, "c1", ids, n, on_count, &c), STORE_OK);
-  assert_true(it_run_until(&c.done, 5000));
-  assert_int_equal(c.err, STORE_OK);
-  return c.n;
 }
 
 static void test_results_at_least_once(void **state)
 {
   (void)state;
-  ts_open(1);
   static struct ts_res o;
-  read_results("gw1", &o, 0);  /* no stream yet: created, empty */
+  ts_results_read("gw1", &o, 0);  /* no stream yet: created, empty */
   assert_int_equal(o.n, 0);
   char urls[3][32];
   struct state_item it[3];
@@ -795,28 +651,28 @@ static void test_results_at_least_once(void **state)
   assert_int_equal(cl.n, 3);
   for(int i = 0; i < 3; i++)
     assert_int_equal(ts_complete(&cl.c[i], 0), 1);
-  read_results("gw1", &o, 0);
+  ts_results_read("gw1", &o, 0);
   assert_int_equal(o.n, 3);
   assert_int_equal(o.shard[0], 0);
   const char *first[] = { o.id[0] };
-  assert_int_equal(ack(first, 1), 1);
+  assert_int_equal(ts_ack(first, 1), 1);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 2);  /* acked = deleted */
   static struct ts_res again;
-  read_results("gw2", &again, 0);
+  ts_results_read("gw2", &again, 0);
   assert_int_equal(again.n, 0);  /* delivered, not yet due for redelivery */
   ts_sleep(120);
   memset(&again, 0, sizeof again);
-  assert_int_equal(state_results_reclaim(ts_st, 0, "c1", "gw2", 100, 16, on_results, &again),
+  assert_int_equal(state_results_reclaim(ts_st, 0, "c1", "gw2", 100, 16, ts_on_results, &again),
                    STORE_OK);
   assert_true(it_run_until(&again.done, 5000));
   assert_int_equal(again.n, 2);
   assert_string_equal(again.rid[0], o.rid[1]);
   assert_string_equal(again.rid[1], o.rid[2]);
   const char *rest[] = { again.id[0], again.id[1] };
-  assert_int_equal(ack(rest, 2), 2);
-  assert_int_equal(ack(rest, 2), 0);
+  assert_int_equal(ts_ack(rest, 2), 2);
+  assert_int_equal(ts_ack(rest, 2), 0);
   memset(&again, 0, sizeof again);
-  assert_int_equal(state_results_reclaim(ts_st, 0, "c1", "gw2", 0, 16, on_results, &again),
+  assert_int_equal(state_results_reclaim(ts_st, 0, "c1", "gw2", 0, 16, ts_on_results, &again),
                    STORE_OK);
   assert_true(it_run_until(&again.done, 5000));
   assert_int_equal(again.n, 0);
@@ -826,10 +682,9 @@ static void test_results_at_least_once(void **state)
   assert_int_equal(s->results_acked, 3);
   /* a blocking read waits for the next result, not longer */
   uint64_t t0 = clock_mono_ms();
-  read_results("gw1", &o, 150);
+  ts_results_read("gw1", &o, 150);
   assert_int_equal(o.n, 0);
   assert_true(clock_mono_ms() - t0 >= 140);
-  ts_close();
 }
 
 /* An acknowledgement drops its results from the stream: those below the
@@ -839,9 +694,8 @@ static void test_results_at_least_once(void **state)
 static void test_ack_trims_in_order(void **state)
 {
   (void)state;
-  ts_open(1);
   static struct ts_res o;
-  read_results("gw1", &o, 0);  /* the group, from the stream's start */
+  ts_results_read("gw1", &o, 0);  /* the group, from the stream's start */
   enum { N = 6 };
   char urls[N][32];
   struct state_item it[N];
@@ -856,28 +710,27 @@ static void test_ack_trims_in_order(void **state)
   for(int i = 0; i < N; i++)
     assert_int_equal(ts_complete(&cl.c[i], 0), 1);
   memset(&o, 0, sizeof o);
-  assert_int_equal(state_results_read(ts_st, 0, "c1", "gw1", 4, 0, on_results, &o), STORE_OK);
+  assert_int_equal(state_results_read(ts_st, 0, "c1", "gw1", 4, 0, ts_on_results, &o), STORE_OK);
   assert_true(it_run_until(&o.done, 5000));
   assert_int_equal(o.n, 4);
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   const char *late[] = { o.id[2], o.id[3] }, *early[] = { o.id[0], o.id[1] },
              *bogus[] = { "99999999999999-0", "0-1" };
-  assert_int_equal(ack(late, 2), 2);  /* out of order: 0 and 1 still pending */
-  assert_int_equal(cmd_calls("xdel"), 1);
+  assert_int_equal(ts_ack(late, 2), 2);  /* out of order: 0 and 1 still pending */
+  assert_int_equal(ts_cmd_calls("xdel"), 1);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), N - 2);
-  assert_int_equal(ack(bogus, 2), 0);
+  assert_int_equal(ts_ack(bogus, 2), 0);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), N - 2);  /* none undelivered lost */
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
-  assert_int_equal(ack(early, 2), 2);  /* in order: trimmed, not found one by one */
-  assert_int_equal(cmd_calls("xdel"), 0);
-  assert_int_equal(cmd_calls("xtrim"), 1);
+  assert_int_equal(ts_ack(early, 2), 2);  /* in order: trimmed, not found one by one */
+  assert_int_equal(ts_cmd_calls("xdel"), 0);
+  assert_int_equal(ts_cmd_calls("xtrim"), 1);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 2);  /* the two not delivered */
-  read_results("gw1", &o, 0);
+  ts_results_read("gw1", &o, 0);
   assert_int_equal(o.n, 2);
   const char *last[] = { o.id[0], o.id[1] };
-  assert_int_equal(ack(last, 2), 2);
+  assert_int_equal(ts_ack(last, 2), 2);
   assert_int_equal(it_int(ts_store, "XLEN x:{0}c1"), 0);
-  ts_close();
 }
 
 /* Client A queues 100,000 URLs over 1,000 sites, then client B 100 URLs
@@ -887,7 +740,6 @@ static void test_ack_trims_in_order(void **state)
 static void test_fair_share_small_client_not_starved(void **state)
 {
   (void)state;
-  ts_open(1);
   enum { SITES = 1000, PER = 100, BATCH = 5000 };
   static char urls[BATCH][48];
   static struct state_item it[BATCH];
@@ -924,7 +776,6 @@ static void test_fair_share_small_client_not_starved(void **state)
   print_message("# B's 100 requests claimed by claim %u\n", last_b);
   assert_int_equal(b_done, 100);
   assert_true(last_b <= 2 * 100 + 16);
-  ts_close();
 }
 
 /* Weights: 3 to 1 over the first 400 claims, both backlogged. */
@@ -1002,7 +853,6 @@ static void test_claim_order_as_one_at_a_time(void **state)
 static void test_weights_and_priorities(void **state)
 {
   (void)state;
-  ts_open(1);
   static char urls[800][48];
   static struct state_item it[400];
   for(int i = 0; i < 400; i++) {
@@ -1035,7 +885,6 @@ static void test_weights_and_priorities(void **state)
   print_message("# heavy (weight 3) got %u of 400 claims\n", n_heavy);
   assert_true(n_heavy >= 290 && n_heavy <= 310);
   assert_int_equal(heavy_low_early, 0);
-  ts_close();
 }
 
 /* Registrable-domain sites: hosts under one domain share a site, and the
@@ -1043,7 +892,6 @@ static void test_weights_and_priorities(void **state)
 static void test_domain_sites_roundtrip(void **state)
 {
   (void)state;
-  ts_open(1);
   state_free(&ts_st);
   struct state_cfg c = ts_cfg(1);
   c.site_mode = SITE_BY_DOMAIN;
@@ -1064,13 +912,12 @@ static void test_domain_sites_roundtrip(void **state)
     assert_string_equal(cl.c[0].url, urls[i]);
     assert_int_equal(ts_complete(&cl.c[0], 0), 1);
   }
-  const char *r = it_cmd(ts_store, "XRANGE x:{0}c1 - +");
+  const char *r = ts_stream("c1");
   for(int i = 0; i < 5; i++) {
     char want[96];
     snprintf(want, sizeof want, "url,%s,", urls[i]);
     assert_non_null(strstr(r, want));
   }
-  ts_close();
 }
 
 static void test_shards(void **state)
@@ -1103,7 +950,7 @@ static void test_shards(void **state)
   for(int k = 0; k < 4 && got < 40; k++) {
     static struct ts_res o;
     memset(&o, 0, sizeof o);
-    assert_int_equal(state_results_read(ts_st, 0, "c1", "gw", 16, 0, on_results, &o), STORE_OK);
+    assert_int_equal(state_results_read(ts_st, 0, "c1", "gw", 16, 0, ts_on_results, &o), STORE_OK);
     assert_true(it_run_until(&o.done, 5000));
     got += (unsigned)o.n;
     for(size_t i = 0; i < o.n; i++)
@@ -1118,28 +965,28 @@ int main(void)
 {
   it_loop_init();
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_order_lease_and_url_roundtrip),
-    cmocka_unit_test(test_lease_checked_despite_stale_index),
-    cmocka_unit_test(test_dedup_queued_and_in_flight),
-    cmocka_unit_test(test_quotas),
-    cmocka_unit_test(test_politeness_next_at),
-    cmocka_unit_test(test_politeness_next_at_us),
-    cmocka_unit_test(test_due_index_us),
-    cmocka_unit_test(test_claimer_not_indexed_while_leased),
-    cmocka_unit_test(test_fleet_counts_leased_sites),
-    cmocka_unit_test(test_claim_ahead),
-    cmocka_unit_test(test_claim_local_due),
-    cmocka_unit_test(test_commands_per_call),
-    cmocka_unit_test(test_lease_expiry_reap_and_abandon),
-    cmocka_unit_test(test_renew_and_abort),
-    cmocka_unit_test(test_robots_first),
-    cmocka_unit_test(test_results_at_least_once),
-    cmocka_unit_test(test_ack_trims_in_order),
-    cmocka_unit_test(test_fair_share_small_client_not_starved),
-    cmocka_unit_test(test_weights_and_priorities),
-    cmocka_unit_test(test_claim_order_as_one_at_a_time),
-    cmocka_unit_test(test_domain_sites_roundtrip),
-    cmocka_unit_test(test_shards),
+    cmocka_unit_test_setup_teardown(test_order_lease_and_url_roundtrip, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_lease_checked_despite_stale_index, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_dedup_queued_and_in_flight, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_quotas, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_politeness_next_at, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_politeness_next_at_us, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_due_index_us, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_claimer_not_indexed_while_leased, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_fleet_counts_leased_sites, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_claim_ahead, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_claim_local_due, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_commands_per_call, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_lease_expiry_reap_and_abandon, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_renew_and_abort, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_robots_first, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_results_at_least_once, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_ack_trims_in_order, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_fair_share_small_client_not_starved, ts_setup, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_weights_and_priorities, ts_setup, ts_teardown),
+    cmocka_unit_test_teardown(test_claim_order_as_one_at_a_time, ts_teardown),
+    cmocka_unit_test_setup_teardown(test_domain_sites_roundtrip, ts_setup, ts_teardown),
+    cmocka_unit_test_teardown(test_shards, ts_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

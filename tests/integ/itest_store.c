@@ -1,6 +1,16 @@
 /* hlfs/state/store.c against a real redis-server: replies, the pending cap,
  * NOSCRIPT fallback, reconnection, deadlines. */
-#include "tests/integ/itest_redis.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "tests/integ/fixture/redis.h"
 
 static void test_basic_replies(void **state)
 {

@@ -104,7 +104,8 @@ tw_err tw_gen_json(struct tw_gen *g, json_t *v, char *err, size_t errlen)
   return TW_OK;
 }
 
-void tw_gen_name(size_t i, char *name, size_t len, uint32_t *addr)
+/* Name and address of generated site i into name (>= 24 bytes). */
+static void tw_gen_name(size_t i, char *name, size_t len, uint32_t *addr)
 {
   snprintf(name, len, "site%zu.test", i);
   *addr = (127u << 24) | (10u << 16) | (uint32_t)(i / 250) << 8 | (uint32_t)(i % 250 + 1);

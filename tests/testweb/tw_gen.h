@@ -23,8 +23,6 @@ void   tw_gen_defaults(struct tw_gen *g);
 tw_err tw_gen_parse(struct tw_gen *g, const char *spec, char *err, size_t errlen);
 /* The same from a JSON object (or a JSON string holding the k=v form). */
 tw_err tw_gen_json(struct tw_gen *g, json_t *v, char *err, size_t errlen);
-/* Name and address of generated site i into name (>= 24 bytes). */
-void   tw_gen_name(size_t i, char *name, size_t len, uint32_t *addr);
 /* Markdown table of the options, for docs/testweb.md. */
 void   tw_gen_markdown(FILE *out);
 

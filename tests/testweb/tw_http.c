@@ -15,7 +15,8 @@ const char *tw_method_name(enum tw_method m)
   return names[m];
 }
 
-bool tw_str_ieq(struct tw_str s, const char *lit)
+/* Case-insensitive comparison of s with the NUL-terminated lit. */
+static bool tw_str_ieq(struct tw_str s, const char *lit)
 {
   return s.p && strlen(lit) == s.n && !strncasecmp(s.p, lit, s.n);
 }

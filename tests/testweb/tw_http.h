@@ -41,7 +41,4 @@ struct tw_req {
  * TW_BAD_REQUEST: not HTTP/1.x. On TW_OK, r is filled. */
 tw_err tw_http_parse(const char *p, size_t n, size_t max, struct tw_req *r);
 
-/* Case-insensitive comparison of s with the NUL-terminated lit. */
-bool tw_str_ieq(struct tw_str s, const char *lit);
-
 #endif

@@ -8,7 +8,7 @@
 /* Longest stored header value or path: records are for tests, not archives. */
 #define REC_STR_MAX 1024
 
-const char *tw_outcome_name(enum tw_outcome o)
+static const char *tw_outcome_name(enum tw_outcome o)
 {
   static const char *const names[] = {
 #define X(e, s) s,

@@ -72,6 +72,5 @@ void     tw_rec_free(struct tw_rec *r);
  * entries] unless last == 0. */
 #define TW_REC_JSON_SLACK 65536
 tw_err   tw_rec_json(const struct tw_rec *r, struct buf *out, size_t last);
-const char *tw_outcome_name(enum tw_outcome o);
 
 #endif

@@ -64,6 +64,9 @@ static int srv_listen(struct tw_srv *srv, uv_tcp_t *t, const char *addr, long po
   return 0;
 }
 
+/* Close everything; uv_run then returns. Idempotent. */
+static void tw_srv_stop(struct tw_srv *srv);
+
 static void srv_on_signal(uv_signal_t *h, int signum)
 {
   struct tw_srv *srv = srv_of(h->data);
@@ -101,7 +104,7 @@ int tw_srv_start(struct tw_srv *srv, uv_loop_t *loop, const struct tw_opts *opts
 }
 
 /* Only after a successful tw_srv_start: every handle is initialised. */
-void tw_srv_stop(struct tw_srv *srv)
+static void tw_srv_stop(struct tw_srv *srv)
 {
   if(srv->stopping)
     return;

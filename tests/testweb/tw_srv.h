@@ -71,8 +71,6 @@ struct tw_srv {
 
 /* Bind, listen, write the port files. The world must be built already. */
 int  tw_srv_start(struct tw_srv *srv, uv_loop_t *loop, const struct tw_opts *opts);
-/* Close everything; uv_run then returns. Idempotent. */
-void tw_srv_stop(struct tw_srv *srv);
 /* Wall-clock microseconds that never go backwards. */
 uint64_t tw_srv_now_us(const struct tw_srv *srv);
 /* Reset every site's record, the fetch counts, and the counters. */

@@ -30,6 +30,12 @@
 # page (every page is reachable from /), then 2..5 links: about 10 % to a
 # page of another host (any kind), else to a page of the same host.
 #
+# The site-dense web (BROADWEB_DENSE=PAGES in the environment): every host
+# live, robots.txt allowing everything, PAGES pages of 7-8 KiB each with
+# 25-35 links, a third of them to other hosts; BROADWEB_SCHEME=http or
+# https puts every host on that scheme. Without them the world is the one
+# above, byte for byte.
+#
 # Files written in DIR:
 #   sites/<host>/...   the trees nginx serves (root sites/$host)
 #   hosts              "address name" lines for dnsmasq (dead hosts absent)
@@ -47,6 +53,9 @@ use warnings;
 my ($dir, $n, $seed, $tls_port, $http_port, $ips) = @ARGV;
 die "usage: $0 DIR HOSTS SEED TLS_PORT HTTP_PORT [IPS]\n" unless defined $http_port;
 $ips ||= 4;
+my $dense = $ENV{BROADWEB_DENSE} || 0;
+my $only = $ENV{BROADWEB_SCHEME} || '';
+die "BROADWEB_SCHEME: http or https\n" if $only && $only !~ /^https?$/;
 srand($seed);
 
 my @words = qw(shop blog news wiki club forum photo cafe hotel garden books music
@@ -67,6 +76,9 @@ for my $i (0 .. $n - 1) {
   my $max = $kind[$i] eq 'slow' ? 6 : 20;
   $pages[$i] = 1 + int(rand($max));
   $sitemap[$i] = ($robots[$i] ne 'missing' && rand() < 0.3) ? 1 : 0;
+  ($kind[$i], $robots[$i], $pages[$i], $sitemap[$i]) = ('live', 'allow', $dense, 0) if $dense;
+  $scheme[$i] = $only if $only;
+  $addr[$i] = '127.60.0.' . (1 + $i % $ips) if $dense;
 }
 
 sub origin { my $i = shift; "$scheme[$i]://$host[$i]:" . ($scheme[$i] eq 'https' ? $tls_port : $http_port) }
@@ -104,8 +116,8 @@ for my $i (0 .. $n - 1) {
   for my $j (0 .. $pages[$i] - 1) {
     my @links;    # [href, host index]
     push @links, [page_path($j + 1), $i] if $j + 1 < $pages[$i];
-    for (1 .. 2 + int(rand(4))) {
-      if (rand() < 0.1) {
+    for (1 .. ($dense ? 25 + int(rand(11)) : 2 + int(rand(4)))) {
+      if (rand() < ($dense ? 1 / 3 : 0.1)) {
         my $t = int(rand($n));
         push @links, [origin($t) . page_path(int(rand($pages[$t]))), $t];
       } else {
@@ -114,7 +126,7 @@ for my $i (0 .. $n - 1) {
     }
     push @links, ["/private/$j.html", $i] if $robots[$i] eq 'disallow' && rand() < 0.3;
     my $slow = $kind[$i] eq 'slow';
-    my $words = $slow ? 1400 : 100 + int(rand(400));
+    my $words = $slow ? 1400 : $dense ? 900 + int(rand(200)) : 100 + int(rand(400));
     my $body = "<!DOCTYPE html>\n<html><head><title>$host[$i] page $j</title></head><body>\n"
              . "<h1>$host[$i] page $j</h1>\n<p>"
              . join(' ', map { word() } 1 .. $words) . "</p>\n<ul>\n";

@@ -152,7 +152,7 @@ launch() {  # NAME: (re)start that process on its fixed port
         "${REDIS_ARGS[@]}" --cache-redis "127.0.0.1:$CACHE_REDIS_PORT" \
         --llfs "http://127.0.0.1:$LP1,http://127.0.0.1:$LP2" --tokens-file "$T_DIR/tokens.json" \
         --min-delay-ms 100 --delay-factor 0 --lease-ms 8s --visibility-ms 5s --max-wait-ms 5s \
-        --max-delay-ms 2s --backoff-max-ms 8000
+        --max-delay-ms 2s --backoff-max-ms 8000 "${ADDR_ARGS[@]}"
       printf -v "PID_$1" '%s' "$BG_PID"
       wait_for 10 curl -sf "http://127.0.0.1:${!port}/readyz" || violation "hlfs $1 did not restart" ;;
   esac
@@ -166,6 +166,14 @@ cat >"$T_DIR/tokens.json" <<EOF
   {"name": "x", "token": "torture-attacker-key", "role": "crawler"}
 ]}
 EOF
+# Politeness per address on every other seed: each fetch is resolved,
+# takes a slot of its address in Redis, is pinned and gives it back,
+# through every fault (a slot held by a killed gateway lapses with the
+# lease), and every accepted URL must still get its result in the drain.
+# The limit itself is checked by gateway_addr_limit.sh.
+ADDR_ARGS=()
+((SEED % 4 >= 2)) && ADDR_ARGS=(--addr-max-conns 2 --addr-min-gap-ms 20)
+echo "# politeness per address: ${ADDR_ARGS[*]:-off}"
 PROCS="$REDIS_NAMES llfs1 llfs2 a b"
 for p in $REDIS_NAMES; do launch "$p"; done
 if [ "$SENTINEL" = 1 ]; then

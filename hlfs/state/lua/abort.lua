@@ -3,9 +3,11 @@
 -- fetch could not start or no fetcher took it, a robots.txt answer was
 -- lost): the request returns to its place with its attempts unchanged; the
 -- site keeps its next allowed time, or, when charge_ms > 0 (it may have
--- been contacted), rests that long from now, with reason "fetcher_lost".
+-- been contacted), rests that long from now, with reason "fetcher_lost"
+-- (or reason, when given: "address_busy" for a fetch its address's slots
+-- put off).
 -- KEYS[1] h:{N}
--- ARGV    {N}, site, token, idle_ms, charge_ms
+-- ARGV    {N}, site, token, idle_ms, charge_ms[, reason]
 -- Returns 1, or 0 when the lease was already lost.
 -- wpfs: uses lib.lua
 local site, token = ARGV[2], ARGV[3]
@@ -17,7 +19,7 @@ local na = tonumber(f[5]) or 0
 local charge = tonumber(ARGV[5]) or 0
 if charge > 0 and up(now) + charge > na then
   na = up(now) + charge
-  redis.call('HSET', key('s', site), 'na', na, 'nr', 'fetcher_lost', 'la', now)
+  redis.call('HSET', key('s', site), 'na', na, 'nr', ARGV[6] or 'fetcher_lost', 'la', now)
   redis.call('HDEL', key('s', site), 'lo')
 end
 if na < now then na = now end
