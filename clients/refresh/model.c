@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/mem.h"
+
 #define BISECT_STEPS 80
 
 static const char *const policy_names[] = {
@@ -146,23 +148,135 @@ struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf
   return (struct rf_est){ exp(u), info > 1e-2 ? 1 / sqrt(info) : 10 };
 }
 
-struct rf_prior rf_prior_from(const struct rf_est *e, size_t n, double var_min, double sd_cap)
+/* The vague variance of log-rates (rates within a factor e^4 at two sd)
+ * and how many observations it counts for in the pooled variances. */
+#define PRIOR_VAGUE   4.0
+#define PRIOR_VAGUE_N 1.0
+
+/* Per site: the count and sum of the log rates (site nsites: all). */
+struct site_sums {
+  double k, s;
+};
+
+static struct rf_prior pooled_prior(double k, double sum, double vw, double vb, double mean)
 {
-  double s = 0, q = 0, v = 0;
-  size_t k = 0;
-  for(size_t i = 0; i < n; i++) {
-    if(!(e[i].rate > 0))
-      continue;
-    double u = log(e[i].rate), sd = e[i].sd < sd_cap ? e[i].sd : sd_cap;
-    s += u;
-    q += u * u;
-    v += sd * sd;
-    k++;
+  double prec = k / vw + 1 / vb;
+  return (struct rf_prior){ (sum / vw + mean / vb) / prec, vw + 1 / prec };
+}
+
+void rf_priors_pooled(const struct rf_est *e, const uint32_t *site, size_t n, size_t nsites,
+                      double var_min, double sd_cap, struct rf_prior *out)
+{
+  struct site_sums *g = mem_calloc(nsites + 1, sizeof *g);
+  for(size_t i = 0; i <= n; i++)
+    out[i] = (struct rf_prior){ 0, 0 };
+  if(!g)
+    return;
+  double noise = 0;
+  for(size_t i = 0; i < n; i++)
+    if(e[i].rate > 0 && site[i] < nsites) {
+      double sd = e[i].sd < sd_cap ? e[i].sd : sd_cap;
+      g[site[i]].k++;
+      g[site[i]].s += log(e[i].rate);
+      g[nsites].k++;
+      g[nsites].s += log(e[i].rate);
+      noise += sd * sd;
+    }
+  double k = g[nsites].k;
+  if(k < 3) {
+    mem_free(g);
+    return;
   }
-  if(k < 3)
-    return (struct rf_prior){ 0, 0 };
-  double m = s / (double)k, var = (q - (double)k * m * m) / (double)(k - 1) - v / (double)k;
-  return (struct rf_prior){ m, var > var_min ? var : var_min };
+  double mean = g[nsites].s / k, within = 0, between = 0, sites = 0, inv_k = 0;
+  noise /= k;
+  for(size_t i = 0; i < n; i++)
+    if(e[i].rate > 0 && site[i] < nsites) {
+      double d = log(e[i].rate) - g[site[i]].s / g[site[i]].k;
+      within += d * d;
+    }
+  for(size_t s = 0; s < nsites; s++)
+    if(g[s].k > 0) {
+      double d = g[s].s / g[s].k - mean;
+      between += d * d;
+      inv_k += 1 / g[s].k;
+      sites++;
+    }
+  /* Within: the scatter around each site's mean, on k - sites degrees of
+   * freedom; between: the site means' scatter less what the within
+   * variance puts in a mean of k pages. Each with PRIOR_VAGUE_N
+   * observations of a vague variance: a few pages alike, or one site,
+   * say little of how alike the next page will be. */
+  double vw = (within + PRIOR_VAGUE_N * PRIOR_VAGUE) / (k - sites + PRIOR_VAGUE_N) - noise;
+  vw = vw > var_min ? vw : var_min;
+  double vb = (between + PRIOR_VAGUE_N * PRIOR_VAGUE) / (sites - 1 + PRIOR_VAGUE_N) -
+              vw * inv_k / sites;
+  vb = vb > var_min ? vb : var_min;
+  /* Each page's prior is from its site's other pages: its own estimate
+   * in it would count its visits twice (a site of one page would have a
+   * prior as narrow as the pooled scatter, around that page). */
+  for(size_t i = 0; i < n; i++) {
+    if(site[i] >= nsites)
+      continue;
+    bool own = e[i].rate > 0;
+    double ks = g[site[i]].k - own, ss = g[site[i]].s - (own ? log(e[i].rate) : 0);
+    out[i] = pooled_prior(ks, ss, vw, vb, mean);
+  }
+  out[n] = (struct rf_prior){ mean, vw + vb };
+  mem_free(g);
+}
+
+/* E[e^(-lambda t)] for log(lambda) normal (prior): the chance that a
+ * page of the prior shows no change in t seconds, by the trapezoid rule
+ * over +-7 sd (the integrand is smooth and its tails negligible). */
+static double unchanged_chance(double t, const struct rf_prior *prior)
+{
+  enum { STEPS = 56 };
+  double sd = sqrt(prior->var), h = 14.0 / STEPS, s = 0;
+  for(int k = 0; k <= STEPS; k++) {
+    double z = -7 + h * k, g = exp(-0.5 * z * z) * (k == 0 || k == STEPS ? 0.5 : 1);
+    s += g * exp(-exp(prior->log_rate + sd * z) * t);
+  }
+  return s * h / sqrt(2 * M_PI);
+}
+
+/* The probability that a page seen unchanged for `exposure` seconds (its
+ * intervals, and the age of its first copy's Last-Modified) is one of
+ * the share pi that never change, the others having log-rates of prior:
+ * pi / (pi + (1 - pi) E[e^(-lambda exposure)]), the expectation over the
+ * prior. No prior (var <= 0): 0, nothing to tell the two apart by. */
+static double rf_static_prob(double exposure, const struct rf_prior *prior, double pi)
+{
+  if(!prior || prior->var <= 0 || pi <= 0 || exposure < 0)
+    return 0;
+  if(pi >= 1)
+    return 1;
+  double m = unchanged_chance(exposure, prior);
+  return pi / (pi + (1 - pi) * m);
+}
+
+#define STATIC_EM_STEPS 40
+
+double rf_static_share(size_t n, const double *exposure, const struct rf_prior *const *prior,
+                       double *p)
+{
+  double *m = mem_alloc(n * sizeof *m + 1), pi = 0.5;
+  if(!m)
+    return 0;
+  /* The chance of no change under the prior does not depend on pi:
+   * computed once, each step of EM is then a sum. */
+  for(size_t i = 0; i < n; i++)
+    m[i] = exposure[i] < 0 || !prior[i] || prior[i]->var <= 0
+           ? -1 : unchanged_chance(exposure[i], prior[i]);
+  for(int it = 0; it < STATIC_EM_STEPS; it++) {
+    double s = 1;
+    for(size_t i = 0; i < n; i++)
+      s += m[i] < 0 ? 0 : pi / (pi + (1 - pi) * m[i]);
+    pi = s / ((double)n + 2);
+  }
+  for(size_t i = 0; p && i < n; i++)
+    p[i] = m[i] < 0 ? 0 : rf_static_prob(exposure[i], prior[i], pi);
+  mem_free(m);
+  return pi;
 }
 
 double rf_freshness(double lambda, double f)
@@ -263,7 +377,8 @@ static double solve_k(enum rf_policy p, size_t n, const double *lambda, const do
  * first visit is worth just mu rises from 0 ever more steeply (as
  * 1 / log(1 / (1 - mu lambda / w))): too steeply for mu in a double. The
  * true optimum gives the remainder to that page, the one left out with
- * the largest w / lambda; without one, every page gets its share. */
+ * the largest w / lambda; without one (or when no page is worth
+ * anything: every one taken for static), every page gets its share. */
 static void spend_rest(enum rf_policy p, size_t n, const double *lambda, const double *w,
                        double budget, double fmin, const double *floors, double *f)
 {
@@ -271,7 +386,7 @@ static void spend_rest(enum rf_policy p, size_t n, const double *lambda, const d
   size_t at = n;
   for(size_t i = 0; i < n; i++) {
     sum += f[i];
-    if(p == RF_OPTIMAL && f[i] <= floor_of(floors, i, fmin) && lambda[i] > 0 &&
+    if(p == RF_OPTIMAL && f[i] <= floor_of(floors, i, fmin) && lambda[i] > 0 && w[i] > 0 &&
        w[i] / lambda[i] > best) {
       best = w[i] / lambda[i];
       at = i;

@@ -13,6 +13,7 @@
  *    proportional to the rate. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum rf_policy { RF_OPTIMAL, RF_UNIFORM, RF_PROPORTIONAL };
 
@@ -58,11 +59,27 @@ double rf_estimate(const struct rf_obs *o, size_t n, double prior);
  * was seen. sd is from the curvature of the log posterior at its mode. */
 struct rf_est rf_estimate_post(const struct rf_obs *o, size_t n, const struct rf_prior *prior);
 
-/* The prior of one page's rate from its site's pages (empirical Bayes):
- * n flat estimates (their rates > 0 and sds) give the mean of the log
- * rates and their variance less the mean sampling variance (each at most
- * sd_cap^2), at least var_min. Fewer than three: no prior (var 0). */
-struct rf_prior rf_prior_from(const struct rf_est *e, size_t n, double var_min, double sd_cap);
+/* Two-part prior: a share pi of pages never change, the others have
+ * log-rates of prior (model.c: rf_static_prob, a page's chance). */
+/* The share of pages that never change, from the n pages' priors and
+ * their exposures (a negative exposure: the page was seen to change), by
+ * expectation-maximisation with one pseudo-page of each kind. p[i] gets
+ * each page's probability of never changing (may be NULL). */
+double rf_static_share(size_t n, const double *exposure, const struct rf_prior *const *prior,
+                       double *p);
+
+/* The priors of pages grouped by site (hierarchical, empirical Bayes):
+ * page log-rates scatter around their site's mean with one variance
+ * pooled over all sites (less the mean sampling variance, each sd at
+ * most sd_cap, at least var_min), the site means around the mean of all
+ * with their own variance (less what the pages' scatter explains). A
+ * page's prior is the mean of its site's other pages shrunk toward the
+ * mean of all by how many they are, with the pooled variance plus the
+ * uncertainty of that mean. e[i] (rate 0: left out) is of site site[i]
+ * < nsites; out[n + 1]: each page's prior, then that of a page of a new
+ * site. Fewer than three estimates in all: no priors (var 0). */
+void rf_priors_pooled(const struct rf_est *e, const uint32_t *site, size_t n, size_t nsites,
+                      double var_min, double sd_cap, struct rf_prior *out);
 
 /* Time-averaged freshness of a Poisson page of rate lambda (1/s) visited
  * every 1/f seconds: (f/lambda)(1 - e^(-lambda/f)); 1 when lambda is 0,

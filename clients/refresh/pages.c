@@ -296,47 +296,86 @@ void rf_page_replan(struct rf_pages *ps, struct rf_page *p, uint64_t now_ms)
     rf_pages_set_due(ps, p, page_due(ps, p, now_ms));
 }
 
-/* Each site's prior from its pages' own estimates (slot nsites: all
- * pages'), and every estimated page's rate under its site's prior. */
+/* How long p was watched without a change (its intervals, its first
+ * copy's age): -1 once it was seen to change, or when it is not watched. */
+static double page_exposure(const struct rf_page *p)
+{
+  struct rf_obs o[RF_OBS_MAX];
+  size_t n = p->retired || p->changes ? 0 : page_obs(p, o);
+  double t = n ? 0 : -1;
+  for(size_t i = 0; i < n; i++)
+    t = o[i].changed ? -1 : t < 0 ? t : t + o[i].interval_s;
+  return t;
+}
+
+/* The two-part prior: a page either changes as its site's pages do, or
+ * never. The share of pages that never change is estimated from all of
+ * them (rf_static_share), and each page never seen to change gets its
+ * probability of being one of those: a page watched unchanged far longer
+ * than its site's pages take to change is taken for static, one on a
+ * site of slow pages is not. */
+static crawl_err plan_static(struct rf_pages *ps)
+{
+  double *t = mem_alloc(ps->n * sizeof *t + 1), *p = mem_alloc(ps->n * sizeof *p + 1);
+  const struct rf_prior **pr = mem_alloc(ps->n * sizeof *pr + 1);
+  size_t *at = mem_alloc(ps->n * sizeof *at + 1), k = 0;
+  crawl_err err = t && p && pr && at ? CRAWL_OK : CRAWL_ERR_NOMEM;
+  for(size_t i = 0; !err && i < ps->n; i++) {
+    struct rf_page *q = &ps->v[i];
+    q->p_static = 0;
+    if(q->retired || !q->nobs)
+      continue;
+    t[k] = page_exposure(q);
+    pr[k] = &q->prior;
+    at[k++] = i;
+  }
+  if(!err && k) {
+    ps->static_share = rf_static_share(k, t, pr, p);
+    for(size_t i = 0; i < k; i++)
+      ps->v[at[i]].p_static = p[i];
+  }
+  mem_free(t);
+  mem_free(p);
+  mem_free(pr);
+  mem_free(at);
+  return err;
+}
+
+/* Each page's prior from its site's other pages and all sites
+ * (rf_priors_pooled), and every estimated page's rate under it. */
 static crawl_err plan_estimate(struct rf_pages *ps)
 {
-  size_t ns = ps->nsites + 1, *cnt = mem_calloc(ns, sizeof *cnt), *at = mem_calloc(ns, sizeof *at);
-  struct rf_est *e = mem_alloc((2 * ps->n + 1) * sizeof *e);
-  struct rf_prior *pr = mem_alloc(ns * sizeof *pr);
-  crawl_err err = cnt && at && e && pr ? CRAWL_OK : CRAWL_ERR_NOMEM;
-  for(size_t i = 0; !err && i < ps->n; i++)
-    cnt[ps->v[i].site]++;
-  for(size_t s = 1; !err && s < ns; s++)  /* each site's slice of e, then all pages' */
-    at[s] = at[s - 1] + cnt[s - 1];
-  for(size_t i = 0, k = ps->n; !err && i < ps->n; i++) {
+  struct rf_est *e = mem_alloc(ps->n * sizeof *e + 1);
+  uint32_t *site = mem_alloc(ps->n * sizeof *site + 1);
+  struct rf_prior *pr = mem_alloc((ps->n + 1) * sizeof *pr);
+  crawl_err err = e && site && pr ? CRAWL_OK : CRAWL_ERR_NOMEM;
+  for(size_t i = 0; !err && i < ps->n; i++) {
     const struct rf_page *p = &ps->v[i];
     /* Only pages seen to change inform a prior: a page seen once, or
      * never changing yet, has a rate that says how long it was watched,
      * and a site of such pages would look alike (a narrow prior around
      * nothing). */
     bool informative = !p->retired && p->flat > 0 && p->flat_sd <= RF_PRIOR_SD_MAX;
-    struct rf_est x = informative ? (struct rf_est){ p->flat, p->flat_sd } : (struct rf_est){ 0, 0 };
-    e[at[p->site]++] = x;
-    e[k++] = x;
+    e[i] = informative ? (struct rf_est){ p->flat, p->flat_sd } : (struct rf_est){ 0, 0 };
+    site[i] = p->site;
   }
-  for(size_t s = 0; !err && s < ns - 1; s++)
-    pr[s] = rf_prior_from(e + at[s] - cnt[s], cnt[s], RF_PRIOR_VAR_MIN, 2);
   if(!err)
-    pr[ns - 1] = rf_prior_from(e + ps->n, ps->n, RF_PRIOR_VAR_MIN, 2);
+    rf_priors_pooled(e, site, ps->n, ps->nsites, RF_PRIOR_VAR_MIN, 2, pr);
   for(size_t i = 0; !err && i < ps->n; i++) {
     struct rf_page *p = &ps->v[i];
     struct rf_obs o[RF_OBS_MAX];
     size_t n = p->retired ? 0 : page_obs(p, o);
-    p->prior = pr[p->site].var > 0 ? pr[p->site] : pr[ns - 1];
+    p->prior = pr[i];
     struct rf_est x = n ? rf_estimate_post(o, n, &p->prior) : (struct rf_est){ 0, 10 };
     p->lambda = x.rate;
     p->sd = x.sd;
   }
   if(!err)
-    ps->typical = pr[ns - 1].var > 0 ? exp(pr[ns - 1].log_rate) : 0;
-  mem_free(cnt);
-  mem_free(at);
+    ps->typical = pr[ps->n].var > 0 ? exp(pr[ps->n].log_rate) : 0;
+  if(!err)
+    err = plan_static(ps);
   mem_free(e);
+  mem_free(site);
   mem_free(pr);
   return err;
 }
@@ -402,7 +441,9 @@ double rf_pages_plan(struct rf_pages *ps, enum rf_policy policy, double budget, 
         continue;
       lambda[n] = p->lambda > 0 ? p->lambda : typical;
       idx[n] = i;
-      w[n++] = p->weight;
+      /* Freshness expected: p_static + (1 - p_static) F(lambda, f), so
+       * the chance that the page changes at all weighs its visits. */
+      w[n++] = p->weight * (1 - p->p_static);
     }
     fresh = rf_allocate(policy, n, lambda, w, budget, 1 / ps->max_interval_s, f);
     if(policy == RF_OPTIMAL)

@@ -39,6 +39,7 @@ struct rf_page {
   double   weight, lambda, f;   /* importance; changes/s; visits/s */
   double   sd;                  /* of log(lambda): how uncertain it is */
   double   flat, flat_sd;       /* the estimate from this page alone */
+  double   p_static;            /* the probability it never changes (never seen to) */
   struct rf_prior prior;        /* its site's, as of the last plan */
   uint64_t last_ms;    /* wall time of the copy last seen (0: never) */
   uint64_t base_ms;    /* wall time the next interval counts from: the
@@ -64,6 +65,7 @@ struct rf_pages {
   struct fpmap    by_site;     /* hash of the URL's host -> site number */
   uint32_t        nsites;
   double          typical;     /* the typical rate of the estimated pages */
+  double          static_share;  /* the share of pages estimated never to change */
   struct heap     heap;        /* pages not retired, by due_ms (rf_page.due) */
   unsigned        gone_after;  /* 404/410 in a row that retire a page */
   double          max_interval_s;  /* no page waits longer */
@@ -115,10 +117,15 @@ void rf_page_retire(struct rf_pages *ps, struct rf_page *p);
  * outstanding page keeps its time). Returns the expected weighted
  * freshness. Unvisited pages keep their due time and count with the
  * typical rate of the visited ones (prior when none is).
- *  - priors: the rates of a site's pages seen to change (their own
- *    estimates with sd at most RF_PRIOR_SD_MAX) give a normal prior on
- *    log(rate) (rf_prior_from); a site with fewer than three such pages
- *    takes all pages' prior, and without three anywhere there is none;
+ *  - priors: the rates of the pages seen to change (their own estimates
+ *    with sd at most RF_PRIOR_SD_MAX) give each page a normal prior on
+ *    log(rate) from its site's other pages and all sites
+ *    (rf_priors_pooled); without three such pages anywhere there is none;
+ *  - two-part prior: a page never seen to change may never change; its
+ *    chance of that (rf_static_prob, the share of such pages by
+ *    rf_static_share) is p_static, and its weight in the allocation is
+ *    weight (1 - p_static): the freshness it expects is
+ *    p_static + (1 - p_static) F(rate, f);
  *  - exploration (optimal policy): a page given up on (its first visit
  *    worth less than the multiplier mu) whose rate RF_EXPLORE_Z sd of its
  *    log lower would not be, is visited as it would be at that rate (at

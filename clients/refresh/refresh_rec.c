@@ -81,7 +81,8 @@ static crawl_err rec_warc(struct refresh_out *out, const struct rf_page *p,
 }
 
 /* The trace of a visit: the copy's Last-Modified, how long since the copy
- * before (the achieved interval), the uncertainty of the rate and whether
+ * before (the achieved interval), the uncertainty of the rate, the chance
+ * that the page never changes (the two-part prior) and whether
  * the page is being explored (docs/refresh.md, "Where the freshness
  * goes"). */
 static void rec_trace(char *out, size_t len, const struct rf_page *p, uint64_t lm_ms,
@@ -90,8 +91,9 @@ static void rec_trace(char *out, size_t len, const struct rf_page *p, uint64_t l
   char iv[32] = "null";
   if(prev_ms && at_ms > prev_ms)
     snprintf(iv, sizeof iv, "%.1f", (double)(at_ms - prev_ms) / 1000);
-  snprintf(out, len, ",\"lm\":%llu,\"interval_s\":%s,\"sd\":%.3g,\"explore\":%s",
-           (unsigned long long)lm_ms, iv, p->sd, p->explore ? "true" : "false");
+  snprintf(out, len, ",\"lm\":%llu,\"interval_s\":%s,\"sd\":%.3g,\"static\":%.3g,"
+           "\"explore\":%s", (unsigned long long)lm_ms, iv, p->sd, p->p_static,
+           p->explore ? "true" : "false");
 }
 
 static crawl_err rec_line(struct refresh_out *out, const struct rf_page *p,

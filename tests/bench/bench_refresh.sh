@@ -8,8 +8,9 @@
 #   mixed-1..3  200 pages on 10 sites, mean change intervals log-uniform
 #               3 s .. 30 min, a tenth never changing, 5 fetches/s, 900 s,
 #               measured over the last 450 s (seeds 1, 2, 3);
-#   cluster-4   the same with each site's pages in a band of 15 % of that
-#               log range (rates clustered by site), seed 4;
+#   cluster-4, cluster-5  the same with each site's pages in a band of
+#               15 % of that log range (rates clustered by site), seeds 4
+#               and 5;
 #   legacy-600  300 pages on 30 sites, 5 s .. 30 min, 6.5 fetches/s,
 #               600 s, measured over the last 400 s (seed 11).
 # testweb measures the time-averaged binary freshness at the server over
@@ -18,7 +19,10 @@
 # (docs/refresh.md): estimation (the optimal allocation for the rates the
 # crawler estimated, judged with the true ones), allocation (the visit
 # rates it planned), rate (the visit rates it achieved, evenly spaced) and
-# spacing (what testweb measured).
+# spacing (what testweb measured); and the freshness the visit times
+# promise (e^(-lambda (s - v)) at time s after a visit at v, averaged over
+# the window and the pages), which leaves out when the changes happened
+# to fall: the noise of one run.
 # Targets: every web closes at least half of the gap between uniform and
 # optimal and never falls below uniform; fetches/s within 5 % of --rate.
 # Knobs: REFRESH_WEBS (all five, space-separated names), REFRESH_POLICY
@@ -32,6 +36,7 @@ WEBS="mixed-1 200 10 1 3 1800 0 5 900 450
 mixed-2 200 10 2 3 1800 0 5 900 450
 mixed-3 200 10 3 3 1800 0 5 900 450
 cluster-4 200 10 4 3 1800 0.15 5 900 450
+cluster-5 200 10 5 3 1800 0.15 5 900 450
 legacy-600 300 30 11 5 1800 0 6.5 600 400"
 
 if [ "${1:-}" = one ]; then
@@ -66,26 +71,53 @@ if [ "${1:-}" = one ]; then
 fi
 
 # The per-page table of one web (docs/refresh.md, "Where the freshness
-# goes"): j true_mean_s estimated_rate planned_f achieved_f measured.
+# goes"): j true_mean_s estimated_rate planned_f achieved_f measured p_static.
 page_table() {
   local d=$1 t1 t2
   read -r t1 t2 <"$d/window"
   jq -r '.pages[] | "\(.j) \(.fresh_s) \(.fetches)"' "$d/fresh1" | sort -k1,1 >"$d/f1"
   jq -r '.pages[] | "\(.j) \(.fresh_s) \(.fetches)"' "$d/fresh2" | sort -k1,1 >"$d/f2"
-  jq -r 'select(.time_ms != null and .rate != null) | "\(.url) \(.time_ms) \(.rate) \(.visits_per_s)"' \
+  jq -r 'select(.time_ms != null and .rate != null) | "\(.url) \(.time_ms) \(.rate) \(.visits_per_s) \(.static // 0)"' \
     "$d/crawl/changes.jsonl" | sed 's|.*/_b/churn/||' >"$d/visits"
   awk '{ print NR - 1, $2 }' "$d/truth" | sort -k1,1 >"$d/true"
   join "$d/f1" "$d/f2" | join "$d/true" - | awk -v t1="$t1" -v t2="$t2" -v vf="$d/visits" '
     BEGIN {
       while((getline l < vf) > 0) {
         split(l, a, " ")
-        if(a[2] <= t2) { est[a[1]] = a[3]; last_f[a[1]] = a[4] }
+        if(a[2] <= t2) { est[a[1]] = a[3]; last_f[a[1]] = a[4]; stat[a[1]] = a[5] }
         if(a[2] > t1 && a[2] <= t2) { fs[a[1]] += a[4]; fn[a[1]]++ }
       }
       dt = (t2 - t1) / 1000
     }
     { j = $1; pf = fn[j] ? fs[j] / fn[j] : last_f[j]
-      printf "%s %s %s %s %.6g %.6g\n", j, $2, (j in est) ? est[j] : 0, pf, ($6 - $4) / dt, ($5 - $3) / dt }'
+      printf "%s %s %s %s %.6g %.6g %s\n", j, $2, (j in est) ? est[j] : 0, pf, ($6 - $4) / dt, ($5 - $3) / dt, (j in stat) ? stat[j] : 0 }'
+}
+
+# The freshness expected from the visit times alone (docs/refresh.md):
+# after a visit at v a page of rate lambda is fresh at s with chance
+# e^(-lambda (s - v)); integrated over the window, averaged over pages.
+# It leaves out when the changes happened to fall, the noise of one run.
+expected_fresh() {
+  local d=$1 t1 t2
+  read -r t1 t2 <"$d/window"
+  sort -k1,1n -k2,2n "$d/visits" | awk -v t1="$t1" -v t2="$t2" -v tf="$d/true" '
+    BEGIN { while((getline l < tf) > 0) { split(l, a, " "); m[a[1]] = a[2]; n++ } }
+    function close_page(   a, b, l) {
+      if(j == "" || v == "") return
+      a = v > t1 ? v : t1; b = t2
+      if(b <= a) return
+      l = m[j] > 0 ? 1 / (m[j] * 1000) : 0
+      sum += l > 0 ? (exp(-l * (a - v)) - exp(-l * (b - v))) / l : b - a
+    }
+    function span(to,   a, b, l) {
+      a = v > t1 ? v : t1; b = to < t2 ? to : t2
+      if(b <= a) return
+      l = m[j] > 0 ? 1 / (m[j] * 1000) : 0
+      sum += l > 0 ? (exp(-l * (a - v)) - exp(-l * (b - v))) / l : b - a
+    }
+    $1 != j { close_page(); j = $1; v = "" }
+    { if(v != "" && $2 > v) span($2); if($2 <= t2) v = $2 }
+    END { close_page(); printf "%.4f\n", sum / (t2 - t1) / n }'
 }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")
@@ -104,10 +136,12 @@ for w in $webs; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 
-echo "   measured over each run's last half (legacy-600: last two thirds); analytic figures for the fetches testweb saw"
-printf "   %-10s %7s %6s %8s %8s %8s %8s %6s | %6s %6s %6s %6s\n" web fetch/s budget measured uniform proport optimal closed \
-  estim alloc rate spacing
+echo "   measured over each run's last half (legacy-600: last two thirds); analytic figures for the fetches testweb saw;"
+echo "   expected: the freshness the visit times promise (without the noise of when changes fell), and its share of the gap"
+printf "   %-10s %7s %6s %8s %8s %8s %8s %6s %8s %6s | %6s %6s %6s %6s\n" web fetch/s budget measured uniform proport optimal closed \
+  expected closed estim alloc rate spacing
 closed_all=()
+closed_exp=()
 rc=0
 for w in $webs; do
   d=$dir/$w
@@ -119,15 +153,25 @@ for w in $webs; do
   s=$("$WPFS_BIN/bench/bench_refresh_model" --split <"$d/table")
   f() { jq -r ".$1" <<<"$s"; }
   closed=$(awk -v m="$(f measured)" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
+  expect=$(expected_fresh "$d")
+  cexp=$(awk -v m="$expect" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
   closed_all+=("$closed")
-  printf "   %-10s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
-    "$(f measured)" "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" \
+  closed_exp+=("$cexp")
+  printf "   %-10s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
+    "$(f measured)" "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" "$expect" "$cexp" \
     "$(f loss_estimation)" "$(f loss_allocation)" "$(f loss_rate)" "$(f loss_spacing)"
 done
+# Mean and 95 % interval (t over webs) of the shares in "$@", labelled $1.
+share_ci() {
+  local what=$1
+  shift
+  printf '%s\n' "$@" | awk -v what="$what" '{ s += $1; q += $1 * $1; n++ }
+    END { m = s / n; sd = sqrt((q - n * m * m) / (n - 1)); t = n == 2 ? 12.71 : n == 3 ? 4.30 : n == 4 ? 3.18 : n == 5 ? 2.78 : n == 6 ? 2.57 : 2.45
+          printf "   share of the gap closed (%s): mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", what, m, m - t * sd / sqrt(n), m + t * sd / sqrt(n), n }'
+}
 if [ "${#closed_all[@]}" -gt 1 ]; then
-  printf '%s\n' "${closed_all[@]}" | awk '{ s += $1; q += $1 * $1; n++ }
-    END { m = s / n; sd = sqrt((q - n * m * m) / (n - 1)); t = n == 2 ? 12.71 : n == 3 ? 4.30 : n == 4 ? 3.18 : n == 5 ? 2.78 : 2.57
-          printf "   share of the gap closed: mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", m, m - t * sd / sqrt(n), m + t * sd / sqrt(n), n }'
+  share_ci measured "${closed_all[@]}"
+  share_ci expected "${closed_exp[@]}"
 fi
 echo "   (per-web files in $dir)"
 exit $rc

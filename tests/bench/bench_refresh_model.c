@@ -9,8 +9,10 @@
  *
  *   bench_refresh_model --split < table
  * reads one line per page, "j true_mean_s estimated_rate planned_f
- * achieved_f measured" (true_mean_s 0: never changes; estimated_rate 0:
- * none yet, the mean of the others is used, as the crawler does), and
+ * achieved_f measured p_static" (true_mean_s 0: never changes;
+ * estimated_rate 0: none yet, the mean of the others is used, as the
+ * crawler does; p_static the crawler's chance that the page never
+ * changes, which weighs its visits as it does in the crawler), and
  * splits the loss of the measured freshness against the optimum for the
  * fetches achieved (docs/refresh.md, "Where the freshness goes"):
  *   estimation  optimum(true) - true freshness of optimum(estimated)
@@ -39,13 +41,15 @@ static double mean_fresh(size_t n, const double *lambda, const double *f)
 static int split(double *lambda, double *w, double *f)
 {
   double *est = mem_alloc(PAGES_MAX * sizeof *est), *pf = mem_alloc(PAGES_MAX * sizeof *pf),
-         *af = mem_alloc(PAGES_MAX * sizeof *af), mean, e, p, a, m, budget = 0, meas = 0,
-         esum = 0;
+         *af = mem_alloc(PAGES_MAX * sizeof *af), *ew = mem_alloc(PAGES_MAX * sizeof *ew), mean,
+         e, p, a, m, ps, budget = 0, meas = 0, esum = 0;
   long j;
   size_t n = 0, ne = 0;
-  if(!est || !pf || !af)
+  if(!est || !pf || !af || !ew)
     return 1;
-  while(n < PAGES_MAX && scanf("%ld %lf %lf %lf %lf %lf", &j, &mean, &e, &p, &a, &m) == 6) {
+  while(n < PAGES_MAX &&
+        scanf("%ld %lf %lf %lf %lf %lf %lf", &j, &mean, &e, &p, &a, &m, &ps) == 7) {
+    ew[n] = ps >= 0 && ps <= 1 ? 1 - ps : 1;
     lambda[n] = mean > 0 ? 1 / mean : 0;
     w[n] = 1;
     est[n] = e;
@@ -62,7 +66,7 @@ static int split(double *lambda, double *w, double *f)
   double opt = rf_allocate(RF_OPTIMAL, n, lambda, w, budget, FLOOR, f);
   double uni = rf_allocate(RF_UNIFORM, n, lambda, w, budget, FLOOR, f);
   double prop = rf_allocate(RF_PROPORTIONAL, n, lambda, w, budget, FLOOR, f);
-  rf_allocate(RF_OPTIMAL, n, est, w, budget, FLOOR, f);
+  rf_allocate(RF_OPTIMAL, n, est, ew, budget, FLOOR, f);
   double eopt = mean_fresh(n, lambda, f), plan = mean_fresh(n, lambda, pf),
          ach = mean_fresh(n, lambda, af);
   meas = n ? meas / (double)n : 0;
@@ -77,6 +81,7 @@ static int split(double *lambda, double *w, double *f)
   mem_free(est);
   mem_free(pf);
   mem_free(af);
+  mem_free(ew);
   return 0;
 }
 

@@ -17,6 +17,17 @@ is "$(jq -r .pages "$T_DIR/rm.out")" 3 "...gone pages left out"
 ok "...optimal >= uniform >= proportional" jq -e '.optimal >= .uniform and .uniform >= .proportional' "$T_DIR/rm.out"
 "$B/bench_refresh_model" 0 </dev/null >/dev/null 2>&1
 is "$?" 1 "...a rate of 0 refused"
+printf '0 10 0.1 0.1 0.1 0.6 0\n1 0 0.01 0.05 0.05 1 0.9\n2 100 0.01 0.05 0.05 0.9 0\n' |
+  "$B/bench_refresh_model" --split >"$T_DIR/split.out"
+is "$?" 0 "bench_refresh_model --split: exit 0"
+ok "...the loss split in parts" jq -e '.pages == 3 and (.loss_estimation | type) == "number"' \
+  "$T_DIR/split.out"
+"$B/bench_refresh_sim" 60 6 1 3 600 0.15 3 60 30 >"$T_DIR/sim.out" 2>"$T_DIR/sim.err"
+is "$?" 0 "bench_refresh_sim: exit 0"
+ok "...the web simulated, the policies beside it" \
+  jq -e '.fetches_per_s > 2.5 and .optimal >= .uniform and .expected > 0' "$T_DIR/sim.out"
+"$B/bench_refresh_sim" 60 6 1 3 600 0.15 3 60 90 >/dev/null 2>&1
+is "$?" 1 "...a window longer than the run refused"
 "$B/bench_scope" 2000 >"$T_DIR/scope.out" 2>&1
 is "$?" 0 "bench_scope: exit 0"
 ok "...PCRE2 and glibc's regexec make the same decisions" grep -q 'the same decisions: yes' \

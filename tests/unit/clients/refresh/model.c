@@ -215,21 +215,114 @@ static void test_estimate_prior(void **st)
   assert_true(r4 > 0 && r4 < r2 && r2 < 0.01);
 }
 
-/* The prior from a site's pages: the spread of their log rates less what
- * their own uncertainty explains, never below var_min; none from fewer
- * than three pages. */
-static void test_prior_from(void **st)
+/* Site priors, hierarchical: ten sites of six pages each, alike within
+ * a site (log-rates +-0.3 around the site's), the sites far apart. A
+ * page's prior is its site's other pages' mean, narrow (the pooled
+ * scatter and one observation of a vague variance); a page of a site
+ * with no other estimate gets the mean of all, wide (the sites' spread);
+ * its own estimate is not in its prior. */
+static void test_priors_pooled(void **st)
 {
   (void)st;
-  struct rf_est e[4] = { { 0.01, 0.1 }, { 0.1, 0.1 }, { 1, 0.1 }, { 0, 0 } };
-  struct rf_prior p = rf_prior_from(e, 4, 0.04, 2);
-  double s = log(10), want = s * s - 0.01;  /* sample variance of -2s, -s, 0 is s^2 */
-  assert_true(fabs(p.log_rate - log(0.1)) < 1e-9);
-  assert_true(fabs(p.var - want) < 1e-9);
-  for(int i = 0; i < 3; i++)
-    e[i] = (struct rf_est){ 0.1 * (1 + 0.01 * i), 1 };  /* alike, each uncertain */
-  assert_true(fabs(rf_prior_from(e, 4, 0.04, 2).var - 0.04) < 1e-12);
-  assert_true(rf_prior_from(e, 2, 0.04, 2).var == 0);
+  enum { SITES = 10, PER = 6, N = SITES * PER + 1 };
+  static const double off[PER] = { -0.3, -0.1, 0.1, 0.3, -0.2, 0.2 };
+  struct rf_est e[N];
+  uint32_t site[N];
+  struct rf_prior pr[N + 1];
+  for(int s = 0; s < SITES; s++)
+    for(int k = 0; k < PER; k++) {
+      e[s * PER + k] = (struct rf_est){ exp(-2 - 0.5 * s + off[k]), 0.05 };
+      site[s * PER + k] = (uint32_t)s;
+    }
+  e[N - 1] = (struct rf_est){ exp(-9.0), 0.05 };  /* alone on its site */
+  site[N - 1] = SITES;
+  rf_priors_pooled(e, site, N, SITES + 1, 0.04, 2, pr);
+  for(int s = 0; s < SITES; s++) {
+    const struct rf_prior *q = &pr[s * PER];  /* off -0.3: the others' mean is +0.06 */
+    assert_true(fabs(q->log_rate - (-2 - 0.5 * s + 0.06)) < 0.05);
+    assert_true(q->var > 0.04 && q->var < 0.2);  /* the sites spread over 2 */
+  }
+  print_message("alone: prior %.2f var %.2f; of all %.2f var %.2f\n", pr[N - 1].log_rate,
+                pr[N - 1].var, pr[N].log_rate, pr[N].var);
+  assert_true(pr[N - 1].var > 1);  /* the spread of the sites */
+  assert_true(fabs(pr[N - 1].log_rate - pr[N].log_rate) < 1e-9);
+  assert_true(pr[N - 1].log_rate > -5);  /* not around its own -9 */
+  /* Sites whose pages scatter widely (+-1.5), and one site of three
+   * alike: a page there gets a wide prior, the scatter of pages within
+   * sites, not the 0.04 that three alike pages alone would say. */
+  for(int s = 0; s < SITES; s++)
+    for(int k = 0; k < PER; k++)
+      e[s * PER + k].rate = exp(-4 + (s < SITES - 1 ? 5 * off[k] : 0.01 * k));
+  for(int k = 3; k < PER; k++)
+    e[(SITES - 1) * PER + k].rate = 0;
+  rf_priors_pooled(e, site, N, SITES + 1, 0.04, 2, pr);
+  print_message("three alike among wide sites: prior var %.2f\n", pr[(SITES - 1) * PER + 4].var);
+  assert_true(pr[(SITES - 1) * PER + 4].var > 1);
+  /* fewer than three estimates in all: no prior */
+  rf_priors_pooled(e, site, 2, SITES + 1, 0.04, 2, pr);
+  assert_true(pr[0].var == 0 && pr[2].var == 0);
+}
+
+/* The two-part prior: the chance that a page seen unchanged is one that
+ * never changes. Against its closed form for a prior of one rate, and
+ * against a Monte Carlo average over a wide prior; a narrow prior of
+ * fast pages makes a long-unchanged page static, a wide one cannot tell. */
+static void test_static_prob(void **st)
+{
+  (void)st;
+  struct rf_prior one = { log(0.1), 1e-10 }, wide = { log(0.01), 3.4 };
+  for(double t = 1; t < 100; t *= 3) {
+    double want = 0.1 / (0.1 + 0.9 * exp(-0.1 * t));
+    assert_true(fabs(rf_static_prob(t, &one, 0.1) - want) < 1e-6);
+  }
+  double m = 0, t = 300;
+  for(int i = 0; i < 200000; i++) {  /* normal by Box-Muller */
+    double z = sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
+    m += exp(-exp(wide.log_rate + sqrt(wide.var) * z) * t) / 200000;
+  }
+  double want = 0.1 / (0.1 + 0.9 * m), got = rf_static_prob(t, &wide, 0.1);
+  print_message("wide prior, 300 s unchanged: %.4f (Monte Carlo %.4f)\n", got, want);
+  assert_true(fabs(got - want) < 0.005);
+  assert_true(got > 0.15 && got < 0.6);
+  struct rf_prior narrow = { log(0.1), 0.04 };
+  assert_true(rf_static_prob(300, &narrow, 0.1) > 0.999);
+  assert_true(rf_static_prob(1, &narrow, 0.1) < 0.12);
+  assert_true(rf_static_prob(300, NULL, 0.1) == 0);
+  assert_true(rf_static_prob(-1, &narrow, 0.1) == 0);
+}
+
+/* The share of pages that never change, by EM: 2,000 pages, a share of
+ * them static, the others of log-rates N(log 1/200, 1) watched 600 s. */
+static void test_static_share(void **st)
+{
+  (void)st;
+  enum { N = 2000 };
+  static double t[N], p[N];
+  static const struct rf_prior *pp[N];
+  static const struct rf_prior prior = { -5.3, 1 };
+  for(double share = 0; share < 0.5; share += 0.2) {
+    double stat_p = 0, moving_p = 0;
+    int nstat = 0;
+    for(int i = 0; i < N; i++) {
+      bool never = urand() < share;
+      double z = sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
+      double lambda = exp(prior.log_rate + z);
+      bool changed = !never && urand() > exp(-lambda * 600);
+      t[i] = changed ? -1 : 600;
+      pp[i] = &prior;
+      nstat += never;
+    }
+    double got = rf_static_share(N, t, pp, p);
+    for(int i = 0; i < N; i++)
+      if(t[i] >= 0)
+        stat_p += p[i];
+      else
+        moving_p += p[i];
+    print_message("share %.1f: estimated %.3f\n", share, got);
+    assert_true(fabs(got - (double)nstat / N) < 0.04);
+    assert_true(moving_p == 0);  /* seen to change: not static */
+    assert_true(fabs(stat_p - got * N) < 2);  /* EM's fixed point: pi is the mean p */
+  }
 }
 
 /* Per-page floors: kept, the budget spent, the rest allocated as without
@@ -257,6 +350,11 @@ static void test_allocate_floors(void **st)
     floors[i] = 0.1;  /* 5 visits/s of floors for 1 */
   rf_allocate_floors(RF_OPTIMAL, N, lambda, w, 1.0, 1e-5, floors, g);
   assert_true(fabs(g[10] - f[10]) < 1e-9);
+  /* no page worth a visit (every weight 0: all taken for static): even */
+  double zero[N] = { 0 };
+  rf_allocate(RF_OPTIMAL, N, lambda, zero, 1.0, 1e-5, g);
+  for(int i = 0; i < N; i++)
+    assert_true(fabs(g[i] - 1.0 / N) < 1e-12);
 }
 
 static double objective(size_t n, const double *lambda, const double *w, const double *f)
@@ -347,7 +445,9 @@ int main(void)
     cmocka_unit_test(test_estimate_accuracy),
     cmocka_unit_test(test_estimate_lm),
     cmocka_unit_test(test_estimate_prior),
-    cmocka_unit_test(test_prior_from),
+    cmocka_unit_test(test_priors_pooled),
+    cmocka_unit_test(test_static_prob),
+    cmocka_unit_test(test_static_share),
     cmocka_unit_test(test_allocate_floors),
     cmocka_unit_test(test_allocate_bruteforce),
     cmocka_unit_test(test_allocate_skewed),
