@@ -106,7 +106,10 @@ is "$?" 1 "the same --out without --resume: refused"
 refresh r2 --duration-s 12 --resume
 is "$?" 0 "--resume: exit 0"
 after=$(wc -l <"$T_DIR/r2/changes.jsonl")
-cmp_ge "$after" $((before + 60)) "the resumed run went on ($after lines)"
+# 12 s at 8 a second is 96 visits on a quiet machine; one loaded by other
+# work made 53 (a bound of 60 failed then): 30 tells a run that went on
+# from one that did not, without asking for a quiet machine.
+cmp_ge "$after" $((before + 30)) "the resumed run went on ($after lines)"
 firsts=$(jq -r 'select(.seen == "first") | .url' "$T_DIR/r2/changes.jsonl" | sort | uniq -d | wc -l)
 is "$firsts" 0 "no page had a second first visit: its history was kept"
 ok "a page visited in both runs has its visits judged changed/unchanged after the restart" \
