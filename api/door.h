@@ -46,6 +46,7 @@ struct door_conn {
   bool                    busy;          /* a request is under way */
   bool                    holds_addr;    /* counted in door_addrs */
   bool                    forced;        /* closed by the door */
+  bool                    linger;        /* answered with a body unread (srv_linger.c) */
 };
 
 /* The connections of one server (one thread). */

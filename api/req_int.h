@@ -33,10 +33,6 @@ struct api_req {
   bool suspended;
   bool too_large;
   bool over_budget;                /* the process's body budget was spent */
-  bool drain;                      /* refused at its head: its body is read and
-                                      dropped, then the answer goes (srv_drainable) */
-  bool framing_bad;                /* where its body ends cannot be told: close */
-  size_t drained;                  /* body bytes read and dropped so far */
   size_t reserved;                 /* body bytes counted against that budget */
   int route;                       /* index in cfg routes, or -1 */
   char method[8];

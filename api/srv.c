@@ -48,6 +48,7 @@ struct api_srv {
   struct door door;          /* its connections (api/door.h) */
   struct door_addrs *own_addrs;   /* a server on its own; a member uses its group's */
   uv_timer_t sweep;          /* the head deadlines */
+  unsigned nlinger;          /* connections lingering (srv_linger.c) */
 };
 
 
@@ -474,22 +475,6 @@ static enum MHD_Result srv_after_handler(struct api_srv *s, struct api_req *rq)
   return MHD_YES;
 }
 
-/* A request refused at its head (no key, no route, over the memory
- * budget) whose body is within the limit an accepted one has: the body is
- * read and dropped before the answer goes. Answered at once, MHD would
- * close the socket with the body unread, the kernel would send a reset,
- * and a client still writing its body would see ECONNRESET instead of the
- * answer. Reading costs at most max_body bytes, not kept, within the
- * door's deadlines. A body announced over the limit (413) or whose end
- * cannot be told is still answered at once, and the connection closed. */
-static bool srv_drainable(const struct api_srv *s, const struct api_req *rq)
-{
-  if(rq->st != API_RQ_ANSWERED || rq->framing_bad)
-    return false;
-  const char *cl = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Content-Length");
-  return !cl || strtoull(cl, NULL, 10) <= s->cfg.max_body;
-}
-
 static enum MHD_Result srv_access(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload, size_t *upload_size, void **con_cls)
@@ -506,19 +491,16 @@ static enum MHD_Result srv_access(void *cls, struct MHD_Connection *conn, const 
       door_busy(dc, true, clock_mono_us() / 1000);
     if(srv_head(s, rq) || !srv_has_body(conn))
       return MHD_YES;   /* without a body, MHD calls again at once: answered then */
-    if((rq->drain = srv_drainable(s, rq)))
-      return MHD_YES;   /* the answer goes once the body is read away */
     /* Answered before its body: MHD closes the connection after the
-     * answer, without reading the body. */
+     * answer, without reading the body; it lingers (srv_linger.c). */
+    if(dc)
+      dc->linger = true;
     return srv_after_handler(s, rq);
   }
   if(*upload_size) {
-    size_t n = *upload_size;
-    *upload_size = 0;
     if(rq->st == API_RQ_READING)
-      srv_body(s, rq, upload, n);
-    else if(rq->drain && (rq->drained += n) > s->cfg.max_body)
-      return srv_queue(s, rq);   /* more than it announced: answer, MHD closes */
+      srv_body(s, rq, upload, *upload_size);
+    *upload_size = 0;
     return MHD_YES;
   }
   if(rq->st == API_RQ_READING) {
@@ -677,6 +659,8 @@ static void srv_door_close(struct api_srv *s, struct door_conn *dc)
       srv_abandoned(s);
   }
   if(dc) {
+    if(dc->linger && !dc->forced)
+      srv_linger(s->loop, dc->fd, &s->nlinger);
     door_closed(&s->door, dc);
     free(dc);
   }

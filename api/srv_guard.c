@@ -59,7 +59,6 @@ bool srv_framing_bad(struct api_req *rq)
   }
   if(!why)
     return false;
-  rq->framing_bad = true;
   api_reply_header(rq, "Connection", "close");
   api_problem(rq, status, status == 400 ? "ambiguous-framing" : "unsupported-transfer-coding",
               status == 400 ? "Ambiguous request framing" : "Transfer coding not supported",

@@ -33,6 +33,9 @@ struct srv_counters {
 /* srv.c */
 /* Bind and listen (IPv4 or IPv6 literal; port 0: any); 0 or an errno. */
 int  srv_listen(const char *addr, long port, int *fd_out, int *port_out);
+/* srv_linger.c: keep a connection MHD is closing with a request body
+ * unread, read and drop the rest, then close; *count: the server's. */
+void srv_linger(uv_loop_t *loop, int fd, unsigned *count);
 void srv_counters_init(struct srv_counters *c, size_t nroutes);
 void srv_counters_fini(struct srv_counters *c);
 /* One more connection closed or refused for why (locked). */

@@ -42,6 +42,13 @@ ok "a keyed POST still works (got $code)" test "$code" -lt 300
 for i in 1 2 3; do out=$(python3 "$PY" whole "$HLFS_PORT" $((1 << 20))); [ "$out" = 401 ] || break; done
 is "$out" 401 "a 1 MiB body without a key, written whole before reading: 401, three times"
 
+# ... but a slow body without a key is not waited for: 16 bytes every
+# 300 ms of a 2,000-byte body (30 s) gets its 401 once the server has
+# read it for a second, not at its end.
+set -- $(python3 "$PY" slowbody "$HLFS_PORT" 2000 0.3)
+is "$1" 401 "a slow body without a key: 401"
+cmp_le "${2#after_ms=}" 3000 "within 3 s of its head (the body would take 30 s)"
+
 # 2. Ambiguous framing: one 400, then the connection closes.
 # (a negative Content-Length is libmicrohttpd's own 400, whose body
 # repeats its head: two status lines, then the close)

@@ -124,6 +124,28 @@ def whole(port, size, key=None):
     print(status_of(resp) if resp else "reset")
 
 
+def slowbody(port, size, gap):
+    """A body without a key sent a few bytes every gap seconds: the status
+    and when its first byte came, in ms from the head."""
+    s = connect(port)
+    s.sendall(head("POST", "/v1/batches", None,
+                   f"Content-Type: application/json\r\nContent-Length: {size}\r\n"))
+    t, sent, resp = time.time(), 0, b""
+    try:
+        while sent < size and not resp:
+            r, _, _ = select.select([s], [], [], gap)
+            if r:
+                resp = s.recv(65536)
+                break
+            s.sendall(b"x" * min(16, size - sent))
+            sent += 16
+    except OSError:
+        pass
+    ms = int((time.time() - t) * 1000)
+    s.close()
+    print(f"{status_of(resp) if resp else 'none'} after_ms={ms}")
+
+
 def framing(port, key):
     path = "/v1/fetch" if port_is_hlfs(port, key) else "/internal/v1/fetch"
     hidden = b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -251,6 +273,8 @@ def main():
         bodies(port, int(a[2]), int(a[3]), a[4] if len(a) > 4 else None)
     elif cmd == "whole":
         whole(port, int(a[2]), a[3] if len(a) > 3 else None)
+    elif cmd == "slowbody":
+        slowbody(port, int(a[2]), float(a[3]))
     elif cmd == "framing":
         framing(port, a[2])
     elif cmd == "hoard":
