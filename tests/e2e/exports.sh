@@ -42,7 +42,7 @@ exceptions() {
   { awk '{ print "L", $2, $1 }' "$1"
     awk '{ print $2 }' "$1" | xargs nm -A -u | awk '{ sub(/:.*/, "", $1); print "U", $1, $NF }'
     awk '$1 != "-" { print $2 }' "$1" | xargs nm -A -g --defined-only |
-      awk 'NF == 3 { sub(/:.*/, "", $1); print "D", $1, $3 }'
+      awk 'NF == 3 && $3 !~ /^__(odr_)?asan|^__ubsan/ { sub(/:.*/, "", $1); print "D", $1, $3 }'
   } | awk '$1 == "L" { lib[$2] = $3; next }
            $1 == "U" { use[$3] = use[$3] " " $2 " "; next }
            { def[++n] = lib[$2] " " $3; obj[n] = $2; sym[n] = $3 }
