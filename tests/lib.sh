@@ -227,3 +227,18 @@ resume_expected() {
   [ -n "$from" ] || return 1
   echo "$from $(tail -c +"$((from + 1))" "$1" | wc -l)"
 }
+
+# test_certs DIR CN SAN: a throwaway CA (DIR/ca.pem) and a server key and
+# certificate it signed (DIR/srv.key, DIR/srv.pem) for CN with
+# subjectAltName SAN ("DNS:a.test,DNS:*.b.test"), valid two days.
+test_certs() {
+  local d=$1
+  mkdir -p "$d"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -subj /CN=wpfs-test-ca -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$2" \
+    -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null &&
+  printf 'subjectAltName=%s\n' "$3" >"$d/ext" &&
+  openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+    -extfile "$d/ext" -out "$d/srv.pem" 2>/dev/null || bail "cannot make test certificates"
+}

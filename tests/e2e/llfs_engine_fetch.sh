@@ -10,13 +10,7 @@
 tls_setup() {
   local d=$T_DIR/tls
   mkdir -p "$d"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-    -subj /CN=wpfs-test-ca -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-    -subj /CN=tls.test -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null &&
-  printf 'subjectAltName=DNS:tls.test\n' >"$d/ext" &&
-  openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial \
-    -days 2 -extfile "$d/ext" -out "$d/srv.pem" 2>/dev/null || bail "cannot make test certificates"
+  test_certs "$d" tls.test "DNS:tls.test"
   TLS_CA=$d/ca.pem
   local try
   for try in 1 2 3; do

@@ -10,13 +10,7 @@ command -v nginx >/dev/null || bail "nginx is not installed (make deps)"
 
 d=$T_DIR/tls
 mkdir -p "$d" "$T_DIR/nginx" "$T_DIR/www"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-  -subj /CN=wpfs-test-ca -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=h2.test \
-  -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null &&
-printf 'subjectAltName=DNS:h2.test\n' >"$d/ext" &&
-openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
-  -extfile "$d/ext" -out "$d/srv.pem" 2>/dev/null || bail "cannot make test certificates"
+test_certs "$d" h2.test "DNS:h2.test"
 for i in 1 2 3; do echo "<p>page $i</p>" >"$T_DIR/www/p$i.html"; done
 
 read -r H2_PORT H1_PORT <<<"$(freeport 2 | tr '\n' ' ')"

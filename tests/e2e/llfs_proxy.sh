@@ -16,13 +16,7 @@ done
 
 d=$T_DIR/tls
 mkdir -p "$d" "$T_DIR/nginx" "$T_DIR/www"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-  -subj /CN=wpfs-test-ca -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=site.proxy.test \
-  -keyout "$d/srv.key" -out "$d/srv.csr" 2>/dev/null &&
-printf 'subjectAltName=DNS:site.proxy.test\n' >"$d/ext" &&
-openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
-  -extfile "$d/ext" -out "$d/srv.pem" 2>/dev/null || bail "cannot make test certificates"
+test_certs "$d" site.proxy.test "DNS:site.proxy.test"
 echo "<p>through</p>" >"$T_DIR/www/p.html"
 
 read -r HTTP_PORT TLS_PORT DENIED_PORT TP_PORT SOCKS_PORT CLOSED_PORT <<<"$(freeport 6 | tr '\n' ' ')"
