@@ -319,6 +319,27 @@ static void sj_credit(const struct sched_job *j, struct state_done *d, uint64_t 
   }
 }
 
+/* A robots.txt that could not be read is retried after its backoff; the
+ * site meanwhile rests the delay its failure charged. The record must
+ * outlast that rest: the claim of the site's next request, due when the
+ * rest ends, then finds it and answers the request robots_unavailable.
+ * Expired first (a robots backoff set shorter than the error backoff, a
+ * Retry-After capped lower for robots.txt than for the site), that claim
+ * would fetch robots.txt again and give the request back to the queue,
+ * again at every rest: a request never answered while robots.txt fails.
+ * The margin covers the claim coming late (a tick, Redis, a busy loop). */
+#define SJ_ROBOTS_OUTLAST_MS 2000
+
+static void sj_robots_outlast(struct state_robots *rec, const struct delay_out *rest)
+{
+  uint64_t need = (uint64_t)rest->delay_ms + SJ_ROBOTS_OUTLAST_MS;
+  if(!rec->retry_ms || rec->retry_ms >= need)
+    return;
+  rec->retry_ms = need;
+  if(rec->ttl_ms < need)
+    rec->ttl_ms = need;
+}
+
 /* The record was digested when the chain ended (sched_hop.c); the site's
  * politeness counts from its own last contact in the chain. */
 static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
@@ -329,6 +350,7 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
     rec.status = -1;  /* a record must exist, or the next claim fetches again */
   char due[48];
   sj_credit(j, d, sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay), due, sizeof due);
+  sj_robots_outlast(&rec, &d->delay);
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
