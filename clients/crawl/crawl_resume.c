@@ -211,7 +211,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   struct warc_header h = { "Content-Type", ctype };
   struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
                             wr.body_len, false, rec->redirect, warc_date_ms(date), 0, NULL, 0,
-                            rec->robots };
+                            rec->robots, 0 };
   /* The content-seen index learns the original's record as it was written. */
   unsigned char raw[WARC_ID_RAW];
   c->replay_id = warc_id_parse(id, raw) ? raw : NULL;

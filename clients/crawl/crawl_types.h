@@ -168,6 +168,8 @@ struct crawl_result {
   const char               *cause;        /* no page: why (gwproto_cause), else NULL */
   int                       cause_status; /* robots_5xx, robots_429: robots.txt's status */
   unsigned                  robots_tags;  /* ROBOTS_TAG_* of X-Robots-Tag (the gateway's) */
+  uint64_t                  robots_retry_at; /* robots_unavailable: the gateway asks
+                                                robots.txt again then (wall ms), 0 */
 };
 
 /* The disk thread's answer to a fence (crawl_fence): everything handed

@@ -155,6 +155,7 @@ void gw_result_render(struct gw *g, const struct state_result *r,
   const char *cs = state_result_field(r, "cs");
   if(cs && strcmp(cs, "0"))
     res_field(o, r, "cs", "cause_status", true);
+  res_field(o, r, "rra", "robots_retry_at", true);
   res_field(o, r, "co", "coalesced_with", false);
   res_redirects(o, state_result_field(r, "rd"));
   res_tries(o, r);

@@ -89,6 +89,8 @@ struct sched_outcome {
   bool        fetcher_lost;   /* the fetcher's answer was lost after the fetch was sent */
   const char *cause;          /* robots_unavailable: the robots.txt fetch's outcome, or NULL */
   int         cause_status;   /* and its HTTP status when the site answered */
+  uint64_t    robots_retry_at; /* robots_unavailable: when robots.txt is fetched again
+                                  (wall ms), or 0 */
   uint64_t    ended_us;       /* monotonic us when the answer was in; 0: at sched_job_done.
                                  The site's delay counts from then (sj_credit) */
 };

@@ -377,8 +377,8 @@ static void sj_attempt(const char *outcome, const struct sched_outcome *o, char 
 static store_err sj_store_page(struct sched_job *j, struct state_done *d)
 {
   const struct sched_outcome *o = &j->out;
-  char hs[16], ms[16], bytes[24], cs[16];
-  const char *f[16];
+  char hs[16], ms[16], bytes[24], cs[16], rra[24];
+  const char *f[18];
   size_t n = 0;
   snprintf(hs, sizeof hs, "%d", o->http_status);
   snprintf(ms, sizeof ms, "%u", o->response_ms);
@@ -405,6 +405,11 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
     f[n++] = o->cause;
     f[n++] = "cs";
     f[n++] = cs;
+  }
+  if(o->robots_retry_at) {  /* a client's own retry waits for the gateway's */
+    snprintf(rra, sizeof rra, "%llu", (unsigned long long)o->robots_retry_at);
+    f[n++] = "rra";
+    f[n++] = rra;
   }
   d->fields = f;
   d->nfields = n;
@@ -579,6 +584,7 @@ static void sj_finish_unfetched(struct sched_job *j, const char *outcome,
   if(rec && rec->cause[0]) {
     o.cause = rec->cause;
     o.cause_status = rec->cause_status;
+    o.robots_retry_at = rec->retry_at;
     o.error = rec->cause_detail;
   }
   sched_job_complete(j, &o);
