@@ -58,11 +58,9 @@ static bool ends_with(const char *s, const char *suffix)
 static enum merge_how merge_how(const char *key, int depth, const struct merge_rule **rule)
 {
   *rule = NULL;
-  for(size_t i = 0; i < NRULES; i++)
+  for(size_t i = 0; i < NRULES && !depth; i++)
     if(!strcmp(merge_rules[i].key, key)) {
       *rule = &merge_rules[i];
-      if(depth && merge_rules[i].how >= MERGE_WMEAN)
-        break;
       return merge_rules[i].how;
     }
   if(ends_with(key, "_at"))
@@ -156,6 +154,15 @@ static json_t *read_summary(struct cli *c, const char *file)
 
 /* ---------------------------------------------------------------- merge */
 
+/* json_object_set_new, saying so when memory ran out. */
+static int put(struct merge *m, json_t *obj, const char *key, json_t *v)
+{
+  if(!json_object_set_new(obj, key, v))
+    return CLI_OK;
+  cli_err(m->c, "out of memory");
+  return CLI_LOCAL;
+}
+
 static int merge_obj(struct merge *m, json_t *acc, json_t *v, int depth, const char *where);
 
 static int clash(struct merge *m, const char *where, const char *what)
@@ -216,7 +223,7 @@ static int merge_other(struct merge *m, const char *key, json_t *a, json_t *v, i
     return CLI_OK;
   if(depth || !strcmp(key, "crawl"))
     return clash(m, where, "differs from");
-  return json_object_set_new(m->own, key, json_true()) ? CLI_LOCAL : CLI_OK;
+  return put(m, m->own, key, json_true());
 }
 
 static int merge_field(struct merge *m, json_t *acc, const char *key, json_t *v, int depth,
@@ -228,13 +235,13 @@ static int merge_field(struct merge *m, json_t *acc, const char *key, json_t *v,
     return CLI_OK;  /* member_list */
   json_t *a = json_object_get(acc, key);
   if(how == MERGE_WMEAN)  /* in its place now, its value from merge_ratios */
-    return a || !json_object_set_new(acc, key, json_null()) ? CLI_OK : CLI_LOCAL;
+    return a ? CLI_OK : put(m, acc, key, json_null());
   if(!a)
-    return json_object_set_new(acc, key, json_deep_copy(v)) ? CLI_LOCAL : CLI_OK;
+    return put(m, acc, key, json_deep_copy(v));
   if(json_is_integer(a) && json_is_integer(v))
     return merge_int(m, a, json_integer_value(v), how, where);
   if(json_is_number(a) && json_is_number(v))
-    return json_object_set_new(acc, key, merge_real(a, v, how)) ? CLI_LOCAL : CLI_OK;
+    return put(m, acc, key, merge_real(a, v, how));
   if(json_is_object(a) && json_is_object(v))
     return merge_obj(m, a, v, depth + 1, where);
   if(json_is_array(a) && json_is_array(v))
@@ -262,10 +269,9 @@ static int merge_obj(struct merge *m, json_t *acc, json_t *v, int depth, const c
  * being the member's own denominator (a plain mean when none is known). */
 static int merge_ratios(struct merge *m)
 {
-  json_t *first = m->sums[0];
   const char *key;
   json_t *x;
-  json_object_foreach(first, key, x) {
+  json_object_foreach(m->out, key, x) {  /* a value replaced: no key added */
     const struct merge_rule *rule;
     if(merge_how(key, 0, &rule) != MERGE_WMEAN)
       continue;
@@ -284,7 +290,7 @@ static int merge_ratios(struct merge *m)
     }
     /* two decimals, as the members print it */
     double r = den > 0 ? round(num / den * 100) / 100 : 0;
-    if(json_object_set_new(m->out, key, json_real(r)))
+    if(put(m, m->out, key, json_real(r)))
       return CLI_LOCAL;
   }
   return CLI_OK;
@@ -334,18 +340,18 @@ static int add_members(struct merge *m)
 {
   json_t *list = json_array();
   if(!list)
-    return CLI_LOCAL;
+    return put(m, m->out, "member_list", NULL);
   const char *key;
   json_t *x;
   void *tmp;
   json_object_foreach_safe(m->own, tmp, key, x) json_object_del(m->out, key);
   for(size_t i = 0; i < m->n; i++)
-    if(json_array_append_new(list, member_entry(m, i)))
-      return json_decref(list), CLI_LOCAL;
-  if(json_object_set_new(m->out, "members", json_integer((json_int_t)m->n))
-     || json_object_set_new(m->out, "member_list", list))
-    return CLI_LOCAL;
-  return CLI_OK;
+    if(json_array_append_new(list, member_entry(m, i))) {
+      json_decref(list);
+      return put(m, m->out, "member_list", NULL);
+    }
+  int rc = put(m, m->out, "members", json_integer((json_int_t)m->n));
+  return rc ? (json_decref(list), rc) : put(m, m->out, "member_list", list);
 }
 
 static int merge_all(struct merge *m)
