@@ -25,6 +25,7 @@ enum merge_how {
   MERGE_MIN,     /* a first time */
   MERGE_WMEAN,   /* a ratio: the mean weighted by its denominator */
   MERGE_MEMBER,  /* one member's own: kept in its member_list entry */
+  MERGE_SAME,    /* a number that names, not counts: equal in every member */
 };
 
 /* The fields of crawl_summary (clients/crawl/crawl.c) that are not summed.
@@ -52,12 +53,15 @@ static bool ends_with(const char *s, const char *suffix)
   return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* How a field is merged: by the table, else by its name's convention
- * (durations *_ms, *_s; times *_at; ratios *_per_*; peaks), else summed.
+/* How a field is merged: a rule's line must be the same; then by the
+ * table, else by its name's convention (durations *_ms, *_s; times *_at;
+ * ratios *_per_*; peaks), else summed.
  * Ratios and member fields are top-level only (depth 0). */
 static enum merge_how merge_how(const char *key, int depth, const struct merge_rule **rule)
 {
   *rule = NULL;
+  if(!strcmp(key, "line"))  /* a scope rule's line in the rules file */
+    return MERGE_SAME;
   for(size_t i = 0; i < NRULES && !depth; i++)
     if(!strcmp(merge_rules[i].key, key)) {
       *rule = &merge_rules[i];
@@ -238,6 +242,8 @@ static int merge_field(struct merge *m, json_t *acc, const char *key, json_t *v,
     return a ? CLI_OK : put(m, acc, key, json_null());
   if(!a)
     return put(m, acc, key, json_deep_copy(v));
+  if(how == MERGE_SAME)
+    return json_equal(a, v) ? CLI_OK : clash(m, where, "differs from");
   if(json_is_integer(a) && json_is_integer(v))
     return merge_int(m, a, json_integer_value(v), how, where);
   if(json_is_number(a) && json_is_number(v))

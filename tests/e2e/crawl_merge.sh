@@ -18,6 +18,9 @@ start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn
 W=$WPFS_BIN/wpfs
 rc() { "$@" >"$T_DIR/out" 2>"$T_DIR/err"; echo $?; }
 
+# One scope rule file for both, as the members of one crawl share it: its
+# counts are summed rule by rule, its line numbers kept.
+printf '# the members'"'"' rules\nreject regex .*/p/1[0-9]\\.html\naccept regex .*/p/2.*\n' >"$T_DIR/rules"
 # member NAME SITE...: one crawl of those sites (host scope: it stays on them)
 member() {
   local name=$1 s
@@ -25,6 +28,7 @@ member() {
   for s in "$@"; do echo "http://site$s.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds-$name"
   WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds-$name" \
     --out "$T_DIR/$name" --scope host --log-level warn --frontier-bytes 65536 \
+    --scope-rules "$T_DIR/rules" \
     >"$T_DIR/$name.json" 2>"$T_DIR/$name.log"
 }
 member a 0 1
@@ -57,6 +61,13 @@ tally=$(jq -n --slurpfile a "$A" --slurpfile b "$B" --slurpfile m "$M" '
   [("causes", "seed_refusals") as $t | ($a[0][$t] + $b[0][$t] | keys[]) as $k
    | select(($a[0][$t][$k] // 0) + ($b[0][$t][$k] // 0) != $m[0][$t][$k]) | "\($t).\($k)"]')
 is "$tally" "[]" "causes and seed_refusals: summed by key"
+rules=$(jq -n --slurpfile a "$A" --slurpfile b "$B" --slurpfile m "$M" '
+  [range($a[0].scope_rules | length) as $i | $a[0].scope_rules[$i] as $x | $b[0].scope_rules[$i] as $y
+   | {line: $x.line, rule: $x.rule, rejected: ($x.rejected + $y.rejected), accepted: ($x.accepted + $y.accepted)}]
+  == $m[0].scope_rules')
+is "$rules" true "scope_rules: counts summed rule by rule, line and rule kept"
+cmp_ge "$(jq '[.scope_rules[] | .rejected + .accepted] | min' "$M")" 1 "...each rule matched something"
+is "$(jq -c '[.scope_rules[].line]' "$M")" "[2,3]" "...their lines are the file's"
 
 # The peak: the larger member's; the ratios: bytes over URLs.
 is "$(jq .frontier_peak_urls "$M")" \
