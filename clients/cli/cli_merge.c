@@ -37,6 +37,8 @@ static const struct merge_rule {
   const char    *weight;
 } merge_rules[] = {
   { "frontier_peak_urls", MERGE_MAX, NULL },
+  /* the live members a member saw: each sees (about) all of them */
+  { "part_live", MERGE_MAX, NULL },
   { "frontier_mem_bytes_per_url", MERGE_WMEAN, "frontier_peak_urls" },
   { "frontier_disk_bytes_per_url", MERGE_WMEAN, "frontier_spilled" },
   { "seen_mem_bytes_per_url", MERGE_WMEAN, "seen" },
@@ -55,7 +57,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* How a field is merged: a rule's line must be the same; then by the
  * table, else by its name's convention (durations *_ms, *_s; times *_at;
- * ratios *_per_*; peaks), else summed.
+ * ratios *_per_*; peaks and maxima: *peak*, *_max*), else summed.
  * Ratios and member fields are top-level only (depth 0). */
 static enum merge_how merge_how(const char *key, int depth, const struct merge_rule **rule)
 {
@@ -69,7 +71,8 @@ static enum merge_how merge_how(const char *key, int depth, const struct merge_r
     }
   if(ends_with(key, "_at"))
     return strncmp(key, "start", 5) ? MERGE_MAX : MERGE_MIN;
-  if(ends_with(key, "_ms") || ends_with(key, "_s") || strstr(key, "peak"))
+  if(ends_with(key, "_ms") || ends_with(key, "_s") || strstr(key, "peak") || strstr(key, "_max")
+     || !strncmp(key, "max_", 4))
     return MERGE_MAX;
   if(!depth && strstr(key, "_per_"))
     return MERGE_WMEAN;  /* no known weight: a plain mean */
@@ -197,12 +200,27 @@ static json_t *merge_real(json_t *a, json_t *v, enum merge_how how)
   return json_real(r);
 }
 
-/* Arrays: of objects, element by element (a member's scope_rules, the same
- * rules in the same order, add their counts); others must be equal. */
+/* Arrays that merge: of the same length, objects or equal values at each
+ * index (the members' scope_rules: the same rules in the same order). */
+static bool array_merges(json_t *a, json_t *v)
+{
+  if(json_array_size(a) != json_array_size(v))
+    return false;
+  size_t i;
+  json_t *x;
+  json_array_foreach(v, i, x) {
+    json_t *y = json_array_get(a, i);
+    if(!(json_is_object(x) && json_is_object(y)) && !json_equal(x, y))
+      return false;
+  }
+  return true;
+}
+
+/* Objects element by element (a rule's counts are added); others equal. */
 static int merge_array(struct merge *m, json_t *a, json_t *v, int depth, const char *where)
 {
   if(json_array_size(a) != json_array_size(v))
-    return json_equal(a, v) ? CLI_OK : clash(m, where, "has another length than");
+    return clash(m, where, "has another length than");
   size_t i;
   json_t *x;
   json_array_foreach(v, i, x) {
@@ -218,8 +236,7 @@ static int merge_array(struct merge *m, json_t *a, json_t *v, int depth, const c
   return CLI_OK;
 }
 
-/* Values that are neither numbers nor containers: equal, or (top level)
- * each member's own. */
+/* Values that do not add up: equal, or (top level) each member's own. */
 static int merge_other(struct merge *m, const char *key, json_t *a, json_t *v, int depth,
                        const char *where)
 {
@@ -250,8 +267,10 @@ static int merge_field(struct merge *m, json_t *acc, const char *key, json_t *v,
     return put(m, acc, key, merge_real(a, v, how));
   if(json_is_object(a) && json_is_object(v))
     return merge_obj(m, a, v, depth + 1, where);
-  if(json_is_array(a) && json_is_array(v))
+  if(json_is_array(a) && json_is_array(v) && (depth || array_merges(a, v)))
     return merge_array(m, a, v, depth, where);
+  if(json_is_array(a) && json_is_array(v))
+    return merge_other(m, key, a, v, depth, where);
   if(json_typeof(a) != json_typeof(v))
     return clash(m, where, "is of another type than");
   return merge_other(m, key, a, v, depth, where);

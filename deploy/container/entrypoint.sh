@@ -3,9 +3,6 @@
 # rest are its flags (settings may also come from the WPFS_LLFS_* or WPFS_HLFS_* variables).
 #   llfs | hlfs | wpfs-discover | wpfs | wpfs-url | wpfs-robots | healthcheck
 # The program replaces this shell (exec), so it is PID 1 and gets SIGTERM.
-# wpfs-discover with WPFS_RESUME=auto resumes the crawl in WPFS_OUT when it
-# holds a checkpoint, else starts it: a StatefulSet's restarted member
-# continues, a new one begins (deploy/k8s/discover.yaml).
 # WPFS_IMAGE_BINDIR (default /usr/local/bin) is where the programs are.
 set -eu
 bindir=${WPFS_IMAGE_BINDIR:-/usr/local/bin}
@@ -15,8 +12,7 @@ usage() {
 usage: wpfs-entrypoint PROGRAM [ARGS...]
   llfs          the fetcher (HTTP on 8081; llfs --help for every setting)
   hlfs          the gateway (HTTP on 8080; hlfs --help for every setting)
-  wpfs-discover the discovery crawler (wpfs-discover --help; WPFS_RESUME=auto:
-                resume when WPFS_OUT holds a checkpoint, else start)
+  wpfs-discover the discovery crawler (wpfs-discover --help)
   wpfs          the command-line client of the gateway (wpfs --help)
   wpfs-url      URL canonicalization tool
   wpfs-robots   robots.txt tool
@@ -31,14 +27,7 @@ fi
 prog=$1
 shift
 case $prog in
-  llfs | hlfs | wpfs | wpfs-url | wpfs-robots)
-    exec "$bindir/$prog" "$@" ;;
-  wpfs-discover)
-    if [ "${WPFS_RESUME:-}" = auto ]; then
-      WPFS_RESUME=false
-      [ -n "${WPFS_OUT:-}" ] && [ -f "$WPFS_OUT/checkpoint" ] && WPFS_RESUME=true
-      export WPFS_RESUME
-    fi
+  llfs | hlfs | wpfs-discover | wpfs | wpfs-url | wpfs-robots)
     exec "$bindir/$prog" "$@" ;;
   healthcheck)
     exec "$bindir/wpfs-healthcheck" "$@" ;;

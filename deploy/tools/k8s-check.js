@@ -625,8 +625,7 @@ function main() {
   }
   const service = (name) => find('Service', name);
   const effective = new Map();
-  /* wpfs-discover: its settings (with WPFS_RESUME=auto as the entrypoint
-   * resolves it for a fresh volume) against its option table. */
+  /* wpfs-discover: its settings against its option table. */
   const discoverEnv = new Map();
   const discoverSettings = x => {
     const { w, c, p } = x;
@@ -642,7 +641,6 @@ function main() {
       R.problem(`${f ? at(f.d, f.p, '') : at(w.d, p, '')}: ${name} is not an option of ${DISCOVER}${lib.suggest(name, [...opt.keys()])}`);
     }
     const known = Object.fromEntries(Object.entries(env).filter(([k]) => opt.has(k)));
-    if (known.WPFS_RESUME === 'auto') known.WPFS_RESUME = 'false';
     const pc = lib.printConfig(path.join(BIN, DISCOVER), known, (c.args || []).slice(1));
     if (pc.error) R.problem(`${at(w.d, p, '')}: ${DISCOVER} refuses these settings: ${pc.error}`);
   };
@@ -951,7 +949,7 @@ function main() {
     const hit = workloads.filter(x => svc.obj.spec.selector && selects({ matchLabels: svc.obj.spec.selector }, x.labels));
     return { svc, port: Number(m[2]), w: hit.length === 1 ? hit[0] : null, hasPort: (svc.obj.spec.ports || []).some(q => q.port === Number(m[2])) };
   };
-  R.check('discover: one crawl over a StatefulSet (members by pod name, --out on each pod\'s claim, Parallel, rolling, a budget of one, a grace period for the checkpoint)', () => {
+  R.check('discover: one crawl over a StatefulSet (members by pod name, --out on each pod\'s claim, Parallel, rolling, no --resume, a budget of one, a grace period for the checkpoint)', () => {
     const xs = wpfsContainers.filter(x => x.prog === DISCOVER);
     if (!xs.length) { R.problem(`no container runs ${DISCOVER}`); return; }
     for (const x of xs) {
@@ -970,7 +968,7 @@ function main() {
       if (!out) R.problem(at(w.d, p, 'WPFS_OUT is not set'));
       else if (!mount || !claims.includes(mount.name)) R.problem(at(w.d, p.concat('volumeMounts'), `WPFS_OUT ${out} is not the mount of a volumeClaimTemplate (the member's WARC files and checkpoint would die with the pod)`));
       if (!/^[A-Za-z0-9._-]{1,128}$/.test(env.WPFS_CRAWL || '')) R.problem(at(w.d, p, `WPFS_CRAWL "${env.WPFS_CRAWL || ''}": want the crawl's name (letters, digits, . _ -)`));
-      if (env.WPFS_RESUME !== 'auto') R.problem(at(w.d, p, `WPFS_RESUME "${env.WPFS_RESUME || ''}": want auto (a restarted member resumes from its volume, a new one starts)`));
+      if (env.WPFS_RESUME !== undefined && !/^(false|0|no|off)$/i.test(env.WPFS_RESUME)) R.problem(at(w.d, p, `WPFS_RESUME "${env.WPFS_RESUME}": a member of a crawl on several processes does not --resume (a restarted member takes partitions over from their snapshots; wpfs-discover refuses --resume with --crawl)`));
       const tok = (c.env || []).find(e => e.name === 'WPFS_TOKEN');
       if (!tok || !tok.valueFrom || !tok.valueFrom.secretKeyRef) R.problem(at(w.d, p, 'WPFS_TOKEN must come from a Secret (secretKeyRef)'));
       const gw = serviceAt(env.WPFS_GATEWAY, 'http');

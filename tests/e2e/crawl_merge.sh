@@ -78,6 +78,13 @@ is "$(jq '.seen_mem_bytes_per_url * 100 | round' "$M")" "$want" \
 ok "...which is not the plain sum" test "$(jq '.seen_mem_bytes_per_url * 100 | round' "$M")" \
   != "$(jq -s 'map(.seen_mem_bytes_per_url) | add * 100 | round' "$A" "$B")"
 
+# A member's coordination counters (part_*): counts summed, the live
+# members each saw and a maximum (*_max*) not.
+jq -c '.part_live = 2 | .part_held = 400 | .part_held_max_seen = 5 | .part_claimed = 10' "$A" >"$T_DIR/pa.json"
+jq -c '.part_live = 2 | .part_held = 624 | .part_held_max_seen = 9 | .part_claimed = 7' "$B" >"$T_DIR/pb.json"
+is "$(rc "$W" crawl-merge "$T_DIR/pa.json" "$T_DIR/pb.json")/$(jq -c '[.part_held, .part_claimed, .part_live, .part_held_max_seen]' "$T_DIR/out")" \
+  "0/[1024,17,2,9]" "part_held and part_claimed summed, part_live and part_held_max_seen the largest"
+
 # Members: the count and each one's own paths.
 is "$(jq .members "$M")" 2 "members: 2"
 is "$(jq -c '[.member_list[].summary]' "$M")" "[\"$A\",\"$B\"]" "member_list names each summary file"

@@ -89,7 +89,7 @@ mutant "members restarted by hand only (OnDelete)" "discover" discover.yaml '/^ 
 mutant "no time for the checkpoint" "discover" discover.yaml 's/terminationGracePeriodSeconds: 120/terminationGracePeriodSeconds: 10/'
 mutant "a budget that selects no member" "selectors" discover.yaml '/^kind: PodDisruptionBudget$/,$ s/component: discover$/component: discovery/'
 mutant "a budget of two members" "discover" discover.yaml 's/^  maxUnavailable: 1$/  maxUnavailable: 2/'
-mutant "a restarted member that does not resume" "discover" config/discover.env 's/^WPFS_RESUME=auto$/WPFS_RESUME=false/'
+mutant "a member told to --resume" "discover" config/discover.env '$a WPFS_RESUME=true'
 mutant "the crawl coordinated in the gateway's state Redis" "discover" config/discover.env 's|^WPFS_COORD_REDIS=.*|WPFS_COORD_REDIS=redis://wpfs-redis:6379|'
 mutant "a gateway that is not the gateway" "discover" config/discover.env 's|^WPFS_GATEWAY=.*|WPFS_GATEWAY=http://wpfs-llfs:8081|'
 mutant "an unknown crawler setting" "settings" config/discover.env 's/^WPFS_SCOPE=/WPFS_SCOPES=/'
