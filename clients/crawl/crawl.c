@@ -122,6 +122,7 @@ static crawl_err crawl_modules(struct crawl *c)
     e = crawllog_open(c->log_path, &c->out.log);
   fpset_init(&c->replayed, 64u << 20);
   fpset_init(&c->sitemaps, 8u << 20);
+  hostconns_init(&c->conns, HOSTCONNS_MAX_BYTES);
   return e;
 }
 
@@ -182,6 +183,7 @@ void crawl_close(struct crawl **cp)
   crawllog_close(&c->out.log);
   fpset_free(&c->replayed);
   fpset_free(&c->sitemaps);
+  hostconns_free(&c->conns);
   mem_free(c->dir);
   mem_free(c->warc_dir);
   mem_free(c->seen_dir);
@@ -388,6 +390,7 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
   crawl_poll(c);
   if(c->err)
     return c->err;
+  hostconns_note(&c->conns, r->url, r->site_connections);  /* a count, even redelivered */
   if(!frontier_depth(c->fr, fp, &depth)) {
     c->st.redelivered++;  /* finished before: results come at least once */
     return CRAWL_OK;
@@ -611,6 +614,8 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_counters(c, out);
   if(!e)
     e = summary_frontier(&s, out);
+  if(!e)
+    e = hostconns_json(&c->conns, out);
   if(!e)
     e = summary_scorer(c, &s, out);
   if(!e)

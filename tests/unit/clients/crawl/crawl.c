@@ -289,7 +289,7 @@ static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct
   struct warc_header h[2] = { { "Content-Type", a.ctype }, { "Location", a.location } };
   struct crawl_result r = { it->url, a.outcome, a.status, h, a.location[0] ? 2 : 1,
                             a.body.data, a.body.len, false, a.location[0] ? a.location : NULL,
-                            1700000000000ull, 3, NULL, 0, a.robots, 0 };
+                            1700000000000ull, 3, NULL, 0, a.robots, 0, 0 };
   crawl_err e = crawl_result(c, &r);
   buf_free(&a.body);
   return e;
@@ -812,7 +812,7 @@ static crawl_err deliver_down(struct crawl *c, const struct frontier_item *it, s
   if(strncmp(it->url, "http://s2.test/", 15) || st.robots_rounds >= down_rounds)
     return deliver(c, it, f);
   struct crawl_result r = { it->url, "robots_unavailable", 0, NULL, 0, NULL, 0, false, NULL,
-                            1700000000000ull, 3, "robots_5xx", 503, 0, 0 };
+                            1700000000000ull, 3, "robots_5xx", 503, 0, 0, 0 };
   return crawl_result(c, &r);
 }
 
@@ -921,7 +921,7 @@ static void test_robots_gives_up(void **state)
   size_t n = crawl_take(c, 16, it);
   assert_int_equal(n, 3);
   struct crawl_result nx = { "http://s1.test/p/3.html", "robots_unavailable", 0, NULL, 0, NULL,
-                             0, false, NULL, 1700000000000ull, 3, "dns_nxdomain", 0, 0, 0 };
+                             0, false, NULL, 1700000000000ull, 3, "dns_nxdomain", 0, 0, 0, 0 };
   for(size_t i = 0; i < n; i++)
     if(!strncmp(it[i].url, "http://s1.test/", 15))
       assert_int_equal(crawl_result(c, &nx), CRAWL_OK);
@@ -975,7 +975,7 @@ static void test_record_too_large(void **state)
   struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
   const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0, 0, 0 };
+                            1700000000000ull, 3, NULL, 0, 0, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   mem_free(v);
   run(c, &f, 0, 0);  /* the rest of the crawl goes on */
@@ -1011,7 +1011,7 @@ static void test_transport_charset(void **state)
   struct warc_header h[1] = { { "Content-Type", "text/html; charset=windows-1251" } };
   const char *body = "<p>\xcf\xf0\xe8\xe2\xe5\xf2</p><a href=\"/\xcf\xf0.html\">x</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 1, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0, 0, 0 };
+                            1700000000000ull, 3, NULL, 0, 0, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   size_t n = 0;
   for(int tries = 0; n == 0 && tries < 100; tries++)
