@@ -596,6 +596,12 @@ void crawl_where(const struct crawl *c, char *out, size_t n)
                    (unsigned long long)c->warc_records, c->warc_files,
                    c->warc_dir ? c->warc_dir : "-", c->log_path ? c->log_path : "-");
   size_t at = w > 0 && (size_t)w < n ? (size_t)w : n;
+  if(c->conns.map.count && at + 1 < n) {
+    w = snprintf(out + at, n - at, "; %llu connections opened to %zu hosts (at most %llu to one)",
+                 (unsigned long long)c->conns.opened, c->conns.map.count,
+                 (unsigned long long)c->conns.max);
+    at += w > 0 && (size_t)w < n - at ? (size_t)w : n - at;
+  }
   if(c->st.causes.total && at + 1 < n) {
     w = snprintf(out + at, n - at, "; %llu without a page: ",
                  (unsigned long long)c->st.causes.total);
