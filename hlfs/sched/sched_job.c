@@ -411,7 +411,6 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
     f[n++] = "nc";
     f[n++] = o->new_connection ? "1" : "0";
   }
-  d->conns = o->new_connection;
   if(o->robots_retry_at) {  /* a client's own retry waits for the gateway's */
     snprintf(rra, sizeof rra, "%llu", (unsigned long long)o->robots_retry_at);
     f[n++] = "rra";
@@ -421,6 +420,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->nfields = n;
   d->stored = o->stored;
   d->age_ms = o->age_ms;
+  d->conns = o->new_connection;
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
   char attempt[STATE_CAUSE_MAX + 32];

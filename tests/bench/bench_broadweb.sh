@@ -124,6 +124,15 @@ tail -1 "$T_DIR/wpfs.json" | jq -r '.connections // {} | "\(.hosts // 0) \(.open
   awk -v nh="$(cut -d' ' -f4 <<<"$w_seen")" -v nc="$(cut -d' ' -f5 <<<"$w_seen")" '{
     printf "   %-14s summary: %d connections opened to %d hosts (%.2f per host, at most %d to one, %d hosts over one); nginx: %d to %d hosts (%.2f per host)\n",
       "", $2, $1, $1 ? $2 / $1 : 0, $3, $4, nc, nh, nh ? nc / nh : 0 }'
+# ...and per host: GET /v1/sites against the connections nginx saw of it.
+awk '{ c[$1 " " $4] = 1 } END { for (k in c) { split(k, a, " "); n[a[1]]++ } for (h in n) print h, n[h] }' \
+  "$BW_LOG" | sort >"$T_DIR/nginx-conns"
+while read -r h n; do
+  echo "$h $n $(GW_TOKEN=$TOKEN gw GET "/v1/sites/$h" | jq -r '.connections_opened // 0')"
+done <"$T_DIR/nginx-conns" >"$T_DIR/conns-cmp"
+awk '$2 != $3 { d++; if (d <= 5) ex = ex sprintf(" %s (nginx %d, gateway %d)", $1, $2, $3) }
+  END { printf "   %-14s GET /v1/sites against nginx, per host: %d of %d differ%s\n", "", d, NR, ex }' \
+  "$T_DIR/conns-cmp"
 w_pages=$(wc -l <"$BW_LOG")
 echo "   CPU per request (ms), wpfs run ($w_pages requests):"
 for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID nginx:$NGINX_PID; do
