@@ -100,14 +100,14 @@ static void res_field(json_t *o, const struct state_result *r, const char *f, co
   json_object_set_new(o, k, num ? json_integer(strtoll(v, NULL, 10)) : json_string(v));
 }
 
-/* Whether the fetch opened a connection to the site, and the site's count
- * after it: only for a fetch that contacted the site. */
+/* Whether the fetch opened a connection to the site (only for a fetch
+ * that contacted it), and the site's count after it (whenever it has one:
+ * a request robots.txt answered counts the robots.txt fetch's). */
 static void res_conns(json_t *o, const struct state_result *r)
 {
   const char *nc = state_result_field(r, "nc");
-  if(!nc)
-    return;
-  json_object_set_new(o, "new_connection", json_boolean(!strcmp(nc, "1")));
+  if(nc)
+    json_object_set_new(o, "new_connection", json_boolean(!strcmp(nc, "1")));
   res_field(o, r, "sn", "site_connections", true);
 }
 

@@ -5,7 +5,8 @@
 # then every page on the same connection. A site that closes every
 # connection (Connection: close on robots.txt and each page) costs one
 # per request. GET /v1/sites/{site} says connections_opened, each result
-# new_connection and site_connections, /metrics
+# new_connection and site_connections (a request robots.txt refuses, the
+# count alone), /metrics
 # hlfs_connections_opened_total, and the crawl summary connections:
 # {hosts, opened, max_per_host, hosts_over_one}.
 # timeout: 120
@@ -15,6 +16,7 @@ PAGES=6
 CLOSER=127.20.0.1   # closes every connection; its robots.txt redirects twice
 POINTER=127.20.0.2  # robots.txt redirects to HOPPER's
 HOPPER=127.20.0.3
+DENIER=127.20.0.4   # robots.txt disallows everything: no page fetched
 TOKEN=conn-token
 CLOSE='"header": "Connection: close"'
 page() { echo "{ \"kind\": \"body\", \"ctype\": \"text/html\", $CLOSE, \"body\": \"$1\" }"; }
@@ -27,6 +29,7 @@ cat >"$T_DIR/sites.json" <<EOF
 EOF
 start_testweb --sites "$T_DIR/sites.json"
 tw_add_site "{ \"address\": \"$HOPPER\", \"pages\": 0 }" >/dev/null
+tw_add_site "{ \"address\": \"$DENIER\", \"pages\": 3, \"robots\": { \"disallow\": \"/\" } }" >/dev/null
 tw_add_site "{ \"address\": \"$POINTER\", \"pages\": 0,
   \"robots\": { \"n\": 1, \"to\": \"http://$HOPPER:$TESTWEB_PORT/robots.txt\" },
   \"paths\": { \"/\": { \"kind\": \"body\", \"ctype\": \"text/html\", \"body\": \"<p>home</p>\" } } }" \
@@ -39,6 +42,7 @@ start_hlfs a --token "$TOKEN" --min-delay-ms 0 --delay-factor 0 --log-level warn
 for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
 echo "http://$CLOSER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
 echo "http://$POINTER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
+echo "http://$DENIER:$TESTWEB_PORT/" >>"$T_DIR/seeds"
 WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$T_DIR/out" --scope host --log-level info >"$T_DIR/summary" 2>"$T_DIR/discover.log"
 is "$?" 0 "wpfs-discover crawls the sites"
@@ -68,9 +72,14 @@ for h in "$POINTER" "$HOPPER"; do
   is "$(site_conns "$h")" 1 "...and GET /v1/sites/$h counts it"
 done
 total=$((total + 2))
+# robots.txt alone: its pages are robots_disallowed, the host counted all the same
+is "$(tw_site_field "$DENIER" .request_count)" 1 "$DENIER: robots.txt only"
+is "$(site_conns "$DENIER")" 1 "...and GET /v1/sites/$DENIER counts its connection"
+total=$((total + 1))
 
 # The crawl summary: the largest count each host's results gave.
-is "$(sum hosts)" $((SITES + 2)) "summary: connections.hosts, every site crawled"
+is "$(sum hosts)" $((SITES + 3)) \
+  "summary: connections.hosts, every site crawled (one robots.txt disallowed whole)"
 is "$(sum opened)" $((total - 1)) \
   "summary: connections.opened, the crawled sites' counts summed ($((total - 1)))"
 is "$(sum max_per_host)" "$creq" "summary: connections.max_per_host, the closing site's"
@@ -92,5 +101,9 @@ is "$(fetch "http://site0.test:$TESTWEB_PORT/")" \
   '{"new_connection":false,"site_connections":1}' \
   "a fetch from a kept-alive site reuses its connection"
 is "$(tw_conns site0.test)" 1 "...testweb agrees"
+is "$(gw POST /v1/fetch "{\"url\": \"http://$DENIER:$TESTWEB_PORT/p/1.html\", \"wait_ms\": 20000}" |
+      jq -c '{outcome, new_connection, site_connections}')" \
+  '{"outcome":"robots_disallowed","new_connection":null,"site_connections":1}' \
+  "a request robots.txt refuses: no fetch, the site's count all the same"
 is "$(gw GET /v1/sites/none.test | jq -c .connections_opened)" 0 "a site never seen: 0"
 done_testing

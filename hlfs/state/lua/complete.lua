@@ -18,7 +18,7 @@
 --         a request's own, in ra:, wins), lost_max, this attempt
 --         ("outcome,status,ms": lib.lua's retry records), then result
 --         field/value pairs for the stream entry (to which it adds 'sn',
---         the site's connections count after the fetch, when contacted)
+--         the site's connections count after the fetch, when it has one)
 -- Returns { 1, next_at, now, stream_entry_id (false when not published),
 -- waiters served, waiters requeued } or { 0 } when the lease was lost
 -- (expired and reaped: the request belongs to another claim now, and
@@ -51,7 +51,7 @@ local fields = {}
 for j = 19, #ARGV do fields[#fields + 1] = ARGV[j] end
 local al = ra_final(c, sc, rec, rec and entry, now, retry == 'l' and '0' or '1')
 if al then fields[#fields + 1] = 'al'; fields[#fields + 1] = al end
-if ct > 0 then fields[#fields + 1] = 'sn'; fields[#fields + 1] = I(cn) end
+if ct > 0 or cn > 0 then fields[#fields + 1] = 'sn'; fields[#fields + 1] = I(cn) end
 local url = url_of(site, m)
 local id = publish_own(c, sc, url, fields, ARGV[11], ARGV[14] == 'h', ARGV[14] ~= 'p')
 local served, back = serve_waiters(site, m, url, rid(sc), fields, tonumber(ARGV[13]), ARGV[11])
