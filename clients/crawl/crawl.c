@@ -3,6 +3,7 @@
 #include "clients/crawl/crawl_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <stdio.h>
@@ -590,25 +591,37 @@ static cm_err summary_paths(const struct crawl *c, struct buf *b)
   return e;
 }
 
+/* snprintf at out + *at, moving *at along (up to n: the text cut there). */
+static void where_add(char *out, size_t n, size_t *at, const char *fmt, ...)
+{
+  va_list ap;
+  if(*at + 1 >= n)
+    return;
+  va_start(ap, fmt);
+  int w = vsnprintf(out + *at, n - *at, fmt, ap);
+  va_end(ap);
+  *at += w > 0 && (size_t)w < n - *at ? (size_t)w : n - *at;
+}
+
 void crawl_where(const struct crawl *c, char *out, size_t n)
 {
-  int w = snprintf(out, n, "%llu pages in %u WARC file(s) in %s; crawl log %s",
-                   (unsigned long long)c->warc_records, c->warc_files,
-                   c->warc_dir ? c->warc_dir : "-", c->log_path ? c->log_path : "-");
-  size_t at = w > 0 && (size_t)w < n ? (size_t)w : n;
-  if(c->conns.map.count && at + 1 < n) {
-    w = snprintf(out + at, n - at, "; %llu connections opened to %zu hosts (at most %llu to one)",
-                 (unsigned long long)c->conns.opened, c->conns.map.count,
-                 (unsigned long long)c->conns.max);
-    at += w > 0 && (size_t)w < n - at ? (size_t)w : n - at;
-  }
-  if(c->st.causes.total && at + 1 < n) {
-    w = snprintf(out + at, n - at, "; %llu without a page: ",
-                 (unsigned long long)c->st.causes.total);
-    at += w > 0 && (size_t)w < n - at ? (size_t)w : n - at;
-    if(at + 1 < n)
+  size_t at = 0;
+  if(n)
+    out[0] = '\0';
+  where_add(out, n, &at, "%llu pages in %u WARC file(s) in %s; crawl log %s",
+            (unsigned long long)c->warc_records, c->warc_files,
+            c->warc_dir ? c->warc_dir : "-", c->log_path ? c->log_path : "-");
+  if(c->st.causes.total) {
+    where_add(out, n, &at, "; %llu without a page: ", (unsigned long long)c->st.causes.total);
+    if(at + 1 < n) {
       tally_text(&c->st.causes, out + at, n - at);
+      at += strlen(out + at);
+    }
   }
+  if(c->conns.map.count)
+    where_add(out, n, &at, "; %llu connections opened to %zu host%s (at most %llu to one)",
+              (unsigned long long)c->conns.opened, c->conns.map.count,
+              c->conns.map.count == 1 ? "" : "s", (unsigned long long)c->conns.max);
 }
 
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)

@@ -106,4 +106,12 @@ is "$(gw POST /v1/fetch "{\"url\": \"http://$DENIER:$TESTWEB_PORT/p/1.html\", \"
   '{"outcome":"robots_disallowed","new_connection":null,"site_connections":1}' \
   "a request robots.txt refuses: no fetch, the site's count all the same"
 is "$(gw GET /v1/sites/none.test | jq -c .connections_opened)" 0 "a site never seen: 0"
+# On a terminal, the last line says them too: a crawl of the closing site
+# again (its results carry the site's count, fetched or not).
+echo "http://$CLOSER:$TESTWEB_PORT/" >"$T_DIR/seeds2"
+WPFS_TOKEN=$TOKEN script -qec "'$WPFS_BIN/wpfs-discover' --gateway '$HLFS_URL' --log-level off \
+  --seeds '$T_DIR/seeds2' --out '$T_DIR/out2' >/dev/null" /dev/null >"$T_DIR/tty" 2>&1
+n=$(site_conns "$CLOSER")
+ok "on a terminal, the last line says the connections ($n)" grep -q \
+  "; $n connections opened to 1 host (at most $n to one)" "$T_DIR/tty"
 done_testing
