@@ -49,6 +49,8 @@ struct gw_result {
   unsigned            robots_tags;    /* ROBOTS_TAG_* the gateway read in X-Robots-Tag */
   uint64_t            robots_unavailable_after; /* ms since the epoch, 0: none */
   uint64_t            fetched_at, response_ms;
+  uint64_t            site_connections; /* the site's connections after the fetch
+                                         * (the gateway's count), 0: not said */
   struct warc_header *headers;        /* names and values owned here */
   size_t              nheaders;
   unsigned char      *body;           /* the page's bytes, NUL-terminated */

@@ -70,6 +70,8 @@ struct sched_job_info {
 struct sched_outcome {
   bool        contacted;      /* a request reached (or may have reached) the site */
   bool        transport_err;  /* no HTTP response: connect, TLS, reset, timeout */
+  bool        new_connection; /* contacted over a connection the fetch opened (the
+                                 fetcher reused none): counted per site */
   int         http_status;
   uint32_t    response_ms;    /* request start to last byte */
   const char *retry_after;    /* header values, or NULL */

@@ -351,6 +351,7 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
   char due[48];
   sj_credit(j, d, sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay), due, sizeof due);
   sj_robots_outlast(&rec, &d->delay);
+  d->conns = sched_hop_own_conns(j);
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
@@ -378,7 +379,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
 {
   const struct sched_outcome *o = &j->out;
   char hs[16], ms[16], bytes[24], cs[16], rra[24];
-  const char *f[18];
+  const char *f[20];
   size_t n = 0;
   snprintf(hs, sizeof hs, "%d", o->http_status);
   snprintf(ms, sizeof ms, "%u", o->response_ms);
@@ -406,6 +407,10 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
     f[n++] = "cs";
     f[n++] = cs;
   }
+  if(o->contacted) {  /* lua_complete adds the site's count ('sn') */
+    f[n++] = "nc";
+    f[n++] = o->new_connection ? "1" : "0";
+  }
   if(o->robots_retry_at) {  /* a client's own retry waits for the gateway's */
     snprintf(rra, sizeof rra, "%llu", (unsigned long long)o->robots_retry_at);
     f[n++] = "rra";
@@ -415,6 +420,7 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
   d->nfields = n;
   d->stored = o->stored;
   d->age_ms = o->age_ms;
+  d->conns = o->new_connection;
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
   char attempt[STATE_CAUSE_MAX + 32];
