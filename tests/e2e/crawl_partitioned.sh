@@ -1,0 +1,100 @@
+#!/bin/bash
+# timeout: 900
+# A crawl on several processes (docs/crawler.md, "A crawl on several
+# processes"): wpfs-discover members of one --crawl, coordinated through a
+# Redis of their own, crawl one generated testweb world (dnsmasq names,
+# one gateway: redis, llfs, hlfs).
+#   1. Three members together: the crawl ends in each, the union of their
+#      crawl logs is the URL set a single process crawls of the same
+#      world, no URL in two logs, each member crawled a part, and testweb
+#      saw every page requested once.
+#   2. Another crawl of the world: three members, one SIGKILLed mid-crawl
+#      (never restarted), a fourth joining after that: the killed
+#      member's partitions are taken by the others (lapsed leases), the
+#      union is still the whole set, the URLs in two logs are no more than
+#      the members' refetch bound (what the killed one held since its last
+#      snapshot), and the late member took a share and crawled pages.
+# PART_SITES x PART_PAGES size the world (the development size is 100 x
+# 100; docs/crawler.md has the measurements at 100,000 pages).
+. "$WPFS_ROOT/tests/lib.sh"
+export LC_ALL=C
+SITES=${PART_SITES:-100}
+PAGES=${PART_PAGES:-100}
+LEASE=3000
+command -v jq >/dev/null || bail "jq is not installed"
+
+cat >"$T_DIR/sites.json" <<EOJ
+{ "generate": "sites=$SITES,pages=$PAGES,links=8,cross=0.3,dups=0,traps=0,seed=7" }
+EOJ
+start_testweb --sites "$T_DIR/sites.json"
+start_dnsmasq "$SITES"
+start_redis
+COORD_PORT=$REDIS_PORT
+start_redis
+start_llfs --log-level warn
+# Each member is a client of its own at the gateway (its own token): the
+# gateway gives a client's results to whoever reads them.
+{ echo '{"clients": ['
+  for m in single a1 a2 a3 b1 b2 b3 b4; do echo "{\"name\": \"$m\", \"token\": \"token-$m\"},"; done |
+    sed '$ s/,$//'
+  echo ']}'; } >"$T_DIR/clients.json"
+start_hlfs a --tokens-file "$T_DIR/clients.json" --min-delay-ms 0 --delay-factor 0 --log-level warn
+for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; done >"$T_DIR/seeds"
+COORD="redis://127.0.0.1:$COORD_PORT"
+
+# member CRAWL ID [ARGS]: one member in the background, its output in
+# $T_DIR/ID/; sets MPID.
+member() {
+  local crawl=$1 id=$2; shift 2
+  mkdir -p "$T_DIR/$id"
+  WPFS_TOKEN=token-$id "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
+    --out "$T_DIR/$id/out" --scope any --checkpoint-ms 1000 --log-level info \
+    --crawl "$crawl" --coord-redis "$COORD" --member "$id" --lease-ms "$LEASE" "$@" \
+    >"$T_DIR/$id/summary" 2>"$T_DIR/$id.log" &
+  MPID=$!
+}
+sum() { tail -1 "$T_DIR/$1/summary" | jq -r ".$2"; }
+urls() { for id in "$@"; do jq -r .url "$T_DIR/$id/out/crawl.jsonl"; done; }
+pages_now() {  # crawl log lines so far, all members of the list
+  local n=0 id
+  for id in "$@"; do n=$((n + $(wc -l <"$T_DIR/$id/out/crawl.jsonl" 2>/dev/null || echo 0))); done
+  echo "$n"
+}
+
+# ---- 1. three members -----------------------------------------------------------
+redis-cli -p "$COORD_PORT" CONFIG RESETSTAT >/dev/null
+t0=$(date +%s%3N)
+pids=()
+for m in a1 a2 a3; do member A "$m"; pids+=("$MPID"); done
+for i in 0 1 2; do
+  wait "${pids[$i]}"
+  is "$?" 0 "member a$((i + 1)) ends with the crawl (exit 0)"
+done
+ms=$(( $(date +%s%3N) - t0 ))
+cmds=$(redis-cli -p "$COORD_PORT" INFO commandstats | awk -F'[:=,]' '/^cmdstat_/ { n += $3 } END { print n + 0 }')
+urls a1 a2 a3 | sort >"$T_DIR/a.urls"
+total=$(wc -l <"$T_DIR/a.urls")
+is "$(uniq -d "$T_DIR/a.urls" | wc -l)" 0 "no URL in two members' crawl logs ($total URLs)"
+for m in a1 a2 a3; do
+  cmp_ge "$(sum "$m" pages)" 1 "member $m crawled pages ($(sum "$m" pages), partitions claimed $(sum "$m" part_claimed), released $(sum "$m" part_released))"
+done
+cpu=""
+echo "# 3 members: $total URLs in $ms ms; coordination Redis: $cmds commands, $((cmds * 100 / (total > 0 ? total : 1))) per 100 URLs"
+echo "# links sent to other members: $(( $(sum a1 part_links_sent) + $(sum a2 part_links_sent) + $(sum a3 part_links_sent) ))"
+paths() { tw_site_json "$1" "requests=1000000" | jq -r '.requests[] | select(.method == "GET") | .path'; }
+twice=0
+for i in $(seq 0 $((SITES - 1))); do
+  twice=$((twice + $(paths "site$i.test" | sort | uniq -d | wc -l)))
+done
+is "$twice" 0 "testweb saw no page requested twice"
+
+# The same world by one process.
+WPFS_TOKEN=token-single "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
+  --out "$T_DIR/single" --scope any --log-level warn >"$T_DIR/single.summary" 2>"$T_DIR/single.log"
+is "$?" 0 "a single process crawls the same world"
+jq -r .url "$T_DIR/single/crawl.jsonl" | sort >"$T_DIR/single.urls"
+is "$(comm -3 "$T_DIR/single.urls" "$T_DIR/a.urls" | tee "$T_DIR/a.diff" | wc -l)" 0 \
+  "the members' union is the single process's URL set ($(wc -l <"$T_DIR/single.urls"))"
+head -5 "$T_DIR/a.diff" | sed 's/^/#   /'
+
+done_testing
