@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "clients/part/partmap.h"
@@ -374,8 +375,13 @@ void part_summary(const struct part *p, struct buf *out)
 #define X(f) buf_addf(out, ",\"part_" #f "\":%llu", (unsigned long long)st.f);
   PART_COUNTERS(X)
 #undef X
-  buf_addf(out, ",\"part_held\":%u,\"part_live\":%u,\"part_redis_commands\":%llu", st.held,
-           st.live, (unsigned long long)(p->k ? coord_commands(p->k) : 0));
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);  /* the loop and the disk thread */
+  unsigned long long cpu = (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+                           (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+  buf_addf(out, ",\"part_held\":%u,\"part_live\":%u,\"part_redis_commands\":%llu,"
+                "\"part_cpu_ms\":%llu", st.held, st.live,
+           (unsigned long long)(p->k ? coord_commands(p->k) : 0), cpu);
 }
 
 static void part_leave(struct part *p, bool give_back)

@@ -72,6 +72,7 @@ bool part_rebalance(struct part *p, bool claim)
   p->st.share = (unsigned)reply_long(r->element[1]);
   const redisReply *h = r->element[2];
   unsigned char *now = mem_calloc(p->n, 1);
+  uint64_t lapsed = p->st.claimed_lapsed, claimed = p->st.claimed;
   for(size_t i = 0; now && i + 2 < h->elements; i += 3) {
     long pi = reply_long(h->element[i]);
     if(pi < 0 || (unsigned long)pi >= p->n)
@@ -93,6 +94,11 @@ bool part_rebalance(struct part *p, bool claim)
       part_lost(p, i);
   mem_free(now);
   freeReplyObject(r);
+  if(p->st.claimed != claimed)
+    LOG(LOG_INFO, "crawl %s: took %llu partitions (%llu from members whose lease had lapsed); "
+        "%u live members, share %u, holding %u", p->crawl,
+        (unsigned long long)(p->st.claimed - claimed),
+        (unsigned long long)(p->st.claimed_lapsed - lapsed), p->st.live, p->st.share, p->st.held);
   return true;
 }
 

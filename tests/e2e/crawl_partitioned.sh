@@ -78,8 +78,8 @@ is "$(uniq -d "$T_DIR/a.urls" | wc -l)" 0 "no URL in two members' crawl logs ($t
 for m in a1 a2 a3; do
   cmp_ge "$(sum "$m" pages)" 1 "member $m crawled pages ($(sum "$m" pages), partitions claimed $(sum "$m" part_claimed), released $(sum "$m" part_released))"
 done
-cpu=""
-echo "# 3 members: $total URLs in $ms ms; coordination Redis: $cmds commands, $((cmds * 100 / (total > 0 ? total : 1))) per 100 URLs"
+echo "# 3 members: $total URLs in $ms ms; CPU per member $(sum a1 part_cpu_ms), $(sum a2 part_cpu_ms), $(sum a3 part_cpu_ms) ms"
+echo "# coordination Redis: $cmds commands (INFO commandstats), $((cmds * 100 / (total > 0 ? total : 1))) per 100 URLs; sent by the members $(( $(sum a1 part_redis_commands) + $(sum a2 part_redis_commands) + $(sum a3 part_redis_commands) ))"
 echo "# links sent to other members: $(( $(sum a1 part_links_sent) + $(sum a2 part_links_sent) + $(sum a3 part_links_sent) ))"
 paths() { tw_site_json "$1" "requests=1000000" | jq -r '.requests[] | select(.method == "GET") | .path'; }
 twice=0
@@ -89,12 +89,55 @@ done
 is "$twice" 0 "testweb saw no page requested twice"
 
 # The same world by one process.
+t0=$(date +%s%3N)
 WPFS_TOKEN=token-single "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$T_DIR/single" --scope any --log-level warn >"$T_DIR/single.summary" 2>"$T_DIR/single.log"
 is "$?" 0 "a single process crawls the same world"
+echo "# one process: $(( $(date +%s%3N) - t0 )) ms (pages from the gateway's cache)"
 jq -r .url "$T_DIR/single/crawl.jsonl" | sort >"$T_DIR/single.urls"
 is "$(comm -3 "$T_DIR/single.urls" "$T_DIR/a.urls" | tee "$T_DIR/a.diff" | wc -l)" 0 \
   "the members' union is the single process's URL set ($(wc -l <"$T_DIR/single.urls"))"
 head -5 "$T_DIR/a.diff" | sed 's/^/#   /'
+
+# ---- 2. a member killed, another joining -------------------------------------------
+# --max-age-s 0: fetched again, not the gateway's copies of part 1 (a
+# crawl long enough to be caught in the middle).
+pids=()
+for m in b1 b2 b3; do member B "$m" --max-age-s 0; pids+=("$MPID"); done
+killed=${pids[1]}
+for _ in $(seq 600); do
+  [ "$(pages_now b1 b2 b3)" -ge $((total / 4)) ] && break
+  sleep 0.1
+done
+kill -9 "$killed"
+tk=$(date +%s%3N)
+at_kill=$(pages_now b1 b2 b3)
+wait "$killed" 2>/dev/null
+echo "# b2 killed (SIGKILL)"
+member B b4 --max-age-s 0
+pids[1]=$MPID
+names=(b1 b4 b3)
+for i in 0 1 2; do
+  wait "${pids[$i]}"
+  is "$?" 0 "member ${names[$i]} ends with the crawl after the kill (exit 0)"
+done
+echo "# killed b2 at $at_kill URLs crawled (b2: $(pages_now b2))"
+urls b1 b2 b3 b4 | sort >"$T_DIR/b.urls"
+sort -u "$T_DIR/b.urls" | comm -3 "$T_DIR/single.urls" - >"$T_DIR/b.diff"
+is "$(wc -l <"$T_DIR/b.diff")" 0 "after the kill, the union is still the whole URL set"
+head -5 "$T_DIR/b.diff" | sed 's/^/#   /'
+twice=$(uniq -d "$T_DIR/b.urls" | wc -l)
+bound=$(( $(sum b1 part_refetch_bound) + $(sum b3 part_refetch_bound) + $(sum b4 part_refetch_bound) ))
+lapsed=$(( $(sum b1 part_claimed_lapsed) + $(sum b3 part_claimed_lapsed) + $(sum b4 part_claimed_lapsed) ))
+cmp_ge "$lapsed" 1 "the killed member's partitions were taken ($lapsed, from lapsed leases)"
+cmp_le "$twice" "$bound" "URLs crawled twice ($twice) within the refetch bound ($bound)"
+# When: the first lapsed claim after the kill, against the lease.
+moved=$(cat "$T_DIR/b1.log" "$T_DIR/b3.log" "$T_DIR/b4.log" | jq -r 'select(.msg | test("from members whose lease had lapsed")) | select(.msg | test("\\(0 from") | not) | .ts' |
+        sort | head -1)
+if [ -n "$moved" ]; then
+  echo "# partitions moved $(( $(date -d "$moved" +%s%3N) - tk )) ms after the kill (lease $LEASE ms)"
+fi
+cmp_ge "$(sum b4 part_claimed)" 1 "the member that joined took partitions ($(sum b4 part_claimed))"
+cmp_ge "$(sum b4 pages)" 1 "...and crawled pages ($(sum b4 pages))"
 
 done_testing
