@@ -82,6 +82,7 @@ int cli_results(struct cli *c, int argc, char **argv);
 int cli_site(struct cli *c, int argc, char **argv);
 int cli_robots(struct cli *c, int argc, char **argv);
 int cli_stats(struct cli *c, int argc, char **argv);
+int cli_crawl_status(struct cli *c, int argc, char **argv);
 
 /* "wpfs VERB --help": the verb's help text, NULL for an unknown verb. */
 const char *cli_help(const char *verb);

@@ -62,6 +62,17 @@ static const struct verb {
   { "stats", cli_stats,
     "usage: wpfs stats\n"
     "Print the counters of the gateway replica that answers, as JSON.\n" },
+  { "crawl-status", cli_crawl_status,
+    "usage: wpfs crawl-status [--coord-redis URL] --crawl NAME\n"
+    "Print a crawl on several processes (wpfs-discover --crawl NAME) from its\n"
+    "coordination Redis: its partitions, whether it is over, and per member\n"
+    "whether it is live, the partitions it holds and its progress (pages,\n"
+    "URLs queued and outstanding, links sent to and read from other members,\n"
+    "links waiting, partitions lost, the refetch bound).\n"
+    "  --coord-redis URL  redis://host:port (default $WPFS_COORD_REDIS, else\n"
+    "                     redis://127.0.0.1:6379)\n"
+    "  --crawl NAME       the crawl (default $WPFS_CRAWL)\n"
+    "Exit 1 when there is no such crawl, 3 when the Redis does not answer.\n" },
 };
 
 static const char usage_text[] =
@@ -75,6 +86,7 @@ static const char usage_text[] =
   "  site SITE         a site's politeness state\n"
   "  robots URL        robots.txt's decision for URL (--explain: why)\n"
   "  stats             the gateway's counters\n"
+  "  crawl-status      a crawl on several processes: members, partitions, progress\n"
   "  help VERB         the help of a verb (or wpfs VERB --help)\n"
   "\n"
   "options (before the verb):\n"

@@ -88,6 +88,15 @@ for i in $(seq 0 $((SITES - 1))); do
 done
 is "$twice" 0 "testweb saw no page requested twice"
 
+# wpfs crawl-status: the crawl is over, each member's pages as it said.
+"$WPFS_BIN/wpfs" crawl-status --coord-redis "$COORD" --crawl A >"$T_DIR/status" 2>&1
+is "$?" 0 "wpfs crawl-status reads the crawl"
+ok "...which is over" grep -q "^crawl A: 1024 partitions, 1024 held, .* over$" "$T_DIR/status"
+for m in a1 a2 a3; do
+  is "$(awk -v m="$m" '$1 == m { print $4 }' "$T_DIR/status")" "$(sum "$m" pages)" "...with $m's pages"
+done
+sed 's/^/#   /' "$T_DIR/status"
+
 # The same world by one process.
 t0=$(date +%s%3N)
 WPFS_TOKEN=token-single "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
