@@ -57,7 +57,9 @@ sum() { tail -1 "$T_DIR/$1/summary" | jq -r ".$2"; }
 urls() { for id in "$@"; do jq -r .url "$T_DIR/$id/out/crawl.jsonl"; done; }
 pages_now() {  # crawl log lines so far, all members of the list
   local n=0 id
-  for id in "$@"; do n=$((n + $(wc -l <"$T_DIR/$id/out/crawl.jsonl" 2>/dev/null || echo 0))); done
+  for id in "$@"; do
+    [ -f "$T_DIR/$id/out/crawl.jsonl" ] && n=$((n + $(wc -l <"$T_DIR/$id/out/crawl.jsonl")))
+  done
   echo "$n"
 }
 
