@@ -29,7 +29,7 @@ EOJ
 start_testweb --sites "$T_DIR/sites.json"
 start_dnsmasq "$SITES"
 start_redis
-COORD_PORT=$REDIS_PORT
+COORD_PORT=$REDIS_PORT COORD_PID=$REDIS_PID
 start_redis
 start_llfs --log-level warn
 # Each member is a client of its own at the gateway (its own token): the
@@ -65,14 +65,14 @@ pages_now() {  # crawl log lines so far, all members of the list
 
 # ---- 1. three members -----------------------------------------------------------
 redis-cli -p "$COORD_PORT" CONFIG RESETSTAT >/dev/null
-t0=$(date +%s%3N)
+t0=$(date +%s%3N) rcpu0=$(cpu_ms "$COORD_PID")
 pids=()
 for m in a1 a2 a3; do member A "$m"; pids+=("$MPID"); done
 for i in 0 1 2; do
   wait "${pids[$i]}"
   is "$?" 0 "member a$((i + 1)) ends with the crawl (exit 0)"
 done
-ms=$(( $(date +%s%3N) - t0 ))
+ms=$(( $(date +%s%3N) - t0 )) rcpu=$(( $(cpu_ms "$COORD_PID") - rcpu0 ))
 cmds=$(redis-cli -p "$COORD_PORT" INFO commandstats | awk -F'[:=,]' '/^cmdstat_/ { n += $3 } END { print n + 0 }')
 urls a1 a2 a3 | sort >"$T_DIR/a.urls"
 total=$(wc -l <"$T_DIR/a.urls")
@@ -81,7 +81,7 @@ for m in a1 a2 a3; do
   cmp_ge "$(sum "$m" pages)" 1 "member $m crawled pages ($(sum "$m" pages), partitions claimed $(sum "$m" part_claimed), released $(sum "$m" part_released))"
 done
 echo "# 3 members: $total URLs in $ms ms; CPU per member $(sum a1 part_cpu_ms), $(sum a2 part_cpu_ms), $(sum a3 part_cpu_ms) ms"
-echo "# coordination Redis: $cmds commands (INFO commandstats), $((cmds * 100 / (total > 0 ? total : 1))) per 100 URLs; sent by the members $(( $(sum a1 part_redis_commands) + $(sum a2 part_redis_commands) + $(sum a3 part_redis_commands) ))"
+echo "# coordination Redis: $cmds commands (INFO commandstats), $((cmds * 100 / (total > 0 ? total : 1))) per 100 URLs; sent by the members $(( $(sum a1 part_redis_commands) + $(sum a2 part_redis_commands) + $(sum a3 part_redis_commands) )); its CPU $rcpu ms"
 echo "# links sent to other members: $(( $(sum a1 part_links_sent) + $(sum a2 part_links_sent) + $(sum a3 part_links_sent) ))"
 paths() { tw_site_json "$1" "requests=1000000" | jq -r '.requests[] | select(.method == "GET") | .path'; }
 twice=0
@@ -101,10 +101,12 @@ sed 's/^/#   /' "$T_DIR/status"
 
 # The same world by one process.
 t0=$(date +%s%3N)
-WPFS_TOKEN=token-single "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
+WPFS_TOKEN=token-single /usr/bin/time -o "$T_DIR/single.time" -f "%U %S" \
+  "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
   --out "$T_DIR/single" --scope any --log-level warn >"$T_DIR/single.summary" 2>"$T_DIR/single.log"
 is "$?" 0 "a single process crawls the same world"
-echo "# one process: $(( $(date +%s%3N) - t0 )) ms (pages from the gateway's cache)"
+echo "# one process: $(( $(date +%s%3N) - t0 )) ms (pages from the gateway's cache)," \
+     "CPU $(awk '{ printf "%d", ($1 + $2) * 1000 }' "$T_DIR/single.time") ms"
 jq -r .url "$T_DIR/single/crawl.jsonl" | sort >"$T_DIR/single.urls"
 is "$(comm -3 "$T_DIR/single.urls" "$T_DIR/a.urls" | tee "$T_DIR/a.diff" | wc -l)" 0 \
   "the members' union is the single process's URL set ($(wc -l <"$T_DIR/single.urls"))"
