@@ -14,7 +14,7 @@
 #include "common/mem.h"
 
 #define READ_COUNT    1000   /* entries per stream per read */
-#define FLUSH_MAX     10000  /* links sent per tick */
+#define FLUSH_MAX     20000  /* links sent per tick (one entry per partition) */
 #define ACK_CHUNK     2000   /* entry ids per snap call */
 #define CLAIM_COUNT   100000 /* pending entries taken over per XAUTOCLAIM */
 
@@ -117,38 +117,36 @@ bool part_release(struct part *p, unsigned pi)
 
 /* ---- Links: the streams ------------------------------------------------------ */
 
-/* One stream entry (u url, d depth, l level, k kind) into the engine; its
- * id kept until the partition's next snapshot acknowledges it. */
+/* One stream entry: field b, the links of one sender's tick for the
+ * partition, a line each, "depth level kind url" (kind p a page, s a
+ * sitemap; a canonical URL has no space or newline). Its id is kept until
+ * the partition's next snapshot acknowledges it. */
 static void take_entry(struct part *p, unsigned pi, const redisReply *e)
 {
   if(e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[0]->type != REDIS_REPLY_STRING)
     return;
   const redisReply *f = e->element[1];
   part_ids_add(&p->s[pi], e->element[0]->str, e->element[0]->len);
-  const char *url = NULL;
-  uint32_t depth = 0;
-  unsigned level = 0;
-  bool sitemap = false;
   for(size_t i = 0; f && f->type == REDIS_REPLY_ARRAY && i + 1 < f->elements; i += 2) {
-    const char *k = f->element[i]->str, *v = f->element[i + 1]->str;
-    if(!k || !v)
+    const redisReply *k = f->element[i], *v = f->element[i + 1];
+    if(!k->str || strcmp(k->str, "b") || !v->str)
       continue;
-    if(!strcmp(k, "u"))
-      url = v;
-    else if(!strcmp(k, "d"))
-      depth = (uint32_t)strtoul(v, NULL, 10);
-    else if(!strcmp(k, "l"))
-      level = (unsigned)strtoul(v, NULL, 10);
-    else if(!strcmp(k, "k"))
-      sitemap = !strcmp(v, "s");
+    for(char *line = v->str, *nl; line && *line; line = nl) {
+      nl = strchr(line, '\n');
+      if(nl)
+        *nl++ = 0;
+      unsigned long depth, level;
+      char kind;
+      int off = 0;
+      if(sscanf(line, "%lu %lu %c %n", &depth, &level, &kind, &off) != 3 || !off)
+        continue;
+      p->st.links_read++;
+      if(kind == 's')
+        crawl_add_sitemap(p->c, line + off);
+      else
+        crawl_add_url(p->c, line + off, (uint32_t)depth, (unsigned)level);
+    }
   }
-  if(!url)
-    return;
-  p->st.links_read++;
-  if(sitemap)
-    crawl_add_sitemap(p->c, url);
-  else
-    crawl_add_url(p->c, url, depth, level);
 }
 
 static long stream_part(const struct part *p, const char *key)
@@ -308,29 +306,43 @@ void part_flush(struct part *p)
   }
   const char *multi[] = { "MULTI" };
   bool ok = coord_append(p->k, 1, multi, NULL);
-  size_t total = 0, cmds = 1;
-  char key[COORD_KEY_MAX], d[16], l[8];
+  size_t total = 0, entries = 0, cmds = 1;
+  char key[COORD_KEY_MAX], head[48];
+  struct buf b;
+  buf_init(&b, (size_t)1 << 30);
   for(unsigned i = 0; ok && i < p->n && total < FLUSH_MAX; i++) {
-    if(full[i])
+    if(full[i] || !p->s[i].nout)
       continue;
-    coord_key(p->k, "links", i, key, sizeof key);
-    for(struct olink *o = p->s[i].out; ok && o && total < FLUSH_MAX; o = o->next) {
-      snprintf(d, sizeof d, "%u", o->depth);
-      snprintf(l, sizeof l, "%u", o->level);
-      const char *argv[] = { "XADD", key, "*", "u", o->url, "d", d, "l", l, "k",
-                             o->sitemap ? "s" : "p" };
-      ok = coord_append(p->k, 11, argv, NULL);
+    buf_reset(&b);
+    for(struct olink *o = p->s[i].out; o && total < FLUSH_MAX; o = o->next) {
+      snprintf(head, sizeof head, "%u %u %c ", o->depth, o->level, o->sitemap ? 's' : 'p');
+      if(buf_adds(&b, head) || buf_adds(&b, o->url) || buf_addc(&b, '\n'))
+        break;
       sent[i]++;
       total++;
-      cmds++;
     }
+    if(!sent[i])
+      continue;  /* out of memory for the text: its links wait */
+    const char *argv[] = { "XADD", coord_key(p->k, "links", i, key, sizeof key), "*", "b",
+                           b.data };
+    size_t lens[] = { 4, strlen(argv[1]), 1, 1, b.len };
+    ok = coord_append(p->k, 5, argv, lens);
+    entries++;
+    cmds++;
   }
+  buf_free(&b);
   char tot[24];
-  snprintf(tot, sizeof tot, "%zu", total);
+  snprintf(tot, sizeof tot, "%zu", entries);  /* read.lua counts entries */
   const char *incr[] = { "HINCRBY", p->k_stats, "sent", tot };
   const char *exec[] = { "EXEC" };
-  ok = ok && total && coord_append(p->k, 4, incr, NULL) && coord_append(p->k, 1, exec, NULL);
-  cmds += 2;
+  const char *discard[] = { "DISCARD" };
+  if(ok && !entries) {  /* nothing could be written: the MULTI is closed */
+    ok = coord_append(p->k, 1, discard, NULL);
+    cmds++;
+  } else if(ok) {
+    ok = coord_append(p->k, 4, incr, NULL) && coord_append(p->k, 1, exec, NULL);
+    cmds += 2;
+  }
   redisReply *r = NULL;
   for(size_t i = 0; ok && i < cmds; i++) {  /* +OK, QUEUED..., then EXEC's array */
     if(r)
@@ -338,11 +350,11 @@ void part_flush(struct part *p)
     r = coord_reply(p->k);
     ok = r != NULL;
   }
-  if(ok && r->type == REDIS_REPLY_ARRAY) {
+  if(ok && entries && r->type == REDIS_REPLY_ARRAY) {
     for(unsigned i = 0; i < p->n; i++)
       out_pop(p, i, sent[i]);
     p->st.links_sent += total;
-  } else {
+  } else if(entries) {
     p->st.redis_errors++;  /* kept: sent again at the next tick */
   }
   if(r)
@@ -360,7 +372,7 @@ static bool snap_call(struct part *p, unsigned pi, const char *data, size_t len,
   char sk[COORD_KEY_MAX], lk[COORD_KEY_MAX], ps[16], es[24];
   snprintf(ps, sizeof ps, "%u", pi);
   snprintf(es, sizeof es, "%llu", (unsigned long long)s->epoch);
-  size_t argc = 8 + nids;
+  size_t argc = 9 + nids;
   const char **argv = mem_alloc(argc * sizeof *argv);
   size_t *lens = mem_alloc(argc * sizeof *lens);
   if(!argv || !lens) {
@@ -371,16 +383,17 @@ static bool snap_call(struct part *p, unsigned pi, const char *data, size_t len,
   argv[0] = p->k_owner;
   argv[1] = coord_key(p->k, "snap", pi, sk, sizeof sk);
   argv[2] = coord_key(p->k, "links", pi, lk, sizeof lk);
-  argv[3] = p->member;
-  argv[4] = ps;
-  argv[5] = es;
-  argv[6] = data;
-  argv[7] = COORD_GROUP;
+  argv[3] = p->k_members;
+  argv[4] = p->member;
+  argv[5] = ps;
+  argv[6] = es;
+  argv[7] = data;
+  argv[8] = COORD_GROUP;
   for(size_t i = 0; i < nids; i++)
-    argv[8 + i] = s->ids[from + i];
+    argv[9 + i] = s->ids[from + i];
   for(size_t i = 0; i < argc; i++)
-    lens[i] = i == 6 ? len : strlen(argv[i]);
-  redisReply *r = coord_fcall(p->k, part_lua_snap, 3, (int)argc, argv, lens);
+    lens[i] = i == 7 ? len : strlen(argv[i]);
+  redisReply *r = coord_fcall(p->k, part_lua_snap, 4, (int)argc, argv, lens);
   bool fenced = r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "FENCED", 6);
   bool ok = !fenced && !reply_err(p, r, "snapshot");
   if(r)

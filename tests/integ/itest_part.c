@@ -93,13 +93,16 @@ static void release(struct coord *k, const char *m, int p, long long epoch, long
 static char snap_err[256];
 static const char *snap(struct coord *k, const char *m, int p, long long epoch, const char *data)
 {
-  char ko[COORD_KEY_MAX], ks[COORD_KEY_MAX], kl[COORD_KEY_MAX], ps[16], es[24];
+  char ko[COORD_KEY_MAX], ks[COORD_KEY_MAX], kl[COORD_KEY_MAX], km[COORD_KEY_MAX], ps[16],
+       es[24];
   snprintf(ps, sizeof ps, "%d", p);
   snprintf(es, sizeof es, "%lld", epoch);
   const char *argv[] = { coord_key(k, "owner", -1, ko, sizeof ko),
                          coord_key(k, "snap", p, ks, sizeof ks),
-                         coord_key(k, "links", p, kl, sizeof kl), m, ps, es, data, COORD_GROUP };
-  redisReply *r = coord_fcall(k, part_lua_snap, 3, 8, argv, NULL);
+                         coord_key(k, "links", p, kl, sizeof kl),
+                         coord_key(k, "members", -1, km, sizeof km), m, ps, es, data,
+                         COORD_GROUP };
+  redisReply *r = coord_fcall(k, part_lua_snap, 4, 9, argv, NULL);
   assert_non_null(r);
   const char *res = NULL;
   if(r->type == REDIS_REPLY_ERROR) {
@@ -231,8 +234,8 @@ static void test_links_and_end(void **state)
   coord_key(k, "progress", -1, kp, sizeof kp);
   const char *mk[] = { "XGROUP", "CREATE", kl, COORD_GROUP, "0", "MKSTREAM" };
   freeReplyObject(coord_cmd(k, 6, mk, NULL));
-  const char *add[] = { "XADD", kl, "*", "u", "http://x.test/", "d", "1", "l", "2", "k", "p" };
-  freeReplyObject(coord_cmd(k, 11, add, NULL));
+  const char *add[] = { "XADD", kl, "*", "b", "1 2 p http://x.test/\n0 6 s http://x.test/s.xml\n" };
+  freeReplyObject(coord_cmd(k, 5, add, NULL));
   const char *sent[] = { "HSET", kst, "sent", "1" };
   freeReplyObject(coord_cmd(k, 4, sent, NULL));
   /* idle a, but a link sent is not read: not over */

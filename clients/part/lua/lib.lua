@@ -9,14 +9,21 @@ local function now_ms()
 end
 -- An integer as text (Redis formats Lua numbers as floats).
 local function I(x) return string.format('%d', x) end
--- A partition's owner entry, "member epoch lease-end": its three parts
--- (nil when there is none).
+-- A partition's owner entry, "member epoch": its two parts (nil when
+-- there is none). The lease is the member's: its end is the member's
+-- score in the members ZSET, so one ZADD renews all its partitions.
 local function owner_parse(s)
   if not s then return nil end
-  local m, e, x = string.match(s, '^(%S+) (%d+) (%d+)$')
-  return m, tonumber(e), tonumber(x)
+  local m, e = string.match(s, '^(%S+) (%d+)$')
+  return m, tonumber(e)
 end
-local function owner_entry(m, e, x) return m .. ' ' .. I(e) .. ' ' .. I(x) end
+local function owner_entry(m, e) return m .. ' ' .. I(e) end
+-- The members whose lease runs: a set of names.
+local function live_set(members, now)
+  local live, set = redis.call('ZRANGEBYSCORE', members, I(now), '+inf'), {}
+  for _, m in ipairs(live) do set[m] = true end
+  return set, #live
+end
 -- The crawl was started with ARGV's number of partitions, or is started
 -- now with it: nil, or the error to answer.
 local function partitions_check(meta, n)

@@ -12,19 +12,16 @@ if redis.call('HGET', KEYS[4], 'done') == '1' then return 1 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[5], ARGV[1], ARGV[3])
 if ARGV[2] ~= '1' then return 0 end
-local now = now_ms()
-local live, alive = redis.call('ZRANGEBYSCORE', KEYS[1], I(now), '+inf'), {}
-for _, m in ipairs(live) do
+local alive = live_set(KEYS[1], now_ms())
+for m in pairs(alive) do
   if redis.call('HGET', KEYS[3], m) ~= '1' then return 0 end
-  alive[m] = true
 end
 local s = redis.call('HMGET', KEYS[4], 'sent', 'recv')
 if (tonumber(s[1]) or 0) ~= (tonumber(s[2]) or 0) then return 0 end
 local all = redis.call('HGETALL', KEYS[2])
 if #all / 2 < tonumber(ARGV[4]) then return 0 end
 for i = 2, #all, 2 do
-  local m, _, x = owner_parse(all[i])
-  if not alive[m] or x < now then return 0 end
+  if not alive[owner_parse(all[i])] then return 0 end
 end
 redis.call('HSET', KEYS[4], 'done', '1')
 return 1
