@@ -20,7 +20,7 @@ struct part_opts part_opts_default(void)
   o.partitions = 1024;
   o.lease_ms = 10000;
   o.snap_ms = 30000;
-  o.stream_max = 200000;
+  o.stream_max = 10000;
   o.held_max = 100000;
   o.timeout_ms = 2000;
   return o;

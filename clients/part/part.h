@@ -37,7 +37,8 @@ struct part_opts {
   unsigned    partitions;   /* N, the same for every member */
   uint64_t    lease_ms;
   uint64_t    snap_ms;      /* changed partitions are snapshotted this often */
-  size_t      stream_max;   /* entries in a stream past which links for it wait */
+  size_t      stream_max;   /* entries (a sender's tick of links each) in a stream past
+                             * which links for it wait at the sender */
   size_t      held_max;     /* links waiting past which no more pages are taken */
   unsigned    timeout_ms;   /* of each Redis call */
 };

@@ -99,6 +99,16 @@ for m in a1 a2 a3; do
 done
 sed 's/^/#   /' "$T_DIR/status"
 
+# A member with another --partitions is refused; --resume is not for members.
+WPFS_TOKEN=token-a1 "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$T_DIR/seeds" \
+  --out "$T_DIR/odd" --crawl A --coord-redis "$COORD" --member odd --partitions 512 \
+  >/dev/null 2>"$T_DIR/odd.err"
+is "$?" 1 "a member with --partitions 512 is refused (exit 1)"
+ok "...saying the crawl has 1024" grep -q "the crawl has 1024 partitions, not 512" "$T_DIR/odd.err"
+WPFS_TOKEN=token-a1 "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --out "$T_DIR/a1/out" \
+  --crawl A --coord-redis "$COORD" --resume >/dev/null 2>"$T_DIR/resume.err"
+is "$?" 1 "--resume with --crawl is refused (exit 1)"
+
 # The same world by one process.
 t0=$(date +%s%3N)
 WPFS_TOKEN=token-single /usr/bin/time -o "$T_DIR/single.time" -f "%U %S" \
