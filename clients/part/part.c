@@ -320,7 +320,7 @@ bool part_tick(struct part *p, bool idle)
   uint64_t now = clock_mono_ms(), every = p->o.lease_ms / 5;
   if(every < 100)
     every = 100;
-  if(now - p->last_rebalance >= every) {
+  if(now - p->last_rebalance >= every && !p->done) {
     p->last_rebalance = now;
     part_rebalance(p, true);
     part_shed(p);

@@ -54,9 +54,9 @@ bool part_rebalance(struct part *p, bool claim)
   char lease[24], n[16];
   snprintf(lease, sizeof lease, "%llu", (unsigned long long)p->o.lease_ms);
   snprintf(n, sizeof n, "%u", p->n);
-  const char *argv[] = { p->k_members, p->k_meta, p->k_owner, p->k_epoch,
+  const char *argv[] = { p->k_members, p->k_meta, p->k_owner, p->k_epoch, p->k_stats,
                          p->member, lease, n, claim ? "1" : "0" };
-  redisReply *r = coord_fcall(p->k, part_lua_rebalance, 4, 8, argv, NULL);
+  redisReply *r = coord_fcall(p->k, part_lua_rebalance, 5, 9, argv, NULL);
   if(r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "PARTITIONS", 10)) {
     LOG(LOG_ERROR, "crawl %s: %s (--partitions must be the same for every member)", p->crawl,
         r->str + 11);

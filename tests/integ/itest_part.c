@@ -47,12 +47,14 @@ struct held {
 static long rebalance(struct coord *k, const char *m, const char *lease, const char *n,
                       const char *claim, struct held *h, char *err, size_t errn)
 {
-  char km[COORD_KEY_MAX], kt[COORD_KEY_MAX], ko[COORD_KEY_MAX], ke[COORD_KEY_MAX];
+  char km[COORD_KEY_MAX], kt[COORD_KEY_MAX], ko[COORD_KEY_MAX], ke[COORD_KEY_MAX],
+       ks[COORD_KEY_MAX];
   const char *argv[] = { coord_key(k, "members", -1, km, sizeof km),
                          coord_key(k, "meta", -1, kt, sizeof kt),
                          coord_key(k, "owner", -1, ko, sizeof ko),
-                         coord_key(k, "epoch", -1, ke, sizeof ke), m, lease, n, claim };
-  redisReply *r = coord_fcall(k, part_lua_rebalance, 4, 8, argv, NULL);
+                         coord_key(k, "epoch", -1, ke, sizeof ke),
+                         coord_key(k, "stats", -1, ks, sizeof ks), m, lease, n, claim };
+  redisReply *r = coord_fcall(k, part_lua_rebalance, 5, 9, argv, NULL);
   assert_non_null(r);
   memset(h, 0, sizeof *h);
   if(r->type == REDIS_REPLY_ERROR) {
@@ -274,6 +276,11 @@ static void test_links_and_end(void **state)
   r = coord_fcall(k, part_lua_report, 5, 9, rep, NULL);
   assert_int_equal(r->integer, 1);
   freeReplyObject(r);
+  /* over: a's partitions, once it left, are taken by nobody */
+  const char *leave[] = { "ZREM", km, "a" };
+  freeReplyObject(coord_cmd(k, 3, leave, NULL));
+  assert_int_equal(rebalance(k, "b", "10000", "2", "1", &b, err, sizeof err), 2);
+  assert_int_equal(b.n, 0);
   coord_close(&k);
 }
 

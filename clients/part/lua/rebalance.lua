@@ -1,7 +1,8 @@
 -- A member's heartbeat and its share of the partitions, each tick.
 -- KEYS[1] members (zset: member -> end of its lease, ms: the lease of
 -- every partition it holds), KEYS[2] meta, KEYS[3] owner (hash:
--- partition -> "member epoch"), KEYS[4] epoch (the fencing counter)
+-- partition -> "member epoch"), KEYS[4] epoch (the fencing counter),
+-- KEYS[5] stats (a crawl that is over takes nothing: its members leave)
 -- ARGV[1] member, ARGV[2] lease ms, ARGV[3] partitions (N), ARGV[4] "1":
 -- take free partitions up to the share, "0": only renew
 -- Returns { live members, share, { p, epoch, lapsed, ... } }: every
@@ -39,7 +40,7 @@ for i = 1, #all, 2 do
     lapsed[all[i]] = true
   end
 end
-if ARGV[4] == '1' then
+if ARGV[4] == '1' and redis.call('HGET', KEYS[5], 'done') ~= '1' then
   for p = 0, n - 1 do
     if mine >= share then break end
     local k = I(p)
