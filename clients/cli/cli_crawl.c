@@ -3,12 +3,12 @@
  * members, the partitions each holds, and each member's progress as it
  * published it at its last report. Read-only. */
 #include <getopt.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clients/cli/cli.h"
 #include "clients/part/coord.h"
+#include "clients/part/status.h"
 
 #define CS_MEMBERS_MAX 4096
 
@@ -23,12 +23,6 @@ static redisReply *cs_cmd(struct coord *k, const char *verb, const char *key, co
 {
   const char *argv[] = { verb, key, a, b };
   return coord_cmd(k, !key ? 1 : !a ? 2 : !b ? 3 : 4, argv, NULL);
-}
-
-static long long num(json_t *o, const char *f)
-{
-  json_t *v = json_object_get(o, f);
-  return json_is_integer(v) ? json_integer_value(v) : 0;
 }
 
 static struct cs_member *cs_find(struct cs_member *m, size_t *n, const char *name)
@@ -74,15 +68,13 @@ static int cs_print(struct cli *c, const redisReply *own, const redisReply *live
   printf("%-24s %4s %6s %10s %10s %8s %10s %10s %8s %5s %8s\n", "member", "live", "parts", "pages",
          "queued", "out", "links_sent", "links_read", "waiting", "lost", "refetch");
   for(size_t i = 0; i < n; i++) {
-    json_t *j = NULL;
+    struct part_progress g = { 0 };
     for(size_t k = 0; k + 1 < prog->elements; k += 2)
       if(!strcmp(prog->element[k]->str, m[i].name))
-        j = json_loads(prog->element[k + 1]->str, 0, NULL);
+        part_progress_parse(prog->element[k + 1]->str, &g);
     printf("%-24s %4s %6u %10lld %10lld %8lld %10lld %10lld %8lld %5lld %8lld\n", m[i].name,
-           m[i].live ? "yes" : "no", m[i].held, num(j, "pages"), num(j, "queued"),
-           num(j, "outstanding"), num(j, "links_sent"), num(j, "links_read"),
-           num(j, "links_waiting"), num(j, "lost"), num(j, "refetch_bound"));
-    json_decref(j);
+           m[i].live ? "yes" : "no", m[i].held, g.pages, g.queued, g.outstanding, g.links_sent,
+           g.links_read, g.links_waiting, g.lost, g.refetch_bound);
   }
   free(m);
   return fflush(stdout) ? CLI_LOCAL : CLI_OK;
