@@ -386,9 +386,20 @@ void part_summary(const struct part *p, struct buf *out)
 
 static void part_leave(struct part *p, bool give_back)
 {
+  for(int i = 0; i < 10 && p->nout; i++)  /* links found last go to their owners */
+    part_flush(p);
+  if(p->nout)
+    LOG(LOG_WARN, "crawl %s: %zu links not handed over (their streams are full or Redis is "
+        "away): lost unless other pages link to them", p->crawl, p->nout);
+  unsigned held = p->st.held, given = 0;
   for(unsigned i = 0; give_back && i < p->n; i++)
-    if(p->s[i].state != PS_NONE && part_snap_put(p, i) && part_release(p, i))
+    if(p->s[i].state != PS_NONE && part_snap_put(p, i) && part_release(p, i)) {
       p->st.released++;
+      given++;
+    }
+  if(give_back)
+    LOG(LOG_INFO, "crawl %s: gave back %u of %u partitions, with their snapshots", p->crawl,
+        given, held);
   const char *argv[] = { "ZREM", p->k_members, p->member };
   redisReply *r = coord_cmd(p->k, 3, argv, NULL);
   if(r)

@@ -14,6 +14,9 @@
 #      union is still the whole set, the URLs in two logs are no more than
 #      the members' refetch bound (what the killed one held since its last
 #      snapshot), and the late member took a share and crawled pages.
+#   3. A third: one member stopped by SIGTERM mid-crawl: it snapshots and
+#      gives back its partitions, the others take them (not as lapsed),
+#      and the union is the whole set with no URL crawled twice.
 # PART_SITES x PART_PAGES size the world (the development size is 100 x
 # 100; docs/crawler.md has the measurements at 100,000 pages).
 . "$WPFS_ROOT/tests/lib.sh"
@@ -35,7 +38,7 @@ start_llfs --log-level warn
 # Each member is a client of its own at the gateway (its own token): the
 # gateway gives a client's results to whoever reads them.
 { echo '{"clients": ['
-  for m in single a1 a2 a3 b1 b2 b3 b4; do echo "{\"name\": \"$m\", \"token\": \"token-$m\"},"; done |
+  for m in single a1 a2 a3 b1 b2 b3 b4 c1 c2 c3; do echo "{\"name\": \"$m\", \"token\": \"token-$m\"},"; done |
     sed '$ s/,$//'
   echo ']}'; } >"$T_DIR/clients.json"
 start_hlfs a --tokens-file "$T_DIR/clients.json" --min-delay-ms 0 --delay-factor 0 --log-level warn
@@ -162,5 +165,33 @@ if [ -n "$moved" ]; then
 fi
 cmp_ge "$(sum b4 part_claimed)" 1 "the member that joined took partitions ($(sum b4 part_claimed))"
 cmp_ge "$(sum b4 pages)" 1 "...and crawled pages ($(sum b4 pages))"
+
+# ---- 3. a member stopped (SIGTERM) --------------------------------------------------
+# It writes its partitions' snapshots and gives them back: the others take
+# them as released, not lapsed, and nothing is crawled twice (its URLs in
+# flight were not recorded by it: they are in its snapshots, queued).
+pids=()
+for m in c1 c2 c3; do member C "$m" --max-age-s 0; pids+=("$MPID"); done
+for _ in $(seq 600); do
+  [ "$(pages_now c1 c2 c3)" -ge $((total / 4)) ] && break
+  sleep 0.1
+done
+kill -TERM "${pids[1]}"
+wait "${pids[1]}"
+is "$?" 3 "a member stopped by SIGTERM exits 3"
+ok "...after giving back every partition it held" \
+  grep -q "gave back $(sum c2 part_held) of $(sum c2 part_held) partitions" "$T_DIR/c2.log"
+for i in 0 2; do
+  wait "${pids[$i]}"
+  is "$?" 0 "member c$((i + 1)) ends with the crawl after the stop (exit 0)"
+done
+urls c1 c2 c3 | sort >"$T_DIR/c.urls"
+is "$(sort -u "$T_DIR/c.urls" | comm -3 "$T_DIR/single.urls" - | wc -l)" 0 \
+  "after the stop, the union is still the whole URL set"
+is "$(uniq -d "$T_DIR/c.urls" | wc -l)" 0 "...and no URL crawled twice"
+is "$(( $(sum c1 part_claimed_lapsed) + $(sum c3 part_claimed_lapsed) ))" 0 \
+  "...its partitions taken as given back, none as lapsed"
+cmp_ge "$(( $(sum c1 part_claimed) + $(sum c3 part_claimed) ))" 1024 \
+  "...by the other two: they took all 1024 partitions between them"
 
 done_testing
