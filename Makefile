@@ -258,10 +258,15 @@ build/fuzz/obj/%.o: %.c
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d)))) \
-              build/fuzz/obj/gen/lua_scripts.o
+              build/fuzz/obj/gen/lua_scripts.o build/fuzz/obj/gen/part_lua.o
 build/fuzz/gen/lua_scripts.c: $(LUA_SRC) mk/lua2c.sh
 	@sh mk/lua2c.sh $@ hlfs/state/lua
 build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
+build/fuzz/gen/part_lua.c: $(PART_LUA_SRC) mk/lua2c.sh
+	@LUA2C_NAME=part_lua LUA2C_HEADER=clients/part/part_lua.h sh mk/lua2c.sh $@ clients/part/lua
+build/fuzz/obj/gen/part_lua.o: build/fuzz/gen/part_lua.c
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)
