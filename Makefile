@@ -93,7 +93,7 @@ MALLOC_PROGS := hlfs llfs
 
 # Static libraries, most dependent first on the link line.
 LIBDIRS := hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs api \
-           clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base \
+           clients/cli clients/refresh clients/loop clients/focus clients/part clients/crawl clients/gwclient clients/web clients/out clients/base \
            tests/testweb common
 libsrc   = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 libobj   = $(patsubst %.c,$(OBJ)/%.o,$(call libsrc,$(1)))
@@ -153,6 +153,16 @@ $(LUA_GEN): $(LUA_SRC) mk/lua2c.sh
 $(OBJ)/gen/hlfs/state/lua_scripts.o: $(LUA_GEN)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+# The same for the crawlers' coordination scripts (clients/part/lua/),
+# under their own names (part_lua_*): both libraries live in one Redis.
+PART_LUA_SRC := $(wildcard clients/part/lua/*.lua)
+PART_LUA_GEN := $(OBJ)/gen/clients/part/part_lua.c
+LIBEXTRA_clients/part := $(OBJ)/gen/clients/part/part_lua.o
+$(PART_LUA_GEN): $(PART_LUA_SRC) mk/lua2c.sh
+	@LUA2C_NAME=part_lua LUA2C_HEADER=clients/part/part_lua.h sh mk/lua2c.sh $@ clients/part/lua
+$(OBJ)/gen/clients/part/part_lua.o: $(PART_LUA_GEN)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # A library is remade when its list of objects changes too (a file moved
 # to another folder must leave the old library), not only when an object
@@ -175,7 +185,7 @@ $(foreach d,$(LIBDIRS),$(eval $(call LIB_RULE,$(d))))
 # across a boundary it should not cross fails to link. (Tests and
 # benchmarks link them all.) A program is linked again when the link flags
 # change (build/pkg.mk, remade with the Makefile).
-CRAWLER_LIBS    := clients/loop clients/crawl clients/gwclient clients/web clients/out clients/base common
+CRAWLER_LIBS    := clients/loop clients/part clients/crawl clients/gwclient clients/web clients/out clients/base common
 LIBS_llfs       := llfs api common
 LIBS_hlfs       := hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy api common
 LIBS_wpfs-url   := common
@@ -184,7 +194,7 @@ LIBS_testweb    := tests/testweb common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
-LIBS_wpfs       := clients/cli clients/gwclient clients/out clients/base common
+LIBS_wpfs       := clients/cli clients/part clients/gwclient clients/out clients/base common
 LIBS_wpfs-refresh := clients/refresh clients/loop clients/gwclient clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
@@ -248,10 +258,15 @@ build/fuzz/obj/%.o: %.c
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 FUZZ_LIBOBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(foreach d,$(LIBDIRS),$(call libsrc,$(d)))) \
-              build/fuzz/obj/gen/lua_scripts.o
+              build/fuzz/obj/gen/lua_scripts.o build/fuzz/obj/gen/part_lua.o
 build/fuzz/gen/lua_scripts.c: $(LUA_SRC) mk/lua2c.sh
 	@sh mk/lua2c.sh $@ hlfs/state/lua
 build/fuzz/obj/gen/lua_scripts.o: build/fuzz/gen/lua_scripts.c
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
+build/fuzz/gen/part_lua.c: $(PART_LUA_SRC) mk/lua2c.sh
+	@LUA2C_NAME=part_lua LUA2C_HEADER=clients/part/part_lua.h sh mk/lua2c.sh $@ clients/part/lua
+build/fuzz/obj/gen/part_lua.o: build/fuzz/gen/part_lua.c
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIBOBJ)

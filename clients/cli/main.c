@@ -78,6 +78,17 @@ static const struct verb {
     "  and any other field whose value differs between members.\n"
     "Exit 6 when a file cannot be read, holds no summary, or does not fit the\n"
     "others (another crawl, the same member twice).\n" },
+  { "crawl-status", cli_crawl_status,
+    "usage: wpfs crawl-status [--coord-redis URL] --crawl NAME\n"
+    "Print a crawl on several processes (wpfs-discover --crawl NAME) from its\n"
+    "coordination Redis: its partitions, whether it is over, and per member\n"
+    "whether it is live, the partitions it holds and its progress (pages,\n"
+    "URLs queued and outstanding, links sent to and read from other members,\n"
+    "links waiting, partitions lost, the refetch bound).\n"
+    "  --coord-redis URL  redis://host:port (default $WPFS_COORD_REDIS, else\n"
+    "                     redis://127.0.0.1:6379)\n"
+    "  --crawl NAME       the crawl (default $WPFS_CRAWL)\n"
+    "Exit 1 when there is no such crawl, 3 when the Redis does not answer.\n" },
 };
 
 static const char usage_text[] =
@@ -92,6 +103,7 @@ static const char usage_text[] =
   "  robots URL        robots.txt's decision for URL (--explain: why)\n"
   "  stats             the gateway's counters\n"
   "  crawl-merge F...  the summaries of a crawl's members as one (no gateway)\n"
+  "  crawl-status      a crawl on several processes: members, partitions, progress\n"
   "  help VERB         the help of a verb (or wpfs VERB --help)\n"
   "\n"
   "options (before the verb):\n"

@@ -402,8 +402,30 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
   struct frontier_score own;
   bool scored = c->o.scorer && frontier_score_of(c->fr, fp, &own);
   crawl_err e = crawl_visit(c, r, depth, scored ? &own : NULL);
+  if(c->route.finished)
+    c->route.finished(c->route.arg, r->url);
   frontier_done(c->fr, fp, NULL);
   return e ? e : c->err;
+}
+
+void crawl_set_route(struct crawl *c, const struct crawl_route *r)
+{
+  c->route = *r;
+}
+
+crawl_err crawl_forget(struct crawl *c, const char *url)
+{
+  return frontier_done(c->fr, hash_fp64(url, strlen(url)), NULL);
+}
+
+crawl_err crawl_inherit(struct crawl *c, const char *url, uint32_t depth, unsigned level)
+{
+  struct url_parts p;
+  if(url_split(url, &p) != URL_OK)
+    return CRAWL_ERR_INVALID;
+  crawl_err e = crawl_admit_push(c, url, &p, depth, level, NULL);
+  c->st.links_new += e == CRAWL_OK;
+  return e == CRAWL_ERR_INVALID ? CRAWL_OK : e;  /* in the frontier already */
 }
 
 crawl_err crawl_requeue(struct crawl *c, const char *url)
@@ -439,6 +461,8 @@ crawl_err crawl_reject(struct crawl *c, const char *url, const char *reason)
   if(!e)
     e = crawl_out_page(c, &le, CRAWL_OUT_NONE, NULL, NULL);
   buf_free(&extra);
+  if(c->route.finished)
+    c->route.finished(c->route.arg, url);
   frontier_done(c->fr, fp, NULL);  /* last: url may be the frontier's copy */
   return e;
 }

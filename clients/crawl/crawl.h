@@ -64,6 +64,16 @@ crawl_err crawl_add_sitemap(struct crawl *c, const char *url);
  * answer the question, or too many hosts wait to be asked): counted and
  * said, not lost in silence. */
 void      crawl_sitemaps_unasked(struct crawl *c, const char *url, const char *why);
+/* A crawl on several processes: where URLs belong (crawl_types.h); set
+ * before the first seed. */
+void      crawl_set_route(struct crawl *c, const struct crawl_route *r);
+/* An outstanding URL another process crawls now: out of the frontier,
+ * with no crawl log line. */
+crawl_err crawl_forget(struct crawl *c, const char *url);
+/* A URL handed over with its partition: queued as it is, without the
+ * URL-seen test (it was passed by the former owner); one already in the
+ * frontier stays as it is. */
+crawl_err crawl_inherit(struct crawl *c, const char *url, uint32_t depth, unsigned level);
 /* Up to max URLs to submit now; each item (its url too) stays valid until
  * crawl_result, crawl_reject or crawl_requeue returns for it. */
 size_t    crawl_take(struct crawl *c, size_t max, struct frontier_item *out);

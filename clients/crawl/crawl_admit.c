@@ -28,13 +28,15 @@ static void admit_drop(struct crawl *c, const char *url, enum drop_reason r)
     LOGC(LOG_DEBUG, &ctx, "not crawled: %s", drop_name(r));
 }
 
-static crawl_err admit_push(struct crawl *c, const char *url, const struct url_parts *p,
-                            uint32_t depth, unsigned level, const struct frontier_score *sc)
+crawl_err crawl_admit_push(struct crawl *c, const char *url, const struct url_parts *p,
+                           uint32_t depth, unsigned level, const struct frontier_score *sc)
 {
   static const struct frontier_score none = { 0, NULL, 0 };
-  if(c->o.scorer)
-    return frontier_push_scored(c->fr, url, p->host, depth, sc ? sc : &none);
-  return frontier_push(c->fr, url, p->host, depth, level);
+  crawl_err e = c->o.scorer ? frontier_push_scored(c->fr, url, p->host, depth, sc ? sc : &none)
+                            : frontier_push(c->fr, url, p->host, depth, level);
+  if(!e && c->route.queued)
+    c->route.queued(c->route.arg, url, p->host, depth, level);
+  return e;
 }
 
 /* A URL the seen test found new: the stateful defences, then the queue. */
@@ -50,7 +52,7 @@ static crawl_err admit_new(struct crawl *c, const char *url, const struct url_pa
     admit_drop(c, url, r);
     return CRAWL_OK;
   }
-  crawl_err e = admit_push(c, url, p, depth, level, sc);
+  crawl_err e = crawl_admit_push(c, url, p, depth, level, sc);
   if(e == CRAWL_ERR_FULL || e == CRAWL_ERR_TOO_LARGE) {
     admit_drop(c, url, DROP_FRONTIER_FULL);
     return CRAWL_OK;
@@ -150,6 +152,14 @@ crawl_err crawl_admit_one(struct crawl *c, const char *url, uint32_t depth, unsi
   if(r) {
     admit_drop(c, url, r);
     return CRAWL_OK;
+  }
+  if(c->route.where) {  /* several processes: the seen test is the owner's */
+    enum crawl_route_to to = c->route.where(c->route.arg, url, p.host, depth, level,
+                                            flags & LINK_SITEMAP);
+    c->st.links_routed += to == CRAWL_ROUTE_AWAY;
+    c->st.links_known += to == CRAWL_ROUTE_KNOWN;
+    if(to != CRAWL_ROUTE_HERE)
+      return CRAWL_OK;
   }
   return admit_seen(c, url, &p, depth, level, sc);
 }

@@ -48,6 +48,7 @@ struct crawl {
   struct warc_ids    ids;        /* the WARC record ids of pages (crawl_page.c) */
   const unsigned char *replay_id;  /* a replayed page's record id (NULL: not read) */
   int                lock_fd;    /* flock on DIR/lock: one crawler per directory */
+  struct crawl_route route;      /* several processes: where URLs belong (where NULL: here) */
 };
 
 /* ---- What a result found, and the one place that queues it -------------
@@ -109,6 +110,9 @@ crawl_err crawl_admit(struct crawl *c, const struct crawl_found *f);
 crawl_err crawl_admit_sitemap(struct crawl *c, const char *url);
 crawl_err crawl_admit_one(struct crawl *c, const char *url, uint32_t depth, unsigned flags,
                           unsigned level, const struct frontier_score *sc);
+/* A URL into the frontier (the route hears of it). */
+crawl_err crawl_admit_push(struct crawl *c, const char *url, const struct url_parts *p,
+                           uint32_t depth, unsigned level, const struct frontier_score *sc);
 /* seen_new_fn: a URL waiting for the seen set's runs turned out new. */
 void      crawl_admit_on_new(void *arg, uint64_t fp, const void *rec, size_t len);
 

@@ -61,6 +61,22 @@ struct crawl_scorer {
   void      (*note)(void *arg, char *out, size_t n);  /* words for the progress line */
 };
 
+/* A crawl on several processes (clients/part/, docs/crawler.md): each URL
+ * belongs to one process, the one holding its partition. where is asked
+ * of every URL found, after the filters that need no state and before the
+ * URL-seen test: HERE goes on, AWAY was handed to its owner (the engine
+ * forgets it), KNOWN was finished here or by a former owner of its
+ * partition (counted as a known link). queued hears of every URL put in
+ * the frontier, finished of every URL recorded (its crawl log line). */
+enum crawl_route_to { CRAWL_ROUTE_HERE, CRAWL_ROUTE_AWAY, CRAWL_ROUTE_KNOWN };
+struct crawl_route {
+  enum crawl_route_to (*where)(void *arg, const char *url, const char *host, uint32_t depth,
+                               unsigned level, bool sitemap);
+  void (*queued)(void *arg, const char *url, const char *host, uint32_t depth, unsigned level);
+  void (*finished)(void *arg, const char *url);
+  void  *arg;
+};
+
 struct crawl_opts {
   const char           *out_dir;      /* created if missing */
   uint64_t              max_pages;    /* crawl log lines; 0 = no limit */
@@ -117,6 +133,7 @@ struct crawl_opts {
   X(links_not_http)                                                           \
   X(links_known)    /* seen before (or already queued: one more in-link) */   \
   X(links_new)      /* queued */                                              \
+  X(links_routed)   /* handed to the process holding their partition */      \
   X(html_cut)       /* pages whose links were not all read (size, link cap) */ \
   X(noindex)        /* pages marked noindex (X-Robots-Tag or meta robots) */  \
   X(nofollow)       /* pages with nofollow or none (links not taken) */       \

@@ -12,11 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clients/crawl/crawl.h"
 #include "clients/loop/crawler.h"
 #include "clients/loop/crawl_loop.h"
 #include "clients/loop/seeds.h"
+#include "clients/part/coord.h"
+#include "clients/part/part.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -24,15 +27,20 @@
 struct dopts {
   struct crawler_cfg c;  /* first: the shared rows' offsets hold */
   long   batch;
+  char  *coord_redis;
+  char  *crawl;
   char  *deny_ext;
   bool   follow_nofollow;
   size_t frontier_bytes;
+  long   lease_ms;
   long   max_depth;
   long   max_path_depth;
   long   max_per_host;
   long   max_query_variants;
   long   max_segment_repeats;
+  char  *member;
   long   near_distance;
+  long   partitions;
   bool   path_ascend;
   bool   resume;
   char  *scope;
@@ -46,6 +54,11 @@ struct dopts {
 static const struct cfg_key own_keys[] = {
   { "batch", CFG_INT, OFF(batch), "1000", 1, 5000, NULL,
     "URLs per POST /v1/batches" },
+  { "coord_redis", CFG_STR, OFF(coord_redis), "redis://127.0.0.1:6379", 1, 0, NULL,
+    "with --crawl: the Redis the processes of the crawl meet in (redis://host:port)" },
+  { "crawl", CFG_STR, OFF(crawl), NULL, 1, 0, NULL,
+    "the name of a crawl on several processes (letters, digits, . _ -): this process is one "
+    "member, and crawls the partitions it holds (unset: one process crawls alone)" },
   { "deny_ext", CFG_STR, OFF(deny_ext), NULL, 1, 0, NULL,
     "comma-separated extensions never fetched (default: images, media, archives, binaries, "
     "office documents, pdf, fonts, css, js)" },
@@ -53,6 +66,9 @@ static const struct cfg_key own_keys[] = {
     "follow rel=nofollow links and pages with meta robots nofollow" },
   { "frontier_bytes", CFG_SIZE, OFF(frontier_bytes), "1g", 65536, 1e12, NULL,
     "memory for the frontier; URLs past it wait on disk in --out/frontier" },
+  { "lease_ms", CFG_MSEC, OFF(lease_ms), "10s", 500, 3600000, NULL,
+    "with --crawl: a member's hold on its partitions; a member silent this long loses them "
+    "to the others" },
   { "max_depth", CFG_INT, OFF(max_depth), "-1", -1, 1e9, NULL,
     "link hops from a seed (-1: no limit)" },
   { "max_path_depth", CFG_INT, OFF(max_path_depth), "16", 0, 1000, NULL,
@@ -63,8 +79,13 @@ static const struct cfg_key own_keys[] = {
     "distinct query strings of one path (0: no limit)" },
   { "max_segment_repeats", CFG_INT, OFF(max_segment_repeats), "3", 0, 1000, NULL,
     "occurrences of one path segment that mark a trap (0: no limit)" },
+  { "member", CFG_STR, OFF(member), NULL, 1, 0, NULL,
+    "with --crawl: this process's id in the crawl (default: the host name)" },
   { "near_distance", CFG_INT, OFF(near_distance), "3", 0, 64, NULL,
     "SimHash bits within which two pages are near duplicates" },
+  { "partitions", CFG_INT, OFF(partitions), "1024", 1, 65536, NULL,
+    "with --crawl: URLs are split by host into this many partitions; the same for every "
+    "member (the first one fixes it)" },
   { "path_ascend", CFG_BOOL, OFF(path_ascend), "false", 1, 0, NULL,
     "also crawl the directories above each fetched URL (/a/b/c: /a/b/, /a/, /), "
     "through the same filters, seen test and trap defences" },
@@ -122,7 +143,38 @@ static int usage_check(const struct dopts *d)
                     "out with --resume); see --help\n");
     return -1;
   }
+  if(d->crawl && d->resume) {
+    fprintf(stderr, "wpfs-discover: --resume is not for a crawl on several processes (--crawl): "
+                    "a member that restarts takes partitions from their snapshots\n");
+    return -1;
+  }
   return crawler_log_init(&d->c, "wpfs-discover");
+}
+
+/* A member of the crawl d->crawl: joined before the seeds, so that they
+ * go to their partitions' owners. */
+static int join_crawl(const struct dopts *d, struct crawl *c, struct part **out)
+{
+  struct part_opts po = part_opts_default();
+  char host[256] = "";
+  po.crawl = d->crawl;
+  po.redis_url = d->coord_redis;
+  po.member = d->member;
+  if(!po.member) {
+    gethostname(host, sizeof host - 1);
+    po.member = host;
+  }
+  po.partitions = (unsigned)d->partitions;
+  po.lease_ms = (uint64_t)d->lease_ms;
+  po.snap_ms = (uint64_t)d->c.checkpoint_ms;
+  crawl_err e = part_open(&po, c, out);
+  if(e == CRAWL_ERR_INVALID && (!coord_name_ok(po.crawl) || !coord_name_ok(po.member)))
+    fprintf(stderr, "wpfs-discover: --crawl and --member are 1 to 128 letters, digits, . _ or - "
+                    "(member: '%s')\n", po.member);
+  else if(e)
+    fprintf(stderr, "wpfs-discover: cannot join crawl %s at %s: %s\n", po.crawl, po.redis_url,
+            crawl_err_text(e));
+  return e ? -1 : 0;
 }
 
 static int crawl_main(const struct dopts *d)
@@ -138,11 +190,16 @@ static int crawl_main(const struct dopts *d)
     return 1;
   struct crawl *c;
   int rc = crawler_open(&d->c, d->resume, "wpfs-discover", &co, &c);
+  struct part *part = NULL;
+  if(!rc && d->crawl && join_crawl(d, c, &part))
+    rc = 1;
+  dop.part = part;
   int nseeds;
   if(!rc && d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
     rc = CRAWL_LOOP_EXIT_LOCAL;
   if(!rc)
     rc = crawl_loop_run(c, &dop, stdout);
+  part_close(&part, rc != CRAWL_LOOP_EXIT_DONE);  /* stopped: its partitions to the others */
   crawl_close(&c);
   scope_free(&co.rules);
   return rc;

@@ -9,6 +9,7 @@
 #include "clients/base/fpset.h"
 #include "clients/loop/loop.h"
 #include "clients/loop/progress.h"
+#include "clients/part/part.h"
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -49,6 +50,7 @@ struct crawl_loop {
   size_t               disk_soft;    /* backlog past which no more results are read */
   bool                 disk_behind;  /* it was, at the last look */
   bool                 disk_ready;
+  bool                 part_done;    /* several processes: the whole crawl is over */
 };
 
 struct crawl_loop_opts crawl_loop_opts_default(void)
@@ -110,7 +112,9 @@ static int cl_verdict(struct crawl_loop *d, int code)
   if(st.causes.total)
     LOG(LOG_INFO, "%llu URLs ended without a page: %s", (unsigned long long)st.causes.total,
         causes);
-  if(code != CRAWL_LOOP_EXIT_DONE || st.seeds_fetched || !(st.seeds || st.seeds_refused))
+  /* several processes: a seed may have been crawled by another */
+  if(code != CRAWL_LOOP_EXIT_DONE || st.seeds_fetched || !(st.seeds || st.seeds_refused) ||
+     d->o.part)
     return code;
   LOG(LOG_ERROR, "no seed could be crawled: %llu refused, %llu without a 2xx or 3xx answer "
       "(%s)", (unsigned long long)st.seeds_refused, (unsigned long long)st.seeds,
@@ -138,7 +142,13 @@ static void cl_finish(struct crawl_loop *d, int code)
   progress_end(&d->prog);
   struct buf sum;
   buf_init(&sum, 1u << 20);
-  if(d->summary && !crawl_summary(d->c, &sum)) {
+  crawl_err se = d->summary ? crawl_summary(d->c, &sum) : CRAWL_ERR_INVALID;
+  if(!se && d->o.part && sum.len && sum.data[sum.len - 1] == '}') {
+    sum.data[--sum.len] = 0;  /* the member's counters in the same object */
+    part_summary(d->o.part, &sum);
+    buf_addc(&sum, '}');
+  }
+  if(!se) {
     fprintf(d->summary, "%s\n", sum.data);
     fflush(d->summary);
   }
@@ -185,10 +195,16 @@ static void sub_free(struct crawl_loop *d)
   d->nsub = 0;
 }
 
+static void cl_requeue(struct crawl_loop *d, const char *url)
+{
+  if(crawl_requeue(d->c, url) == CRAWL_OK && d->o.part)
+    part_requeued(d->o.part, url);
+}
+
 static void sub_requeue_all(struct crawl_loop *d)
 {
   for(size_t i = 0; i < d->nsub; i++)
-    crawl_requeue(d->c, d->sub[i]);
+    cl_requeue(d, d->sub[i]);
 }
 
 /* The gateway will call it canonical_url; results carry that. */
@@ -214,7 +230,7 @@ static void on_item(struct crawl_loop *d, const char *ours, const struct gw_item
     return;
   }
   if(reason_is_temporary(it->reason)) {
-    crawl_requeue(d->c, ours);
+    cl_requeue(d, ours);
     if(it->retry_after_ms > *retry)
       *retry = it->retry_after_ms;
     return;
@@ -273,6 +289,7 @@ static void cl_submit(struct crawl_loop *d)
   struct crawl_sizes sz;
   crawl_sizes(d->c, &sz);
   if(d->submitting || cl_disk_behind(d) || clock_mono_ms() < d->pause_until || sz.frontier.outstanding >= d->o.window ||
+     (d->o.part && part_busy(d->o.part)) ||
      (sz.frontier.queued == 0 && sz.seen_pending == 0 && sz.frontier.on_disk == 0))
     return;
   size_t room = d->o.window - sz.frontier.outstanding;
@@ -281,6 +298,13 @@ static void cl_submit(struct crawl_loop *d)
   struct gw_url *u = mem_alloc(max * sizeof *u);
   d->sub = mem_calloc(max, sizeof *d->sub);
   size_t n = it && u && d->sub ? crawl_take(d->c, max, it) : 0;
+  if(d->o.part) {  /* those whose partition went elsewhere are forgotten */
+    size_t k = 0;
+    for(size_t i = 0; i < n; i++)
+      if(part_take(d->o.part, &it[i]))
+        it[k++] = it[i];
+    n = k;
+  }
   for(size_t i = 0; i < n; i++) {
     u[i] = (struct gw_url){ it[i].url, it[i].level, d->o.max_age_s };
     d->sub[i] = mem_strdup(it[i].url);
@@ -507,6 +531,13 @@ static bool cl_waits_robots(struct crawl_loop *d)
          sz.frontier.queued == 0 && !d->submitting && !d->polling;
 }
 
+/* Nothing to do here: nothing queued, outstanding or on its way. */
+static bool cl_idle(struct crawl_loop *d)
+{
+  return !d->submitting && !d->polling && d->robots_in_flight == 0 && !d->robots_n &&
+         crawl_finished(d->c);
+}
+
 static void cl_pump(struct crawl_loop *d)
 {
   if(d->done)
@@ -521,8 +552,10 @@ static void cl_pump(struct crawl_loop *d)
   if(d->done)
     return;
   cl_progress(d, false);
-  if(!d->submitting && !d->polling && d->robots_in_flight == 0 && !d->robots_n &&
-     crawl_finished(d->c))
+  bool idle = cl_idle(d);
+  if(idle && d->o.part && !d->part_done && !crawl_error(d->c))
+    loop_useful(&d->lp);  /* waiting for the other processes is not a stall */
+  else if(idle)
     cl_finish(d, crawl_error(d->c) ? CRAWL_LOOP_EXIT_LOCAL : CRAWL_LOOP_EXIT_DONE);
   else if(cl_waits_robots(d))
     loop_useful(&d->lp);  /* a wait the crawl chose, bounded by its rounds: not a stall */
@@ -533,6 +566,8 @@ static void cl_pump(struct crawl_loop *d)
 static void on_tick(void *arg)
 {
   struct crawl_loop *d = cl_of(arg);
+  if(!d->done && d->o.part)
+    d->part_done = part_tick(d->o.part, cl_idle(d));
   if(!d->done)
     cl_pump(d);
 }

@@ -50,6 +50,11 @@ struct crawl_loop_opts {
   bool     sitemaps;
   bool     progress;      /* draw it if stderr is a terminal */
   size_t   write_soft_bytes;  /* disk backlog past which no more results are read */
+  /* A crawl on several processes (clients/part/part.h), or NULL: its
+   * tick runs in the loop's, URLs taken that are no longer this
+   * process's are not submitted, and the crawl ends when the whole crawl
+   * is over, not when this process has nothing left. */
+  struct part *part;
 };
 struct crawl_loop_opts crawl_loop_opts_default(void);
 

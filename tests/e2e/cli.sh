@@ -23,7 +23,7 @@ rc() { "$@" >"$T_DIR/out" 2>"$T_DIR/err"; echo $?; }
 
 # help: the top, every verb, help VERB; no verb is a usage error
 is "$(rc "$W" --help)" 0 "--help exits 0"
-for v in fetch submit results site robots stats; do
+for v in fetch submit results site robots stats crawl-status; do
   is "$(rc "$W" "$v" --help)/$(head -c 11 "$T_DIR/out")" "0/usage: wpfs" "wpfs $v --help"
 done
 is "$(rc "$W" help robots)/$(grep -c explain "$T_DIR/out")" "0/2" "wpfs help robots"

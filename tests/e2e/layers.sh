@@ -3,7 +3,7 @@
 # The layers use only those below them: no library calls a function that
 # a library above it defines. Order, most dependent first:
 #   hlfs/gw  hlfs/fetch  hlfs/sched  hlfs/state  hlfs/policy  llfs  api  common
-#   clients/cli  clients/refresh  clients/loop  clients/focus  clients/crawl  clients/gwclient  clients/web  clients/out
+#   clients/cli  clients/refresh  clients/loop  clients/focus  clients/part  clients/crawl  clients/gwclient  clients/web  clients/out
 #   clients/base  common
 # and no crawler library uses gateway or fetcher code. Read from the built
 # libraries (nm), so a new call across a boundary fails here whether or not
@@ -23,7 +23,7 @@ calls() {
     head -5 | tr '\n' ' '
 }
 ORDER=(hlfs/gw hlfs/fetch hlfs/sched hlfs/state hlfs/policy llfs api common)
-CLIENTS=(clients/cli clients/refresh clients/loop clients/focus clients/crawl clients/gwclient clients/web clients/out clients/base common)
+CLIENTS=(clients/cli clients/refresh clients/loop clients/focus clients/part clients/crawl clients/gwclient clients/web clients/out clients/base common)
 for l in "${ORDER[@]}" "${CLIENTS[@]}"; do [ -f "$(lib "$l")" ] || bail "no $(lib "$l") (make first)"; done
 for i in "${!ORDER[@]}"; do
   for ((j = 0; j < i; j++)); do

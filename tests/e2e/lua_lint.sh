@@ -53,4 +53,15 @@ rc -x FUNCTION LOAD REPLACE <"$T_DIR/lines-out/library.lua" >/dev/null
 msg=$(rc FCALL "$(sed -n 's/^const char lua_t\[\] = "\(.*\)";/\1/p' "$T_DIR/lines.c")" 1 'h:{0}' '{0}')
 echo "# redis: $msg (the function starts at line $S)"
 ok "Redis names line S + 8" grep -q ":$((S + 8)): on line nine" <<<"$msg"
+
+# The crawlers' coordination functions (clients/part/lua/, a library of
+# their own names, wpfs-discover --crawl): linted the same way, and loaded
+# beside the gateway's in one Redis.
+LUA2C_NAME=part_lua LUA2C_HEADER=clients/part/part_lua.h \
+  sh "$WPFS_ROOT/mk/lua2c.sh" "$T_DIR/part.c" "$WPFS_ROOT/clients/part/lua" "$T_DIR/part-lint" ||
+  bail "mk/lua2c.sh failed on clients/part/lua"
+is "$(lint "$T_DIR/part-lint/library.lua" 2>&1)" "" "luacheck: the crawlers' coordination library"
+pname=$(sed -n 's/^const char part_lua_library_name\[\] = "\(.*\)";/\1/p' "$T_DIR/part.c")
+is "$(rc -x FUNCTION LOAD <"$T_DIR/part-lint/library.lua")" "$pname" \
+  "it loads as $pname, beside the gateway's library"
 done_testing
