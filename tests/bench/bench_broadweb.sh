@@ -14,7 +14,10 @@
 # Prints for each: the time to 99 % of the pages (from nginx's log) against
 # the politeness bound (the busiest host's requests, each one delay after
 # the last), the politeness violations nginx saw, connections per host
-# and requests per connection; for wpfs, CPU per page of each process.
+# and requests per connection; for wpfs, CPU per page of each process
+# (over the whole run, and over the crawl to its last page: the run goes
+# on while the pages of hosts whose robots.txt answers 503 wait for the
+# robots.txt policy) and the state Redis's commands a request.
 # Knobs: BROADWEB_HOSTS, BROADWEB_SEED (1), BROADWEB_IPS, BROADWEB_LLFS_ARGS
 # (more llfs flags), BROADWEB_WGET2 (0: skip wget2), BROADWEB_MIN_DELAY
 # (1000) and BROADWEB_FACTOR (2): the gateway's politeness (0 and 0: no
