@@ -184,7 +184,7 @@ LIBS_testweb    := tests/testweb common
 LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
-LIBS_wpfs       := clients/cli clients/gwclient clients/base common
+LIBS_wpfs       := clients/cli clients/gwclient clients/out clients/base common
 LIBS_wpfs-refresh := clients/refresh clients/loop clients/gwclient clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 

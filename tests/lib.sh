@@ -242,3 +242,40 @@ test_certs() {
   openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
     -extfile "$d/ext" -out "$d/srv.pem" 2>/dev/null || bail "cannot make test certificates"
 }
+
+# start_nginx LOG_FORMAT CURL_ARGS... <<CONF (the http block's own lines)
+# nginx for one test, its files in $T_DIR/nginx, each request logged in
+# $T_DIR/nginx/access.log as LOG_FORMAT says (nginx variables, e.g.
+# '$host $connection'). stdin: the servers, TLS and keep-alive lines of
+# the http block. Waits until curl CURL_ARGS (a URL and its options)
+# fetches.
+start_nginx() {
+  local fmt=$1 n=$T_DIR/nginx
+  shift
+  command -v nginx >/dev/null || bail "nginx is not installed (make deps)"
+  mkdir -p "$n"
+  {
+    cat <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+error_log $n/error.log warn;
+pid $n/nginx.pid;
+events { worker_connections 64; }
+http {
+  log_format t '$fmt';
+  access_log $n/access.log t;
+  client_body_temp_path $n/body;
+  proxy_temp_path $n/proxy;
+  fastcgi_temp_path $n/fastcgi;
+  uwsgi_temp_path $n/uwsgi;
+  scgi_temp_path $n/scgi;
+  default_type text/html;
+CONF
+    cat
+    echo "}"
+  } >"$T_DIR/nginx.conf"
+  bg nginx nginx -e "$n/error.log" -p "$n" -c "$T_DIR/nginx.conf"
+  wait_for 10 curl -sf -o /dev/null "$@" ||
+    { cat "$T_DIR/nginx.log" "$n/error.log" >&2; bail "nginx did not start"; }
+}

@@ -82,6 +82,8 @@ int cli_results(struct cli *c, int argc, char **argv);
 int cli_site(struct cli *c, int argc, char **argv);
 int cli_robots(struct cli *c, int argc, char **argv);
 int cli_stats(struct cli *c, int argc, char **argv);
+/* No gateway: the summaries of a crawl's members merged into one. */
+int cli_crawl_merge(struct cli *c, int argc, char **argv);
 
 /* "wpfs VERB --help": the verb's help text, NULL for an unknown verb. */
 const char *cli_help(const char *verb);

@@ -62,6 +62,22 @@ static const struct verb {
   { "stats", cli_stats,
     "usage: wpfs stats\n"
     "Print the counters of the gateway replica that answers, as JSON.\n" },
+  { "crawl-merge", cli_crawl_merge,
+    "usage: wpfs crawl-merge SUMMARY.json...\n"
+    "Merge the summaries of one crawl's members (each wpfs-discover process of\n"
+    "a partitioned crawl prints its own, last on stdout) into one JSON line.\n"
+    "No gateway is asked. A file may be the summary alone or a member's whole\n"
+    "output (its last summary line counts).\n"
+    "  counters, sizes and tallies (causes, drop_*, scope_rules) are summed;\n"
+    "  frontier_peak_urls, part_live, maxima (*_max*), durations (*_ms, *_s)\n"
+    "  and times (*_at) take the largest member's (start*: the earliest); the\n"
+    "  *_bytes_per_url ratios are the members' bytes over their URLs (each\n"
+    "  member's ratio weighted by its own URL count);\n"
+    "  members is the count, member_list has one entry per member: its\n"
+    "  summary file, member, crawl_log, warc_paths (paths on its own volume)\n"
+    "  and any other field whose value differs between members.\n"
+    "Exit 6 when a file cannot be read, holds no summary, or does not fit the\n"
+    "others (another crawl, the same member twice).\n" },
 };
 
 static const char usage_text[] =
@@ -75,6 +91,7 @@ static const char usage_text[] =
   "  site SITE         a site's politeness state\n"
   "  robots URL        robots.txt's decision for URL (--explain: why)\n"
   "  stats             the gateway's counters\n"
+  "  crawl-merge F...  the summaries of a crawl's members as one (no gateway)\n"
   "  help VERB         the help of a verb (or wpfs VERB --help)\n"
   "\n"
   "options (before the verb):\n"

@@ -3,6 +3,7 @@
 #include "clients/crawl/crawl_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ static crawl_err crawl_modules(struct crawl *c)
     e = crawllog_open(c->log_path, &c->out.log);
   fpset_init(&c->replayed, 64u << 20);
   fpset_init(&c->sitemaps, 8u << 20);
+  hostconns_init(&c->conns, HOSTCONNS_MAX_BYTES);
   return e;
 }
 
@@ -182,6 +184,7 @@ void crawl_close(struct crawl **cp)
   crawllog_close(&c->out.log);
   fpset_free(&c->replayed);
   fpset_free(&c->sitemaps);
+  hostconns_free(&c->conns);
   mem_free(c->dir);
   mem_free(c->warc_dir);
   mem_free(c->seen_dir);
@@ -388,6 +391,7 @@ crawl_err crawl_result(struct crawl *c, const struct crawl_result *r)
   crawl_poll(c);
   if(c->err)
     return c->err;
+  hostconns_note(&c->conns, r->url, r->site_connections);  /* a count, even redelivered */
   if(!frontier_depth(c->fr, fp, &depth)) {
     c->st.redelivered++;  /* finished before: results come at least once */
     return CRAWL_OK;
@@ -587,19 +591,37 @@ static cm_err summary_paths(const struct crawl *c, struct buf *b)
   return e;
 }
 
+/* snprintf at out + *at, moving *at along (up to n: the text cut there). */
+static void where_add(char *out, size_t n, size_t *at, const char *fmt, ...)
+{
+  va_list ap;
+  if(*at + 1 >= n)
+    return;
+  va_start(ap, fmt);
+  int w = vsnprintf(out + *at, n - *at, fmt, ap);
+  va_end(ap);
+  *at += w > 0 && (size_t)w < n - *at ? (size_t)w : n - *at;
+}
+
 void crawl_where(const struct crawl *c, char *out, size_t n)
 {
-  int w = snprintf(out, n, "%llu pages in %u WARC file(s) in %s; crawl log %s",
-                   (unsigned long long)c->warc_records, c->warc_files,
-                   c->warc_dir ? c->warc_dir : "-", c->log_path ? c->log_path : "-");
-  size_t at = w > 0 && (size_t)w < n ? (size_t)w : n;
-  if(c->st.causes.total && at + 1 < n) {
-    w = snprintf(out + at, n - at, "; %llu without a page: ",
-                 (unsigned long long)c->st.causes.total);
-    at += w > 0 && (size_t)w < n - at ? (size_t)w : n - at;
-    if(at + 1 < n)
+  size_t at = 0;
+  if(n)
+    out[0] = '\0';
+  where_add(out, n, &at, "%llu pages in %u WARC file(s) in %s; crawl log %s",
+            (unsigned long long)c->warc_records, c->warc_files,
+            c->warc_dir ? c->warc_dir : "-", c->log_path ? c->log_path : "-");
+  if(c->st.causes.total) {
+    where_add(out, n, &at, "; %llu without a page: ", (unsigned long long)c->st.causes.total);
+    if(at + 1 < n) {
       tally_text(&c->st.causes, out + at, n - at);
+      at += strlen(out + at);
+    }
   }
+  if(c->conns.map.count)
+    where_add(out, n, &at, "; %llu connections opened to %zu host%s (at most %llu to one)",
+              (unsigned long long)c->conns.opened, c->conns.map.count,
+              c->conns.map.count == 1 ? "" : "s", (unsigned long long)c->conns.max);
 }
 
 crawl_err crawl_summary(const struct crawl *c, struct buf *out)
@@ -611,6 +633,8 @@ crawl_err crawl_summary(const struct crawl *c, struct buf *out)
     e = summary_counters(c, out);
   if(!e)
     e = summary_frontier(&s, out);
+  if(!e)
+    e = hostconns_json(&c->conns, out);
   if(!e)
     e = summary_scorer(c, &s, out);
   if(!e)

@@ -4,6 +4,7 @@
 #include "clients/crawl/crawl_types.h"
 #include "clients/out/crawllog.h"
 #include "clients/base/fpset.h"
+#include "clients/crawl/hostconns.h"
 #include "clients/web/html_links.h"
 #include "clients/crawl/robots_wait.h"
 #include "clients/crawl/seen.h"
@@ -42,6 +43,7 @@ struct crawl {
   struct fpset       replayed;
   struct fpset       sitemaps;   /* URL fingerprints queued as sitemaps */
   struct rwait      *rw;         /* URLs waiting for their host's robots.txt */
+  struct hostconns   conns;      /* connections the gateway opened per host */
   crawl_err          err;        /* from seen's callback or a disk job: sticky */
   struct warc_ids    ids;        /* the WARC record ids of pages (crawl_page.c) */
   const unsigned char *replay_id;  /* a replayed page's record id (NULL: not read) */

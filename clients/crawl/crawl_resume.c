@@ -25,14 +25,15 @@
 #include "common/mem.h"
 
 static const char ckpt_magic[8] = { 'W', 'P', 'F', 'S', 'C', 'K', 'P', '1' };
-#define CKPT_VERSION 10  /* 2: sitemap counters; 3: ascents; 4: written by the disk
+#define CKPT_VERSION 11  /* 2: sitemap counters; 3: ascents; 4: written by the disk
                            * thread; 5: frontier on disk; 6: records_too_large;
                            * 7: scored frontiers, the scorer, drop_off_topic;
                            * 8: causes, seed refusals, the originals' link-set
                            *    fingerprints and WARC records (id, date);
                            * 9: drop_rule, the scope rules' counters;
                            * 10: robots.txt rounds per host, robots_retried,
-                           *     robots_rounds, robots_gave_up */
+                           *     robots_rounds, robots_gave_up;
+                           * 11: connections opened per host */
 #define REPLAY_MAX_RECORD (256u << 20)
 
 static void stats_save(const struct crawl *c, struct ckfile *ck)
@@ -114,6 +115,7 @@ static void ckpt_snapshot(struct crawl *c, struct ckfile *ck)
   dedup_save(c->dd, ck);
   fpset_save(&c->sitemaps, ck);
   rwait_save(c->rw, ck);
+  hostconns_save(&c->conns, ck);
   if(c->o.scorer)
     c->o.scorer->save(c->o.scorer->arg, ck);
 }
@@ -172,6 +174,7 @@ static crawl_err load_checkpoint(struct crawl *c, uint64_t *log_from)
   dedup_load(c->dd, &ck);
   fpset_load(&c->sitemaps, &ck);
   rwait_load(c->rw, &ck);
+  hostconns_load(&c->conns, &ck);
   if(c->o.scorer)
     c->o.scorer->load(c->o.scorer->arg, &ck);
   crawl_err ce = ckfile_close(&ck);
@@ -211,7 +214,7 @@ static crawl_err replay_record(struct crawl *c, const struct crawllog_rec *rec,
   struct warc_header h = { "Content-Type", ctype };
   struct crawl_result r = { rec->url, rec->outcome, rec->status, &h, ctype ? 1 : 0, wr.body,
                             wr.body_len, false, rec->redirect, warc_date_ms(date), 0, NULL, 0,
-                            rec->robots };
+                            rec->robots, 0, 0 };
   /* The content-seen index learns the original's record as it was written. */
   unsigned char raw[WARC_ID_RAW];
   c->replay_id = warc_id_parse(id, raw) ? raw : NULL;

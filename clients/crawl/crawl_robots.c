@@ -43,7 +43,8 @@ bool crawl_robots_hold(struct crawl *c, const struct crawl_result *r, uint64_t f
   uint64_t now = clock_wall_ms(), due = 0;
   unsigned round = 0;
   bool started = false;
-  enum rwait_verdict v = rwait_park(c->rw, origin_key(r->url), fp, now, &round, &started, &due);
+  enum rwait_verdict v = rwait_park(c->rw, origin_key(r->url), fp, now, r->robots_retry_at,
+                                    &round, &started, &due);
   if(v == RWAIT_SPENT) {
     c->st.robots_gave_up++;  /* final: logged with its cause as any other */
     return false;

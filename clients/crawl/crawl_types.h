@@ -168,6 +168,11 @@ struct crawl_result {
   const char               *cause;        /* no page: why (gwproto_cause), else NULL */
   int                       cause_status; /* robots_5xx, robots_429: robots.txt's status */
   unsigned                  robots_tags;  /* ROBOTS_TAG_* of X-Robots-Tag (the gateway's) */
+  uint64_t                  robots_retry_at; /* robots_unavailable: the gateway asks
+                                                robots.txt again then (wall ms), 0 */
+  uint64_t                  site_connections; /* the gateway's count of connections opened
+                                                 to the URL's site, after this fetch; 0:
+                                                 not said (the site was not contacted) */
 };
 
 /* The disk thread's answer to a fence (crawl_fence): everything handed

@@ -117,17 +117,22 @@ static struct rw_host *host_get(struct rwait *r, uint64_t key, bool make)
   return h;
 }
 
-static void round_start(struct rwait *r, struct rw_host *h, uint64_t now)
+static void round_start(struct rwait *r, struct rw_host *h, uint64_t now, uint64_t gw_at)
 {
   h->rounds++;
   h->due = now + rwait_delay(&r->o, h->rounds);
+  uint64_t gw_due = gw_at ? gw_at + RWAIT_GW_MARGIN_MS : 0;
+  uint64_t cap = now + r->o.max_ms;
+  if(gw_due > h->due)
+    h->due = gw_due < cap ? gw_due : (cap > h->due ? cap : h->due);
   r->busy++;
   if(!r->next_due || h->due < r->next_due)
     r->next_due = h->due;
 }
 
 enum rwait_verdict rwait_park(struct rwait *r, uint64_t host, uint64_t fp, uint64_t now,
-                              unsigned *round, bool *started, uint64_t *due)
+                              uint64_t gw_retry_at, unsigned *round, bool *started,
+                              uint64_t *due)
 {
   bool s = false;
   if(started)
@@ -146,7 +151,7 @@ enum rwait_verdict rwait_park(struct rwait *r, uint64_t host, uint64_t fp, uint6
   if(fpmap_put(&r->parked, fp, &v, &added) != CRAWL_OK)
     return RWAIT_FULL;
   if(!h->due) {
-    round_start(r, h, now);
+    round_start(r, h, now, gw_retry_at);
     s = true;
   }
   if(added) {

@@ -56,11 +56,18 @@ bool      rwait_transient(const char *cause);
 
 crawl_err rwait_open(const struct rwait_opts *o, struct rwait **out);
 void      rwait_close(struct rwait **rp);
-/* A transient failure of URL fp of host at now. *round (may be NULL) gets
- * the round it waits in, *started whether that round began now; *due its
- * end. A URL already waiting is not counted twice. */
+/* A transient failure of URL fp of host at now. gw_retry_at: when the
+ * gateway fetches the host's robots.txt again (its result's
+ * robots_retry_at; 0: not said): a round this failure starts ends no
+ * earlier than RWAIT_GW_MARGIN_MS after it, within max_ms of now, since a
+ * URL asked again before then hears the same verdict and the round is
+ * spent. *round (may be NULL) gets the round it waits in, *started whether
+ * that round began now; *due its end. A URL already waiting is not
+ * counted twice. */
+#define RWAIT_GW_MARGIN_MS 1000  /* the gateway's claim, and two clocks */
 enum rwait_verdict rwait_park(struct rwait *r, uint64_t host, uint64_t fp, uint64_t now,
-                              unsigned *round, bool *started, uint64_t *due);
+                              uint64_t gw_retry_at, unsigned *round, bool *started,
+                              uint64_t *due);
 /* URLs whose round has ended by now, up to max into out (their waits are
  * over; the rest come at the next call). */
 size_t    rwait_due(struct rwait *r, uint64_t now, uint64_t *out, size_t max);

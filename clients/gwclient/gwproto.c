@@ -226,9 +226,13 @@ static crawl_err result_parse(json_t *o, struct gw_result *r, bool keep)
   r->cause = member_str(o, "cause", &bad);
   r->status = (int)member_int(o, "status", 0);
   r->cause_status = (int)member_int(o, "cause_status", 0);
+  json_int_t rra = member_int(o, "robots_retry_at", 0);
+  r->robots_retry_at = rra > 0 ? (uint64_t)rra : 0;
   r->truncated = json_is_true(json_object_get(o, "truncated"));
   r->fetched_at = (uint64_t)member_int(o, "fetched_at", 0);
   r->response_ms = (uint64_t)member_int(o, "response_ms", 0);
+  json_int_t sn = member_int(o, "site_connections", 0);
+  r->site_connections = sn > 0 ? (uint64_t)sn : 0;
   bad |= !robots_tags_parse(json_object_get(o, "robots_tags"), &r->robots_tags);
   json_int_t ua = member_int(o, "robots_unavailable_after", 0);
   r->robots_unavailable_after = ua > 0 ? (uint64_t)ua : 0;

@@ -43,10 +43,14 @@ struct gw_result {
                                        * robots.txt fetch, or "ok"), or NULL */
   int                 status;         /* 0 when none */
   int                 cause_status;   /* with cause "ok": robots.txt's status, else 0 */
+  uint64_t            robots_retry_at; /* robots_unavailable: the gateway fetches
+                                        * robots.txt again then (ms since the epoch), 0 */
   bool                truncated;
   unsigned            robots_tags;    /* ROBOTS_TAG_* the gateway read in X-Robots-Tag */
   uint64_t            robots_unavailable_after; /* ms since the epoch, 0: none */
   uint64_t            fetched_at, response_ms;
+  uint64_t            site_connections; /* the site's connections after the fetch
+                                         * (the gateway's count), 0: not said */
   struct warc_header *headers;        /* names and values owned here */
   size_t              nheaders;
   unsigned char      *body;           /* the page's bytes, NUL-terminated */

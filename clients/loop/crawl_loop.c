@@ -398,7 +398,8 @@ static crawl_err deliver(struct crawl_loop *d, const struct gw_result *g)
     !strcmp(g->outcome, "not_modified") ? 200 : g->status, g->headers, g->nheaders,
     no_page ? NULL : g->body, no_page ? 0 : g->body_len, g->truncated, g->redirect,
     g->fetched_at ? g->fetched_at : clock_wall_ms(), g->response_ms, cause,
-    cause ? g->cause_status : 0, gwproto_robots(g, clock_wall_ms())
+    cause ? g->cause_status : 0, gwproto_robots(g, clock_wall_ms()), g->robots_retry_at,
+    g->site_connections
   };
   crawl_err e = crawl_result(d->c, &r);
   if(!e && crawl_outcome_http(g->outcome))

@@ -41,8 +41,16 @@ const R = new lib.Report(opts.only ? new RegExp(opts.only, 'i') : null, true);
 const rel = f => path.relative(process.cwd(), f) || f;
 
 /* The programs of the wpfs image (entrypoint's first argument). */
-const IMAGE_PROGRAMS = ['llfs', 'hlfs', 'wpfs-url', 'wpfs-robots', 'healthcheck'];
+const IMAGE_PROGRAMS = ['llfs', 'hlfs', 'wpfs-discover', 'wpfs-url', 'wpfs-robots', 'healthcheck'];
 const SERVICES = { llfs: { port: 8081 }, hlfs: { port: 8080 } };
+/* The crawl on several processes: wpfs-discover's options of the
+ * partitioned crawl. A build that has none of them yet is not held to
+ * them; one that has any is held to all. */
+const DISCOVER = 'wpfs-discover';
+const COORD_ENV = ['WPFS_CRAWL', 'WPFS_COORD_REDIS', 'WPFS_MEMBER', 'WPFS_PARTITIONS', 'WPFS_LEASE_MS'];
+/* Seconds a member may need after SIGTERM: the write queue flushed, then
+ * its checkpoint written (deploy/k8s/discover.yaml). */
+const DISCOVER_MIN_GRACE_S = 60;
 
 /* ------------------------------------------------------------------ load */
 function loadYaml(file) {
@@ -588,7 +596,7 @@ function main() {
 
   /* wpfs containers: the program named by the entrypoint's argument. */
   const OPTIONS = {};
-  for (const prog of Object.keys(SERVICES)) OPTIONS[prog] = lib.programOptions(path.join(BIN, prog));
+  for (const prog of [...Object.keys(SERVICES), DISCOVER]) OPTIONS[prog] = lib.programOptions(path.join(BIN, prog));
   const envOf = (w, c) => {
     const env = {};
     const from = {};
@@ -617,6 +625,25 @@ function main() {
   }
   const service = (name) => find('Service', name);
   const effective = new Map();
+  /* wpfs-discover: its settings against its option table. */
+  const discoverEnv = new Map();
+  const discoverSettings = x => {
+    const { w, c, p } = x;
+    const { env, from } = envOf(w, c);
+    discoverEnv.set(x, env);
+    const opt = OPTIONS[DISCOVER];
+    if (!opt) { R.note(`${path.join(rel(BIN), DISCOVER)} is not built: its option names and values not checked`); return; }
+    const coord = COORD_ENV.some(k => opt.has(k));
+    if (!coord) R.note(`${DISCOVER} of ${rel(BIN)} has no partitioned crawl yet: ${COORD_ENV.join(', ')} not checked against it`);
+    for (const name of Object.keys(env)) {
+      if (opt.has(name) || (!coord && COORD_ENV.includes(name))) continue;
+      const f = from[name];
+      R.problem(`${f ? at(f.d, f.p, '') : at(w.d, p, '')}: ${name} is not an option of ${DISCOVER}${lib.suggest(name, [...opt.keys()])}`);
+    }
+    const known = Object.fromEntries(Object.entries(env).filter(([k]) => opt.has(k)));
+    const pc = lib.printConfig(path.join(BIN, DISCOVER), known, (c.args || []).slice(1));
+    if (pc.error) R.problem(`${at(w.d, p, '')}: ${DISCOVER} refuses these settings: ${pc.error}`);
+  };
 
   R.check('wpfs containers: WPFS_* settings are options of the program, with values it accepts', () => {
     if (!wpfsContainers.length) R.problem('no container runs the wpfs image');
@@ -624,6 +651,7 @@ function main() {
       const { w, c, p, prog } = x;
       if (c.command) R.problem(at(w.d, p.concat('command'), 'replaces the image entrypoint; name the program in args instead'));
       if (!IMAGE_PROGRAMS.includes(prog)) { R.problem(at(w.d, p.concat('args'), `first argument must be one of ${IMAGE_PROGRAMS.join(', ')} (the image's entrypoint chooses the program by it)`)); continue; }
+      if (prog === DISCOVER) { discoverSettings(x); continue; }
       if (!SERVICES[prog]) continue;
       const { env, from } = envOf(w, c);
       const opt = OPTIONS[prog];
@@ -764,7 +792,8 @@ function main() {
           if (lm === null) R.problem(at(w.d, p.concat(['resources']), `no ${k} limit`));
           if (rq !== null && lm !== null && rq > lm) R.problem(at(w.d, p.concat(['resources', 'requests', k]), `request above the limit`));
         }
-        for (const probe of ['readinessProbe', 'livenessProbe']) if (!c[probe]) R.problem(at(w.d, p, `no ${probe}`));
+        /* a worker that opens no port (the crawler) has nothing to ask */
+        if ((c.ports || []).length) for (const probe of ['readinessProbe', 'livenessProbe']) if (!c[probe]) R.problem(at(w.d, p, `no ${probe}`));
       }
     }
     for (const x of wpfsContainers) {
@@ -898,6 +927,66 @@ function main() {
     sameAsImage(r, 'redis-cache.conf');
   });
 
+  R.check('redis-coord: AOF on a persistent volume, never evicts, one replica, configured from the same file as the image', () => {
+    const r = redisOf('redis-coord');
+    if (!r) return;
+    const { sts, c, cm, key, get } = r;
+    if (get('appendonly') !== 'yes') R.problem(at(cm, ['data', key], 'appendonly yes is required: a lease or snapshot lost to a restart hands a partition to two members'));
+    if ((get('maxmemory-policy') || 'noeviction') !== 'noeviction') R.problem(at(cm, ['data', key], `maxmemory-policy ${get('maxmemory-policy')} would evict leases and snapshots`));
+    const dataDir = get('dir') || '/data';
+    const dm = (c.volumeMounts || []).find(m => m.mountPath.replace(/\/$/, '') === dataDir.replace(/\/$/, ''));
+    const claims = (sts.obj.spec.volumeClaimTemplates || []).map(x => x.metadata.name);
+    if (!dm || !claims.includes(dm.name)) R.problem(at(sts, ['spec', 'volumeClaimTemplates'], `the data dir ${dataDir} is not a mounted volumeClaimTemplate (the AOF would die with the pod)`));
+    if ((sts.obj.spec.replicas || 1) !== 1) R.problem(at(sts, ['spec', 'replicas'], 'one: every member must see the same leases'));
+    sameAsImage(r, 'redis-coord.conf');
+  });
+
+  /* host:port of a URL of a Service of this stack, or null. */
+  const serviceAt = (u, scheme) => {
+    const m = new RegExp(`^(?:${scheme}://)?([a-z0-9-]+)(?:\\.[a-z0-9.-]+)?:(\\d+)/?$`).exec(String(u || '').trim());
+    const svc = m && service(m[1]);
+    if (!svc) return null;
+    const hit = workloads.filter(x => svc.obj.spec.selector && selects({ matchLabels: svc.obj.spec.selector }, x.labels));
+    return { svc, port: Number(m[2]), w: hit.length === 1 ? hit[0] : null, hasPort: (svc.obj.spec.ports || []).some(q => q.port === Number(m[2])) };
+  };
+  R.check('discover: one crawl over a StatefulSet (members by pod name, --out on each pod\'s claim, Parallel, rolling, no --resume, a budget of one, a grace period for the checkpoint)', () => {
+    const xs = wpfsContainers.filter(x => x.prog === DISCOVER);
+    if (!xs.length) { R.problem(`no container runs ${DISCOVER}`); return; }
+    for (const x of xs) {
+      const { w, c, p } = x;
+      const sp = w.d.obj.spec || {};
+      const env = discoverEnv.get(x) || envOf(w, c).env;
+      const own = (c.env || []).find(e => e.name === 'WPFS_MEMBER');
+      const envPath = own ? p.concat(['env', c.env.indexOf(own)]) : p;
+      if (w.d.obj.kind !== 'StatefulSet') { R.problem(at(w.d, ['kind'], 'a StatefulSet: each member keeps its name and its volume across restarts')); continue; }
+      if (sp.podManagementPolicy !== 'Parallel') R.problem(at(w.d, ['spec', 'podManagementPolicy'], `${sp.podManagementPolicy || 'OrderedReady'}: want Parallel (members join in any order; none waits for another)`));
+      if (!sp.updateStrategy || sp.updateStrategy.type !== 'RollingUpdate') R.problem(at(w.d, ['spec', 'updateStrategy'], 'want type RollingUpdate: a change restarts one member at a time'));
+      if (!own || !own.valueFrom || !own.valueFrom.fieldRef || own.valueFrom.fieldRef.fieldPath !== 'metadata.name') R.problem(at(w.d, envPath, 'WPFS_MEMBER must come from the pod\'s name (valueFrom.fieldRef metadata.name): unique, and the same after a restart'));
+      const out = env.WPFS_OUT;
+      const claims = (sp.volumeClaimTemplates || []).map(t => t.metadata && t.metadata.name);
+      const mount = (c.volumeMounts || []).find(m => out && m.mountPath.replace(/\/$/, '') === String(out).replace(/\/$/, ''));
+      if (!out) R.problem(at(w.d, p, 'WPFS_OUT is not set'));
+      else if (!mount || !claims.includes(mount.name)) R.problem(at(w.d, p.concat('volumeMounts'), `WPFS_OUT ${out} is not the mount of a volumeClaimTemplate (the member's WARC files and checkpoint would die with the pod)`));
+      if (!/^[A-Za-z0-9._-]{1,128}$/.test(env.WPFS_CRAWL || '')) R.problem(at(w.d, p, `WPFS_CRAWL "${env.WPFS_CRAWL || ''}": want the crawl's name (letters, digits, . _ -)`));
+      if (env.WPFS_RESUME !== undefined && !/^(false|0|no|off)$/i.test(env.WPFS_RESUME)) R.problem(at(w.d, p, `WPFS_RESUME "${env.WPFS_RESUME}": a member of a crawl on several processes does not --resume (a restarted member takes partitions over from their snapshots; wpfs-discover refuses --resume with --crawl)`));
+      const tok = (c.env || []).find(e => e.name === 'WPFS_TOKEN');
+      if (!tok || !tok.valueFrom || !tok.valueFrom.secretKeyRef) R.problem(at(w.d, p, 'WPFS_TOKEN must come from a Secret (secretKeyRef)'));
+      const gw = serviceAt(env.WPFS_GATEWAY, 'http');
+      if (!gw || !gw.hasPort) R.problem(at(w.d, p, `WPFS_GATEWAY "${env.WPFS_GATEWAY}" does not name a Service and port of this stack`));
+      else if (!gw.w || !wpfsContainers.some(y => y.w === gw.w && y.prog === 'hlfs')) R.problem(at(w.d, p, `WPFS_GATEWAY "${env.WPFS_GATEWAY}" is not the gateway's Service`));
+      const co = serviceAt(env.WPFS_COORD_REDIS, 'redis');
+      const coComp = co && co.w && co.w.labels['app.kubernetes.io/component'];
+      if (!co || !co.hasPort) R.problem(at(w.d, p, `WPFS_COORD_REDIS "${env.WPFS_COORD_REDIS}" does not name a Service and port of this stack`));
+      else if (!co.w || !containersOf(co.w).some(y => /redis/.test(String(y.c.image)))) R.problem(at(w.d, p, `WPFS_COORD_REDIS "${env.WPFS_COORD_REDIS}" is not a Redis of this stack`));
+      else if (coComp !== 'redis-coord') R.problem(at(w.d, p, `WPFS_COORD_REDIS "${env.WPFS_COORD_REDIS}" is the Redis of ${coComp}, not the coordination Redis (redis-coord)`));
+      const tgps = w.spec.terminationGracePeriodSeconds === undefined ? 30 : w.spec.terminationGracePeriodSeconds;
+      if (tgps < DISCOVER_MIN_GRACE_S) R.problem(at(w.d, w.base.concat(['spec', 'terminationGracePeriodSeconds']), `${tgps} s: a member needs at least ${DISCOVER_MIN_GRACE_S} s after SIGTERM to flush its writes and checkpoint`));
+      const pdbs = byKind('PodDisruptionBudget').filter(b => selects(b.obj.spec.selector, w.labels));
+      if (pdbs.length !== 1) R.problem(at(w.d, [], `${pdbs.length} PodDisruptionBudgets select its pods, want 1`));
+      else if (pdbs[0].obj.spec.maxUnavailable !== 1) R.problem(at(pdbs[0], ['spec'], 'want maxUnavailable: 1 (one member evicted at a time, whatever the count)'));
+    }
+  });
+
   R.check('network policies: default deny, and exactly the intended paths are open', () => {
     const pols = byKind('NetworkPolicy');
     const nsLabels = { ...(nsDoc ? nsDoc.obj.metadata.labels || {} : {}), 'kubernetes.io/metadata.name': NS };
@@ -953,7 +1042,7 @@ function main() {
     const expect = [];
     const yes = (a, b, port, proto) => expect.push([a, b, port, proto || 'TCP', true]);
     const no = (a, b, port, proto) => expect.push([a, b, port, proto || 'TCP', false]);
-    if (!comp('hlfs') || !comp('llfs') || !comp('redis') || !comp('redis-cache')) { R.problem('want workloads labelled app.kubernetes.io/component hlfs, llfs, redis and redis-cache'); return; }
+    if (!['hlfs', 'llfs', 'redis', 'redis-cache', 'discover', 'redis-coord'].every(comp)) { R.problem('want workloads labelled app.kubernetes.io/component hlfs, llfs, redis, redis-cache, discover and redis-coord'); return; }
     yes('crawler', 'hlfs', 8080); yes('prometheus', 'hlfs', 8080); yes('prometheus', 'llfs', 8081);
     yes('hlfs', 'llfs', 8081); yes('hlfs', 'redis', 6379); yes('hlfs', 'redis', 26379); yes('hlfs', 'redis-cache', 6380);
     yes('redis', 'redis', 6379); yes('redis', 'redis', 26379);
@@ -968,6 +1057,15 @@ function main() {
     no('llfs', '93.184.215.14', 22); no('llfs', '93.184.215.14', 25);
     for (const ip of ['10.0.0.5', '10.96.0.1', '172.16.0.1', '172.31.255.254', '192.168.1.1', '169.254.169.254', '127.0.0.1', '100.64.0.1', '0.0.0.1', 'fd00::1', 'fe80::1', '::1', '::ffff:10.0.0.1', '::ffff:169.254.169.254']) { no('llfs', ip, 80); no('llfs', ip, 443); }
     no('llfs', 'crawler', 8080); no('llfs', 'prometheus', 9090); no('llfs', 'stranger', 443);
+    /* the partitioned crawl: the gateway and its coordination Redis only */
+    yes('discover', 'hlfs', 8080); yes('discover', 'redis-coord', 6381);
+    yes('discover', 'dns', 53, 'UDP'); yes('discover', 'dns', 53, 'TCP');
+    no('discover', 'redis', 6379); no('discover', 'redis', 26379); no('discover', 'redis-cache', 6380);
+    no('discover', 'llfs', 8081); no('discover', '93.184.215.14', 80); no('discover', '93.184.215.14', 443);
+    no('discover', '10.0.0.5', 6379); no('discover', 'crawler', 8080);
+    for (const s of ['hlfs', 'llfs', 'redis', 'redis-cache', 'crawler', 'prometheus', 'stranger']) no(s, 'redis-coord', 6381);
+    no('redis-coord', 'hlfs', 8080); no('redis-coord', 'redis', 6379); no('redis-coord', '93.184.215.14', 443);
+    for (const s of ['hlfs', 'crawler', 'stranger', 'prometheus']) no(s, 'discover', 8080);
     for (const [a, b, port, proto, want] of expect) {
       const src = ep[a] || ext(a), dst = ep[b] || ext(b);
       const got = allowed(src, dst, port, proto);

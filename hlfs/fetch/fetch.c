@@ -120,6 +120,8 @@ static void fetch_fill(struct fetch_job *f, const struct llfs_answer *a)
   bool ok = a->reached && (!strcmp(a->outcome, "ok") || !strcmp(a->outcome, "too_large"));
   o->contacted = fetch_contacted(a);
   o->fetcher_lost = !a->reached;
+  o->new_connection = a->reached && o->contacted && !a->reused;
+  f->fx->stats.connections_opened += o->new_connection;
   o->transport_err = !ok;
   o->http_status = ok ? (int)a->status : 0;
   o->response_ms = (uint32_t)(a->total_us / 1000);

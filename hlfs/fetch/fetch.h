@@ -40,7 +40,7 @@ struct fetch_cfg {
 /* Counted here, shown among the gateway's (hlfs/gw/gw.h, GW_COUNTERS). */
 #define FETCH_COUNTERS(X)                                                     \
   X(pages_stored)      X(page_store_errors) X(pages_held) X(pages_held_stored) \
-  X(fetcher_errors)    X(cache_hits)        X(revalidated)
+  X(fetcher_errors)    X(cache_hits)        X(revalidated) X(connections_opened)
 
 struct fetch_stats {
 #define X(n) uint64_t n;

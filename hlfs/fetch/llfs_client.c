@@ -281,6 +281,7 @@ int llfs_answer_parse(const char *p, size_t len, long meta_len, struct llfs_answ
   a->status = (long)json_integer_value(json_object_get(*meta, "status"));
   a->redirect = json_string_value(json_object_get(*meta, "redirect"));
   a->truncated = json_is_true(json_object_get(*meta, "truncated"));
+  a->reused = json_is_true(json_object_get(*meta, "reused_connection"));
   a->downloaded = (uint64_t)json_integer_value(json_object_get(*meta, "downloaded_bytes"));
   a->total_us = (uint64_t)json_integer_value(
     json_object_get(json_object_get(*meta, "timings_us"), "total"));

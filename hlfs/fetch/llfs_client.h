@@ -52,6 +52,7 @@ struct llfs_answer {
   long        status;        /* HTTP status of the page, 0 if none */
   const char *redirect;      /* absolute Location, or NULL */
   bool        truncated;
+  bool        reused;        /* a kept-alive connection carried it (reused_connection) */
   uint64_t    total_us;      /* the fetch as the fetcher timed it */
   uint64_t    downloaded;
   json_t     *meta;          /* the whole FetchResult (borrowed) */

@@ -72,6 +72,7 @@ int gw_req_opts(const struct gw *g, const struct state_client *c, json_t *v, con
   X(cache_hits,        "requests answered from a stored page, site untouched") \
   X(sync_cache_hits,   "synchronous fetches answered from a stored page before queueing (also in cache_hits)") \
   X(revalidated,       "stored pages confirmed by a 304 (conditional refetch)") \
+  X(connections_opened, "fetches (pages, robots.txt and its redirects) that opened a new connection to their site") \
   X(robots_parses,     "robots.txt bodies parsed (parsed-rules cache misses)") \
   X(robots_rule_hits,  "robots checks answered by parsed rules kept in memory") \
   X(page_memo_hits,    "answers made from a page kept rendered in memory, confirmed by the page cache") \

@@ -60,10 +60,11 @@ static void site_got(void *arg, store_err err, const struct state_site *s)
     call_free(c);
     return;
   }
-  json_t *j = json_pack("{s:s, s:I, s:I, s:b, s:I, s:I}", "site", c->site,
+  json_t *j = json_pack("{s:s, s:I, s:I, s:b, s:I, s:I, s:I}", "site", c->site,
                         "queued", (json_int_t)s->queued, "clients", (json_int_t)s->clients,
                         "in_flight", s->in_flight, "error_streak", (json_int_t)s->error_streak,
-                        "last_response_ms", (json_int_t)s->last_response_ms);
+                        "last_response_ms", (json_int_t)s->last_response_ms,
+                        "connections_opened", (json_int_t)s->connections_opened);
   json_object_set_new(j, "next_at", ms_or_null(s->next_at));
   json_object_set_new(j, "next_reason", s->next_reason ? json_string(s->next_reason) : json_null());
   json_object_set_new(j, "backoff_until", ms_or_null(s->backoff_until));

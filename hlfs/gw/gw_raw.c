@@ -160,7 +160,7 @@ static void gw_raw_none(struct api_req *rq, json_t *res)
 {
   /* The site's status as site_status: "status" is the problem's own. */
   static const char *const keep[] = { "id", "url", "outcome", "detail", "cause",
-                                      "cause_status", "page", NULL };
+                                      "cause_status", "robots_retry_at", "page", NULL };
   const char *o = json_string_value(json_object_get(res, "outcome"));
   const char *id = json_string_value(json_object_get(res, "id"));
   json_t *ext = json_object();

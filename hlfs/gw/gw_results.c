@@ -100,6 +100,17 @@ static void res_field(json_t *o, const struct state_result *r, const char *f, co
   json_object_set_new(o, k, num ? json_integer(strtoll(v, NULL, 10)) : json_string(v));
 }
 
+/* Whether the fetch opened a connection to the site (only for a fetch
+ * that contacted it), and the site's count after it (whenever it has one:
+ * a request robots.txt answered counts the robots.txt fetch's). */
+static void res_conns(json_t *o, const struct state_result *r)
+{
+  const char *nc = state_result_field(r, "nc");
+  if(nc)
+    json_object_set_new(o, "new_connection", json_boolean(!strcmp(nc, "1")));
+  res_field(o, r, "sn", "site_connections", true);
+}
+
 /* The URLs a followed request went through, one per line in the stream. */
 static void res_redirects(json_t *o, const char *rd)
 {
@@ -155,7 +166,9 @@ void gw_result_render(struct gw *g, const struct state_result *r,
   const char *cs = state_result_field(r, "cs");
   if(cs && strcmp(cs, "0"))
     res_field(o, r, "cs", "cause_status", true);
+  res_field(o, r, "rra", "robots_retry_at", true);
   res_field(o, r, "co", "coalesced_with", false);
+  res_conns(o, r);
   res_redirects(o, state_result_field(r, "rd"));
   res_tries(o, r);
   const char *ref = state_result_field(r, "ref");

@@ -70,6 +70,8 @@ struct sched_job_info {
 struct sched_outcome {
   bool        contacted;      /* a request reached (or may have reached) the site */
   bool        transport_err;  /* no HTTP response: connect, TLS, reset, timeout */
+  bool        new_connection; /* contacted over a connection the fetch opened (the
+                                 fetcher reused none): counted per site */
   int         http_status;
   uint32_t    response_ms;    /* request start to last byte */
   const char *retry_after;    /* header values, or NULL */
@@ -89,6 +91,8 @@ struct sched_outcome {
   bool        fetcher_lost;   /* the fetcher's answer was lost after the fetch was sent */
   const char *cause;          /* robots_unavailable: the robots.txt fetch's outcome, or NULL */
   int         cause_status;   /* and its HTTP status when the site answered */
+  uint64_t    robots_retry_at; /* robots_unavailable: when robots.txt is fetched again
+                                  (wall ms), or 0 */
   uint64_t    ended_us;       /* monotonic us when the answer was in; 0: at sched_job_done.
                                  The site's delay counts from then (sj_credit) */
 };

@@ -48,6 +48,7 @@ struct sched_hop {
   uint64_t        give_up_ms; /* mono: stop waiting for the other site */
   uint64_t        taken_ms;   /* mono: the hop lease was asked for at */
   struct delay_in own;        /* the job's own site: its last answer in the chain */
+  unsigned        own_conns;  /* connections the chain opened to the job's own site */
   uint64_t        own_us;     /* mono: when it came */
 };
 
@@ -89,12 +90,13 @@ void sched_hop_free(struct sched_hop **hp)
 /* ---- the other site's lease --------------------------------------------- */
 
 /* Give the hop site's lease back; in says what it did (DELAY_EV_NONE: not
- * contacted). If the store refuses, the lease expires by itself. */
-static void hop_release(struct sched_job *j, const struct delay_in *in)
+ * contacted), conns the connections it opened there. If the store refuses,
+ * the lease expires by itself. */
+static void hop_release(struct sched_job *j, const struct delay_in *in, unsigned conns)
 {
   struct sched_hop *h = j->hop;
   struct state_done d = { .site = h->site, .token = h->token,
-                          .response_ms = in->response_ms };
+                          .response_ms = in->response_ms, .conns = conns };
   delay_next(&j->s->cfg.delay, in, &d.delay);
   h->leased = false;
   if(state_hop_free(j->s->st, &d, NULL, NULL) != STORE_OK)
@@ -107,7 +109,7 @@ void sched_hop_drop(struct sched_job *j)
     return;
   /* the hop may have reached the site: charge at least its minimum delay */
   struct delay_in in = { .ev = DELAY_EV_OK, .streak = j->hop->streak, .retry_after_ms = -1 };
-  hop_release(j, &in);
+  hop_release(j, &in, 0);
 }
 
 /* Politeness of the site that gave answer o. */
@@ -120,9 +122,10 @@ static void hop_charge(struct sched_job *j, const struct sched_outcome *o)
     if(!h->leased)
       return;  /* never reached it */
     sched_job_delay_in(o, h->streak, 0, &in);
-    hop_release(j, &in);
+    hop_release(j, &in, o->new_connection);
     return;
   }
+  h->own_conns += o->new_connection;
   sched_job_delay_in(o, j->streak, 0, &in);
   if(in.ev == DELAY_EV_NONE)
     return;  /* not contacted: the debt of an earlier answer stands */
@@ -140,6 +143,11 @@ uint64_t sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
   in.crawl_delay_ms = crawl_delay_ms;
   delay_next(&j->s->cfg.delay, &in, d);
   return h ? h->own_us : 0;
+}
+
+unsigned sched_hop_own_conns(const struct sched_job *j)
+{
+  return j->hop ? j->hop->own_conns : 0;
 }
 
 /* ---- moving along the chain ---------------------------------------------- */
@@ -183,7 +191,7 @@ static void hop_on_taken(void *arg, store_err err, bool granted, uint64_t wait_m
   if(j->st != SJ_HOP_LEASE) {  /* given back or lost meanwhile */
     struct delay_in none = { .ev = DELAY_EV_NONE, .retry_after_ms = -1 };
     if(!err && granted)
-      hop_release(j, &none);
+      hop_release(j, &none, 0);
     return;
   }
   if(err || !granted) {

@@ -123,6 +123,9 @@ void sched_hop_drop(struct sched_job *j);
  * from its last answer in the chain: returned (monotonic us; 0: none). */
 uint64_t sched_hop_own_delay(const struct sched_job *j, uint32_t crawl_delay_ms,
                              struct delay_out *d);
+/* Connections the chain opened to the job's own site (its hops on other
+ * sites count for those, at each hop's release). */
+unsigned sched_hop_own_conns(const struct sched_job *j);
 void sched_hop_free(struct sched_hop **hp);
 
 #endif

@@ -319,6 +319,27 @@ static void sj_credit(const struct sched_job *j, struct state_done *d, uint64_t 
   }
 }
 
+/* A robots.txt that could not be read is retried after its backoff; the
+ * site meanwhile rests the delay its failure charged. The record must
+ * outlast that rest: the claim of the site's next request, due when the
+ * rest ends, then finds it and answers the request robots_unavailable.
+ * Expired first (a robots backoff set shorter than the error backoff, a
+ * Retry-After capped lower for robots.txt than for the site), that claim
+ * would fetch robots.txt again and give the request back to the queue,
+ * again at every rest: a request never answered while robots.txt fails.
+ * The margin covers the claim coming late (a tick, Redis, a busy loop). */
+#define SJ_ROBOTS_OUTLAST_MS 2000
+
+static void sj_robots_outlast(struct state_robots *rec, const struct delay_out *rest)
+{
+  uint64_t need = (uint64_t)rest->delay_ms + SJ_ROBOTS_OUTLAST_MS;
+  if(!rec->retry_ms || rec->retry_ms >= need)
+    return;
+  rec->retry_ms = need;
+  if(rec->ttl_ms < need)
+    rec->ttl_ms = need;
+}
+
 /* The record was digested when the chain ended (sched_hop.c); the site's
  * politeness counts from its own last contact in the chain. */
 static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
@@ -329,6 +350,8 @@ static store_err sj_store_robots(struct sched_job *j, struct state_done *d)
     rec.status = -1;  /* a record must exist, or the next claim fetches again */
   char due[48];
   sj_credit(j, d, sched_hop_own_delay(j, rec.crawl_delay_ms, &d->delay), due, sizeof due);
+  sj_robots_outlast(&rec, &d->delay);
+  d->conns = sched_hop_own_conns(j);
   rec.fetched_at = sched_srv_now(s);
   rec.expires_at = rec.fetched_at + rec.ttl_ms;
   rec.retry_at = rec.retry_ms ? rec.fetched_at + rec.retry_ms : 0;
@@ -355,8 +378,8 @@ static void sj_attempt(const char *outcome, const struct sched_outcome *o, char 
 static store_err sj_store_page(struct sched_job *j, struct state_done *d)
 {
   const struct sched_outcome *o = &j->out;
-  char hs[16], ms[16], bytes[24], cs[16];
-  const char *f[16];
+  char hs[16], ms[16], bytes[24], cs[16], rra[24];
+  const char *f[20];
   size_t n = 0;
   snprintf(hs, sizeof hs, "%d", o->http_status);
   snprintf(ms, sizeof ms, "%u", o->response_ms);
@@ -384,10 +407,20 @@ static store_err sj_store_page(struct sched_job *j, struct state_done *d)
     f[n++] = "cs";
     f[n++] = cs;
   }
+  if(o->contacted) {  /* lua_complete adds the site's count ('sn') */
+    f[n++] = "nc";
+    f[n++] = o->new_connection ? "1" : "0";
+  }
+  if(o->robots_retry_at) {  /* a client's own retry waits for the gateway's */
+    snprintf(rra, sizeof rra, "%llu", (unsigned long long)o->robots_retry_at);
+    f[n++] = "rra";
+    f[n++] = rra;
+  }
   d->fields = f;
   d->nfields = n;
   d->stored = o->stored;
   d->age_ms = o->age_ms;
+  d->conns = o->new_connection;
   d->hopped = j->hopped;
   d->followed = j->info.follow != NULL;
   char attempt[STATE_CAUSE_MAX + 32];
@@ -557,6 +590,7 @@ static void sj_finish_unfetched(struct sched_job *j, const char *outcome,
   if(rec && rec->cause[0]) {
     o.cause = rec->cause;
     o.cause_status = rec->cause_status;
+    o.robots_retry_at = rec->retry_at;
     o.error = rec->cause_detail;
   }
   sched_job_complete(j, &o);

@@ -193,6 +193,9 @@ struct state_done {
   uint64_t    credit_us;      /* the delay counts from this long before the completion
                                  (when the answer came in: sj_credit) */
   uint32_t    response_ms;
+  unsigned    conns;          /* connections the fetch opened to the site (a robots.txt
+                                 chain's, on the site, all of them): added to its
+                                 count when it was contacted */
   bool        stored;         /* complete: a stored copy was served (not a fetch) */
   uint64_t    age_ms;         /* and its age */
   bool        hopped;         /* complete: a redirect hop was queued for the request: its
@@ -323,6 +326,7 @@ struct state_site {
   uint64_t    next_at, backoff_until, last_at, lease_until;  /* Redis clock, 0 = unset */
   const char *next_reason;    /* delay_reason name */
   uint32_t    error_streak, last_response_ms;
+  uint64_t    connections_opened;  /* by fetches to the site while its state is kept */
   uint64_t    queued;         /* requests waiting, all clients */
   unsigned    clients;
   bool        in_flight;

@@ -140,7 +140,11 @@ static void done_common(struct state_args *a, unsigned shard, const struct state
   state_args_add(a, d->site);
   state_args_add(a, d->token);
   uint64_t delay_us = d->delay.delay_ms * 1000;
-  state_args_add(a, d->delay.reason == DELAY_NONE ? "0" : "1");
+  /* contacted: 0 no; else 1 + the connections it opened (lib.lua's conns) */
+  if(d->delay.reason == DELAY_NONE)
+    state_args_add(a, "0");
+  else
+    state_args_addu(a, 1 + (uint64_t)d->conns);
   state_args_addu(a, delay_us > d->credit_us ? delay_us - d->credit_us : 0);
   state_args_add(a, delay_reason_name(d->delay.reason));
   state_args_addu(a, d->delay.streak);

@@ -101,6 +101,7 @@ static void read_on_site(void *arg, store_err err, const struct store_val *v)
     s.last_at = read_u64(v, "la");
     s.last_response_ms = (uint32_t)read_u64(v, "lr");
     s.lease_until = read_u64(v, "le");
+    s.connections_opened = read_u64(v, "cn");
     s.in_flight = read_field(v, "lt", NULL) != NULL;
     s.queued = read_u64(v, "queued");
     s.clients = (unsigned)read_u64(v, "clients");

@@ -14,7 +14,8 @@
 # Prints for each: the time to 99 % of the pages (from nginx's log) against
 # the politeness bound (the busiest host's requests, each one delay after
 # the last), the politeness violations nginx saw, connections per host
-# and requests per connection; for wpfs, CPU per page of each process
+# and requests per connection (for wpfs also the crawl summary's, the
+# gateway's count per site); for wpfs, CPU per page of each process
 # (over the whole run, and over the crawl to its last page: the run goes
 # on while the pages of hosts whose robots.txt answers 503 wait for the
 # robots.txt policy) and the state Redis's commands a request.
@@ -133,6 +134,21 @@ w_secs=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print (b - a) / 1000 }')
 w_seen=$(seen "$t0")
 cp "$BW_LOG" "$T_DIR/wpfs-access.log"
 report wpfs-discover "$w_secs" "$w_seen"
+# The gateway's count of connections per site, from the crawl summary,
+# beside what nginx saw (hosts and connections, the 4th and 5th of seen).
+tail -1 "$T_DIR/wpfs.json" | jq -r '.connections // {} | "\(.hosts // 0) \(.opened // 0) \(.max_per_host // 0) \(.hosts_over_one // 0)"' |
+  awk -v nh="$(cut -d' ' -f4 <<<"$w_seen")" -v nc="$(cut -d' ' -f5 <<<"$w_seen")" '{
+    printf "   %-14s summary: %d connections opened to %d hosts (%.2f per host, at most %d to one, %d hosts over one); nginx: %d to %d hosts (%.2f per host)\n",
+      "", $2, $1, $1 ? $2 / $1 : 0, $3, $4, nc, nh, nh ? nc / nh : 0 }'
+# ...and per host: GET /v1/sites against the connections nginx saw of it.
+awk '{ c[$1 " " $4] = 1 } END { for (k in c) { split(k, a, " "); n[a[1]]++ } for (h in n) print h, n[h] }' \
+  "$BW_LOG" | sort >"$T_DIR/nginx-conns"
+while read -r h n; do
+  echo "$h $n $(GW_TOKEN=$TOKEN gw GET "/v1/sites/$h" | jq -r '.connections_opened // 0')"
+done <"$T_DIR/nginx-conns" >"$T_DIR/conns-cmp"
+awk '$2 != $3 { d++; if (d <= 5) ex = ex sprintf(" %s (nginx %d, gateway %d)", $1, $2, $3) }
+  END { printf "   %-14s GET /v1/sites against nginx, per host: %d of %d differ%s\n", "", d, NR, ex }' \
+  "$T_DIR/conns-cmp"
 w_pages=$(wc -l <"$BW_LOG")
 echo "   CPU per request (ms), wpfs run ($w_pages requests):"
 for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID nginx:$NGINX_PID; do

@@ -17,6 +17,7 @@ printf '{"clients": [{"name": "crawler", "token": "prod-token-%s"}]}\n' "$RANDOM
   >"$D/overlays/prod/tokens.json"
 printf 'redis-%s' "$RANDOM$RANDOM" >"$D/overlays/prod/redis-password"
 printf 'fetcher-secret-%s\n' "$RANDOM$RANDOM$RANDOM" >"$D/overlays/prod/fetcher-secret"
+printf 'discover-token-%s' "$RANDOM$RANDOM$RANDOM" >"$D/overlays/prod/discover-token"
 
 render() {  # dir name
   kubectl kustomize "$1" >"$T_DIR/$2.yaml" 2>"$T_DIR/$2.err"
@@ -58,6 +59,12 @@ is "$(cm dev wpfs-llfs)" "$(cm base wpfs-llfs)" "the fetchers' ConfigMap is unch
 is "$(field dev ConfigMap wpfs-hlfs 'o.data.WPFS_HLFS_LOG_LEVEL')" '"debug"' "dev: the gateways log at debug"
 is "$(field dev ConfigMap wpfs-hlfs 'o.data.WPFS_HLFS_REDIS_MASTER')" '"wpfs"' "dev: the base's other settings stay"
 is "$(field dev StatefulSet wpfs-redis 'o.spec.replicas')" 3 "dev: still a Sentinel set of three"
+is "$(field dev StatefulSet wpfs-discover 'o.spec.replicas')" 2 "dev: a crawl of two members"
+dt=$(field dev Secret wpfs-discover-token 'Buffer.from(o.data.token, "base64").toString()' | tr -d '"')
+is "$dt" dev-token "dev: the crawl's key is the dev key"
+is "$(field dev Secret wpfs-hlfs-tokens \
+  'JSON.parse(Buffer.from(o.data["tokens.json"].replace(/\s/g, ""), "base64").toString()).clients.some(c => c.token === "dev-token")')" \
+  true "dev: ...which tokens.json lists"
 
 # a setting edited in the base: the same, for the pods that read it
 sed -i 's/^WPFS_LLFS_TIMEOUT_MS=30s$/WPFS_LLFS_TIMEOUT_MS=20s/' "$D/k8s/config/llfs.env"
@@ -75,6 +82,10 @@ pw=$(field prod Secret wpfs-redis-auth 'Buffer.from(o.data.password, "base64").t
 is "$pw" "$(cat "$D/overlays/prod/redis-password")" "prod: the Redis password is redis-password"
 fs=$(field prod Secret wpfs-fetcher-secret 'Buffer.from(o.data.secret, "base64").toString()' | tr -d '"')
 is "$fs" "$(head -1 "$D/overlays/prod/fetcher-secret")\\n" "prod: the fetcher secret is fetcher-secret"
+dtp=$(field prod Secret wpfs-discover-token 'Buffer.from(o.data.token, "base64").toString()' | tr -d '"')
+is "$dtp" "$(cat "$D/overlays/prod/discover-token")" "prod: the crawl's key is discover-token"
+is "$(field prod StatefulSet wpfs-discover 'o.spec.template.spec.containers[0].env.find(e => e.name === "WPFS_TOKEN").valueFrom.secretKeyRef.name')" \
+  '"wpfs-discover-token"' "prod: the members read WPFS_TOKEN from that Secret"
 for d in llfs hlfs; do
   is "$(field prod Deployment "wpfs-$d" \
     'o.spec.template.spec.containers[0].env.find(e => e.name === "WPFS_FETCHER_SECRET").valueFrom.secretKeyRef.name')" \
@@ -82,5 +93,6 @@ for d in llfs hlfs; do
 done
 ok "prod: none of the files can be committed (.gitignore)" sh -c "cd '$WPFS_ROOT' &&
   git check-ignore -q deploy/overlays/prod/tokens.json && git check-ignore -q deploy/overlays/prod/redis-password &&
-  git check-ignore -q deploy/overlays/prod/fetcher-secret"
+  git check-ignore -q deploy/overlays/prod/fetcher-secret &&
+  git check-ignore -q deploy/overlays/prod/discover-token"
 done_testing

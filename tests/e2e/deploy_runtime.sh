@@ -16,7 +16,7 @@ img="$T_DIR/img"
 mkdir -p "$img"
 cc -std=c11 -O2 -Wall -Wextra -Werror -o "$img/wpfs-healthcheck" deploy/container/healthcheck.c ||
   bail "healthcheck.c does not build"
-for p in llfs hlfs wpfs wpfs-url wpfs-robots; do
+for p in llfs hlfs wpfs wpfs-url wpfs-robots wpfs-discover; do
   [ -x "$WPFS_BIN/$p" ] && ln -s "$WPFS_BIN/$p" "$img/$p"
 done
 export WPFS_IMAGE_BINDIR="$img"
@@ -39,6 +39,10 @@ is "$(sh "$ep" wpfs-url canon 'HTTP://Example.COM:80/a/../b' 2>&1)" "http://exam
   "entrypoint wpfs-url runs the tool"
 ok "entrypoint wpfs runs the command-line client" \
   sh -c "sh '$ep' wpfs --help 2>&1 | grep -q '^usage: wpfs '"
+ok "entrypoint wpfs-discover runs the crawler" \
+  sh -c "sh '$ep' wpfs-discover --help 2>&1 | grep -q '^usage: wpfs-discover '"
+is "$(WPFS_OUT=/out sh "$ep" wpfs-discover --print-config | jq -r .out)" /out \
+  "...with its WPFS_* settings (discover.yaml's ConfigMap)"
 
 # --- healthcheck against an llfs on a free port
 port=$(freeport)
@@ -105,6 +109,27 @@ redis-cli -p "$cport" set wpfs:deploy:probe cached >/dev/null
 kill -TERM "$CACHE_PID" 2>/dev/null
 for _ in $(seq 100); do kill -0 "$CACHE_PID" 2>/dev/null || break; sleep 0.1; done
 is "$(ls -A "$T_DIR/cache")" "" "page cache: nothing written to disk"
+
+# --- the crawls' coordination Redis with the image's redis-coord.conf:
+# AOF on, never evicting; a lease written survives a restart.
+kport=$(freeport)
+mkdir -p "$T_DIR/coord"
+sed "s|^dir /data\$|dir $T_DIR/coord|" deploy/k8s/config/redis-coord.conf >"$T_DIR/redis-coord.conf"
+coord_up() {
+  bg redis-coord redis-server "$T_DIR/redis-coord.conf" --port "$kport" --bind 127.0.0.1
+  COORD_PID=$BG_PID
+  wait_for 10 redis-cli -p "$kport" ping
+}
+ok "redis-server accepts the coordination Redis's configuration" coord_up
+is "$(grep -E '^port ' deploy/k8s/config/redis-coord.conf)" "port 6381" "coordination: listens on 6381"
+is "$(redis-cli -p "$kport" config get appendonly | tail -1)/$(redis-cli -p "$kport" config get maxmemory-policy | tail -1)" \
+  "yes/noeviction" "coordination: AOF on, never evicts"
+redis-cli -p "$kport" set 'wc:{deploy}:lease:0' member-0 >/dev/null
+kill -TERM "$COORD_PID" 2>/dev/null
+for _ in $(seq 100); do kill -0 "$COORD_PID" 2>/dev/null || break; sleep 0.1; done
+ok "coordination: restarts on its AOF" coord_up
+is "$(redis-cli -p "$kport" get 'wc:{deploy}:lease:0')" member-0 "coordination: a lease survives the restart"
+kill -TERM "$COORD_PID" 2>/dev/null
 
 # --- the stack in a pod-like network namespace
 if ! command -v ip >/dev/null || ! unshare -n -m true 2>/dev/null; then

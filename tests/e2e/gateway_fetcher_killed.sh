@@ -7,6 +7,9 @@
 # connect, which fails (the fetcher is gone) and looks like a refusal; a
 # refusal is offered at once to the next fetcher. Found by the torture run
 # (a request 1 ms after the previous one was cut off, under a Crawl-delay).
+# The kill is aimed: at the connection that sent last, once testweb holds
+# the request (a gateway stopped for 0.8 s around the send made the earlier
+# aim kill an idle fetcher before the request left: nothing cut off).
 . "$WPFS_ROOT/tests/lib.sh"
 cat >"$T_DIR/sites.json" <<'EOF'
 { "sites": [
@@ -34,13 +37,29 @@ sleep 1.2
 # A fetch of the slow site, and the fetcher carrying it killed mid-way.
 fetch "http://127.30.0.1:$TESTWEB_PORT/p/2.html" >"$T_DIR/status" &
 fpid=$!
-carrier() {  # the fetcher with a connection to the slow site
-  ss -tnpH state established "dst 127.30.0.1:$TESTWEB_PORT" 2>/dev/null |
-    sed -n 's/.*pid=\([0-9]*\).*/\1/p' | grep -x -e "$L1_PID" -e "$L2_PID" | head -1
+# The kill must come while the site holds the request: the fetcher's
+# connection to the site is there before (kept alive from p/1), so
+# finding it says nothing of the request. Wait until testweb has the
+# request and not its end (killing earlier cut nothing at the site: a
+# flake on a loaded machine, where the gateway took over 0.3 s to send it).
+in_flight() {
+  tw_site_json 127.30.0.1 requests=100 |
+    jq -e '[.requests[] | select(.path == "/p/2.html" and .done_us == null)] | length == 1' >/dev/null
+}
+wait_for 10 in_flight || bail "the request never reached the slow site"
+# The carrier: of the fetchers' connections to the slow site (the other
+# fetcher may keep one idle too), the one that sent last (ss's lastsnd).
+carrier() {
+  ss -tnpiH state established "dst 127.30.0.1:$TESTWEB_PORT" 2>/dev/null |
+    awk -v a="$L1_PID" -v b="$L2_PID" '
+      /users:/ { match($0, /pid=[0-9]+/); pid = substr($0, RSTART + 4, RLENGTH - 4) }
+      /lastsnd:/ && (pid == a || pid == b) {
+        match($0, /lastsnd:[0-9]+/); t = substr($0, RSTART + 8, RLENGTH - 8) + 0
+        if(best == "" || t < best) { best = t; bp = pid } }
+      END { print bp }'
 }
 pid=
 for _ in $(seq 50); do pid=$(carrier); [ -n "$pid" ] && break; sleep 0.1; done
-sleep 0.3
 ok "a fetcher is fetching from the slow site" test -n "$pid"
 kill -9 "$pid"
 wait "$fpid"

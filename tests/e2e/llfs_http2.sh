@@ -14,32 +14,13 @@ test_certs "$d" h2.test "DNS:h2.test"
 for i in 1 2 3; do echo "<p>page $i</p>" >"$T_DIR/www/p$i.html"; done
 
 read -r H2_PORT H1_PORT <<<"$(freeport 2 | tr '\n' ' ')"
-cat >"$T_DIR/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T_DIR/nginx/error.log warn;
-pid $T_DIR/nginx/nginx.pid;
-events { worker_connections 64; }
-http {
-  log_format proto '\$server_port \$server_protocol \$request_uri \$connection';
-  access_log $T_DIR/nginx/access.log proto;
-  client_body_temp_path $T_DIR/nginx/body;
-  proxy_temp_path $T_DIR/nginx/proxy;
-  fastcgi_temp_path $T_DIR/nginx/fastcgi;
-  uwsgi_temp_path $T_DIR/nginx/uwsgi;
-  scgi_temp_path $T_DIR/nginx/scgi;
-  default_type text/html;
+start_nginx '$server_port $server_protocol $request_uri $connection' \
+  --cacert "$d/ca.pem" --resolve "h2.test:$H2_PORT:127.0.0.1" "https://h2.test:$H2_PORT/p1.html" <<CONF
   ssl_certificate $d/srv.pem;
   ssl_certificate_key $d/srv.key;
   server { listen 127.0.0.1:$H2_PORT ssl http2; root $T_DIR/www; }
   server { listen 127.0.0.1:$H1_PORT ssl; root $T_DIR/www; }
-}
 CONF
-bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
-wait_for 10 curl -sf --cacert "$d/ca.pem" --resolve "h2.test:$H2_PORT:127.0.0.1" \
-  -o /dev/null "https://h2.test:$H2_PORT/p1.html" ||
-  { cat "$T_DIR/nginx.log" "$T_DIR/nginx/error.log"; bail "nginx did not start"; }
 : >"$T_DIR/nginx/access.log"
 
 start_llfs --tls-ca-file "$d/ca.pem"

@@ -11,29 +11,10 @@ command -v nginx >/dev/null || bail "nginx is not installed (make deps)"
 mkdir -p "$T_DIR/nginx" "$T_DIR/www"
 echo "<p>page</p>" >"$T_DIR/www/p.html"
 PORT=$(freeport 1)
-cat >"$T_DIR/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T_DIR/nginx/error.log warn;
-pid $T_DIR/nginx/nginx.pid;
-events { worker_connections 64; }
-http {
-  log_format ka '\$host \$connection \$connection_requests';
-  access_log $T_DIR/nginx/access.log ka;
-  client_body_temp_path $T_DIR/nginx/body;
-  proxy_temp_path $T_DIR/nginx/proxy;
-  fastcgi_temp_path $T_DIR/nginx/fastcgi;
-  uwsgi_temp_path $T_DIR/nginx/uwsgi;
-  scgi_temp_path $T_DIR/nginx/scgi;
-  default_type text/html;
+start_nginx '$host $connection $connection_requests' "http://127.0.0.1:$PORT/p.html" <<CONF
   keepalive_timeout 75s 2s;
   server { listen 127.0.0.1:$PORT; root $T_DIR/www; }
-}
 CONF
-bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
-wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$PORT/p.html" ||
-  { cat "$T_DIR/nginx.log" "$T_DIR/nginx/error.log"; bail "nginx did not start"; }
 is "$(curl -sI "http://127.0.0.1:$PORT/p.html" | tr -d '\r' | grep -i '^keep-alive:')" \
   "Keep-Alive: timeout=2" "nginx says it keeps an idle connection 2 s"
 : >"$T_DIR/nginx/access.log"

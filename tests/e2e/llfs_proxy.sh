@@ -20,30 +20,12 @@ test_certs "$d" site.proxy.test "DNS:site.proxy.test"
 echo "<p>through</p>" >"$T_DIR/www/p.html"
 
 read -r HTTP_PORT TLS_PORT DENIED_PORT TP_PORT SOCKS_PORT CLOSED_PORT <<<"$(freeport 6 | tr '\n' ' ')"
-cat >"$T_DIR/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T_DIR/nginx/error.log warn;
-pid $T_DIR/nginx/nginx.pid;
-events { worker_connections 64; }
-http {
-  log_format who '\$server_port \$remote_addr \$request_uri';
-  access_log $T_DIR/nginx/access.log who;
-  client_body_temp_path $T_DIR/nginx/body;
-  proxy_temp_path $T_DIR/nginx/proxy;
-  fastcgi_temp_path $T_DIR/nginx/fastcgi;
-  uwsgi_temp_path $T_DIR/nginx/uwsgi;
-  scgi_temp_path $T_DIR/nginx/scgi;
-  default_type text/html;
+start_nginx '$server_port $remote_addr $request_uri' "http://127.30.0.1:$HTTP_PORT/p.html" <<CONF
   server { listen 127.30.0.1:$HTTP_PORT; root $T_DIR/www; }
   server { listen 127.30.0.1:$DENIED_PORT; root $T_DIR/www; }
   server { listen 127.30.0.1:$TLS_PORT ssl; root $T_DIR/www;
            ssl_certificate $d/srv.pem; ssl_certificate_key $d/srv.key; }
-}
 CONF
-bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
-wait_for 10 curl -sf -o /dev/null "http://127.30.0.1:$HTTP_PORT/p.html" || bail "nginx did not start"
 
 # tinyproxy tunnels to the two site ports only: DENIED_PORT gets 403.
 cat >"$T_DIR/tinyproxy.conf" <<CONF

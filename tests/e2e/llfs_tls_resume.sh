@@ -18,33 +18,14 @@ test_certs "$d" res.test "DNS:*.res.test"
 echo "<p>page</p>" >"$T_DIR/www/p.html"
 
 PORT=$(freeport 1)
-cat >"$T_DIR/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T_DIR/nginx/error.log warn;
-pid $T_DIR/nginx/nginx.pid;
-events { worker_connections 64; }
-http {
-  log_format res '\$host \$ssl_session_reused \$connection';
-  access_log $T_DIR/nginx/access.log res;
-  client_body_temp_path $T_DIR/nginx/body;
-  proxy_temp_path $T_DIR/nginx/proxy;
-  fastcgi_temp_path $T_DIR/nginx/fastcgi;
-  uwsgi_temp_path $T_DIR/nginx/uwsgi;
-  scgi_temp_path $T_DIR/nginx/scgi;
-  default_type text/html;
+start_nginx '$host $ssl_session_reused $connection' \
+  --cacert "$d/ca.pem" --resolve "h0.res.test:$PORT:127.0.0.1" "https://h0.res.test:$PORT/p.html" <<CONF
   keepalive_timeout 0;
   ssl_certificate $d/srv.pem;
   ssl_certificate_key $d/srv.key;
   ssl_protocols TLSv1.3;
   server { listen 127.0.0.1:$PORT ssl; root $T_DIR/www; }
-}
 CONF
-bg nginx nginx -e "$T_DIR/nginx/error.log" -p "$T_DIR/nginx" -c "$T_DIR/nginx.conf"
-wait_for 10 curl -sf --cacert "$d/ca.pem" --resolve "h0.res.test:$PORT:127.0.0.1" \
-  -o /dev/null "https://h0.res.test:$PORT/p.html" ||
-  { cat "$T_DIR/nginx.log" "$T_DIR/nginx/error.log"; bail "nginx did not start"; }
 : >"$T_DIR/nginx/access.log"
 
 start_llfs --workers 2 --tls-ca-file "$d/ca.pem"

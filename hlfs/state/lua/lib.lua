@@ -275,10 +275,11 @@ local function serve_waiters(site, m, url, from, fields, need, maxlen)
   end
   return served, back
 end
--- Drop the lease if token still holds it; the in-flight fields, or nil.
+-- Drop the lease if token still holds it; the in-flight fields, or nil
+-- (f[7]: the site's connections count, for conns).
 local function release(site, token)
   local sk = key('s', site)
-  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na', 'bu')
+  local f = redis.call('HMGET', sk, 'lt', 'ic', 'iu', 'is', 'na', 'bu', 'cn')
   if f[1] ~= token then return nil end
   redis.call('HDEL', sk, 'lt', 'le', 'ic', 'iu', 'is', 'ia')
   redis.call('ZREM', LZ, site)
@@ -306,6 +307,13 @@ local function polite(site, now, delay_us, reason, streak, backoff, resp, had_bu
     if had_bu then redis.call('HDEL', sk, 'bu') end
   end
   return na
+end
+-- The connections opened to the site ('cn'): ct is the completion's
+-- contacted argument (0: not contacted; else 1 + the connections the fetch
+-- opened), had the count release read. Returns the count after the fetch.
+local function conns(site, ct, had)
+  if ct > 1 then return redis.call('HINCRBY', key('s', site), 'cn', I(ct - 1)) end
+  return tonumber(had) or 0
 end
 -- After a release: a site with work is due again at na; an idle site's
 -- state outlives its next allowed time by idle_ms, then goes.

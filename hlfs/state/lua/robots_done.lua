@@ -4,7 +4,8 @@
 -- cost, and put the request that was waiting for it back at the head of its
 -- queue (same score: its place and attempts are unchanged).
 -- KEYS[1] h:{N}
--- ARGV    {N}, site, token, contacted (0/1), delay_us, reason, error_streak,
+-- ARGV    {N}, site, token, contacted (0; else 1 + the connections it
+--         opened: lib.lua's conns), delay_us, reason, error_streak,
 --         backoff (0/1), response_ms, local_due (lib.lua's polite), idle_ms, origin, status, body,
 --         crawl_delay_ms, ttl_ms, retry_ms (0: none), keep_ms, good_at,
 --         outage_since, robots_error_streak, hops, final_url, cause,
@@ -24,9 +25,11 @@ local now = now_ms()
 local f = release(site, token)
 if not f then return { 0 } end
 local na = tonumber(f[5]) or 0
-if ARGV[4] == '1' then
+local ct = tonumber(ARGV[4])
+if ct > 0 then
   na = polite(site, now, tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9], f[6], ARGV[10])
 end
+conns(site, ct, f[7])
 local rk = key('r', ARGV[12])
 local ea = now + tonumber(ARGV[16])
 -- the record is written whole by one HSET (a command each was up to five

@@ -105,7 +105,13 @@ struct web_answer {
   char        location[64];
   const char *ctype;
   unsigned    robots;  /* the gateway's robots_tags (X-Robots-Tag) */
+  uint64_t    conns;   /* the gateway's site_connections (0: not contacted) */
 };
+
+/* Connections the gateway opened per site: CLOSING_SITE closes every
+ * connection (one per fetch), the others keep theirs alive (one). */
+#define CLOSING_SITE 3
+static uint64_t web_conns[SITES];
 
 static int page_number(const char *path)
 {
@@ -213,6 +219,8 @@ static void web_fetch(const char *url, struct web_answer *a)
     snprintf(a->location, sizeof a->location, "/p/%d.html", 1);
   } else
     web_special(site, path, a);
+  if(strcmp(a->outcome, "robots_disallowed"))
+    a->conns = site == CLOSING_SITE ? ++web_conns[site] : (web_conns[site] = 1);
 }
 
 /* ---- Driving the engine --------------------------------------------------- */
@@ -243,6 +251,7 @@ static int setup(void **state)
 {
   (void)state;
   log_init("test", LOG_WARN);
+  memset(web_conns, 0, sizeof web_conns);
   snprintf(tmpdir, sizeof tmpdir, "%s/wpfs-crawl.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   return mkdtemp(tmpdir) ? 0 : -1;
 }
@@ -289,7 +298,7 @@ static crawl_err deliver(struct crawl *c, const struct frontier_item *it, struct
   struct warc_header h[2] = { { "Content-Type", a.ctype }, { "Location", a.location } };
   struct crawl_result r = { it->url, a.outcome, a.status, h, a.location[0] ? 2 : 1,
                             a.body.data, a.body.len, false, a.location[0] ? a.location : NULL,
-                            1700000000000ull, 3, NULL, 0, a.robots };
+                            1700000000000ull, 3, NULL, 0, a.robots, 0, a.conns };
   crawl_err e = crawl_result(c, &r);
   buf_free(&a.body);
   return e;
@@ -474,6 +483,26 @@ static void check_outputs(const char *dir, const struct crawl_stats *st)
   assert_true(files > 1);
 }
 
+/* The summary's connections: what the fake gateway counted per site. */
+static void assert_conns(const char *summary)
+{
+  uint64_t hosts = 0, opened = 0, max = 0, over = 0;
+  for(int s = 0; s < SITES; s++) {
+    hosts += web_conns[s] > 0;
+    opened += web_conns[s];
+    max = web_conns[s] > max ? web_conns[s] : max;
+    over += web_conns[s] > 1;
+  }
+  assert_true(hosts == SITES && web_conns[CLOSING_SITE] > 1);
+  char want[256];
+  snprintf(want, sizeof want, "\"connections\":{\"hosts\":%llu,\"opened\":%llu,"
+           "\"max_per_host\":%llu,\"hosts_over_one\":%llu,\"untracked\":0}",
+           (unsigned long long)hosts, (unsigned long long)opened, (unsigned long long)max,
+           (unsigned long long)over);
+  if(!strstr(summary, want))
+    fail_msg("want %s in %s", want, summary);
+}
+
 /* ---- Tests ------------------------------------------------------------------ */
 
 static void test_full_crawl(void **state)
@@ -492,6 +521,7 @@ static void test_full_crawl(void **state)
   buf_init(&sum, 1 << 16);
   assert_int_equal(crawl_summary(c, &sum), CRAWL_OK);
   assert_non_null(strstr(sum.data, "\"drop_site_budget\":"));
+  assert_conns(sum.data);
   print_message("# %s\n", sum.data);
   buf_free(&sum);
   assert_each_once(&f);
@@ -812,7 +842,7 @@ static crawl_err deliver_down(struct crawl *c, const struct frontier_item *it, s
   if(strncmp(it->url, "http://s2.test/", 15) || st.robots_rounds >= down_rounds)
     return deliver(c, it, f);
   struct crawl_result r = { it->url, "robots_unavailable", 0, NULL, 0, NULL, 0, false, NULL,
-                            1700000000000ull, 3, "robots_5xx", 503, 0 };
+                            1700000000000ull, 3, "robots_5xx", 503, 0, 0, 0 };
   return crawl_result(c, &r);
 }
 
@@ -921,7 +951,7 @@ static void test_robots_gives_up(void **state)
   size_t n = crawl_take(c, 16, it);
   assert_int_equal(n, 3);
   struct crawl_result nx = { "http://s1.test/p/3.html", "robots_unavailable", 0, NULL, 0, NULL,
-                             0, false, NULL, 1700000000000ull, 3, "dns_nxdomain", 0, 0 };
+                             0, false, NULL, 1700000000000ull, 3, "dns_nxdomain", 0, 0, 0, 0 };
   for(size_t i = 0; i < n; i++)
     if(!strncmp(it[i].url, "http://s1.test/", 15))
       assert_int_equal(crawl_result(c, &nx), CRAWL_OK);
@@ -975,7 +1005,7 @@ static void test_record_too_large(void **state)
   struct warc_header h[2] = { { "Content-Type", "text/html" }, { "X-Huge", v } };
   const char *body = "<p>a page with huge headers</p><a href=/p/2.html>next</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 2, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0, 0 };
+                            1700000000000ull, 3, NULL, 0, 0, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   mem_free(v);
   run(c, &f, 0, 0);  /* the rest of the crawl goes on */
@@ -1011,7 +1041,7 @@ static void test_transport_charset(void **state)
   struct warc_header h[1] = { { "Content-Type", "text/html; charset=windows-1251" } };
   const char *body = "<p>\xcf\xf0\xe8\xe2\xe5\xf2</p><a href=\"/\xcf\xf0.html\">x</a>";
   struct crawl_result r = { it[0].url, "ok", 200, h, 1, body, strlen(body), false, NULL,
-                            1700000000000ull, 3, NULL, 0, 0 };
+                            1700000000000ull, 3, NULL, 0, 0, 0, 0 };
   assert_int_equal(crawl_result(c, &r), CRAWL_OK);
   size_t n = 0;
   for(int tries = 0; n == 0 && tries < 100; tries++)
@@ -1254,6 +1284,10 @@ static void kill_and_resume(const char *sub, size_t frontier_bytes)
   crawl_stats(c, &st);
   assert_int_equal(st.replayed, 10);  /* 60 results, checkpoint at 50 */
   assert_int_equal(st.pages, 60);
+  /* the connections per host as of the checkpoint (the replayed lines say
+   * none): the closing site had more than one by then */
+  assert_true(c->conns.map.count >= 1 && c->conns.max > 1 && c->conns.over_one == 1);
+  assert_int_equal(c->conns.max, c->conns.opened - (c->conns.map.count - 1));
   add_seeds(c);  /* seen before: skipped */
   run(c, &f, 0, 25);
   crawl_stats(c, &st);

@@ -15,8 +15,9 @@
 #include "clients/crawl/robots_wait.c"
 #include "clients/base/ckfile.h"
 
-#define A 0xa1u  /* two hosts' keys */
+#define A 0xa1u  /* hosts' keys */
 #define B 0xb2u
+#define C 0xc3u
 
 /* Rounds host has had (0: none, or unknown). */
 static unsigned rwait_rounds(struct rwait *r, uint64_t host)
@@ -58,7 +59,27 @@ static void test_delay(void **state)
 static enum rwait_verdict park(struct rwait *r, uint64_t host, uint64_t fp, uint64_t now,
                                unsigned *round, bool *started, uint64_t *due)
 {
-  return rwait_park(r, host, fp, now, round, started, due);
+  return rwait_park(r, host, fp, now, 0, round, started, due);
+}
+
+/* The gateway said when it fetches robots.txt again: a round it starts
+ * ends after that (and a margin), never before its own length, never past
+ * max_ms from now; a URL joining a round under way keeps the round's end. */
+static void test_gateway_time(void **state)
+{
+  (void)state;
+  struct rwait *r;
+  uint64_t due;
+  assert_int_equal(rwait_open(&opts3, &r), CRAWL_OK);
+  assert_int_equal(rwait_park(r, A, 1, 1000, 50000, NULL, NULL, &due), RWAIT_WAITS);
+  assert_int_equal(due, 50000 + RWAIT_GW_MARGIN_MS);
+  assert_int_equal(rwait_park(r, A, 2, 2000, 90000, NULL, NULL, &due), RWAIT_WAITS);
+  assert_int_equal(due, 50000 + RWAIT_GW_MARGIN_MS);
+  assert_int_equal(rwait_park(r, B, 3, 1000, 5000, NULL, NULL, &due), RWAIT_WAITS);
+  assert_int_equal(due, 31000);  /* the gateway's time is sooner: the round's own */
+  assert_int_equal(rwait_park(r, C, 4, 1000, 10000000, NULL, NULL, &due), RWAIT_WAITS);
+  assert_int_equal(due, 1000 + opts3.max_ms);
+  rwait_close(&r);
 }
 
 static void test_rounds(void **state)
@@ -257,6 +278,7 @@ int main(void)
     cmocka_unit_test(test_transient),
     cmocka_unit_test(test_delay),
     cmocka_unit_test(test_rounds),
+    cmocka_unit_test(test_gateway_time),
     cmocka_unit_test(test_hosts_apart),
     cmocka_unit_test(test_batches),
     cmocka_unit_test(test_no_rounds_and_budget),
