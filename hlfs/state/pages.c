@@ -9,7 +9,7 @@
 #include "common/mem.h"
 #include "common/url.h"
 
-#define PAGE_ZSTD_LEVEL 3
+#define PAGE_ZSTD_LEVEL 1
 #define PAGE_MAX_BODY (64u << 20)  /* decompression cap: a page never grows past this */
 
 /* zstd contexts, kept: ZSTD_compress and ZSTD_decompress build (and zero)

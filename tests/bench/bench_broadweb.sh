@@ -15,7 +15,10 @@
 # the politeness bound (the busiest host's requests, each one delay after
 # the last), the politeness violations nginx saw, connections per host
 # and requests per connection (for wpfs also the crawl summary's, the
-# gateway's count per site); for wpfs, CPU per page of each process.
+# gateway's count per site); for wpfs, CPU per page of each process
+# (over the whole run, and over the crawl to its last page: the run goes
+# on while the pages of hosts whose robots.txt answers 503 wait for the
+# robots.txt policy) and the state Redis's commands a request.
 # Knobs: BROADWEB_HOSTS, BROADWEB_SEED (1), BROADWEB_IPS, BROADWEB_LLFS_ARGS
 # (more llfs flags), BROADWEB_WGET2 (0: skip wget2), BROADWEB_MIN_DELAY
 # (1000) and BROADWEB_FACTOR (2): the gateway's politeness (0 and 0: no
@@ -91,8 +94,15 @@ report() {  # name secs seen-line
     printf "   %-14s %.2f connections per host, %.2f requests per connection\n", "", c / h, r / c }'
 }
 
+# Commands the state Redis ran (those of its scripts too): "name calls" a line.
+redis_calls() {
+  redis-cli -p "$REDIS_PORT" INFO commandstats |
+    awk -F'[_:=,]' '/^cmdstat_/ { print $2, $4 }' | sort
+}
+
 # ---- wpfs ----------------------------------------------------------------------
 declare -A c0
+redis_calls >"$T_DIR/redis-calls0"
 for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID nginx:$NGINX_PID; do
   c0[${p%%:*}]=$(cpu_ticks "${p#*:}")
 done
@@ -103,9 +113,15 @@ WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs-discover" --gateway "$HLFS_URL" --seeds "$BW_D
 dpid=$!
 dticks=0
 : >"$T_DIR/llfs-load"
+: >"$T_DIR/cpu-trace"
 while kill -0 "$dpid" 2>/dev/null; do
   t=$(cpu_ticks "$dpid")
   [ "$t" -gt "$dticks" ] && dticks=$t
+  # requests served so far and each process's CPU: the crawl's own CPU,
+  # without the wait at its end (pages of hosts whose robots.txt answers
+  # 503 stay queued until the robots.txt policy gives them up)
+  echo "$(wc -l <"$BW_LOG") $(( $(now_ms) - t0 )) $(cpu_ticks "$HLFS_PID") $(cpu_ticks "$LLFS_PID") $(cpu_ticks "$REDIS_PID")" \
+       "$(cpu_ticks "$CACHE_REDIS_PID") $dticks" >>"$T_DIR/cpu-trace"
   # what llfs has at this moment: is it the bottleneck (a queue) or idle?
   curl -s -m 1 "$LLFS_URL/metrics" | awk '$1 == "llfs_fetches_in_flight" { f = $2 }
     $1 == "llfs_fetches_held" { h = $2 } $1 == "llfs_fetches_queued" { q = $2 }
@@ -141,6 +157,9 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID n
     printf "     %-14s %.3f\n", n, t * 1000 / hz / r }'
 done
 awk -v t="$dticks" -v hz="$hz" -v r="$w_pages" 'BEGIN { printf "     %-14s %.3f\n", "wpfs-discover", t * 1000 / hz / r }'
+redis_calls | join -a1 - "$T_DIR/redis-calls0" | awk -v r="$w_pages" '{ n = $2 - $3; t += n
+    if (n > 0) l = l sprintf(" %s %.2f,", $1, n / r) }
+  END { sub(/,$/, "", l); printf "   state Redis: %.2f commands a request (scripts'"'"' too):%s\n", t / r, l }'
 # The crawl log against the world: pages that should have been fetched and were not.
 jq -r 'select(.outcome == "ok" and .status == 200) | .url' "$T_DIR/out/crawl.jsonl" | sort >"$T_DIR/got"
 awk -F'\t' '$5 == "page" { print $1 }' "$BW_DIR/expect.tsv" | sort | comm -23 - "$T_DIR/got" >"$T_DIR/lost"
@@ -161,6 +180,21 @@ for p in hlfs:$HLFS_PID llfs:$LLFS_PID redis:$REDIS_PID cache:$CACHE_REDIS_PID; 
   w_cpu=$(awk -v a="$w_cpu" -v t=$(( $(cpu_ticks "${p#*:}") - c0[$n] )) -v hz="$hz" -v r="$w_pages" \
     'BEGIN { printf "%.3f", a + t * 1000 / hz / r }')
 done
+# The crawl's own CPU: up to the first sample after the last page served
+# (what follows is the wait for the pages of hosts whose robots.txt
+# answers 503, a robots.txt request now and then), per request served
+# until that sample.
+last_ms=$(awk -v t0="$t0" '$5 == 200 && $7 != "/robots.txt" { m = $2 * 1000 - t0; if (m > x) x = m }
+  END { printf "%d", x }' "$T_DIR/wpfs-access.log")
+w_crawl=$(awk -v hz="$hz" -v last="$last_ms" -v h0="${c0[hlfs]}" -v l0="${c0[llfs]}" -v r0="${c0[redis]}" \
+    -v k0="${c0[cache]}" '$2 >= last && $1 > 0 { s = $2 / 1000; q = 1000 / hz / $1
+    h = ($3 - h0) * q; l = ($4 - l0) * q; r = ($5 - r0) * q; k = ($6 - k0) * q; d = $7 * q
+    printf "   CPU per request (ms) of the crawl (%d requests in %.1f s, to the last page; the wait for the pages of hosts" \
+      " whose robots.txt answers 503 left out): hlfs %.3f, llfs %.3f, redis %.3f, cache %.3f, wpfs-discover %.3f;" \
+      " whole stack but nginx %.3f (llfs %.0f %%)\n",
+      $1, s, h, l, r, k, d, h + l + r + k + d, 100 * l / (h + l + r + k + d); exit }' "$T_DIR/cpu-trace")
+echo "$w_crawl"
+w_crawl_cpu=$(sed -n 's/.*whole stack but nginx \([0-9.]*\).*/\1/p' <<<"$w_crawl")
 w_rpc=$(tls_rpc "$T_DIR/wpfs-access.log")
 echo "   wpfs: CPU a request of the whole stack but nginx $w_cpu ms; $w_rpc requests per TLS connection"
 # The fetch time the gateway multiplies by its delay factor: llfs's, end
@@ -221,6 +255,8 @@ else
   awk -v wc="$w_cpu" -v gc="$g_cpu" -v wr="$w_rpc" -v gr="$g_rpc" 'BEGIN {
     printf "   wpfs against wget2: CPU a request x%.2f (target <= 1.5), requests per TLS connection x%.2f (target >= 0.9)\n",
       (gc > 0 ? wc / gc : 0), (gr > 0 ? wr / gr : 0) }'
+  awk -v wc="${w_crawl_cpu:-0}" -v gc="$g_cpu" 'BEGIN {
+    printf "   wpfs against wget2: CPU a request of the crawl (to its last page) x%.2f (target <= 1.5)\n", (gc > 0 ? wc / gc : 0) }'
 fi
 read -r _ _ w_viol _ _ w_priv w_e503 <<<"$w_seen"
 [ "$w_rc" -eq 0 ] && [ "$((w_viol + w_priv + w_e503))" -eq 0 ] && [ ! -s "$T_DIR/lost" ] && [ "$g_rc" -eq 0 ]

@@ -365,11 +365,20 @@ static void test_commands_per_call(void **state)
   /* the client's claims charged at once: its weight and count read once,
    * its count written once, as its backlog empties (no finish tag in
    * vt:{N} for each claim then) */
-  assert_int_equal(ts_cmd_calls("hmget"), N + 1);
+  assert_int_equal(ts_cmd_calls("hmget"), N + 2);
   assert_int_equal(ts_cmd_calls("hincrby"), 1);
+  /* the shard's virtual time and fence read in that one more HMGET */
+  assert_int_equal(ts_cmd_calls("hget"), 0);
   /* and the order and ids are those of one at a time */
   for(int i = 0; i < N; i++)
     assert_string_equal(cl.c[i].url, urls[i]);
+  /* a claim that finds nothing due leaves the virtual time unwritten */
+  static struct ts_claims none;
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
+  ts_claim(&none, N);
+  assert_int_equal(none.n, 0);
+  assert_int_equal(ts_cmd_calls("hset"), 0);
+  assert_int_equal(ts_cmd_calls("hget"), 0);
   /* a completion writes the site's politeness in one HSET, its local due
    * time too; its one HDEL is the lease's */
   assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
@@ -612,10 +621,13 @@ static void test_robots_first(void **state)
                               .crawl_delay_ms = 1500, .ttl_ms = 60000 };
   rec.body_len = strlen(rec.body);
   struct ts_done r = { 0 };
+  assert_string_equal(it_cmd(ts_store, "CONFIG RESETSTAT"), "OK");
   assert_int_equal(state_robots_done(ts_st, 0, &d, "http://rb.test:80", &rec, ts_on_done, &r),
                    STORE_OK);
   assert_true(it_run_until(&r.done, 5000));
   assert_int_equal(r.held, 1);
+  /* the site's politeness in one HSET, the record whole in another */
+  assert_int_equal(ts_cmd_calls("hset"), 2);
   ts_robots_get("http://rb.test:80", &o);
   assert_int_equal(o.r.status, 2);
   assert_string_equal(o.body, rec.body);

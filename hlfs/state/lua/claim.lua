@@ -34,7 +34,10 @@ local DUE_US = NOW_US + ahead
 local DUE_S = I(DUE_US)
 -- follow records are made by submissions only: none now, none in this call
 local has_fr = redis.call('EXISTS', FR) == 1
-local V = tonumber(redis.call('HGET', HK, 'V') or '0')
+-- the shard's virtual time and fence, read together (nothing this call
+-- runs writes the fence); V is written back only when a charge moved it
+local hv = redis.call('HMGET', HK, 'V', 'fence')
+local V = tonumber(hv[1] or '0')
 local reaped, abandoned, skipped = 0, 0, 0
 -- Clients whose due sites were promoted in this call. The clock stands
 -- still during a call, so a second promote finds nothing new, unless a
@@ -291,7 +294,7 @@ for _, site in ipairs(redis.call('ZRANGEBYSCORE', LZ, '-inf', NOW, 'LIMIT', '0',
 end
 local out = { now, -1, 0, 0, 0 }
 -- the state changed under us (lua_fence): no claim before the fence
-local fence = tonumber(redis.call('HGET', HK, 'fence') or '0')
+local fence = tonumber(hv[2] or '0')
 if now < fence then max = 0 end
 for i = 1, max do
   local r = claim_one(i)
@@ -299,7 +302,7 @@ for i = 1, max do
   out[#out + 1] = r
 end
 for c in pairs(PEND) do cl_flush(c) end
-redis.call('HSET', HK, 'V', V)
+if not hv[1] or V ~= tonumber(hv[1]) then redis.call('HSET', HK, 'V', V) end
 if now < fence then
   out[2] = fence * 1000 - NOW_US
 elseif #out - 5 < max then

@@ -5,6 +5,7 @@
  * point is that it is not early, and not a whole millisecond late as a
  * libuv timer armed in milliseconds from a stale loop time can be. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,6 +106,61 @@ static void test_rearm_stop_and_past(void **st)
   close_timer(&loop, &t);
 }
 
+/* A time further than HRTIMER_COARSE_US waits without the timerfd (no
+ * system call for a wake-up that is replaced or stopped first), which is
+ * armed only near the time: still never early, and at the microsecond. */
+static bool fd_armed(const struct hrtimer *t)
+{
+  struct itimerspec cur;
+  assert_int_equal(timerfd_gettime(t->fd, &cur), 0);
+  return cur.it_value.tv_sec || cur.it_value.tv_nsec;
+}
+
+static void test_far_waits_without_the_timerfd(void **st)
+{
+  (void)st;
+  uv_loop_t loop;
+  struct probe p;
+  struct hrtimer t;
+  open_timer(&loop, &t, &p);
+  unsigned late_total = 0;
+  for(int i = 0; i < 5; i++) {
+    uint64_t due = clock_mono_us() + 40000 + (uint64_t)i * 137;
+    hrtimer_at(&t, due);
+    assert_true(t.armed);
+    assert_false(fd_armed(&t));
+    /* replaced and stopped before it comes: the timerfd was never armed */
+    if(i == 0) {
+      hrtimer_at(&t, due + 1000);
+      hrtimer_stop(&t);
+      assert_false(fd_armed(&t));
+      hrtimer_at(&t, due);
+    }
+    run_until_fired(&loop, &p, (unsigned)i + 1);
+    assert_int_equal(p.fired, i + 1);
+    assert_false(t.armed);
+    assert_true(p.at_us >= due);  /* never early */
+    late_total += (unsigned)(p.at_us - due);
+  }
+  print_message("# 5 far wake-ups, on average %u us after the microsecond asked\n", late_total / 5);
+  assert_true(late_total / 5 < 5000);
+  /* near after far: the timerfd takes it at once */
+  hrtimer_at(&t, clock_mono_us() + 60000);
+  hrtimer_at(&t, clock_mono_us() + 1000);
+  assert_true(fd_armed(&t));
+  run_until_fired(&loop, &p, 6);
+  assert_int_equal(p.fired, 6);
+  /* far after near: the timerfd is disarmed, nothing comes early */
+  uint64_t due = clock_mono_us() + 30000;
+  hrtimer_at(&t, clock_mono_us() + 1000);
+  hrtimer_at(&t, due);
+  assert_false(fd_armed(&t));
+  run_until_fired(&loop, &p, 7);
+  assert_int_equal(p.fired, 7);
+  assert_true(p.at_us >= due);
+  close_timer(&loop, &t);
+}
+
 static int closed_with;
 static void on_closed(uv_handle_t *h)
 {
@@ -132,6 +188,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fires_at_the_microsecond),
     cmocka_unit_test(test_rearm_stop_and_past),
+    cmocka_unit_test(test_far_waits_without_the_timerfd),
     cmocka_unit_test(test_close_hands_back_data),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
