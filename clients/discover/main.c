@@ -253,6 +253,9 @@ static int crawl_main(const struct dopts *d)
   if(!rc && d->crawl && join_crawl(d, c, strrchr(run, '/') + 1, &part))
     rc = 1;
   dop.part = part;
+  char sumfile[4200];
+  if(d->crawl && (size_t)snprintf(sumfile, sizeof sumfile, "%s/summary.json", run) < sizeof sumfile)
+    dop.summary_path = sumfile;
   int nseeds;
   if(!rc && d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
     rc = CRAWL_LOOP_EXIT_LOCAL;

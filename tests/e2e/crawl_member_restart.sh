@@ -7,8 +7,9 @@
 # started again. Each start writes into a run directory of its own under
 # --out, so the restart starts (no "holds a crawl"), takes partitions and
 # crawls; the crawl completes with the single process's URL set, no URL
-# fetched twice, and wpfs crawl-merge merges the three summaries (both runs
-# of the restarted member), refusing one run of a member twice.
+# fetched twice, each run's summary is in its run directory, and wpfs
+# crawl-merge merges the three (both runs of the restarted member),
+# refusing one run of a member twice.
 . "$WPFS_ROOT/tests/lib.sh"
 export LC_ALL=C
 SITES=10
@@ -86,8 +87,14 @@ is "$(sort -u "$T_DIR/all.urls" | comm -3 "$T_DIR/single.urls" - | wc -l)" 0 \
   "the union is the single process's URL set ($total URLs: coverage 1.0)"
 is "$(uniq -d "$T_DIR/all.urls" | wc -l)" 0 "no URL crawled twice"
 
+# Each run keeps its summary in its run directory (a pod's log holds its
+# last container's only).
+is "$(cat "$T_DIR/r2/out/run-0001/summary.json")" "$(tail -1 "$T_DIR/r2-1.sum")" \
+  "the first run's summary is in its run directory"
+is "$(cat "$T_DIR/r2/out/run-0002/summary.json")" "$(tail -1 "$T_DIR/r2-2.sum")" "...and the second's"
+
 # wpfs crawl-merge: the three summaries, both runs of r2.
-"$WPFS_BIN/wpfs" crawl-merge "$T_DIR/r1.sum" "$T_DIR/r2-1.sum" "$T_DIR/r2-2.sum" \
+"$WPFS_BIN/wpfs" crawl-merge "$T_DIR"/r1/out/run-*/summary.json "$T_DIR"/r2/out/run-*/summary.json \
   >"$T_DIR/merged" 2>"$T_DIR/merge.err"
 is "$?" 0 "crawl-merge merges both runs of r2 with r1"
 sum_pages=$(jq -s 'map(.pages) | add' <(tail -1 "$T_DIR/r1.sum") <(tail -1 "$T_DIR/r2-1.sum") \
