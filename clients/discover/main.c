@@ -63,7 +63,8 @@ static const struct cfg_key own_keys[] = {
     "with --crawl: the Redis the processes of the crawl meet in (redis://host:port)" },
   { "crawl", CFG_STR, OFF(crawl), NULL, 1, 0, NULL,
     "the name of a crawl on several processes (letters, digits, . _ -): this process is one "
-    "member, and crawls the partitions it holds (unset: one process crawls alone)" },
+    "member, and crawls the partitions it holds, each start into --out/run-NNNN (unset: one "
+    "process crawls alone)" },
   { "deny_ext", CFG_STR, OFF(deny_ext), NULL, 1, 0, NULL,
     "comma-separated extensions never fetched (default: images, media, archives, binaries, "
     "office documents, pdf, fonts, css, js)" },
