@@ -205,7 +205,7 @@ static int member_run_dir(const char *out, char *run, size_t cap)
   }
   long top = 0;
   for(struct dirent *e; (e = readdir(dir));) {
-    char *end;
+    char *end = NULL;
     long n = strncmp(e->d_name, "run-", 4) ? 0 : strtol(e->d_name + 4, &end, 10);
     if(n > top && n <= RUN_MAX && !*end)
       top = n;
