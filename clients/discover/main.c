@@ -7,11 +7,16 @@
  * Exit status: 0 the frontier is exhausted or a limit reached; 1 bad
  * usage; 2 a local error (disk, memory, seeds file); 3 stopped by a signal
  * (after a checkpoint: --resume continues); 4 the gateway stopped
- * answering. The last line on stdout is a JSON summary. */
+ * answering. The last line on stdout is a JSON summary. With --crawl, each
+ * start writes into a run directory of its own under --out (run-0001,
+ * run-0002 ...): a member's volume outlives the member. */
+#include <dirent.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clients/crawl/crawl.h"
@@ -58,7 +63,8 @@ static const struct cfg_key own_keys[] = {
     "with --crawl: the Redis the processes of the crawl meet in (redis://host:port)" },
   { "crawl", CFG_STR, OFF(crawl), NULL, 1, 0, NULL,
     "the name of a crawl on several processes (letters, digits, . _ -): this process is one "
-    "member, and crawls the partitions it holds (unset: one process crawls alone)" },
+    "member, and crawls the partitions it holds, each start into --out/run-NNNN (unset: one "
+    "process crawls alone)" },
   { "deny_ext", CFG_STR, OFF(deny_ext), NULL, 1, 0, NULL,
     "comma-separated extensions never fetched (default: images, media, archives, binaries, "
     "office documents, pdf, fonts, css, js)" },
@@ -153,13 +159,15 @@ static int usage_check(const struct dopts *d)
 
 /* A member of the crawl d->crawl: joined before the seeds, so that they
  * go to their partitions' owners. */
-static int join_crawl(const struct dopts *d, struct crawl *c, struct part **out)
+static int join_crawl(const struct dopts *d, struct crawl *c, const char *run,
+                      struct part **out)
 {
   struct part_opts po = part_opts_default();
   char host[256] = "";
   po.crawl = d->crawl;
   po.redis_url = d->coord_redis;
   po.member = d->member;
+  po.run = run;
   if(!po.member) {
     gethostname(host, sizeof host - 1);
     po.member = host;
@@ -177,6 +185,47 @@ static int join_crawl(const struct dopts *d, struct crawl *c, struct part **out)
   return e ? -1 : 0;
 }
 
+/* A member's run directory: --out/run-NNNN, one more than the highest
+ * there. A counter, not the start time: unique without trusting the clock
+ * (two starts in one second, a clock stepped back), ordered as the runs
+ * were, and mkdir makes it atomic. Each start begins empty (its partitions
+ * come from their snapshots in Redis), so the earlier runs' WARC files and
+ * logs stay where they are and --resume is never needed. */
+#define RUN_MAX 999999
+static int member_run_dir(const char *out, char *run, size_t cap)
+{
+  if(mkdir(out, 0755) && errno != EEXIST) {
+    fprintf(stderr, "wpfs-discover: cannot create --out %s: %s\n", out, strerror(errno));
+    return -1;
+  }
+  DIR *dir = opendir(out);
+  if(!dir) {
+    fprintf(stderr, "wpfs-discover: cannot read --out %s: %s\n", out, strerror(errno));
+    return -1;
+  }
+  long top = 0;
+  for(struct dirent *e; (e = readdir(dir));) {
+    char *end = NULL;
+    long n = strncmp(e->d_name, "run-", 4) ? 0 : strtol(e->d_name + 4, &end, 10);
+    if(n > top && n <= RUN_MAX && !*end)
+      top = n;
+  }
+  closedir(dir);
+  for(long n = top + 1; n <= RUN_MAX; n++) {
+    if((size_t)snprintf(run, cap, "%s/run-%04ld", out, n) >= cap) {
+      fprintf(stderr, "wpfs-discover: --out %s: path too long\n", out);
+      return -1;
+    }
+    if(!mkdir(run, 0755))
+      return 0;
+    if(errno != EEXIST)
+      break;
+  }
+  fprintf(stderr, "wpfs-discover: cannot create a run directory in %s: %s\n", out,
+          strerror(errno));
+  return -1;
+}
+
 static int crawl_main(const struct dopts *d)
 {
   struct crawl_opts co;
@@ -188,12 +237,26 @@ static int crawl_main(const struct dopts *d)
   fill_discover(d, &dop);
   if(crawler_scope(&d->c, "wpfs-discover", &co.rules))
     return 1;
+  struct crawler_cfg cc = d->c;  /* a member crawls into its run directory */
+  char run[4096];
+  if(d->crawl) {
+    if(member_run_dir(d->c.out, run, sizeof run)) {
+      scope_free(&co.rules);
+      return CRAWL_LOOP_EXIT_LOCAL;
+    }
+    cc.out = run;
+    co.out_dir = run;
+    LOG(LOG_INFO, "crawl %s: this run writes into %s", d->crawl, run);
+  }
   struct crawl *c;
-  int rc = crawler_open(&d->c, d->resume, "wpfs-discover", &co, &c);
+  int rc = crawler_open(&cc, d->resume, "wpfs-discover", &co, &c);
   struct part *part = NULL;
-  if(!rc && d->crawl && join_crawl(d, c, &part))
+  if(!rc && d->crawl && join_crawl(d, c, strrchr(run, '/') + 1, &part))
     rc = 1;
   dop.part = part;
+  char sumfile[4200];
+  if(d->crawl && (size_t)snprintf(sumfile, sizeof sumfile, "%s/summary.json", run) < sizeof sumfile)
+    dop.summary_path = sumfile;
   int nseeds;
   if(!rc && d->c.seeds && crawl_seeds_file(c, d->c.seeds, "wpfs-discover", d->resume, &nseeds))
     rc = CRAWL_LOOP_EXIT_LOCAL;

@@ -1,5 +1,7 @@
 #include "clients/loop/crawl_loop.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -122,6 +124,23 @@ static int cl_verdict(struct crawl_loop *d, int code)
   return CRAWL_LOOP_EXIT_NO_SEED;
 }
 
+/* The summary into path, whole or not at all (a temporary file renamed). */
+static void cl_summary_file(const char *path, const struct buf *sum)
+{
+  char tmp[4200];
+  if((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+    LOG(LOG_ERROR, "summary file %s: path too long", path);
+    return;
+  }
+  FILE *f = fopen(tmp, "w");
+  bool ok = f && fprintf(f, "%s\n", sum->data) > 0;
+  ok = f && !fclose(f) && ok;
+  if(!ok || rename(tmp, path)) {
+    LOG(LOG_ERROR, "summary file %s: %s", path, strerror(errno));
+    unlink(tmp);
+  }
+}
+
 static void cl_finish(struct crawl_loop *d, int code)
 {
   if(d->done)
@@ -151,6 +170,8 @@ static void cl_finish(struct crawl_loop *d, int code)
   if(!se) {
     fprintf(d->summary, "%s\n", sum.data);
     fflush(d->summary);
+    if(d->o.summary_path)
+      cl_summary_file(d->o.summary_path, &sum);
   }
   buf_free(&sum);
   if(d->prog.tty) {  /* a person is watching: say where the output is */

@@ -55,6 +55,9 @@ struct crawl_loop_opts {
    * process's are not submitted, and the crawl ends when the whole crawl
    * is over, not when this process has nothing left. */
   struct part *part;
+  /* The summary line also written to this file (or NULL): a member's
+   * run directory keeps its run's summary when its log is gone. */
+  const char  *summary_path;
 };
 struct crawl_loop_opts crawl_loop_opts_default(void);
 

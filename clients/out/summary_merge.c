@@ -51,6 +51,8 @@ static const struct merge_rule {
   { "crawl_log", MERGE_MEMBER, NULL },
   { "warc_paths", MERGE_MEMBER, NULL },
   { "member", MERGE_MEMBER, NULL },
+  /* a member's start (its run directory): a restarted member has several */
+  { "run", MERGE_MEMBER, NULL },
 };
 #define NRULES (sizeof merge_rules / sizeof *merge_rules)
 
@@ -359,17 +361,28 @@ static json_t *member_entry(struct merge *m, size_t i)
   return e;
 }
 
-/* Two summaries of one member (the same file twice, or the same member
- * named twice) would count its part twice. */
+static bool same_str(const char *a, const char *b)
+{
+  return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Two summaries of one run of a member (the same file twice, or the same
+ * member and run named twice) would count its part twice. A member that
+ * restarted has one summary per run (each its own run directory, its own
+ * pages): those add up. */
 static int check_twice(struct merge *m, size_t i)
 {
   const char *id = json_string_value(json_object_get(m->sums[i], "member"));
+  const char *run = json_string_value(json_object_get(m->sums[i], "run"));
   for(size_t k = 0; k < i; k++) {
     const char *other = json_string_value(json_object_get(m->sums[k], "member"));
-    bool same = !strcmp(m->files[k], m->files[i]) || (id && other && !strcmp(id, other));
+    const char *orun = json_string_value(json_object_get(m->sums[k], "run"));
+    bool same = !strcmp(m->files[k], m->files[i]) ||
+                (id && other && !strcmp(id, other) && same_str(run, orun));
     if(same) {
-      fail(m, "%s and %s are the summaries of one member%s%s: its part would count twice",
-              m->files[k], m->files[i], id ? " " : "", id ? id : "");
+      fail(m, "%s and %s are the summaries of one member%s%s%s%s: its part would count twice",
+              m->files[k], m->files[i], id ? " " : "", id ? id : "", run ? ", run " : "",
+              run ? run : "");
       return MERGE_ERR;
     }
   }

@@ -379,6 +379,10 @@ void part_summary(const struct part *p, struct buf *out)
   getrusage(RUSAGE_SELF, &ru);  /* the loop and the disk thread */
   unsigned long long cpu = (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
                            (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+  /* member and run: names of letters, digits, . _ - (coord_name_ok) */
+  buf_addf(out, ",\"member\":\"%s\"", p->member);
+  if(p->o.run)
+    buf_addf(out, ",\"run\":\"%s\"", p->o.run);
   buf_addf(out, ",\"part_held\":%u,\"part_live\":%u,\"part_redis_commands\":%llu,"
                 "\"part_cpu_ms\":%llu", st.held, st.live,
            (unsigned long long)(p->k ? coord_commands(p->k) : 0), cpu);

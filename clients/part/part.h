@@ -34,6 +34,7 @@ struct part_opts {
   const char *crawl;        /* NAME: keys wc:{NAME}:... */
   const char *redis_url;    /* redis://host:port */
   const char *member;       /* this process's id in the crawl */
+  const char *run;          /* this start's run (run-0001 ...): in the summary */
   unsigned    partitions;   /* N, the same for every member */
   uint64_t    lease_ms;
   uint64_t    snap_ms;      /* changed partitions are snapshotted this often */

@@ -47,6 +47,9 @@ const SERVICES = { llfs: { port: 8081 }, hlfs: { port: 8080 } };
  * partitioned crawl. A build that has none of them yet is not held to
  * them; one that has any is held to all. */
 const DISCOVER = 'wpfs-discover';
+/* Settings of the image's entrypoint, not of the program: the directory
+ * of the members' gateway tokens (deploy/container/entrypoint.sh). */
+const ENTRYPOINT_ENV = ['WPFS_MEMBER_TOKENS'];
 const COORD_ENV = ['WPFS_CRAWL', 'WPFS_COORD_REDIS', 'WPFS_MEMBER', 'WPFS_PARTITIONS', 'WPFS_LEASE_MS'];
 /* Seconds a member may need after SIGTERM: the write queue flushed, then
  * its checkpoint written (deploy/k8s/discover.yaml). */
@@ -636,7 +639,7 @@ function main() {
     const coord = COORD_ENV.some(k => opt.has(k));
     if (!coord) R.note(`${DISCOVER} of ${rel(BIN)} has no partitioned crawl yet: ${COORD_ENV.join(', ')} not checked against it`);
     for (const name of Object.keys(env)) {
-      if (opt.has(name) || (!coord && COORD_ENV.includes(name))) continue;
+      if (opt.has(name) || ENTRYPOINT_ENV.includes(name) || (!coord && COORD_ENV.includes(name))) continue;
       const f = from[name];
       R.problem(`${f ? at(f.d, f.p, '') : at(w.d, p, '')}: ${name} is not an option of ${DISCOVER}${lib.suggest(name, [...opt.keys()])}`);
     }
@@ -949,7 +952,47 @@ function main() {
     const hit = workloads.filter(x => svc.obj.spec.selector && selects({ matchLabels: svc.obj.spec.selector }, x.labels));
     return { svc, port: Number(m[2]), w: hit.length === 1 ? hit[0] : null, hasPort: (svc.obj.spec.ports || []).some(q => q.port === Number(m[2])) };
   };
-  R.check('discover: one crawl over a StatefulSet (members by pod name, --out on each pod\'s claim, Parallel, rolling, no --resume, a budget of one, a grace period for the checkpoint)', () => {
+  /* A Secret's keys and values, stringData and data (base64) alike. */
+  const secretData = d => ({ ...(d.obj.stringData || {}), ...Object.fromEntries(Object.entries(d.obj.data || {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()])) });
+  /* The gateway's clients: tokens.json of the Secret that holds one. */
+  const gatewayTokens = () => {
+    const d = byKind('Secret').find(x => 'tokens.json' in secretData(x));
+    if (!d) return null;
+    try { return new Set((JSON.parse(secretData(d)['tokens.json']).clients || []).map(x => x.token)); } catch (e) { return null; }
+  };
+  /* Each member's own gateway token (the gateway hands a client's results
+   * to whoever reads with its token: members sharing one take each
+   * other's): a file named like the pod in WPFS_MEMBER_TOKENS, a Secret
+   * volume with a key for every replica, no two alike, each a client of
+   * the gateway. */
+  const memberTokens = (w, c, p, env) => {
+    const sp = w.d.obj.spec || {};
+    if (env.WPFS_TOKEN !== undefined) R.problem(at(w.d, p, 'WPFS_TOKEN is set alike for every member: each member needs its own token (WPFS_MEMBER_TOKENS: a Secret with one key per member)'));
+    const dir = env.WPFS_MEMBER_TOKENS;
+    const norm = x => String(x).replace(/\/$/, '');
+    const m = dir && (c.volumeMounts || []).find(v => norm(v.mountPath) === norm(dir));
+    const vol = m && (w.spec.volumes || []).find(v => v.name === m.name);
+    if (!dir) { R.problem(at(w.d, p, 'WPFS_MEMBER_TOKENS is not set: each member reads its own gateway token from the file named like its pod there')); return; }
+    if (!vol || !vol.secret) { R.problem(at(w.d, p.concat('volumeMounts'), `WPFS_MEMBER_TOKENS ${dir} is not the mount of a Secret volume`)); return; }
+    if (vol.secret.items) R.problem(at(w.d, w.base.concat(['spec', 'volumes', w.spec.volumes.indexOf(vol), 'secret', 'items']), 'items: every key of the tokens Secret must be there (a member per key)'));
+    const sec = find('Secret', vol.secret.secretName);
+    if (!sec) return;  /* reported as a missing reference */
+    const data = secretData(sec);
+    const n = sp.replicas === undefined ? 1 : sp.replicas;
+    const names = Array.from({ length: n }, (_, i) => `${w.d.obj.metadata.name}-${i}`);
+    const missing = names.filter(k => !(k in data));
+    if (missing.length) R.problem(at(sec, [], `no token for member ${missing.join(', ')} (${n} replicas): a key per member, named like its pod, before scaling up`));
+    const owner = new Map();
+    const gw = gatewayTokens();
+    for (const k of names) {
+      const v = data[k];
+      if (!v) continue;  /* shipped empty: set by the private overlay */
+      if (owner.has(v)) R.problem(at(sec, [], `members ${owner.get(v)} and ${k} share one token: the gateway would hand each the other's results`));
+      else owner.set(v, k);
+      if (gw && !gw.has(v)) R.problem(at(sec, [], `the token of member ${k} is not a client in the gateway's tokens.json`));
+    }
+  };
+  R.check('discover: one crawl over a StatefulSet (members by pod name, a gateway token per member, --out on each pod\'s claim, Parallel, rolling, no --resume, a budget of one, a grace period for the checkpoint)', () => {
     const xs = wpfsContainers.filter(x => x.prog === DISCOVER);
     if (!xs.length) { R.problem(`no container runs ${DISCOVER}`); return; }
     for (const x of xs) {
@@ -969,8 +1012,7 @@ function main() {
       else if (!mount || !claims.includes(mount.name)) R.problem(at(w.d, p.concat('volumeMounts'), `WPFS_OUT ${out} is not the mount of a volumeClaimTemplate (the member's WARC files and checkpoint would die with the pod)`));
       if (!/^[A-Za-z0-9._-]{1,128}$/.test(env.WPFS_CRAWL || '')) R.problem(at(w.d, p, `WPFS_CRAWL "${env.WPFS_CRAWL || ''}": want the crawl's name (letters, digits, . _ -)`));
       if (env.WPFS_RESUME !== undefined && !/^(false|0|no|off)$/i.test(env.WPFS_RESUME)) R.problem(at(w.d, p, `WPFS_RESUME "${env.WPFS_RESUME}": a member of a crawl on several processes does not --resume (a restarted member takes partitions over from their snapshots; wpfs-discover refuses --resume with --crawl)`));
-      const tok = (c.env || []).find(e => e.name === 'WPFS_TOKEN');
-      if (!tok || !tok.valueFrom || !tok.valueFrom.secretKeyRef) R.problem(at(w.d, p, 'WPFS_TOKEN must come from a Secret (secretKeyRef)'));
+      memberTokens(w, c, p, env);
       const gw = serviceAt(env.WPFS_GATEWAY, 'http');
       if (!gw || !gw.hasPort) R.problem(at(w.d, p, `WPFS_GATEWAY "${env.WPFS_GATEWAY}" does not name a Service and port of this stack`));
       else if (!gw.w || !wpfsContainers.some(y => y.w === gw.w && y.prog === 'hlfs')) R.problem(at(w.d, p, `WPFS_GATEWAY "${env.WPFS_GATEWAY}" is not the gateway's Service`));

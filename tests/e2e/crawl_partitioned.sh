@@ -46,7 +46,7 @@ for i in $(seq 0 $((SITES - 1))); do echo "http://site$i.test:$TESTWEB_PORT/"; d
 COORD="redis://127.0.0.1:$COORD_PORT"
 
 # member CRAWL ID [ARGS]: one member in the background, its output in
-# $T_DIR/ID/; sets MPID.
+# $T_DIR/ID/ (its one run: out/run-0001); sets MPID.
 member() {
   local crawl=$1 id=$2; shift 2
   mkdir -p "$T_DIR/$id"
@@ -57,11 +57,11 @@ member() {
   MPID=$!
 }
 sum() { tail -1 "$T_DIR/$1/summary" | jq -r ".$2"; }
-urls() { for id in "$@"; do jq -r .url "$T_DIR/$id/out/crawl.jsonl"; done; }
+urls() { for id in "$@"; do jq -r .url "$T_DIR/$id/out/run-0001/crawl.jsonl"; done; }
 pages_now() {  # crawl log lines so far, all members of the list
   local n=0 id
   for id in "$@"; do
-    [ -f "$T_DIR/$id/out/crawl.jsonl" ] && n=$((n + $(wc -l <"$T_DIR/$id/out/crawl.jsonl")))
+    [ -f "$T_DIR/$id/out/run-0001/crawl.jsonl" ] && n=$((n + $(wc -l <"$T_DIR/$id/out/run-0001/crawl.jsonl")))
   done
   echo "$n"
 }

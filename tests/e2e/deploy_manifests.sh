@@ -89,6 +89,14 @@ mutant "members restarted by hand only (OnDelete)" "discover" discover.yaml '/^ 
 mutant "no time for the checkpoint" "discover" discover.yaml 's/terminationGracePeriodSeconds: 120/terminationGracePeriodSeconds: 10/'
 mutant "a budget that selects no member" "selectors" discover.yaml '/^kind: PodDisruptionBudget$/,$ s/component: discover$/component: discovery/'
 mutant "a budget of two members" "discover" discover.yaml 's/^  maxUnavailable: 1$/  maxUnavailable: 2/'
+# A gateway token per member (the gateway hands a client's results to
+# whoever reads with its token): a member without a key, a set scaled past
+# the keys, two members with one token, one token for all.
+mutant "a member without its token" "discover" secret-discover.yaml '/^  wpfs-discover-1:/d'
+mutant "a set scaled past its members' tokens" "discover" discover.yaml 's/^  replicas: 3$/  replicas: 4/'
+mutant "two members sharing one token" "discover" secret-discover.yaml 's/^  wpfs-discover-\([01]\): ""$/  wpfs-discover-\1: "same-token"/'
+mutant "one token for every member" "discover" discover.yaml 's|^            - name: WPFS_MEMBER_TOKENS$|            - name: WPFS_TOKEN\n              value: one-for-all\n            - name: WPFS_MEMBER_TOKENS|'
+mutant "the tokens not mounted" "discover" discover.yaml 's|mountPath: /etc/wpfs/discover-tokens$|mountPath: /etc/wpfs/tokens-elsewhere|'
 mutant "a member told to --resume" "discover" config/discover.env '$a WPFS_RESUME=true'
 mutant "the crawl coordinated in the gateway's state Redis" "discover" config/discover.env 's|^WPFS_COORD_REDIS=.*|WPFS_COORD_REDIS=redis://wpfs-redis:6379|'
 mutant "a gateway that is not the gateway" "discover" config/discover.env 's|^WPFS_GATEWAY=.*|WPFS_GATEWAY=http://wpfs-llfs:8081|'

@@ -13,11 +13,17 @@ command -v kubectl >/dev/null 2>&1 || bail "kubectl is missing: it renders the o
 check=deploy/tools/k8s-check.js
 cp -r deploy "$T_DIR/deploy"
 D=$T_DIR/deploy
-printf '{"clients": [{"name": "crawler", "token": "prod-token-%s"}]}\n' "$RANDOM$RANDOM$RANDOM" \
+# One operator key and one per crawl member (the gateway gives a client's
+# results to whoever reads with its token: each member a client of its own).
+for i in 0 1 2; do printf 'discover-token-%s-%s' "$i" "$RANDOM$RANDOM$RANDOM" >"$D/overlays/prod/discover-token-$i"; done
+jq -nc --arg op "prod-token-$RANDOM$RANDOM$RANDOM" \
+  --rawfile t0 "$D/overlays/prod/discover-token-0" --rawfile t1 "$D/overlays/prod/discover-token-1" \
+  --rawfile t2 "$D/overlays/prod/discover-token-2" \
+  '{clients: ([{name: "operator", token: $op}] + ([$t0, $t1, $t2] | to_entries |
+    map({name: "wpfs-discover-\(.key)", token: .value, role: "crawler", weight: 1})))}' \
   >"$D/overlays/prod/tokens.json"
 printf 'redis-%s' "$RANDOM$RANDOM" >"$D/overlays/prod/redis-password"
 printf 'fetcher-secret-%s\n' "$RANDOM$RANDOM$RANDOM" >"$D/overlays/prod/fetcher-secret"
-printf 'discover-token-%s' "$RANDOM$RANDOM$RANDOM" >"$D/overlays/prod/discover-token"
 
 render() {  # dir name
   kubectl kustomize "$1" >"$T_DIR/$2.yaml" 2>"$T_DIR/$2.err"
@@ -60,11 +66,12 @@ is "$(field dev ConfigMap wpfs-hlfs 'o.data.WPFS_HLFS_LOG_LEVEL')" '"debug"' "de
 is "$(field dev ConfigMap wpfs-hlfs 'o.data.WPFS_HLFS_REDIS_MASTER')" '"wpfs"' "dev: the base's other settings stay"
 is "$(field dev StatefulSet wpfs-redis 'o.spec.replicas')" 3 "dev: still a Sentinel set of three"
 is "$(field dev StatefulSet wpfs-discover 'o.spec.replicas')" 2 "dev: a crawl of two members"
-dt=$(field dev Secret wpfs-discover-token 'Buffer.from(o.data.token, "base64").toString()' | tr -d '"')
-is "$dt" dev-token "dev: the crawl's key is the dev key"
+dt=$(field dev Secret wpfs-discover-tokens 'Object.keys(o.data).sort().map(k => k + "=" + Buffer.from(o.data[k], "base64").toString()).join(" ")' | tr -d '"')
+is "$dt" "wpfs-discover-0=dev-token-discover-0 wpfs-discover-1=dev-token-discover-1" \
+  "dev: a token per member, named like its pod"
 is "$(field dev Secret wpfs-hlfs-tokens \
-  'JSON.parse(Buffer.from(o.data["tokens.json"].replace(/\s/g, ""), "base64").toString()).clients.some(c => c.token === "dev-token")')" \
-  true "dev: ...which tokens.json lists"
+  'JSON.parse(Buffer.from(o.data["tokens.json"].replace(/\s/g, ""), "base64").toString()).clients.filter(c => /^dev-token-discover-[01]$/.test(c.token)).map(c => c.name).join(" ")')" \
+  '"wpfs-discover-0 wpfs-discover-1"' "dev: ...each a client of its own in tokens.json"
 
 # a setting edited in the base: the same, for the pods that read it
 sed -i 's/^WPFS_LLFS_TIMEOUT_MS=30s$/WPFS_LLFS_TIMEOUT_MS=20s/' "$D/k8s/config/llfs.env"
@@ -82,10 +89,32 @@ pw=$(field prod Secret wpfs-redis-auth 'Buffer.from(o.data.password, "base64").t
 is "$pw" "$(cat "$D/overlays/prod/redis-password")" "prod: the Redis password is redis-password"
 fs=$(field prod Secret wpfs-fetcher-secret 'Buffer.from(o.data.secret, "base64").toString()' | tr -d '"')
 is "$fs" "$(head -1 "$D/overlays/prod/fetcher-secret")\\n" "prod: the fetcher secret is fetcher-secret"
-dtp=$(field prod Secret wpfs-discover-token 'Buffer.from(o.data.token, "base64").toString()' | tr -d '"')
-is "$dtp" "$(cat "$D/overlays/prod/discover-token")" "prod: the crawl's key is discover-token"
-is "$(field prod StatefulSet wpfs-discover 'o.spec.template.spec.containers[0].env.find(e => e.name === "WPFS_TOKEN").valueFrom.secretKeyRef.name')" \
-  '"wpfs-discover-token"' "prod: the members read WPFS_TOKEN from that Secret"
+for i in 0 1 2; do
+  dtp=$(field prod Secret wpfs-discover-tokens "Buffer.from(o.data['wpfs-discover-$i'], 'base64').toString()" | tr -d '"')
+  is "$dtp" "$(cat "$D/overlays/prod/discover-token-$i")" "prod: member wpfs-discover-$i's token is discover-token-$i"
+done
+is "$(field prod StatefulSet wpfs-discover 'o.spec.template.spec.volumes.find(v => v.name === "tokens").secret.secretName')" \
+  "$(field prod Secret wpfs-discover-tokens 'o.metadata.name')" "prod: the members mount that Secret"
+
+# Broken copies of the overlays k8s-check must refuse: a member's token
+# missing, two members with one token, a set scaled past its tokens.
+# broken NAME OVERLAY FILE SED-SCRIPT
+broken() {
+  local name=$1 o=$2 file=$3 script=$4 b=$T_DIR/broken
+  rm -rf "$b" && cp -r "$D" "$b"
+  sed -i "$script" "$b/overlays/$o/$file"
+  if ! kubectl kustomize "$b/overlays/$o" >"$T_DIR/broken.yaml" 2>"$T_DIR/broken.err"; then
+    fail "$name: does not render"; sed 's/^/# /' "$T_DIR/broken.err"; return
+  fi
+  node "$check" --bin "$WPFS_BIN" --only discover "$T_DIR/broken.yaml" >"$T_DIR/broken.check" 2>&1
+  if grep -q "^not ok - " "$T_DIR/broken.check"; then pass "k8s-check refuses $name"
+  else fail "k8s-check refuses $name"; sed 's/^/# /' "$T_DIR/broken.check"; fi
+}
+broken "dev: a member without its token" dev kustomization.yaml '/- wpfs-discover-1=dev-token-discover-1$/d'
+broken "dev: two members with one token" dev kustomization.yaml 's/- wpfs-discover-1=dev-token-discover-1$/- wpfs-discover-1=dev-token-discover-0/'
+broken "dev: the set scaled to three, with two tokens" dev kustomization.yaml '/name: wpfs-discover}$/,/value: 2$/ s/value: 2$/value: 3/'
+broken "prod: one file for two members" prod kustomization.yaml 's/- wpfs-discover-2=discover-token-2$/- wpfs-discover-2=discover-token-1/'
+broken "prod: a member's token not a gateway client" prod kustomization.yaml 's/- wpfs-discover-0=discover-token-0$/- wpfs-discover-0=redis-password/'
 for d in llfs hlfs; do
   is "$(field prod Deployment "wpfs-$d" \
     'o.spec.template.spec.containers[0].env.find(e => e.name === "WPFS_FETCHER_SECRET").valueFrom.secretKeyRef.name')" \
@@ -94,5 +123,5 @@ done
 ok "prod: none of the files can be committed (.gitignore)" sh -c "cd '$WPFS_ROOT' &&
   git check-ignore -q deploy/overlays/prod/tokens.json && git check-ignore -q deploy/overlays/prod/redis-password &&
   git check-ignore -q deploy/overlays/prod/fetcher-secret &&
-  git check-ignore -q deploy/overlays/prod/discover-token"
+  git check-ignore -q deploy/overlays/prod/discover-token-0"
 done_testing

@@ -44,6 +44,37 @@ ok "entrypoint wpfs-discover runs the crawler" \
 is "$(WPFS_OUT=/out sh "$ep" wpfs-discover --print-config | jq -r .out)" /out \
   "...with its WPFS_* settings (discover.yaml's ConfigMap)"
 
+# A member's own gateway token (discover.yaml: the Secret wpfs-discover-tokens
+# mounted at WPFS_MEMBER_TOKENS, a file per member named like its pod): the
+# entrypoint picks the file of WPFS_MEMBER. A stand-in wpfs-discover prints
+# the environment it was given.
+tok=$T_DIR/tokens
+mkdir -p "$tok" "$T_DIR/echo"
+printf 'token-of-0\n' >"$tok/wpfs-discover-0"
+printf 'token-of-1\n' >"$tok/wpfs-discover-1"
+: >"$tok/wpfs-discover-2"
+printf '#!/bin/sh\necho "$WPFS_TOKEN ${WPFS_MEMBER_TOKENS:-unset}"\n' >"$T_DIR/echo/wpfs-discover"
+chmod +x "$T_DIR/echo/wpfs-discover"
+member_ep() {  # MEMBER: the entrypoint run as that member, the stand-in crawler
+  WPFS_IMAGE_BINDIR=$T_DIR/echo WPFS_TOKEN=shared WPFS_MEMBER=$1 WPFS_MEMBER_TOKENS=$tok \
+    sh "$ep" wpfs-discover 2>"$T_DIR/member.err"
+}
+is "$(member_ep wpfs-discover-0)" "token-of-0 unset" "entrypoint: member wpfs-discover-0 gets its own token"
+is "$(member_ep wpfs-discover-1)" "token-of-1 unset" "...and wpfs-discover-1 its own (not a shared WPFS_TOKEN)"
+member_ep wpfs-discover-3 >/dev/null
+is "$?" 78 "entrypoint: a member without a token file does not start (exit 78)"
+ok "...saying whose token is missing" grep -q "no gateway token for member wpfs-discover-3" "$T_DIR/member.err"
+member_ep wpfs-discover-2 >/dev/null
+is "$?" 78 "entrypoint: an empty token file (the Secret as shipped) does not start"
+member_ep ../wpfs-discover-0 >/dev/null
+is "$?" 78 "entrypoint: a member name with a path in it is refused"
+is "$(WPFS_IMAGE_BINDIR=$T_DIR/echo WPFS_TOKEN=solo sh "$ep" wpfs-discover)" "solo unset" \
+  "entrypoint: a crawler that is no member keeps its WPFS_TOKEN"
+if [ -x "$img/wpfs-discover" ]; then
+  is "$(WPFS_MEMBER=wpfs-discover-1 WPFS_MEMBER_TOKENS=$tok sh "$ep" wpfs-discover --print-config | jq -r '.member + " " + .token')" \
+    "wpfs-discover-1 (redacted)" "entrypoint: the crawler runs as the member, with a token"
+fi
+
 # --- healthcheck against an llfs on a free port
 port=$(freeport)
 bg llfs sh "$ep" llfs --listen-port "$port"
