@@ -279,3 +279,16 @@ CONF
   wait_for 10 curl -sf -o /dev/null "$@" ||
     { cat "$T_DIR/nginx.log" "$n/error.log" >&2; bail "nginx did not start"; }
 }
+
+# first_result FILE [TOKEN]: read this client's results (bin/wpfs results,
+# acknowledged) into FILE until there is one, for at most 10 s.
+first_result() {
+  local f=$1 tok=${2:-$TOKEN}
+  : >"$f"
+  for _ in $(seq 40); do
+    WPFS_TOKEN=$tok "$WPFS_BIN/wpfs" --gateway "$HLFS_URL" results >>"$f" 2>/dev/null
+    [ -s "$f" ] && return 0
+    sleep 0.25
+  done
+  return 1
+}

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "clients/base/le.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -78,20 +79,6 @@ static enum drop_reason admit_filter(struct crawl *c, const struct url_parts *p,
   return r ? r : trap_check_path(c->trap, p);
 }
 
-static void put_le(unsigned char *p, uint64_t v, unsigned bytes)
-{
-  for(unsigned i = 0; i < bytes; i++)
-    p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get_le(const unsigned char *p, unsigned bytes)
-{
-  uint64_t v = 0;
-  for(unsigned i = 0; i < bytes; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-
 /* The record the seen set keeps with a pending URL (heap, mem_free). */
 static unsigned char *admit_rec(const char *url, size_t n, uint32_t depth, unsigned level,
                                const struct frontier_score *sc, size_t *len)
@@ -103,10 +90,10 @@ static unsigned char *admit_rec(const char *url, size_t n, uint32_t depth, unsig
   unsigned char *rec = mem_alloc(ADMIT_REC_HEAD + mlen + n);
   if(!rec)
     return NULL;
-  put_le(rec, depth, 4);
+  le_put(rec, depth, 4);
   rec[4] = (unsigned char)level;
-  put_le(rec + 5, bits, 4);
-  put_le(rec + 9, mlen, 2);
+  le_put(rec + 5, bits, 4);
+  le_put(rec + 9, mlen, 2);
   if(mlen)
     memcpy(rec + ADMIT_REC_HEAD, sc->meta, mlen);
   memcpy(rec + ADMIT_REC_HEAD + mlen, url, n);
@@ -170,10 +157,10 @@ void crawl_admit_on_new(void *arg, uint64_t fp, const void *rec, size_t len)
   struct crawl *c = arg;
   const unsigned char *r = rec;
   (void)fp;
-  size_t mlen = len > ADMIT_REC_HEAD ? (size_t)get_le(r + 9, 2) : 0;
+  size_t mlen = len > ADMIT_REC_HEAD ? (size_t)le_get(r + 9, 2) : 0;
   if(len <= ADMIT_REC_HEAD + mlen || c->err)
     return;
-  uint32_t depth = (uint32_t)get_le(r, 4), bits = (uint32_t)get_le(r + 5, 4);
+  uint32_t depth = (uint32_t)le_get(r, 4), bits = (uint32_t)le_get(r + 5, 4);
   float score;
   memcpy(&score, &bits, sizeof score);
   struct frontier_score sc = { score, r + ADMIT_REC_HEAD, mlen };

@@ -36,12 +36,7 @@ H2=127.25.0.2
 tw_add_site "$(site_json '{"status": 503}' | sed "s/$H/$H2/g")" >/dev/null
 wpfs() { WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs" --gateway "$HLFS_URL" "$@"; }
 echo "http://$H2:$P/" | wpfs submit - >/dev/null
-: >"$T_DIR/r"
-for _ in $(seq 40); do
-  wpfs results >>"$T_DIR/r" 2>/dev/null
-  [ -s "$T_DIR/r" ] && break
-  sleep 0.25
-done
+first_result "$T_DIR/r"
 is "$(jq -r .outcome "$T_DIR/r")" robots_unavailable "API: robots_unavailable"
 at=$(jq -r '.tries[0].at' "$T_DIR/r")
 rra=$(jq -r '.robots_retry_at' "$T_DIR/r")

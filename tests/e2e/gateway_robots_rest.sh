@@ -26,12 +26,7 @@ wpfs() { WPFS_TOKEN=$TOKEN "$WPFS_BIN/wpfs" --gateway "$HLFS_URL" "$@"; }
 robots_asks() { tw_site_json "$A" "requests=1000" | jq '[.requests[] | select(.path == "/robots.txt")] | length'; }
 
 echo "$URL" | wpfs submit - >/dev/null
-: >"$T_DIR/results"
-for _ in $(seq 40); do
-  wpfs results >>"$T_DIR/results" 2>/dev/null
-  [ -s "$T_DIR/results" ] && break
-  sleep 0.5
-done
+first_result "$T_DIR/results"
 is "$(jq -r .outcome "$T_DIR/results" | head -1)" robots_unavailable "the request is answered"
 is "$(jq -r .cause_status "$T_DIR/results" | head -1)" 503 "its cause is robots.txt's answer"
 asks=$(robots_asks)
