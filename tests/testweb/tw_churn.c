@@ -273,7 +273,8 @@ static int churn_changes(const struct tw_churn *c, const char *query, struct buf
 {
   uint64_t now = churn_now(c);
   double to_s = qnum(query, "to_s", (double)now / 1000);
-  uint64_t to = to_s >= 0 && to_s * 1000 < (double)now ? (uint64_t)(to_s * 1000) : now, count = 0;
+  uint64_t to = to_s >= 0 && to_s * 1000 < (double)now ? (uint64_t)(to_s * 1000 + 0.5) : now,
+           count = 0;
   for(size_t j = 0; j < c->n; j++) {
     const struct churn_page *p = &c->p[j];
     uint64_t end = p->gone_ms && p->gone_ms < to ? p->gone_ms : to, rng = p->rng0, t = 0;
