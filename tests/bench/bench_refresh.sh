@@ -12,9 +12,22 @@
 #               15 % of that log range (rates clustered by site), seeds 4
 #               and 5;
 #   legacy-600  300 pages on 30 sites, 5 s .. 30 min, 6.5 fetches/s,
-#               600 s, measured over the last 400 s (seed 11).
+#               600 s, measured over the last 400 s (seed 11);
+#   legacy-600h the same web (the same changes after the start) with a
+#               past: each page's first Last-Modified as old as its
+#               process would have left it (testweb history=1), where on
+#               the other webs every page is new at the start.
 # testweb measures the time-averaged binary freshness at the server over
 # the window; the analytic figures are for the fetches testweb saw in it.
+# The realized figures (r-unif, r-prop, r-opt) are what the uniform,
+# proportional and optimal allocations (true rates, the same fetches)
+# would have measured on the change times that happened in the window
+# (testweb's /churn/changes), each page visited at even intervals from a
+# uniform phase, averaged over the phase exactly (refresh_realized.h):
+# the crawler's measured freshness and these share the luck of where the
+# changes fell (common random numbers), the analytic ones are its
+# expectation. The share of the gap closed is given against both, and
+# the target checked against both.
 # For each web the loss against the optimum is split from the change log
 # (docs/refresh.md): estimation (the optimal allocation for the rates the
 # crawler estimated, judged with the true ones), allocation (the visit
@@ -25,7 +38,9 @@
 # to fall: the noise of one run.
 # Targets: every web closes at least half of the gap between uniform and
 # optimal and never falls below uniform; fetches/s within 5 % of --rate.
-# Knobs: REFRESH_WEBS (all five, space-separated names), REFRESH_POLICY
+# Shares are summed up per family (mixed-*, cluster-*, legacy-*,
+# legacy-*h): mean and 95 % interval (t) over its webs.
+# Knobs: REFRESH_WEBS (all seven, space-separated names), REFRESH_POLICY
 # (optimal), REFRESH_BIN (wpfs-refresh to measure), REFRESH_SCALE (1:
 # durations multiplied by it, for a quick look).
 set -u
