@@ -137,21 +137,26 @@ expected_fresh() {
     END { close_page(); printf "%.4f\n", sum / (t2 - t1) / n }'
 }
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")
 webs=${REFRESH_WEBS:-$(cut -d' ' -f1 <<<"$WEBS" | tr '\n' ' ')}
 scale=${REFRESH_SCALE:-1}
-pids=()
-for w in $webs; do
-  line=$(grep "^$w " <<<"$WEBS") || { echo "   no web $w"; exit 1; }
-  read -r name pages sites seed min max cluster rate dur win hist <<<"$line"
-  dur=$(awk -v a="$dur" -v s="$scale" 'BEGIN { printf "%d", a * s }')
-  win=$(awk -v a="$win" -v s="$scale" 'BEGIN { printf "%d", a * s }')
-  mkdir -p "$dir/$name"
-  bash "$0" one "$name $pages $sites $seed $min $max $cluster $rate $dur $win $hist $dir/$name" \
-    >"$dir/$name/harness.log" 2>&1 &
-  pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p"; done
+if [ "${1:-}" = report ]; then  # the figures of an earlier run's directory again
+  dir=${2:?report DIR}
+  webs=${REFRESH_WEBS:-$(cd "$dir" && ls -d -- */ | tr -d / | tr '\n' ' ')}
+else
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")
+  pids=()
+  for w in $webs; do
+    line=$(grep "^$w " <<<"$WEBS") || { echo "   no web $w"; exit 1; }
+    read -r name pages sites seed min max cluster rate dur win hist <<<"$line"
+    dur=$(awk -v a="$dur" -v s="$scale" 'BEGIN { printf "%d", a * s }')
+    win=$(awk -v a="$win" -v s="$scale" 'BEGIN { printf "%d", a * s }')
+    mkdir -p "$dir/$name"
+    bash "$0" one "$name $pages $sites $seed $min $max $cluster $rate $dur $win $hist $dir/$name" \
+      >"$dir/$name/harness.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+fi
 
 echo "   measured over each run's last half (legacy-600: last two thirds); analytic figures for the fetches testweb saw;"
 echo "   expected: the freshness the visit times promise (without the noise of when changes fell), and its share of the gap"
@@ -169,15 +174,16 @@ for w in $webs; do
     echo "   $w: no result"; tail -5 "$d/harness.log" | sed 's/^/     /'; rc=1; continue
   fi
   page_table "$d" >"$d/table"
-  hist=()
-  [ -s "$d/changes" ] && hist=("$d/changes" "$(jq -r .elapsed_s "$d/fresh1")" "$(jq -r .elapsed_s "$d/fresh2")")
-  s=$("$WPFS_BIN/bench/bench_refresh_model" --split "${hist[@]}" <"$d/table")
+  changes=()
+  [ -s "$d/changes" ] && changes=("$d/changes" "$(jq -r .elapsed_s "$d/fresh1")" "$(jq -r .elapsed_s "$d/fresh2")")
+  s=$("$WPFS_BIN/bench/bench_refresh_model" --split "${changes[@]}" <"$d/table")
   f() { jq -r ".$1 // \"nan\"" <<<"$s"; }
   closed=$(awk -v m="$(f measured)" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
   expect=$(expected_fresh "$d")
   cexp=$(awk -v m="$expect" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
-  closed_all+=("$w $closed")
-  closed_exp+=("$w $cexp")
+  hist=$(grep "^$w " <<<"$WEBS" | cut -d' ' -f11)
+  closed_all+=("$w $closed $hist")
+  closed_exp+=("$w $cexp $hist")
   printf "   %-11s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
     "$(f measured)" "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" "$expect" "$cexp" \
     "$(f loss_estimation)" "$(f loss_allocation)" "$(f loss_rate)" "$(f loss_spacing)"
@@ -185,9 +191,9 @@ for w in $webs; do
   # never below uniform, fetches/s within 5 % of the budget.
   target() { awk -v m="$(f measured)" -v u="$1" -v o="$2" -v r="$(f fetches_per_s)" -v b="$rate" \
     'BEGIN { print (m - u >= (o - u) / 2 && m >= u && r >= 0.95 * b && r <= 1.05 * b) ? "met" : "MISSED" }'; }
-  if [ ${#hist[@]} -gt 0 ]; then
+  if [ ${#changes[@]} -gt 0 ]; then
     creal=$(awk -v m="$(f measured)" -v u="$(f realized_uniform)" -v o="$(f realized_optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
-    closed_real+=("$w $creal")
+    closed_real+=("$w $creal $hist")
     realized_rows+=("$(printf "   %-11s %8.4f %8.4f %8.4f %8.4f %6s %6s | %8.4f %8.4f %8.4f %6s %6s" "$w" "$(f measured)" \
       "$(f realized_uniform)" "$(f realized_proportional)" "$(f realized_optimal)" "$creal" \
       "$(target "$(f realized_uniform)" "$(f realized_optimal)")" \
@@ -201,8 +207,9 @@ if [ ${#realized_rows[@]} -gt 0 ]; then
     uniform proport optimal closed target
   printf '%s\n' "${realized_rows[@]}"
 fi
-# Mean and 95 % interval (t) of the shares in "$@" ("web share" each),
-# labelled $1: over all webs, then per family (mixed-*: the webs named so).
+# Mean and 95 % interval (t) of the shares in "$@" ("web share history"
+# each), labelled $1: over all webs without a history (the six of the
+# earlier benchmark), then per family (mixed-*: the webs named so).
 share_ci() {
   local what=$1
   shift
@@ -214,10 +221,11 @@ share_ci() {
       sd = sqrt((q - n * m * m) / (n - 1)); sd = sd == sd ? sd : 0
       printf "   share of the gap closed (%s), %s: mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", what, label, m,
         m - t(n) * sd / sqrt(n), m + t(n) * sd / sqrt(n), n }
-    { fam = $1; sub(/-[0-9]+/, "-*", fam); s += $2; q += $2 * $2; n++
+    { fam = $1; sub(/-[0-9]+/, "-*", fam)
+      if($3 == 0) { s += $2; q += $2 * $2; n++ }
       if(!(fam in fn)) order[++nf] = fam
       fs[fam] += $2; fq[fam] += $2 * $2; fn[fam]++ }
-    END { if(n > 1) line("all", s, q, n); for(i = 1; i <= nf; i++) line(order[i], fs[order[i]], fq[order[i]], fn[order[i]]) }'
+    END { if(n > 1) line("all without a history", s, q, n); for(i = 1; i <= nf; i++) line(order[i], fs[order[i]], fq[order[i]], fn[order[i]]) }'
 }
 if [ "${#closed_all[@]}" -gt 1 ]; then
   share_ci "measured, analytic baselines" "${closed_all[@]}"
