@@ -73,7 +73,8 @@ static int history_read(const char *path, struct history *h)
       if(ch == ' ' || ch == '\t')
         continue;
       ungetc(ch, fp);
-      if(fscanf(fp, "%lf", &t) != 1 || n >= CHANGES_MAX) {
+      if(fscanf(fp, "%lf", &t) != 1 || n >= CHANGES_MAX ||
+         (n > h->at[h->pages - 1] && t / 1000 <= h->c[n - 1])) {  /* ascending */
         rc = 1;
         break;
       }
@@ -139,6 +140,19 @@ static int split(double *lambda, double *w, double *f, const struct history *h, 
   }
   for(size_t i = 0; i < n; i++)
     est[i] = est[i] > 0 ? est[i] : ne ? esum / (double)ne : 1;
+  size_t missing = 0;
+  while(h && missing < n && jj[missing] >= 0 && (size_t)jj[missing] < h->pages)
+    missing++;
+  if(h && missing < n) {
+    fprintf(stderr, "bench_refresh_model: page %ld of the table is not in the change history\n",
+            jj[missing]);
+    mem_free(jj);
+    mem_free(est);
+    mem_free(pf);
+    mem_free(af);
+    mem_free(ew);
+    return 1;
+  }
   double opt = rf_allocate(RF_OPTIMAL, n, lambda, w, budget, FLOOR, f);
   if(h)
     ro = realized(h, n, jj, lambda, f, wa, wb);
@@ -188,11 +202,11 @@ int main(int argc, char **argv)
   if(by_split && argc == 5) {
     struct history h = { 0 };
     double a = strtod(argv[3], NULL), b = strtod(argv[4], NULL);
+    if(!(a >= 0 && b > a))
+      fprintf(stderr, "usage: bench_refresh_model --split CHANGES A_S B_S < table (0 <= A_S < B_S)\n");
     rc = a >= 0 && b > a ? history_read(argv[2], &h) : 1;
     if(!rc)
       rc = split(lambda, w, f, &h, a, b);
-    else
-      fprintf(stderr, "usage: bench_refresh_model --split CHANGES A_S B_S < table (0 <= A_S < B_S)\n");
     mem_free(h.c);
     mem_free(h.at);
   } else if(by_split) {
