@@ -42,7 +42,8 @@
 # legacy-*h): mean and 95 % interval (t) over its webs.
 # Knobs: REFRESH_WEBS (all seven, space-separated names), REFRESH_POLICY
 # (optimal), REFRESH_BIN (wpfs-refresh to measure), REFRESH_SCALE (1:
-# durations multiplied by it, for a quick look).
+# durations multiplied by it, for a quick look). `bench_refresh.sh report
+# DIR` prints the figures of an earlier run's directory again.
 set -u
 : "${WPFS_BIN:?run through make bench}" "${WPFS_ROOT:?run through make bench}"
 
