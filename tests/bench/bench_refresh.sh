@@ -12,9 +12,22 @@
 #               15 % of that log range (rates clustered by site), seeds 4
 #               and 5;
 #   legacy-600  300 pages on 30 sites, 5 s .. 30 min, 6.5 fetches/s,
-#               600 s, measured over the last 400 s (seed 11).
+#               600 s, measured over the last 400 s (seed 11);
+#   legacy-600h the same web (the same changes after the start) with a
+#               past: each page's first Last-Modified as old as its
+#               process would have left it (testweb history=1), where on
+#               the other webs every page is new at the start.
 # testweb measures the time-averaged binary freshness at the server over
 # the window; the analytic figures are for the fetches testweb saw in it.
+# The realized figures (r-unif, r-prop, r-opt) are what the uniform,
+# proportional and optimal allocations (true rates, the same fetches)
+# would have measured on the change times that happened in the window
+# (testweb's /churn/changes), each page visited at even intervals from a
+# uniform phase, averaged over the phase exactly (refresh_realized.h):
+# the crawler's measured freshness and these share the luck of where the
+# changes fell (common random numbers), the analytic ones are its
+# expectation. The share of the gap closed is given against both, and
+# the target checked against both.
 # For each web the loss against the optimum is split from the change log
 # (docs/refresh.md): estimation (the optimal allocation for the rates the
 # crawler estimated, judged with the true ones), allocation (the visit
@@ -25,24 +38,28 @@
 # to fall: the noise of one run.
 # Targets: every web closes at least half of the gap between uniform and
 # optimal and never falls below uniform; fetches/s within 5 % of --rate.
-# Knobs: REFRESH_WEBS (all five, space-separated names), REFRESH_POLICY
+# Shares are summed up per family (mixed-*, cluster-*, legacy-*,
+# legacy-*h): mean and 95 % interval (t) over its webs.
+# Knobs: REFRESH_WEBS (all seven, space-separated names), REFRESH_POLICY
 # (optimal), REFRESH_BIN (wpfs-refresh to measure), REFRESH_SCALE (1:
-# durations multiplied by it, for a quick look).
+# durations multiplied by it, for a quick look). `bench_refresh.sh report
+# DIR` prints the figures of an earlier run's directory again.
 set -u
 : "${WPFS_BIN:?run through make bench}" "${WPFS_ROOT:?run through make bench}"
 
-# name pages sites seed min_s max_s cluster rate seconds measured_s
-WEBS="mixed-1 200 10 1 3 1800 0 5 900 450
-mixed-2 200 10 2 3 1800 0 5 900 450
-mixed-3 200 10 3 3 1800 0 5 900 450
-cluster-4 200 10 4 3 1800 0.15 5 900 450
-cluster-5 200 10 5 3 1800 0.15 5 900 450
-legacy-600 300 30 11 5 1800 0 6.5 600 400"
+# name pages sites seed min_s max_s cluster rate seconds measured_s history
+WEBS="mixed-1 200 10 1 3 1800 0 5 900 450 0
+mixed-2 200 10 2 3 1800 0 5 900 450 0
+mixed-3 200 10 3 3 1800 0 5 900 450 0
+cluster-4 200 10 4 3 1800 0.15 5 900 450 0
+cluster-5 200 10 5 3 1800 0.15 5 900 450 0
+legacy-600 300 30 11 5 1800 0 6.5 600 400 0
+legacy-600h 300 30 11 5 1800 0 6.5 600 400 1"
 
 if [ "${1:-}" = one ]; then
   shift
   . "$WPFS_ROOT/tests/lib.sh"
-  read -r NAME PAGES SITES SEED MIN MAX CLUSTER RATE DUR WIN OUT <<<"$*"
+  read -r NAME PAGES SITES SEED MIN MAX CLUSTER RATE DUR WIN HIST OUT <<<"$*"
   POL=${REFRESH_POLICY:-optimal}
   BIN=${REFRESH_BIN:-$WPFS_BIN/wpfs-refresh}
   TOKEN=bench-refresh-token
@@ -51,7 +68,7 @@ if [ "${1:-}" = one ]; then
   start_redis
   start_llfs --log-level warn
   start_hlfs bench --token "$TOKEN" --min-delay-ms 100 --delay-factor 0 --log-level warn
-  curl -sf -X POST "$TESTWEB_CTL/churn?pages=$PAGES&seed=$SEED&static=0.1&gone=0&min_s=$MIN&max_s=$MAX&cluster=$CLUSTER" \
+  curl -sf -X POST "$TESTWEB_CTL/churn?pages=$PAGES&seed=$SEED&static=0.1&gone=0&min_s=$MIN&max_s=$MAX&cluster=$CLUSTER&history=$HIST" \
     >/dev/null || bail "no changing web"
   curl -s "$TESTWEB_CTL/churn/urls" >"$OUT/truth"
   cut -f1 "$OUT/truth" >"$T_DIR/urls"
@@ -66,6 +83,7 @@ if [ "${1:-}" = one ]; then
   wait "$pid"
   t2=$(date +%s%3N)
   curl -s "$TESTWEB_CTL/churn/fresh" >"$OUT/fresh2"
+  curl -sf "$TESTWEB_CTL/churn/changes" >"$OUT/changes" || rm -f "$OUT/changes"
   echo "$t1 $t2" >"$OUT/window"
   exit 0
 fi
@@ -120,28 +138,35 @@ expected_fresh() {
     END { close_page(); printf "%.4f\n", sum / (t2 - t1) / n }'
 }
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")
 webs=${REFRESH_WEBS:-$(cut -d' ' -f1 <<<"$WEBS" | tr '\n' ' ')}
 scale=${REFRESH_SCALE:-1}
-pids=()
-for w in $webs; do
-  line=$(grep "^$w " <<<"$WEBS") || { echo "   no web $w"; exit 1; }
-  read -r name pages sites seed min max cluster rate dur win <<<"$line"
-  dur=$(awk -v a="$dur" -v s="$scale" 'BEGIN { printf "%d", a * s }')
-  win=$(awk -v a="$win" -v s="$scale" 'BEGIN { printf "%d", a * s }')
-  mkdir -p "$dir/$name"
-  bash "$0" one "$name $pages $sites $seed $min $max $cluster $rate $dur $win $dir/$name" \
-    >"$dir/$name/harness.log" 2>&1 &
-  pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p"; done
+if [ "${1:-}" = report ]; then  # the figures of an earlier run's directory again
+  dir=${2:?report DIR}
+  webs=${REFRESH_WEBS:-$(cd "$dir" && ls -d -- */ | tr -d / | tr '\n' ' ')}
+else
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/wpfs-bench-refresh.XXXXXX")
+  pids=()
+  for w in $webs; do
+    line=$(grep "^$w " <<<"$WEBS") || { echo "   no web $w"; exit 1; }
+    read -r name pages sites seed min max cluster rate dur win hist <<<"$line"
+    dur=$(awk -v a="$dur" -v s="$scale" 'BEGIN { printf "%d", a * s }')
+    win=$(awk -v a="$win" -v s="$scale" 'BEGIN { printf "%d", a * s }')
+    mkdir -p "$dir/$name"
+    bash "$0" one "$name $pages $sites $seed $min $max $cluster $rate $dur $win $hist $dir/$name" \
+      >"$dir/$name/harness.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+fi
 
 echo "   measured over each run's last half (legacy-600: last two thirds); analytic figures for the fetches testweb saw;"
 echo "   expected: the freshness the visit times promise (without the noise of when changes fell), and its share of the gap"
-printf "   %-10s %7s %6s %8s %8s %8s %8s %6s %8s %6s | %6s %6s %6s %6s\n" web fetch/s budget measured uniform proport optimal closed \
+printf "   %-11s %7s %6s %8s %8s %8s %8s %6s %8s %6s | %6s %6s %6s %6s\n" web fetch/s budget measured uniform proport optimal closed \
   expected closed estim alloc rate spacing
 closed_all=()
 closed_exp=()
+closed_real=()
+realized_rows=()
 rc=0
 for w in $webs; do
   d=$dir/$w
@@ -150,28 +175,63 @@ for w in $webs; do
     echo "   $w: no result"; tail -5 "$d/harness.log" | sed 's/^/     /'; rc=1; continue
   fi
   page_table "$d" >"$d/table"
-  s=$("$WPFS_BIN/bench/bench_refresh_model" --split <"$d/table")
-  f() { jq -r ".$1" <<<"$s"; }
+  changes=()
+  [ -s "$d/changes" ] && changes=("$d/changes" "$(jq -r .elapsed_s "$d/fresh1")" "$(jq -r .elapsed_s "$d/fresh2")")
+  s=$("$WPFS_BIN/bench/bench_refresh_model" --split "${changes[@]}" <"$d/table")
+  f() { jq -r ".$1 // \"nan\"" <<<"$s"; }
   closed=$(awk -v m="$(f measured)" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
   expect=$(expected_fresh "$d")
   cexp=$(awk -v m="$expect" -v u="$(f uniform)" -v o="$(f optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
-  closed_all+=("$closed")
-  closed_exp+=("$cexp")
-  printf "   %-10s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
+  hist=$(grep "^$w " <<<"$WEBS" | cut -d' ' -f11)
+  closed_all+=("$w $closed $hist")
+  closed_exp+=("$w $cexp $hist")
+  printf "   %-11s %7.3f %6s %8.4f %8.4f %8.4f %8.4f %6s %8.4f %6s | %6.4f %6.4f %6.4f %6.4f\n" "$w" "$(f fetches_per_s)" "$rate" \
     "$(f measured)" "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" "$expect" "$cexp" \
     "$(f loss_estimation)" "$(f loss_allocation)" "$(f loss_rate)" "$(f loss_spacing)"
+  # The target against either pair of baselines: half the gap closed,
+  # never below uniform, fetches/s within 5 % of the budget.
+  target() { awk -v m="$(f measured)" -v u="$1" -v o="$2" -v r="$(f fetches_per_s)" -v b="$rate" \
+    'BEGIN { print (m - u >= (o - u) / 2 && m >= u && r >= 0.95 * b && r <= 1.05 * b) ? "met" : "MISSED" }'; }
+  if [ ${#changes[@]} -gt 0 ]; then
+    creal=$(awk -v m="$(f measured)" -v u="$(f realized_uniform)" -v o="$(f realized_optimal)" 'BEGIN { printf "%.2f", (m - u) / (o - u) }')
+    closed_real+=("$w $creal $hist")
+    realized_rows+=("$(printf "   %-11s %8.4f %8.4f %8.4f %8.4f %6s %6s | %8.4f %8.4f %8.4f %6s %6s" "$w" "$(f measured)" \
+      "$(f realized_uniform)" "$(f realized_proportional)" "$(f realized_optimal)" "$creal" \
+      "$(target "$(f realized_uniform)" "$(f realized_optimal)")" \
+      "$(f uniform)" "$(f proportional)" "$(f optimal)" "$closed" "$(target "$(f uniform)" "$(f optimal)")")")
+  fi
 done
-# Mean and 95 % interval (t over webs) of the shares in "$@", labelled $1.
+if [ ${#realized_rows[@]} -gt 0 ]; then
+  echo "   realized: what uniform, proportional and optimal (true rates, the same fetches, a uniform phase) would"
+  echo "   have measured on the change times that happened in the window (common random numbers); analytic beside"
+  printf "   %-11s %8s %8s %8s %8s %6s %6s | %8s %8s %8s %6s %6s\n" web measured r-unif r-prop r-opt closed target \
+    uniform proport optimal closed target
+  printf '%s\n' "${realized_rows[@]}"
+fi
+# Mean and 95 % interval (t) of the shares in "$@" ("web share history"
+# each), labelled $1: over all webs without a history (the six of the
+# earlier benchmark), then per family (mixed-*: the webs named so).
 share_ci() {
   local what=$1
   shift
-  printf '%s\n' "$@" | awk -v what="$what" '{ s += $1; q += $1 * $1; n++ }
-    END { m = s / n; sd = sqrt((q - n * m * m) / (n - 1)); t = n == 2 ? 12.71 : n == 3 ? 4.30 : n == 4 ? 3.18 : n == 5 ? 2.78 : n == 6 ? 2.57 : 2.45
-          printf "   share of the gap closed (%s): mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", what, m, m - t * sd / sqrt(n), m + t * sd / sqrt(n), n }'
+  printf '%s\n' "$@" | awk -v what="$what" '
+    function t(n) { return n == 2 ? 12.71 : n == 3 ? 4.30 : n == 4 ? 3.18 : n == 5 ? 2.78 : n == 6 ? 2.57 : 2.45 }
+    function line(label, s, q, n,   m, sd) {
+      m = s / n
+      if(n < 2) { printf "   share of the gap closed (%s), %s: %.2f, one web\n", what, label, m; return }
+      sd = sqrt((q - n * m * m) / (n - 1)); sd = sd == sd ? sd : 0
+      printf "   share of the gap closed (%s), %s: mean %.2f, 95 %% interval %.2f .. %.2f over %d webs\n", what, label, m,
+        m - t(n) * sd / sqrt(n), m + t(n) * sd / sqrt(n), n }
+    { fam = $1; sub(/-[0-9]+/, "-*", fam)
+      if($3 == 0) { s += $2; q += $2 * $2; n++ }
+      if(!(fam in fn)) order[++nf] = fam
+      fs[fam] += $2; fq[fam] += $2 * $2; fn[fam]++ }
+    END { if(n > 1) line("all without a history", s, q, n); for(i = 1; i <= nf; i++) line(order[i], fs[order[i]], fq[order[i]], fn[order[i]]) }'
 }
 if [ "${#closed_all[@]}" -gt 1 ]; then
-  share_ci measured "${closed_all[@]}"
-  share_ci expected "${closed_exp[@]}"
+  share_ci "measured, analytic baselines" "${closed_all[@]}"
+  share_ci "expected, analytic baselines" "${closed_exp[@]}"
+  [ ${#closed_real[@]} -gt 0 ] && share_ci "measured, realized baselines" "${closed_real[@]}"
 fi
 echo "   (per-web files in $dir)"
 exit $rc

@@ -18,9 +18,14 @@
  * freshness expected from the visit times alone (e^(-lambda (s - v)) at
  * time s after a visit at v): it leaves out when the changes happened to
  * fall, the noise of one run, and so tells two versions of the planner
- * apart on fewer seeds. SIM_DIAG=1 adds, on stderr, the estimation loss
- * left when each class of pages (static, changing in under 30 s, ...)
- * gets its true rate, and a line per page. */
+ * apart on fewer seeds. "realized_uniform" and "realized_optimal" are
+ * what those allocations would have measured on the changes that
+ * happened (refresh_realized.h), "closed_realized" the share of that gap
+ * closed. SIM_HISTORY=1 gives the pages testweb's history=1 (a first
+ * Last-Modified as old as each page's process would have left it).
+ * SIM_DIAG=1 adds, on stderr, the estimation loss left when each class of
+ * pages (static, changing in under 30 s, ...) gets its true rate, and a
+ * line per page. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +33,7 @@
 
 #include "clients/refresh/pages.h"
 #include "common/mem.h"
+#include "tests/bench/refresh_realized.h"
 
 #define PLAN_MS 5000
 #define TICK_MS 50
@@ -43,6 +49,8 @@ struct web {
   double   plan_f;    /* sum of planned f at the window's visits */
   double   expect_ms; /* freshness expected from the visit times alone */
   uint64_t visit_ms;  /* the last visit (0: none) */
+  uint64_t rng0;      /* rng before the first draw: replays the changes */
+  int64_t  born_ms;   /* the first version's last change (SIM_HISTORY) */
 };
 
 static double u01(uint64_t *s)
@@ -78,7 +86,47 @@ static void web_init(struct web *p, uint64_t seed, size_t j, size_t sites, doubl
   double kind = u01(&p->rng), u = place(seed, j % sites, u01(&p->rng), cluster);
   if(kind >= 0.1)
     p->mean_s = exp(log(min_s) + u * (log(max_s) - log(min_s)));
+  p->rng0 = p->rng;
   p->next_ms = draw(p);
+  if(getenv("SIM_HISTORY") && atoi(getenv("SIM_HISTORY")) == 1) {  /* tw_churn.c: churn_born */
+    uint64_t h = (seed + 3) * 0xa0761d6478bd642full ^ (j + 1) * 0xe7037ed1a0b428dbull;
+    for(int i = 0; i < 4; i++)
+      u01(&h);
+    double v = u01(&h), age_s = p->mean_s > 0 ? -p->mean_s * log(v) : (30 + 335 * v) * 86400;
+    p->born_ms = -(int64_t)(age_s * 1000);
+  }
+}
+
+/* What allocation f (visits per second per page) would have measured
+ * over [w0, dur] on the changes that happened, a uniform phase each. */
+static double web_realized(const struct web *web, size_t n, const double *f, uint64_t w0,
+                           uint64_t dur)
+{
+  double sum = 0, *c = NULL;
+  size_t cap = 0;
+  for(size_t j = 0; j < n; j++) {
+    struct web p = web[j];
+    size_t k = 1;  /* c[0]: the change before the start, if any */
+    p.rng = p.rng0;
+    for(uint64_t t = draw(&p); p.mean_s > 0 && t <= dur; t += draw(&p)) {
+      if(k >= cap) {
+        double *nc = mem_realloc(c, (cap + 256) * sizeof *c);
+        if(!nc)
+          break;
+        c = nc;
+        cap += 256;
+      }
+      c[k++] = (double)t / 1000;
+    }
+    if(!c && !(c = mem_alloc((cap = 256) * sizeof *c)))
+      return 0;
+    c[0] = (double)p.born_ms / 1000;
+    bool born = p.born_ms < 0;
+    sum += rr_freshness(born ? c : c + 1, born ? k : k - 1, p.mean_s > 0 ? 1 / p.mean_s : 0,
+                        f[j] > 0 ? 1 / f[j] : 0, (double)w0 / 1000, (double)dur / 1000);
+  }
+  mem_free(c);
+  return n ? sum / (double)n : 0;
 }
 
 /* Changes up to t, freshness integrated over [w0, t] from `from`. */
@@ -158,7 +206,8 @@ static void sim_fetch(struct sim *m, size_t j, uint64_t at)
     w->fetches++;
     w->plan_f += p->f;
   }
-  uint64_t lm = (T0_MS + w->changed_ms) / 1000 * 1000;
+  uint64_t lm = (uint64_t)((int64_t)T0_MS + (w->version ? (int64_t)w->changed_ms : w->born_ms)) /
+                1000 * 1000;
   rf_page_observe_lm(&m->ps, p, s, T0_MS + at, w->version + 1, lm);
   p->outstanding = false;
   rf_page_replan(&m->ps, p, T0_MS + at);
@@ -268,7 +317,9 @@ static void sim_report(struct sim *m, uint64_t seed)
   for(size_t j = 0; lambda && w && f && est && pf && j < n; j++)
     est[j] = est[j] > 0 ? est[j] : ne ? esum / (double)ne : 1;
   double opt = rf_allocate(RF_OPTIMAL, n, lambda, w, budget, FLOOR, f);
+  double ropt = web_realized(m->web, n, f, m->w0, m->dur);
   double uni = rf_allocate(RF_UNIFORM, n, lambda, w, budget, FLOOR, f);
+  double runi = web_realized(m->web, n, f, m->w0, m->dur);
   if(getenv("SIM_DIAG"))
     sim_diag(m, lambda, est, pf, budget, opt);
   for(size_t j = 0; j < n; j++)
@@ -278,9 +329,10 @@ static void sim_report(struct sim *m, uint64_t seed)
   printf("{\"seed\":%llu,\"fetches_per_s\":%.3f,\"measured\":%.4f,\"expected\":%.4f,"
          "\"uniform\":%.4f,\"optimal\":%.4f,\"planned\":%.4f,\"closed\":%.3f,"
          "\"closed_expected\":%.3f,\"loss_estimation\":%.4f,\"loss_allocation\":%.4f,"
-         "\"loss_rest\":%.4f}\n", (unsigned long long)seed, budget, meas, expect, uni, opt,
+         "\"loss_rest\":%.4f,\"realized_uniform\":%.4f,\"realized_optimal\":%.4f,"
+         "\"closed_realized\":%.3f}\n", (unsigned long long)seed, budget, meas, expect, uni, opt,
          plan, (meas - uni) / (opt - uni), (expect - uni) / (opt - uni), opt - eopt,
-         eopt - plan, plan - meas);
+         eopt - plan, plan - meas, runi, ropt, (meas - runi) / (ropt - runi));
   mem_free(lambda);
   mem_free(w);
   mem_free(f);

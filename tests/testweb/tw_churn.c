@@ -14,17 +14,21 @@
 
 #define CHURN_MAX_PAGES 1000000
 #define CHURN_NEVER     UINT64_MAX
+/* /churn/changes lists at most this many change times (about 12 MB). */
+#define CHURN_CHANGES_MAX 1000000
 
 struct churn_page {
   double   mean_s;      /* mean interval between changes; 0: never changes */
   uint64_t gone_ms;     /* 404/410 from then on (since the start); 0: never */
   uint64_t next_ms;     /* the next change */
   uint64_t changed_ms;  /* when the live version appeared */
+  int64_t  born_ms;     /* the first version's last change (<= 0: before the start) */
   uint64_t cursor_ms;   /* freshness is integrated up to here */
   uint64_t fresh_ms;
   uint64_t version, changes, fetches, conditional, not_modified, after_gone;
   int64_t  served;      /* the version the last fetch got; -1: none yet */
   uint64_t rng;
+  uint64_t rng0;        /* rng before the first draw: replays the changes */
 };
 
 struct tw_churn {
@@ -41,9 +45,15 @@ static double churn_u(uint64_t *s)  /* (0, 1] */
   return ((double)(*s >> 11) + 1) / 9007199254740992.0;
 }
 
+/* The interval to the next change, ms, drawn from *rng. */
+static uint64_t churn_draw_from(double mean_s, uint64_t *rng)
+{
+  return mean_s > 0 ? (uint64_t)(-mean_s * 1000 * log(churn_u(rng))) + 1 : CHURN_NEVER;
+}
+
 static uint64_t churn_draw(struct churn_page *p)
 {
-  return p->mean_s > 0 ? (uint64_t)(-p->mean_s * 1000 * log(churn_u(&p->rng))) + 1 : CHURN_NEVER;
+  return churn_draw_from(p->mean_s, &p->rng);
 }
 
 /* Integrate freshness and apply the changes due, up to now (ms since the
@@ -115,7 +125,8 @@ void tw_churn_serve(struct tw_route *r, long j)
   char key[32];
   snprintf(key, sizeof key, "churn/%ld", j);
   tw_route_validators(r, key, p->version);
-  r->last_modified = (int64_t)((c->start_wall + p->changed_ms) / 1000);
+  int64_t lm_ms = p->version ? (int64_t)p->changed_ms : p->born_ms;
+  r->last_modified = ((int64_t)c->start_wall + lm_ms) / 1000;
 }
 
 /* ---- Control --------------------------------------------------------------- */
@@ -142,10 +153,26 @@ static double churn_place(uint64_t seed, size_t site, double u, double cluster)
   return churn_u(&s) * (1 - cluster) + u * cluster;
 }
 
+/* With history=1 the first version is not new at the start: its last
+ * change lies as far back as the page's process would have left it (the
+ * age of a Poisson page's version is exponential of its rate), a page
+ * that never changes was last changed 30 to 365 days ago. Drawn from a
+ * stream of its own, so the changes after the start are the same with or
+ * without a history. */
+static int64_t churn_born(uint64_t seed, size_t j, double mean_s)
+{
+  uint64_t s = (seed + 3) * 0xa0761d6478bd642full ^ (j + 1) * 0xe7037ed1a0b428dbull;
+  for(int i = 0; i < 4; i++)
+    churn_u(&s);
+  double u = churn_u(&s);
+  double age_s = mean_s > 0 ? -mean_s * log(u) : (30 + 335 * u) * 86400;
+  return -(int64_t)(age_s * 1000);
+}
+
 static void churn_page_init(struct churn_page *p, uint64_t seed, size_t j, size_t sites,
                             const double *q)
 {
-  enum { STATIC, GONE, MIN_S, MAX_S, GONE_S, CLUSTER };
+  enum { STATIC, GONE, MIN_S, MAX_S, GONE_S, CLUSTER, HISTORY };
   memset(p, 0, sizeof *p);
   p->rng = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (j + 1) * 0xbf58476d1ce4e5b9ull;
   p->served = -1;
@@ -156,7 +183,10 @@ static void churn_page_init(struct churn_page *p, uint64_t seed, size_t j, size_
     p->mean_s = exp(log(q[MIN_S]) + u * (log(q[MAX_S]) - log(q[MIN_S])));
   if(kind >= q[STATIC] && kind < q[STATIC] + q[GONE])
     p->gone_ms = (uint64_t)((0.2 + 0.8 * churn_u(&p->rng)) * q[GONE_S] * 1000) + 1;
+  p->rng0 = p->rng;
   p->next_ms = churn_draw(p);
+  if(q[HISTORY] > 0)
+    p->born_ms = churn_born(seed, j, p->mean_s);
 }
 
 static int churn_new(struct tw_world *w, const char *query, struct buf *out)
@@ -165,11 +195,12 @@ static int churn_new(struct tw_world *w, const char *query, struct buf *out)
   uint64_t seed = (uint64_t)qnum(query, "seed", 1);
   double q[] = { qnum(query, "static", 0.1), qnum(query, "gone", 0.05), qnum(query, "min_s", 2),
                  qnum(query, "max_s", 600), qnum(query, "gone_s", 120),
-                 qnum(query, "cluster", 0) };
+                 qnum(query, "cluster", 0), qnum(query, "history", 0) };
   if(n < 1 || n > CHURN_MAX_PAGES || q[0] < 0 || q[1] < 0 || q[0] + q[1] > 1 || q[2] <= 0 ||
-     q[3] < q[2] || q[4] <= 0 || !(q[5] >= 0 && q[5] <= 1) || w->n == 0) {
+     q[3] < q[2] || q[4] <= 0 || !(q[5] >= 0 && q[5] <= 1) || (q[6] != 0 && q[6] != 1) ||
+     w->n == 0) {
     buf_adds(out, "{\"error\":\"pages 1..1000000, static + gone <= 1, 0 < min_s <= max_s, "
-             "gone_s > 0, 0 <= cluster <= 1, and a world with sites\"}\n");
+             "gone_s > 0, 0 <= cluster <= 1, history 0 or 1, and a world with sites\"}\n");
     return 400;
   }
   struct tw_churn *c = mem_calloc(1, sizeof *c);
@@ -232,6 +263,40 @@ static void churn_fresh(struct tw_churn *c, struct buf *out)
            (unsigned long long)fetches, (unsigned long long)cond, (unsigned long long)nm);
 }
 
+/* The change times so far (ms after the start), replayed from each
+ * page's first random state: per page "j<TAB>born t t ...", born the
+ * first version's last change (0, or before the start with history=1),
+ * then every change up to to_s (default: now; never later than now, nor
+ * after the page went). At most CHURN_CHANGES_MAX times in all: 413
+ * beyond, so a long or fast web asks for a shorter span. */
+static int churn_changes(const struct tw_churn *c, const char *query, struct buf *out)
+{
+  uint64_t now = churn_now(c);
+  double to_s = qnum(query, "to_s", (double)now / 1000);
+  uint64_t to = to_s >= 0 && to_s * 1000 < (double)now ? (uint64_t)(to_s * 1000 + 0.5) : now,
+           count = 0;
+  for(size_t j = 0; j < c->n; j++) {
+    const struct churn_page *p = &c->p[j];
+    uint64_t end = p->gone_ms && p->gone_ms < to ? p->gone_ms : to, rng = p->rng0, t = 0;
+    buf_addf(out, "%zu\t%lld", j, (long long)p->born_ms);
+    for(;;) {
+      uint64_t d = churn_draw_from(p->mean_s, &rng);
+      if(d == CHURN_NEVER || d > end - t)
+        break;
+      t += d;
+      if(++count > CHURN_CHANGES_MAX) {
+        buf_reset(out);
+        buf_addf(out, "{\"error\":\"more than %d changes: ask for less (to_s)\"}\n",
+                 CHURN_CHANGES_MAX);
+        return 413;
+      }
+      buf_addf(out, " %llu", (unsigned long long)t);
+    }
+    buf_adds(out, "\n");
+  }
+  return 200;
+}
+
 bool tw_churn_ctl(struct tw_world *w, bool post, const char *path, const char *query,
                   struct buf *out, int *status, const char **ctype)
 {
@@ -251,6 +316,9 @@ bool tw_churn_ctl(struct tw_world *w, bool post, const char *path, const char *q
     churn_urls(w, out);
   } else if(!strcmp(path, "/churn/fresh")) {
     churn_fresh(w->churn, out);
+  } else if(!strcmp(path, "/churn/changes")) {
+    *status = churn_changes(w->churn, query, out);
+    *ctype = *status == 200 ? "text/plain" : *ctype;
   } else {
     *status = 404;
     buf_adds(out, "{\"error\":\"no such churn resource\"}\n");

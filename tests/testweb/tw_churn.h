@@ -10,13 +10,19 @@
  * fetch got is still the live one (before any fetch it is stale).
  *
  * Control endpoint:
- *   POST /churn?pages=N&seed=S&static=0.1&gone=0.05&min_s=2&max_s=600&gone_s=120&cluster=0
+ *   POST /churn?pages=N&seed=S&static=0.1&gone=0.05&min_s=2&max_s=600&gone_s=120&cluster=0&history=0
  *        a new world (the clock starts now); mean change intervals are
  *        log-uniform in [min_s, max_s]; with cluster=c in (0, 1], each
  *        site's pages fall in a band c of that log range wide, placed
- *        uniformly per site (pages of one site change alike)
+ *        uniformly per site (pages of one site change alike); with
+ *        history=1 each page's first Last-Modified lies in the past as
+ *        its process would have left it (else every page is new at the
+ *        start), the changes after the start being the same
  *   GET  /churn/urls    "URL<TAB>mean_s<TAB>gone_s" per page (0: never)
- *   GET  /churn/fresh   freshness so far, per page and overall (JSON) */
+ *   GET  /churn/fresh   freshness so far, per page and overall (JSON)
+ *   GET  /churn/changes?to_s=T  the change times so far (to T), per page
+ *        "j<TAB>born t1 t2 ..." in ms after the start, born the first
+ *        version's last change (0 without a history); capped (413) */
 #include <stdbool.h>
 #include <stdint.h>
 

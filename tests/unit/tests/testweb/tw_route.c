@@ -405,6 +405,96 @@ static void test_churn_last_modified(void **state)
   assert_true((double)timegm(&tm) * 1000 > start - 1000);
 }
 
+/* GET /churn/changes?to_s=T as text, status into *status. */
+static char *ut_churn_changes(double to_s, int *status)
+{
+  struct buf out;
+  const char *ctype = NULL;
+  char q[64];
+  snprintf(q, sizeof q, "to_s=%.3f", to_s);
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, false, "/churn/changes", to_s >= 0 ? q : "", &out, status, &ctype));
+  size_t len;
+  return buf_steal(&out, &len);
+}
+
+/* /churn/changes replays the change times the pages went through: as
+ * many as /churn/fresh counted up to the same instant, the last one its
+ * changed_s; born 0 without a history. With history=1 the changes are
+ * the same, the first version's last change (and its Last-Modified)
+ * before the start. Too many changes: 413. */
+static void test_churn_changes(void **state)
+{
+  (void)state;
+  struct tw_plan pl;
+  int status;
+  world("sites=2", NULL);
+  ut_churn_new("pages=3&static=0&gone=0&min_s=0.005&max_s=0.02&seed=7");
+  usleep(300000);
+  struct buf out;
+  const char *ctype = NULL;
+  buf_init(&out, 1u << 20);
+  assert_true(tw_churn_ctl(&W, false, "/churn/fresh", "", &out, &status, &ctype));
+  json_t *root = json_loads(out.data, 0, NULL);
+  assert_non_null(root);
+  buf_free(&out);
+  double at = json_number_value(json_object_get(root, "elapsed_s"));
+  char *ch = ut_churn_changes(at, &status), *line = ch;
+  assert_int_equal(status, 200);
+  for(int j = 0; j < 3; j++) {
+    json_t *pg = json_array_get(json_object_get(root, "pages"), (size_t)j);
+    char *end;
+    assert_int_equal(strtol(line, &end, 10), j);
+    assert_int_equal(strtoll(end, &end, 10), 0);  /* born: new at the start */
+    long n = 0;
+    double last = 0, prev = 0;
+    while(*end == ' ') {
+      last = strtod(end, &end);
+      assert_true(last > prev);
+      prev = last;
+      n++;
+    }
+    assert_int_equal(*end, '\n');
+    line = end + 1;
+    assert_true(n > 5);
+    assert_int_equal(n, (long)json_number_value(json_object_get(pg, "changes")));
+    assert_float_equal(last / 1000, json_number_value(json_object_get(pg, "changed_s")), 1e-6);
+  }
+  json_decref(root);
+  char *first = ut_churn_changes(0.2, &status);
+  ut_churn_new("pages=3&static=0&gone=0&min_s=0.005&max_s=0.02&seed=7&history=1");
+  usleep(250000);
+  char *again = ut_churn_changes(0.2, &status), *a = first, *b = again;
+  for(int j = 0; j < 3; j++) {  /* the same after the born field */
+    char *ea, *eb;
+    strtol(a, &ea, 10);
+    strtol(b, &eb, 10);
+    assert_int_equal(strtoll(ea, &ea, 10), 0);
+    assert_true(strtoll(eb, &eb, 10) < 0);
+    a = strchr(ea, '\n');
+    b = strchr(eb, '\n');
+    assert_true(a - ea == b - eb && !memcmp(ea, eb, (size_t)(a - ea)));
+    a++;
+    b++;
+  }
+  mem_free(first);
+  mem_free(again);
+  mem_free(ch);
+  ut_churn_new("pages=2&static=1&gone=0&history=1");
+  get("site0.test", "/_b/churn/0", &pl);
+  char lm[64];
+  assert_non_null(header(&pl, "Last-Modified", lm, sizeof lm));
+  tw_plan_free(&pl);
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  assert_non_null(strptime(lm, "%a, %d %b %Y %H:%M:%S GMT", &tm));
+  assert_true((double)timegm(&tm) < (double)time(NULL) - 29 * 86400.0);
+  ut_churn_new("pages=3000&static=0&gone=0&min_s=0.0005&max_s=0.0005");  /* 1 ms apart at least */
+  usleep(700000);
+  mem_free(ut_churn_changes(-1, &status));
+  assert_int_equal(status, 413);
+}
+
 /* cluster=c: each site's pages fall within a band c of the log range of
  * mean intervals; without it a site holds pages from all over the range. */
 static double ut_churn_site_spread(size_t sites)
@@ -589,6 +679,7 @@ int main(void)
     cmocka_unit_test(test_change_every),
     cmocka_unit_test(test_churn),
     cmocka_unit_test(test_churn_last_modified),
+    cmocka_unit_test(test_churn_changes),
     cmocka_unit_test(test_churn_cluster),
     cmocka_unit_test(test_chunked_and_head),
     cmocka_unit_test(test_cut_and_endless),
