@@ -139,8 +139,8 @@ void part_drop(struct part *p, unsigned pi)
   p->st.held--;
 }
 
-crawl_err part_out_add(struct part *p, unsigned pi, const char *url, uint32_t depth,
-                       unsigned level, bool sitemap)
+static crawl_err part_out_add(struct part *p, unsigned pi, const char *url, uint32_t depth,
+                              unsigned level, bool sitemap)
 {
   size_t n = strlen(url);
   struct olink *l = mem_calloc(1, sizeof *l + n + 1);
@@ -314,6 +314,8 @@ static uint64_t part_intake(const struct part *p)
   return p->st.links_read + p->st.claimed + p->st.pending_claimed + p->nout;
 }
 
+static bool part_quiet(const struct part *p);
+
 bool part_tick(struct part *p, bool idle)
 {
   uint64_t before = part_intake(p);
@@ -352,7 +354,8 @@ bool part_busy(const struct part *p)
   return p->nout > p->o.held_max;
 }
 
-bool part_quiet(const struct part *p)
+/* Nothing waits here (links held, partitions handed over). */
+static bool part_quiet(const struct part *p)
 {
   if(p->nout)
     return false;
@@ -362,7 +365,7 @@ bool part_quiet(const struct part *p)
   return true;
 }
 
-void part_stats(const struct part *p, struct part_stats *st)
+static void part_stats(const struct part *p, struct part_stats *st)
 {
   *st = p->st;
   st->links_held_now = p->nout;

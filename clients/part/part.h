@@ -90,9 +90,6 @@ void      part_requeued(struct part *p, const char *url);
 /* Links wait for room in streams, or partitions are being handed over:
  * take no more pages for now. */
 bool      part_busy(const struct part *p);
-/* Nothing waits here (links held, partitions handed over). */
-bool      part_quiet(const struct part *p);
-void      part_stats(const struct part *p, struct part_stats *st);
 /* ,"part_...":n members for the summary line. */
 void      part_summary(const struct part *p, struct buf *out);
 

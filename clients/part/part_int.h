@@ -67,8 +67,6 @@ crawl_err    part_ids_add(struct pslot *s, const char *id, size_t n);
 void         part_ids_clear(struct pslot *s);
 /* Forget what this member kept of a partition (handed over or lost). */
 void         part_drop(struct part *p, unsigned pi);
-crawl_err    part_out_add(struct part *p, unsigned pi, const char *url, uint32_t depth,
-                          unsigned level, bool sitemap);
 
 /* part_snap.c: a partition's snapshot as bytes (buf), and one loaded:
  * its finished fingerprints, then its URLs queued here. */
@@ -80,7 +78,6 @@ crawl_err    part_snap_load(struct part *p, unsigned pi, const char *data, size_
 /* claim: take partitions up to the share (not at the first call: the
  * members started together see each other first). */
 bool         part_rebalance(struct part *p, bool claim);
-void         part_claimed(struct part *p, unsigned pi, bool lapsed);
 void         part_read(struct part *p);
 void         part_flush(struct part *p);
 /* Snapshot of one partition, and its entries acknowledged; false when

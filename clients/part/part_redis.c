@@ -49,6 +49,8 @@ static void part_lost(struct part *p, unsigned pi)
   part_drop(p, pi);
 }
 
+static void part_claimed(struct part *p, unsigned pi, bool lapsed);
+
 bool part_rebalance(struct part *p, bool claim)
 {
   char lease[24], n[16];
@@ -159,7 +161,7 @@ static long stream_part(const struct part *p, const char *key)
 /* A partition taken: its stream's group made, its snapshot loaded, and
  * the entries its former owner had read but not acknowledged (they came
  * after that snapshot) taken over and read again. */
-void part_claimed(struct part *p, unsigned pi, bool lapsed)
+static void part_claimed(struct part *p, unsigned pi, bool lapsed)
 {
   char key[COORD_KEY_MAX], snap[COORD_KEY_MAX];
   coord_key(p->k, "links", pi, key, sizeof key);
