@@ -23,7 +23,9 @@ enum { RS_NONE, RS_OWNED, RS_DRAINING };
 struct rslot {
   uint8_t  state;
   uint64_t epoch;
-  size_t   pages;
+  size_t  *pages;      /* its pages' indices in ps->v */
+  size_t   npages, cap;
+  uint64_t snapped;    /* what its pages had seen at its last snapshot (sig) */
 };
 
 struct rpart {
@@ -34,7 +36,7 @@ struct rpart {
   unsigned           n;
   struct rslot      *s;
   uint32_t          *part_of;   /* page index -> partition */
-  size_t             nmapped;
+  size_t             nmapped;   /* pages given a partition: the first nmapped of ps->v */
   uint64_t           last_rebalance, last_snap;
   bool               changed;
   struct rpart_stats st;
@@ -72,20 +74,28 @@ static void map_pages(struct rpart *rp)
   for(size_t i = rp->nmapped; i < rp->ps->n; i++) {
     struct rf_page *p = &rp->ps->v[i];
     unsigned pi = partmap_of_url(p->url, rp->n);
-    m[i] = pi < rp->n ? pi : 0;
-    rp->s[m[i]].pages++;
-    rf_page_park(rp->ps, p, rp->s[m[i]].state != RS_OWNED, p->due_ms);
+    struct rslot *s = &rp->s[pi < rp->n ? pi : 0];
+    if(s->npages == s->cap) {
+      size_t cap = s->cap ? 2 * s->cap : 16, *v = mem_realloc(s->pages, cap * sizeof *v);
+      if(!v)
+        return;  /* the next tick tries again */
+      s->pages = v;
+      s->cap = cap;
+    }
+    m[i] = (uint32_t)(s - rp->s);
+    s->pages[s->npages++] = i;
+    rf_page_park(rp->ps, p, s->state != RS_OWNED, p->due_ms);
+    rp->nmapped = i + 1;
   }
-  rp->nmapped = rp->ps->n;
 }
 
 static void park_all(struct rpart *rp, unsigned pi, bool parked)
 {
   uint64_t now = clock_wall_ms();
-  for(size_t i = 0; i < rp->nmapped; i++)
-    if(rp->part_of[i] == pi)
-      rf_page_park(rp->ps, &rp->ps->v[i], parked, rp->ps->v[i].due_ms < now ? now :
-                   rp->ps->v[i].due_ms);
+  for(size_t i = 0; i < rp->s[pi].npages; i++) {
+    struct rf_page *p = &rp->ps->v[rp->s[pi].pages[i]];
+    rf_page_park(rp->ps, p, parked, p->due_ms < now ? now : p->due_ms);
+  }
   rp->changed = true;
 }
 
@@ -96,10 +106,8 @@ static crawl_err snap_make(const struct rpart *rp, unsigned pi, struct buf *b)
   buf_reset(b);
   if(buf_adds(b, SNAP_MAGIC))
     return CRAWL_ERR_NOMEM;
-  for(size_t i = 0; i < rp->nmapped; i++) {
-    if(rp->part_of[i] != pi)
-      continue;
-    json_t *o = rf_page_state(&rp->ps->v[i]);
+  for(size_t i = 0; i < rp->s[pi].npages; i++) {
+    json_t *o = rf_page_state(&rp->ps->v[rp->s[pi].pages[i]]);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     bool bad = !s || buf_adds(b, s) || buf_adds(b, "\n");
     free(s);
@@ -157,9 +165,23 @@ static void part_lost(struct rpart *rp, unsigned pi)
   park_all(rp, pi, true);
 }
 
+/* What a partition's pages have seen: each result moves it (a visit, or
+ * a failure that moves the page's base). A partition whose sig did not
+ * move since its snapshot needs none. */
+static uint64_t sig(const struct rpart *rp, unsigned pi)
+{
+  uint64_t h = 0;
+  for(size_t i = 0; i < rp->s[pi].npages; i++) {
+    const struct rf_page *p = &rp->ps->v[rp->s[pi].pages[i]];
+    h += p->visits + p->base_ms + p->retired;
+  }
+  return h + 1;  /* 0: never snapshotted */
+}
+
 /* Fenced by the epoch: false when refused (then lost) or Redis failed. */
 static bool snap_put(struct rpart *rp, unsigned pi)
 {
+  uint64_t now_sig = sig(rp, pi);
   char key[COORD_KEY_MAX], links[COORD_KEY_MAX], ps[16], es[24];
   struct buf b;
   buf_init(&b, 1u << 30);
@@ -179,6 +201,7 @@ static bool snap_put(struct rpart *rp, unsigned pi)
       part_lost(rp, pi);
     } else if(!reply_bad(rp, r, "snapshot")) {
       rp->st.snapshots++;
+      rp->s[pi].snapped = now_sig;
       ok = true;
     }
     if(r)
@@ -210,6 +233,7 @@ static void claimed(struct rpart *rp, unsigned pi, uint64_t epoch, bool lapsed)
     park_all(rp, pi, true);
   s->state = RS_OWNED;
   s->epoch = epoch;
+  s->snapped = 0;
   rp->st.claimed++;
   rp->st.claimed_lapsed += lapsed;
   rp->st.held++;
@@ -264,8 +288,8 @@ static bool rebalance(struct rpart *rp, bool claim)
 
 static bool outstanding(const struct rpart *rp, unsigned pi)
 {
-  for(size_t i = 0; i < rp->nmapped; i++)
-    if(rp->part_of[i] == pi && rp->ps->v[i].outstanding)
+  for(size_t i = 0; i < rp->s[pi].npages; i++)
+    if(rp->ps->v[rp->s[pi].pages[i]].outstanding)
       return true;
   return false;
 }
@@ -350,7 +374,7 @@ bool rpart_tick(struct rpart *rp, uint64_t now)
   if(now - rp->last_snap >= rp->o.snap_ms) {
     rp->last_snap = now;
     for(unsigned i = 0; i < rp->n; i++)
-      if(rp->s[i].state == RS_OWNED)
+      if(rp->s[i].state == RS_OWNED && rp->s[i].snapped != sig(rp, i))
         snap_put(rp, i);
   }
   bool c = rp->changed;
@@ -362,7 +386,7 @@ double rpart_share(struct rpart *rp)
 {
   size_t mine = 0;
   for(unsigned i = 0; i < rp->n; i++)
-    mine += rp->s[i].state == RS_OWNED ? rp->s[i].pages : 0;
+    mine += rp->s[i].state == RS_OWNED ? rp->s[i].npages : 0;
   return rp->nmapped ? (double)mine / (double)rp->nmapped : 0;
 }
 
@@ -387,6 +411,8 @@ void rpart_close(struct rpart **pp, bool give_back)
       freeReplyObject(r);
   }
   coord_close(&rp->k);
+  for(unsigned i = 0; rp->s && i < rp->n; i++)
+    mem_free(rp->s[i].pages);
   mem_free(rp->part_of);
   mem_free(rp->s);
   mem_free(rp->crawl);
