@@ -11,8 +11,10 @@
 #  - one SIGKILLed: the other takes its partitions (lapsed leases) within
 #    about a lease, visits every page at the whole --rate, and goes on
 #    with the killed member's page state from the partitions' snapshots:
-#    none of the killed member's pages has a second "first" visit.
-# timeout: 240
+#    none of the killed member's pages has a second "first" visit;
+#  - a third joins: the survivor hands half its partitions over (snapshot,
+#    release), and the newcomer goes on with their pages' state.
+# timeout: 300
 # lane: beside (mostly waits: tests/run.sh)
 . "$WPFS_ROOT/tests/lib.sh"
 export LC_ALL=C
@@ -26,7 +28,7 @@ start_redis
 COORD="redis://127.0.0.1:$REDIS_PORT" COORD_PORT=$REDIS_PORT
 start_redis
 start_llfs --log-level warn
-echo '{"clients": [{"name": "a", "token": "token-member-a"}, {"name": "b", "token": "token-member-b"}]}' \
+echo '{"clients": [{"name": "a", "token": "token-member-a"}, {"name": "b", "token": "token-member-b"}, {"name": "c", "token": "token-member-c"}]}' \
   >"$T_DIR/clients.json"
 start_hlfs a --tokens-file "$T_DIR/clients.json" --min-delay-ms 100 --delay-factor 0 \
   --log-level warn
@@ -97,13 +99,32 @@ is "$(comm -23 "$T_DIR/a.all" "$T_DIR/b.after" | wc -l)" 0 \
   "b refreshed every page a had visited"
 firsts=$(jq -r 'select(.seen == "first") | .url' "$T_DIR/b/changes.jsonl" | sort | comm -12 - "$T_DIR/a.all" | wc -l)
 is "$firsts" 0 "none of a's pages had a first visit again at b: its page state went on"
-kill -TERM "$B"
-wait "$B"
-is "$?" 3 "b: SIGTERM, exit 3"
+
+# A member joins: b hands over half its partitions (parked, outstanding
+# visits waited for, snapshotted, released) and c goes on with their
+# pages' state.
+member c; C=$MPID
+wait_for 20 sh -c "redis-cli -p $COORD_PORT HVALS 'wc:{R}:owner' | awk '\$1 == \"c\" { n++ } END { exit n != 8 }'"
+is "$(redis-cli -p "$COORD_PORT" HVALS 'wc:{R}:owner' | awk '{ n[$1]++ } END { print n["b"] + 0, n["c"] + 0 }')" \
+  "8 8" "c joined: b handed over half its partitions"
+sleep 15  # a round of visits (100 pages / 8 a second)
+cmp_ge "$(jq -r 'select(.seen) | .url' "$T_DIR/c/changes.jsonl" | sort -u | wc -l)" 40 \
+  "c visited the pages of its partitions"
+is "$(jq -r 'select(.seen == "first") | .url' "$T_DIR/c/changes.jsonl" | wc -l)" 0 \
+  "...none as a first visit: their state came from b's snapshots"
+for id in b c; do
+  kill -TERM "$(eval echo \$${id^^})"
+  wait "$(eval echo \$${id^^})"
+  is "$?" 3 "$id: SIGTERM, exit 3"
+done
 S=$(tail -1 "$T_DIR/b.summary")
 echo "# b: $S" | cut -c1-600
 cmp_ge "$(jq -r .part_claimed_lapsed <<<"$S")" 8 "b took a's 8 partitions as lapsed"
 cmp_ge "$(jq -r .part_restored <<<"$S")" 40 "...with the page state of their snapshots"
-is "$(jq -r ".part_rate == $RATE" <<<"$S")" true "b's share of the rate is all of it"
-is "$(redis-cli -p "$COORD_PORT" HLEN 'wc:{R}:owner')" 0 "b gave its partitions back when stopped"
+cmp_ge "$(jq -r .part_released <<<"$S")" 8 "b released 8 partitions to c (the summary comes before the release at the stop)"
+C_S=$(tail -1 "$T_DIR/c.summary")
+is "$(jq -r .part_claimed_lapsed <<<"$C_S")" 0 "c's partitions were handed over, none lapsed"
+cmp_ge "$(jq -r .part_restored <<<"$C_S")" 40 "c restored its pages' state"
+is "$(jq -r ".part_rate == $RATE / 2" <<<"$C_S")" true "c's share of the rate is half"
+is "$(redis-cli -p "$COORD_PORT" HLEN 'wc:{R}:owner')" 0 "both gave their partitions back when stopped"
 done_testing
