@@ -195,7 +195,7 @@ LIBS_freeport   := common
 LIBS_wpfs-discover := $(CRAWLER_LIBS)
 LIBS_wpfs-focus := clients/focus $(CRAWLER_LIBS)
 LIBS_wpfs       := clients/cli clients/part clients/gwclient clients/out clients/base common
-LIBS_wpfs-refresh := clients/refresh clients/loop clients/gwclient clients/web clients/out clients/base common
+LIBS_wpfs-refresh := clients/refresh clients/loop clients/part clients/gwclient clients/web clients/out clients/base common
 prog_libs = $(foreach d,$(filter $(or $(LIBS_$(1)),$(LIBDIRS)),$(LIBDIRS)),$(OBJ)/lib$(d).a)
 
 define PROG_RULE

@@ -21,7 +21,7 @@ static void hook(unsigned step)
 }
 
 /* {"url":..,"state":{...}}: everything rf_page_observe_lm built. */
-static int snap_line(FILE *f, const struct rf_page *p)
+json_t *rf_page_state(const struct rf_page *p)
 {
   json_t *obs = json_array(), *age = json_array();
   for(unsigned i = 0; i < p->nobs; i++) {
@@ -30,12 +30,17 @@ static int snap_line(FILE *f, const struct rf_page *p)
   }
   char fp[17];
   snprintf(fp, sizeof fp, "%016llx", (unsigned long long)p->digest);
-  json_t *o = json_pack("{s:s,s:{s:f,s:I,s:I,s:s,s:I,s:b,s:i,s:b,s:I,s:I,s:i,s:o,s:o}}",
-                        "url", p->url, "state", "weight", p->weight, "last_ms",
-                        (json_int_t)p->last_ms, "base_ms", (json_int_t)p->base_ms, "fp", fp,
-                        "lm", (json_int_t)p->lm_ms, "lm_bad", p->lm_bad, "gone", p->gone,
-                        "retired", p->retired, "visits", (json_int_t)p->visits, "changes",
-                        (json_int_t)p->changes, "next", p->obs_next, "obs", obs, "age", age);
+  return json_pack("{s:s,s:{s:f,s:I,s:I,s:s,s:I,s:b,s:i,s:b,s:I,s:I,s:i,s:o,s:o}}",
+                   "url", p->url, "state", "weight", p->weight, "last_ms",
+                   (json_int_t)p->last_ms, "base_ms", (json_int_t)p->base_ms, "fp", fp,
+                   "lm", (json_int_t)p->lm_ms, "lm_bad", p->lm_bad, "gone", p->gone,
+                   "retired", p->retired, "visits", (json_int_t)p->visits, "changes",
+                   (json_int_t)p->changes, "next", p->obs_next, "obs", obs, "age", age);
+}
+
+static int snap_line(FILE *f, const struct rf_page *p)
+{
+  json_t *o = rf_page_state(p);
   char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
   int rc = s && fprintf(f, "%s\n", s) > 0 ? 0 : -1;
   free(s);

@@ -20,6 +20,7 @@
 
 #include "clients/out/crawllog.h"
 #include "clients/out/warc.h"
+#include "clients/part/coord.h"
 #include "clients/refresh/refresh.h"
 #include "common/cfg.h"
 #include "common/clock.h"
@@ -30,13 +31,18 @@
 
 struct ropts {
   double compact_factor;
+  char  *coord_redis;
+  char  *crawl;
   long   duration_s;
   char  *gateway;
+  long   lease_ms;
   char  *log_level;
   long   max_interval_s;
   double max_age_share;
   long   max_pages;
+  char  *member;
   char  *out;
+  long   partitions;
   long   plan_ms;
   char  *policy;
   long   priority;
@@ -60,10 +66,19 @@ static const struct cfg_key keys[] = {
   { "compact_factor", CFG_DOUBLE, OFF(compact_factor), "3", 0, 1000, NULL,
     "the change log is rewritten as one line per page once the lines added since are this "
     "many times that size (0: never)" },
+  { "coord_redis", CFG_STR, OFF(coord_redis), "redis://127.0.0.1:6379", 1, 0, NULL,
+    "with --crawl: the Redis the processes of the crawl meet in (redis://host:port)" },
+  { "crawl", CFG_STR, OFF(crawl), NULL, 1, 0, NULL,
+    "the name of a refresh crawl on several processes (letters, digits, . _ -): this process "
+    "is one member, and keeps fresh the pages of the partitions it holds at its share of "
+    "--rate (unset: one process keeps every page)" },
   { "duration_s", CFG_INT, OFF(duration_s), "0", 0, 1e9, NULL,
     "stop after this many seconds (0: run until a signal)" },
   { "gateway", CFG_STR, OFF(gateway), "http://127.0.0.1:8080", 1, 0, NULL,
     "gateway base URL" },
+  { "lease_ms", CFG_MSEC, OFF(lease_ms), "10s", 500, 3600000, NULL,
+    "with --crawl: a member's hold on its partitions; a member silent this long loses them "
+    "to the others. Each held partition's page state is written to Redis this often" },
   { "log_level", CFG_STR, OFF(log_level), "info", 1, 0, NULL,
     "debug, info, warn, error or off (JSON lines on stderr)" },
   { "max_age_share", CFG_DOUBLE, OFF(max_age_share), "0.25", 0, 1, NULL,
@@ -74,8 +89,13 @@ static const struct cfg_key keys[] = {
     "pages given up on)" },
   { "max_pages", CFG_INT, OFF(max_pages), "10000000", 1, 1e9, NULL,
     "pages kept (the input and the targets of redirects)" },
+  { "member", CFG_STR, OFF(member), NULL, 1, 0, NULL,
+    "with --crawl: this process's id in the crawl (default: the host name)" },
   { "out", CFG_STR, OFF(out), NULL, 1, 0, NULL,
     "output directory: WARC files and changes.jsonl (required)" },
+  { "partitions", CFG_INT, OFF(partitions), "1024", 1, 65536, NULL,
+    "with --crawl: URLs are split by host into this many partitions; the same for every "
+    "member (the first one fixes it)" },
   { "plan_ms", CFG_MSEC, OFF(plan_ms), "5s", 100, 86400000, NULL,
     "time between two estimates and allocations of the whole budget" },
   { "policy", CFG_STR, OFF(policy), "optimal", 1, 0, NULL,
@@ -219,6 +239,27 @@ static int load(const struct ropts *o, struct rf_pages *ps, const char *log_path
   return 0;
 }
 
+/* A member of the refresh crawl o->crawl: its partitions' pages, the
+ * others parked. */
+static int join_crawl(const struct ropts *o, struct rf_pages *ps, struct rpart **out)
+{
+  char host[256] = "";
+  struct rpart_opts po = { o->crawl, o->coord_redis, o->member, (unsigned)o->partitions,
+                           (uint64_t)o->lease_ms, (uint64_t)o->lease_ms, 2000 };
+  if(!po.member) {
+    gethostname(host, sizeof host - 1);
+    po.member = host;
+  }
+  crawl_err e = rpart_open(&po, ps, out);
+  if(e == CRAWL_ERR_INVALID && (!coord_name_ok(po.crawl) || !coord_name_ok(po.member)))
+    fprintf(stderr, PROG ": --crawl and --member are 1 to 128 letters, digits, . _ or - "
+                    "(member: '%s')\n", po.member);
+  else if(e)
+    fprintf(stderr, PROG ": cannot join crawl %s at %s: %s\n", po.crawl, po.redis_url,
+            crawl_err_text(e));
+  return e ? 1 : 0;
+}
+
 static int run(const struct ropts *o, enum rf_policy policy)
 {
   int lock_fd = -1, rc;
@@ -248,8 +289,11 @@ static int run(const struct ropts *o, enum rf_policy policy)
   struct refresh_opts ro;
   fill_opts(o, policy, &ro);
   ro.input_refused = &refused;
+  if(!rc && o->crawl)
+    rc = join_crawl(o, &ps, &ro.part);
   if(!rc)
     rc = refresh_run(&ps, &out, &ro, stdout);
+  rpart_close(&ro.part, true);  /* its partitions, with their snapshots, to the others */
   warc_close(&out.warc);
   crawllog_close(&out.log);
   scope_free(&ps.rules);

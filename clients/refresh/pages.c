@@ -37,7 +37,22 @@ static bool due_first(const struct heap_node *a, const struct heap_node *b)
 void rf_pages_set_due(struct rf_pages *ps, struct rf_page *p, uint64_t due_ms)
 {
   p->due_ms = due_ms;
-  heap_fix(&ps->heap, &p->due, due_first);
+  if(!p->parked)
+    heap_fix(&ps->heap, &p->due, due_first);
+}
+
+void rf_page_park(struct rf_pages *ps, struct rf_page *p, bool parked, uint64_t due_ms)
+{
+  if(p->parked == parked)
+    return;
+  p->parked = parked;
+  if(parked && heap_node_in(&p->due))
+    heap_remove(&ps->heap, &p->due, due_first);
+  else if(!parked && !p->retired) {
+    p->due_ms = due_ms;
+    if(!heap_node_in(&p->due))
+      heap_insert(&ps->heap, &p->due, due_first);  /* its room was kept (rf_pages_add) */
+  }
 }
 
 struct rf_page *rf_pages_top(struct rf_pages *ps)
@@ -437,7 +452,7 @@ double rf_pages_plan(struct rf_pages *ps, enum rf_policy policy, double budget, 
     for(size_t i = 0; i < ps->n; i++) {
       struct rf_page *p = &ps->v[i];
       p->explore = false;
-      if(p->retired)
+      if(p->retired || p->parked)
         continue;
       lambda[n] = p->lambda > 0 ? p->lambda : typical;
       idx[n] = i;

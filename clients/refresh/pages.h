@@ -55,6 +55,8 @@ struct rf_page {
   bool     retired, outstanding;
   bool     lm_bad;     /* its Last-Modified contradicted its content once */
   bool     explore;    /* its visit rate is an exploration floor */
+  bool     parked;     /* another member of the crawl keeps it fresh (rpart.h): not
+                          planned, not visited, its result still taken */
   struct heap_node due;  /* in the heap by due_ms (not when retired) */
 };
 
@@ -139,5 +141,8 @@ void rf_page_replan(struct rf_pages *ps, struct rf_page *p, uint64_t now_ms);
 /* The page due first (not retired, not outstanding), or NULL. */
 struct rf_page *rf_pages_top(struct rf_pages *ps);
 void rf_pages_set_due(struct rf_pages *ps, struct rf_page *p, uint64_t due_ms);
+/* Park p (out of the heap: this member does not visit it) or take it
+ * back (due at due_ms). */
+void rf_page_park(struct rf_pages *ps, struct rf_page *p, bool parked, uint64_t due_ms);
 
 #endif

@@ -27,6 +27,7 @@ struct rfr {
   size_t              nsub;
   bool                submitting, polling, draining, done;
   double              tokens, fresh_est;
+  double              rate;      /* this process's: o.rate, or its share of it (rpart) */
   uint64_t            start, last_tick, last_plan, last_progress, end_at;
   uint64_t            plan_cost_ms;
   uint64_t            pause_until, fetches, seen[RF_SEEN_FAILED + 1], not_modified, refused;
@@ -73,6 +74,21 @@ static void rfr_why(const struct rfr *r, struct buf *b)
   scope_json(r->ps->rules, b);
 }
 
+/* A member's partitions, as summary members. */
+static void rfr_part(const struct rfr *r, struct buf *b)
+{
+  struct rpart_stats st;
+  if(!r->o.part)
+    return;
+  rpart_stats(r->o.part, &st);
+  buf_addf(b, ",\"part_held\":%u,\"part_live\":%u,\"part_rate\":%.3f,\"part_claimed\":%llu,"
+              "\"part_claimed_lapsed\":%llu,\"part_released\":%llu,\"part_lost\":%llu,"
+              "\"part_snapshots\":%llu,\"part_restored\":%llu", st.held, st.live, r->rate,
+           (unsigned long long)st.claimed, (unsigned long long)st.claimed_lapsed,
+           (unsigned long long)st.released, (unsigned long long)st.lost,
+           (unsigned long long)st.snapshots, (unsigned long long)st.restored);
+}
+
 static void rfr_summary(struct rfr *r)
 {
   double secs = (double)(clock_mono_ms() - r->start) / 1000;
@@ -82,6 +98,7 @@ static void rfr_summary(struct rfr *r)
   struct buf paths;
   buf_init(&paths, 1u << 20);
   rfr_why(r, &paths);
+  rfr_part(r, &paths);
   rfr_paths(r, &paths);
   if(r->summary)
     fprintf(r->summary, "{\"policy\":\"%s\",\"pages\":%zu,\"retired\":%zu,\"seconds\":%.1f,"
@@ -389,7 +406,7 @@ static void rfr_plan(struct rfr *r)
     }
   double prior = n ? sum / (double)n : r->o.rate / (double)(r->ps->n ? r->ps->n : 1);
   uint64_t t0 = clock_mono_ms();
-  r->fresh_est = rf_pages_plan(r->ps, r->o.policy, r->o.rate, prior, clock_wall_ms());
+  r->fresh_est = rf_pages_plan(r->ps, r->o.policy, r->rate, prior, clock_wall_ms());
   r->plan_cost_ms = clock_mono_ms() - t0;
 }
 
@@ -413,8 +430,13 @@ static void on_tick(void *arg)
 {
   struct rfr *r = rfr_of(arg);
   uint64_t now = clock_mono_ms();
-  double cap = r->o.rate > 1 ? r->o.rate : 1;
-  r->tokens += r->o.rate * (double)(now - r->last_tick) / 1000;
+  /* A member's partitions changed: its share of the rate, and a plan. */
+  if(r->o.part && rpart_tick(r->o.part, now)) {
+    r->rate = r->o.rate * rpart_share(r->o.part);
+    r->last_plan = 0;
+  }
+  double cap = r->rate > 1 ? r->rate : 1;
+  r->tokens += r->rate * (double)(now - r->last_tick) / 1000;
   r->tokens = r->tokens > cap ? cap : r->tokens;
   r->last_tick = now;
   if(r->o.duration_ms && now - r->start >= r->o.duration_ms)
@@ -453,7 +475,8 @@ int refresh_run(struct rf_pages *ps, struct refresh_out *out, const struct refre
   struct rfr *r = mem_calloc(1, sizeof *r);
   if(!r)
     return REFRESH_EXIT_LOCAL;
-  *r = (struct rfr){ .magic = RFR_MAGIC, .o = *o, .ps = ps, .out = out, .summary = summary };
+  *r = (struct rfr){ .magic = RFR_MAGIC, .o = *o, .ps = ps, .out = out, .summary = summary,
+                     .rate = o->part ? o->rate * rpart_share(o->part) : o->rate };
   r->start = r->last_tick = r->last_plan = clock_mono_ms();
   fpmap_init(&r->ids, (size_t)o->window * 64 + 4096);
   rfr_plan(r);

@@ -34,6 +34,7 @@
 #include "clients/out/crawllog.h"
 #include "clients/out/warc.h"
 #include "clients/refresh/pages.h"
+#include "clients/refresh/rpart.h"
 
 struct refresh_opts {
   struct gwclient_opts gw;
@@ -51,6 +52,8 @@ struct refresh_opts {
   double         compact_factor; /* the log is compacted once what was added since
                                     passes this many times its compacted size
                                     (0: never) */
+  struct rpart  *part;           /* a member of a crawl on several processes (rpart.h):
+                                    only its partitions' pages, at its share of rate */
 };
 
 struct refresh_out {

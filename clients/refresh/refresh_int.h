@@ -28,6 +28,9 @@ crawl_err rf_record(struct refresh_out *out, const struct rf_page *p, const stru
 /* The Last-Modified among a result's headers, in ms (0: none, or not a
  * date). */
 uint64_t rf_last_modified(const struct gw_result *g);
+/* A page's snapshot line, {"url":..,"state":{...}} (compact.c; NULL: no
+ * memory): what refresh_restore reads back. */
+json_t   *rf_page_state(const struct rf_page *p);
 /* A page's state from a snapshot line of a compacted log (compact.c). */
 crawl_err refresh_restore(struct rf_pages *ps, struct rf_page *p, json_t *state);
 

@@ -435,6 +435,33 @@ static void test_replay(void **st)
   unlink(path);
 }
 
+/* A parked page (another member's partition) is neither visited nor
+ * planned, even when its result comes back and it is replanned; taken
+ * back, it is due again at the time given. */
+static void test_park(void **st)
+{
+  (void)st;
+  struct rf_pages ps;
+  rf_pages_init(&ps, 10, 3, 86400);
+  add(&ps, "http://a.test/1", 1, 1000);
+  add(&ps, "http://b.test/1", 1, 2000);
+  struct rf_page *a = &ps.v[0], *b = &ps.v[1];
+  rf_page_park(&ps, a, true, 0);
+  assert_ptr_equal(rf_pages_top(&ps), b);
+  rf_pages_set_due(&ps, a, 10);      /* its result came back: replanned */
+  rf_pages_plan(&ps, RF_UNIFORM, 1, 0.01, 5000);
+  assert_ptr_equal(rf_pages_top(&ps), b);
+  assert_true(b->f > 0.99 && b->f < 1.01);  /* the whole budget is b's */
+  rf_page_park(&ps, b, true, 0);
+  assert_null(rf_pages_top(&ps));
+  rf_page_park(&ps, a, false, 500);
+  assert_ptr_equal(rf_pages_top(&ps), a);
+  assert_int_equal(a->due_ms, 500);
+  rf_page_park(&ps, a, false, 900);  /* already taken back: no change */
+  assert_int_equal(a->due_ms, 500);
+  rf_pages_free(&ps);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -449,6 +476,7 @@ int main(void)
     cmocka_unit_test(test_plan_keeps_overdue),
     cmocka_unit_test(test_load),
     cmocka_unit_test(test_replay),
+    cmocka_unit_test(test_park),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
