@@ -30,10 +30,11 @@ json_t *rf_page_state(const struct rf_page *p)
   }
   char fp[17];
   snprintf(fp, sizeof fp, "%016llx", (unsigned long long)p->digest);
-  return json_pack("{s:s,s:{s:f,s:I,s:I,s:s,s:I,s:b,s:i,s:b,s:I,s:I,s:i,s:o,s:o}}",
+  return json_pack("{s:s,s:{s:f,s:I,s:I,s:s,s:I,s:I,s:b,s:i,s:b,s:I,s:I,s:i,s:o,s:o}}",
                    "url", p->url, "state", "weight", p->weight, "last_ms",
                    (json_int_t)p->last_ms, "base_ms", (json_int_t)p->base_ms, "fp", fp,
-                   "lm", (json_int_t)p->lm_ms, "lm_bad", p->lm_bad, "gone", p->gone,
+                   "lm", (json_int_t)p->lm_ms, "lm_first", (json_int_t)p->lm_first_ms,
+                   "lm_bad", p->lm_bad, "gone", p->gone,
                    "retired", p->retired, "visits", (json_int_t)p->visits, "changes",
                    (json_int_t)p->changes, "next", p->obs_next, "obs", obs, "age", age);
 }
@@ -118,6 +119,7 @@ crawl_err refresh_restore(struct rf_pages *ps, struct rf_page *p, json_t *st)
   p->base_ms = juint(st, "base_ms");
   p->digest = strtoull(fp, NULL, 16);
   p->lm_ms = juint(st, "lm");
+  p->lm_first_ms = juint(st, "lm_first");  /* absent (older files): 0, its date not weighed */
   p->lm_bad = json_is_true(json_object_get(st, "lm_bad"));
   p->gone = (uint8_t)(gone < 255 ? gone : 255);
   p->visits = (uint32_t)juint(st, "visits");

@@ -1,6 +1,7 @@
 #include "clients/refresh/pages.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
@@ -185,13 +186,20 @@ static void page_push_obs(struct rf_page *p, uint64_t interval_ms, bool changed,
     p->nobs++;
 }
 
-/* The observations of p. A first visit's Last-Modified (interval 0) is
- * time without change, not a change: the date may be the page's
- * creation, or the start of the world it lives in; without a trusted
+/* The observations of p. A first visit's Last-Modified (interval 0) is a
+ * change at that date and none since (the known-modification-time
+ * estimator's observation: for a page that changes as a Poisson process,
+ * the age of its copy has density lambda e^(-lambda age)), when first_change
+ * and the date is the page's own; a date its site's pages share (lm_epoch:
+ * a deployment, the start of the world it lives in) is only time without
+ * change, as is any first date for the never-changes question
+ * (page_exposure). Counting only the time made every page look slower
+ * than it is on a web whose copies have a past: below uniform on a 600 s
+ * web (docs/refresh.md, "A web with a past"). Without a trusted
  * Last-Modified it says nothing and is left out. The Last-Modified has a
  * resolution of a second: the last change was half a second after it on
  * average. */
-static size_t page_obs(const struct rf_page *p, struct rf_obs *o)
+static size_t page_obs_as(const struct rf_page *p, struct rf_obs *o, bool first_change)
 {
   size_t n = 0;
   for(unsigned i = 0; i < p->nobs; i++) {
@@ -199,11 +207,16 @@ static size_t page_obs(const struct rf_page *p, struct rf_obs *o)
     double iv = (double)(p->obs[i] >> 1) / 10, age = (double)(p->age[i] - 1) / 10 - 0.5;
     age = age > 0.05 ? age : 0.05;
     if(iv <= 0 && lm)
-      o[n++] = (struct rf_obs){ age, false, true, age };
+      o[n++] = (struct rf_obs){ age, first_change && !p->lm_epoch, true, age };
     else if(iv > 0)
       o[n++] = (struct rf_obs){ iv, changed, lm, age };
   }
   return n;
+}
+
+static size_t page_obs(const struct rf_page *p, struct rf_obs *o)
+{
+  return page_obs_as(p, o, true);
 }
 
 void rf_page_reestimate(struct rf_page *p)
@@ -255,8 +268,10 @@ void rf_page_observe_lm(struct rf_pages *ps, struct rf_page *p, enum rf_seen s, 
     p->changes += s == RF_SEEN_CHANGED;
     /* fall through */
   case RF_SEEN_FIRST:
-    if(s == RF_SEEN_FIRST && age > 1 && !p->last_ms)  /* unchanged since the Last-Modified */
+    if(s == RF_SEEN_FIRST && age > 1 && !p->last_ms) {  /* its first date */
+      p->lm_first_ms = lm_ms;
       page_push_obs(p, 0, true, age);
+    }
     p->last_ms = at_ms > p->last_ms ? at_ms : p->last_ms;
     p->digest = digest ? digest : p->digest;
     p->gone = 0;
@@ -316,7 +331,7 @@ void rf_page_replan(struct rf_pages *ps, struct rf_page *p, uint64_t now_ms)
 static double page_exposure(const struct rf_page *p)
 {
   struct rf_obs o[RF_OBS_MAX];
-  size_t n = p->retired || p->changes ? 0 : page_obs(p, o);
+  size_t n = p->retired || p->changes ? 0 : page_obs_as(p, o, false);
   double t = n ? 0 : -1;
   for(size_t i = 0; i < n; i++)
     t = o[i].changed ? -1 : t < 0 ? t : t + o[i].interval_s;
@@ -356,10 +371,58 @@ static crawl_err plan_static(struct rf_pages *ps)
   return err;
 }
 
+/* A first Last-Modified shared (to the second) by this many pages of a
+ * site is the site's date, not each page's change: a site generated or
+ * deployed at once, or a world started at once. */
+#define RF_EPOCH_PAGES 2
+
+struct lm_key {
+  uint32_t site, i;
+  uint64_t s;
+};
+
+static int lm_key_cmp(const void *a, const void *b)
+{
+  const struct lm_key *x = a, *y = b;
+  if(x->site != y->site)
+    return x->site < y->site ? -1 : 1;
+  return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Mark the pages whose first date their site shares (lm_epoch), and
+ * estimate again those whose mark changed. */
+static crawl_err plan_epochs(struct rf_pages *ps)
+{
+  struct lm_key *k = mem_alloc(ps->n * sizeof *k + 1);
+  size_t m = 0;
+  if(!k)
+    return CRAWL_ERR_NOMEM;
+  for(size_t i = 0; i < ps->n; i++)
+    if(ps->v[i].lm_first_ms && !ps->v[i].retired)
+      k[m++] = (struct lm_key){ ps->v[i].site, (uint32_t)i, ps->v[i].lm_first_ms / 1000 };
+  qsort(k, m, sizeof *k, lm_key_cmp);
+  for(size_t a = 0, b; a < m; a = b) {
+    for(b = a + 1; b < m && !lm_key_cmp(&k[a], &k[b]); b++)
+      ;
+    for(size_t j = a; j < b; j++) {
+      struct rf_page *p = &ps->v[k[j].i];
+      bool epoch = b - a >= RF_EPOCH_PAGES;
+      if(p->lm_epoch != epoch) {
+        p->lm_epoch = epoch;
+        rf_page_reestimate(p);
+      }
+    }
+  }
+  mem_free(k);
+  return CRAWL_OK;
+}
+
 /* Each page's prior from its site's other pages and all sites
  * (rf_priors_pooled), and every estimated page's rate under it. */
 static crawl_err plan_estimate(struct rf_pages *ps)
 {
+  if(plan_epochs(ps))
+    return CRAWL_ERR_NOMEM;
   struct rf_est *e = mem_alloc(ps->n * sizeof *e + 1);
   uint32_t *site = mem_alloc(ps->n * sizeof *site + 1);
   struct rf_prior *pr = mem_alloc((ps->n + 1) * sizeof *pr);

@@ -47,6 +47,7 @@ struct rf_page {
   uint64_t due_ms;     /* the next visit */
   uint64_t digest;     /* of the last body (0: none yet) */
   uint64_t lm_ms;      /* the last Last-Modified seen (0: none) */
+  uint64_t lm_first_ms;  /* the first visit's Last-Modified (0: none) */
   uint32_t obs[RF_OBS_MAX];  /* tenths of a second << 1 | changed */
   uint32_t age[RF_OBS_MAX];  /* with a Last-Modified: 1 + tenths of a second
                                 since it (changed) or 1 (not); 0: none */
@@ -54,6 +55,8 @@ struct rf_page {
   uint8_t  nobs, obs_next, gone;
   bool     retired, outstanding;
   bool     lm_bad;     /* its Last-Modified contradicted its content once */
+  bool     lm_epoch;   /* that first date is its site's, shared by other pages
+                          (a deployment, the start of its world): not a change */
   bool     explore;    /* its visit rate is an exploration floor */
   bool     parked;     /* another member of the crawl keeps it fresh (rpart.h): not
                           planned, not visited, its result still taken */

@@ -67,6 +67,7 @@ static void load(struct rf_pages *ps)
 /* Every page the same, field by field. */
 static void same(const struct rf_pages *a, const struct rf_pages *b)
 {
+  size_t dated = 0;  /* pages with a first Last-Modified: the field is carried */
   assert_int_equal(a->n, b->n);
   for(size_t i = 0; i < a->n; i++) {
     const struct rf_page *p = &a->v[i], *q = &b->v[i];
@@ -76,11 +77,14 @@ static void same(const struct rf_pages *a, const struct rf_pages *b)
     assert_memory_equal(p->age, q->age, sizeof p->age[0] * p->nobs);
     assert_true(p->last_ms == q->last_ms && p->base_ms == q->base_ms);
     assert_true(p->digest == q->digest && p->lm_ms == q->lm_ms);
+    assert_true(p->lm_first_ms == q->lm_first_ms);
+    dated += p->lm_first_ms != 0;
     assert_true(p->lm_bad == q->lm_bad && p->gone == q->gone && p->retired == q->retired);
     assert_true(p->visits == q->visits && p->changes == q->changes);
     assert_true(p->weight == q->weight);
     assert_true(fabs(p->lambda - q->lambda) <= 1e-12 * p->lambda);
   }
+  assert_true(dated > 0);
 }
 
 static void setup_dir(void)

@@ -80,8 +80,9 @@ static void test_observe(void **st)
   rf_pages_free(&ps);
 }
 
-/* Last-Modified: a first visit's is an observation (unchanged since it);
- * a change's gives the time since it; one that contradicts the content
+/* Last-Modified: a first visit's is an observation (a change at its
+ * date, none since: the page's own date); a change's gives the time
+ * since it; one that contradicts the content
  * (older than the copy before, though the body changed) is not trusted
  * again and the page is estimated from its visits alone. */
 static void test_last_modified(void **st)
@@ -94,13 +95,13 @@ static void test_last_modified(void **st)
   struct rf_page *p = &ps.v[0];
   rf_page_observe_lm(&ps, p, RF_SEEN_FIRST, t, 1, t - 20000);
   assert_int_equal(p->nobs, 1);
-  /* unchanged for 19.5 s (the date's second: half of it): no change seen */
-  assert_true(fabs(p->lambda - 0.5 / 19.5) < 1e-9);
+  /* changed 19.5 s before (the date's second: half of it), none since */
+  assert_true(fabs(p->lambda - 1 / 19.5) < 1e-9);
   rf_page_observe_lm(&ps, p, RF_SEEN_CHANGED, t + 30000, 2, t + 25000);
   rf_page_observe_lm(&ps, p, RF_SEEN_UNCHANGED, t + 60000, 2, t + 25000);
   assert_false(p->lm_bad);
-  /* one change over 19.5 + 4.5 + 30 s unchanged */
-  assert_true(fabs(p->lambda - 1 / 54.0) < 1e-9);
+  /* two changes over 19.5 + 4.5 + 30 s unchanged */
+  assert_true(fabs(p->lambda - 2 / 54.0) < 1e-9);
   /* changed, yet modified before the copy before: not trusted */
   rf_page_observe_lm(&ps, p, RF_SEEN_CHANGED, t + 90000, 3, t + 10000);
   assert_true(p->lm_bad);
@@ -126,8 +127,8 @@ static void visits_lm(struct rf_pages *ps, struct rf_page *p, uint64_t t, int n,
 
 /* A page with two visits is shrunk toward its site's rate: five pages of
  * a.test change every 10 s or so; a sixth, seen a second after its
- * Last-Modified twice, is taken for much slower than one every two
- * seconds once planned; its own estimate is kept beside. */
+ * Last-Modified twice (two changes in two seconds), is taken for less
+ * than half as fast once planned; its own estimate is kept beside. */
 static void test_site_prior(void **st)
 {
   (void)st;
@@ -143,13 +144,12 @@ static void test_site_prior(void **st)
     visits_lm(&ps, &ps.v[i], t, 16, 8500 + 1000u * (uint64_t)i);
   visits_lm(&ps, &ps.v[5], t + 300000, 2, 1500);
   struct rf_page *young = &ps.v[5];
-  assert_true(fabs(young->lambda - 0.5) < 1e-9);  /* a change in 1 + 1 s */
+  assert_true(fabs(young->lambda - 1.0) < 1e-9);  /* two changes in 1 + 1 s */
   rf_pages_plan(&ps, RF_OPTIMAL, 0.5, 0.01, t + 340000);
   print_message("young page: alone %.3f, under its site's prior %.3f\n", young->flat,
                 young->lambda);
-  assert_true(fabs(young->flat - 0.5) < 1e-9);
-  assert_true(young->lambda < 0.2);
-  assert_true(young->sd < young->flat_sd);
+  assert_true(fabs(young->flat - 1.0) < 1e-9);
+  assert_true(young->lambda < 0.5);
   /* a page with sixteen visits hardly moves */
   assert_true(fabs(ps.v[0].lambda / ps.v[0].flat - 1) < 0.1);
   rf_pages_free(&ps);
@@ -198,9 +198,9 @@ static void test_static_page(void **st)
 }
 
 /* Exploration: a page given up on (changing far faster than the budget
- * allows) after two visits may yet be slow enough to be worth visits and
- * is visited (at most at the uniform share); after sixteen, certainly
- * too fast, it is left at the floor. */
+ * allows) after one visit (its copy 3 s old) may yet be slow enough to be
+ * worth visits and is visited (at most at the uniform share); after
+ * sixteen, certainly too fast, it is left at the floor. */
 static void test_explore(void **st)
 {
   (void)st;
@@ -215,9 +215,9 @@ static void test_explore(void **st)
   }
   add(&ps, "http://b.test/fast", 1, t);
   struct rf_page *fast = &ps.v[4];
-  visits_lm(&ps, fast, t, 2, 3000);
+  visits_lm(&ps, fast, t, 1, 3000);
   rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 400000);
-  print_message("two visits: rate %.3f sd %.2f f %.4f\n", fast->lambda, fast->sd, fast->f);
+  print_message("one visit: rate %.3f sd %.2f f %.4f\n", fast->lambda, fast->sd, fast->f);
   assert_true(fast->lambda > 0.1 && fast->sd > 0.5);
   assert_true(fast->explore);
   assert_true(fast->f > 1e-3 && fast->f <= 0.05 / 5 + 1e-12);
@@ -239,29 +239,49 @@ static void test_explore(void **st)
 }
 
 /* The first round: every page seen once, a few seconds after its
- * Last-Modified (so "no change in a few seconds": a high rate that only
- * says how short the look was). They inform no prior (a site of them
- * would look alike and pin each other down), and none is left at the
- * floor: the ones given up on are explored. */
+ * Last-Modified. When the six pages share that date (their site's: a
+ * deployment, the start of its world) it is no change of theirs, only "no
+ * change in a few seconds": a high rate that only says how short the look
+ * was; they inform no prior (a site of them would look alike and pin each
+ * other down), and none is left at the floor: the ones given up on are
+ * explored. When each has a date of its own, each saw a change then: a
+ * rate near one over its copy's age. */
+static void first_round(struct rf_pages *ps, uint64_t t, bool shared)
+{
+  char url[64];
+  rf_pages_init(ps, 10, 3, 86400);
+  for(int i = 0; i < 6; i++) {
+    snprintf(url, sizeof url, "http://a.test/%d", i);
+    add(ps, url, 1, t);
+    uint64_t at = t + 1000u * (uint64_t)i;
+    rf_page_observe_lm(ps, &ps->v[i], RF_SEEN_FIRST, at, 1,
+                       shared ? t - 3000 : at - 3000 - 4000u * (uint64_t)i);
+  }
+  rf_pages_plan(ps, RF_OPTIMAL, 0.05, 0.01, t + 10000);
+}
+
 static void test_first_round(void **st)
 {
   (void)st;
   struct rf_pages ps;
   uint64_t t = 1700000000000ull;
-  char url[64];
-  rf_pages_init(&ps, 10, 3, 86400);
+  first_round(&ps, t, true);
   for(int i = 0; i < 6; i++) {
-    snprintf(url, sizeof url, "http://a.test/%d", i);
-    add(&ps, url, 1, t);
-    uint64_t at = t + 1000u * (uint64_t)i;
-    rf_page_observe_lm(&ps, &ps.v[i], RF_SEEN_FIRST, at, 1, at - 3000 - 4000u * (uint64_t)i);
-  }
-  rf_pages_plan(&ps, RF_OPTIMAL, 0.05, 0.01, t + 10000);
-  for(int i = 0; i < 6; i++) {
-    print_message("page %d: rate %.3f sd %.2f f %.5f%s\n", i, ps.v[i].lambda, ps.v[i].sd,
-                  ps.v[i].f, ps.v[i].explore ? " explored" : "");
+    print_message("shared date, page %d: rate %.3f sd %.2f f %.5f%s\n", i, ps.v[i].lambda,
+                  ps.v[i].sd, ps.v[i].f, ps.v[i].explore ? " explored" : "");
+    assert_true(ps.v[i].lm_epoch);
     assert_true(ps.v[i].sd > 1);
     assert_true(ps.v[i].f > 1e-3);
+  }
+  rf_pages_free(&ps);
+  first_round(&ps, t, false);
+  for(int i = 0; i < 6; i++) {
+    double age = 3 + 4 * i - 0.5;
+    print_message("own dates, page %d: rate %.3f (1/age %.3f) sd %.2f\n", i, ps.v[i].lambda,
+                  1 / age, ps.v[i].sd);
+    assert_false(ps.v[i].lm_epoch);
+    assert_true(fabs(ps.v[i].flat - 1 / age) < 1e-9);  /* alone: one change in age */
+    assert_true(ps.v[i].lambda > 0.03 && ps.v[i].lambda < 0.5);
   }
   rf_pages_free(&ps);
 }
