@@ -105,8 +105,10 @@ store_err state_claim(struct state *st, unsigned shard, const struct state_claim
   state_check(st);
   if(shard >= st->cfg.nshards || !a->max || a->max > CLAIM_MAX)
     return STORE_PROTO;
-  if(!state_shard_ok(st, shard))
+  if(!state_shard_ok(st, shard)) {
+    state_group_recheck(st, shard);
     return STORE_DOWN;
+  }
   struct claim_ctx *x = mem_calloc(1, sizeof *x);
   if(!x)
     return STORE_NOMEM;

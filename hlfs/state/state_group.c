@@ -12,9 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #define GROUP_KEY "wpfs:group"
+/* A check that failed is asked again at the next claim or submission this
+ * long after: the SET NX is a write, and a master just promoted refuses
+ * writes until its replicas catch up (min-replicas-to-write: NOREPLICAS).
+ * Asked only at the next connection, as before, a gateway whose connection
+ * stayed up took no claim and no submission on that Redis again (torture
+ * with Sentinel, seed 20261129: every accepted URL of the drain waited). */
+#define GROUP_RETRY_MS 500
+
+static void group_ask(struct state_group *gr);
 
 static void group_on_reply(void *arg, store_err err, const struct store_val *v)
 {
@@ -24,6 +34,8 @@ static void group_on_reply(void *arg, store_err err, const struct store_val *v)
   struct state *st = gr->st;
   char want[32];
   size_t len = 0;
+  gr->asking = false;
+  gr->failed_ms = 0;
   const char *have = err ? NULL : store_v_str(v, &len);
   snprintf(want, sizeof want, "%u/%u", gr->k, st->nstores);
   if(err == STORE_OK && store_v_type(v) == STORE_V_NIL) {
@@ -40,24 +52,45 @@ static void group_on_reply(void *arg, store_err err, const struct store_val *v)
     if(st->on_mismatch)
       st->on_mismatch(st->mismatch_arg);
   } else {
-    LOG(LOG_WARN, "state redis %u: its shard group could not be read (%s)", gr->k,
-        store_err_text(err ? err : STORE_PROTO));
+    LOG(LOG_WARN, "state redis %u: its shard group could not be read (%s%s%.*s): asked again "
+        "at the next claim", gr->k, store_err_text(err ? err : STORE_PROTO), have ? ": " : "",
+        (int)(len < 80 ? len : 80), have ? have : "");
+    gr->failed_ms = clock_mono_ms();
+    if(!gr->failed_ms)
+      gr->failed_ms = 1;
   }
+}
+
+static void group_ask(struct state_group *gr)
+{
+  struct state *st = gr->st;
+  char want[32];
+  int n = snprintf(want, sizeof want, "%u/%u", gr->k, st->nstores);
+  const char *argv[] = { "SET", GROUP_KEY, want, "NX", "GET" };
+  size_t lens[] = { 3, sizeof GROUP_KEY - 1, (size_t)n, 2, 3 };
+  gr->asking = !store_cmd(st->stores[gr->k], 5, argv, lens, 0, group_on_reply, gr);
+  if(!gr->asking)
+    LOG(LOG_WARN, "state redis %u: its shard group could not be asked", gr->k);
 }
 
 static void group_on_state(void *arg, bool up)
 {
   struct state_group *gr = arg;
-  struct state *st = gr->st;
-  char want[32];
   gr->verified = false;
-  if(!up || st->mismatch)
+  gr->failed_ms = 0;
+  gr->asking = false;
+  if(!up || gr->st->mismatch)
     return;
-  int n = snprintf(want, sizeof want, "%u/%u", gr->k, st->nstores);
-  const char *argv[] = { "SET", GROUP_KEY, want, "NX", "GET" };
-  size_t lens[] = { 3, sizeof GROUP_KEY - 1, (size_t)n, 2, 3 };
-  if(store_cmd(st->stores[gr->k], 5, argv, lens, 0, group_on_reply, gr))
-    LOG(LOG_WARN, "state redis %u: its shard group could not be asked", gr->k);
+  group_ask(gr);
+}
+
+void state_group_recheck(struct state *st, unsigned k)
+{
+  struct state_group *gr = &st->group[k % st->nstores];
+  if(gr->verified || gr->asking || !gr->failed_ms || st->mismatch ||
+     !store_is_up(st->stores[gr->k]) || clock_mono_ms() - gr->failed_ms < GROUP_RETRY_MS)
+    return;
+  group_ask(gr);
 }
 
 void state_groups_watch(struct state *st)

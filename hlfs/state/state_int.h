@@ -11,7 +11,12 @@ struct state_group {     /* state_group.c */
   struct state *st;
   unsigned      k;
   bool          verified;  /* this connection's Redis is shard group k */
+  bool          asking;    /* the check is under way */
+  uint64_t      failed_ms; /* monotonic: the last check failed then (0: none) */
 };
+/* A claim or submission met shard group k unverified: the check again,
+ * when the last one failed (a write refused for now) long enough ago. */
+void state_group_recheck(struct state *st, unsigned k);
 
 /* state_journal.c: this replica's recent politeness writes, per site, to
  * write again after a failover (state_reapply). Times are monotonic ms. */

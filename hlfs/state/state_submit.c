@@ -196,8 +196,10 @@ static void submit_wait(struct submit_ctx *x, unsigned shard)
 static store_err submit_shard(struct submit_ctx *x, unsigned shard, size_t count)
 {
   struct state_args a;
-  if(!state_shard_ok(x->st, shard))
+  if(!state_shard_ok(x->st, shard)) {
+    state_group_recheck(x->st, shard);
     return STORE_DOWN;
+  }
   store_err e = state_args_init(&a, SUBMIT_FIXED + 5 * (int)count);
   if(e)
     return e;
